@@ -1,0 +1,109 @@
+/**
+ * createApp(deps): the one Hono app, for Node and Workers alike.
+ */
+import { Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { cors } from 'hono/cors';
+import { HTTPException } from 'hono/http-exception';
+import type { Deps } from './deps.js';
+import type { AppEnv } from './http/context.js';
+import { fail } from './http/envelope.js';
+import { ApiError, Errors } from './http/errors.js';
+import { toHex } from './lib/crypto.js';
+import { adminRoutes } from './routes/admin.js';
+import { analyticsRoutes } from './routes/analytics.js';
+import { bonusActionRoutes } from './routes/bonus-actions.js';
+import { confirmRoutes } from './routes/confirm.js';
+import { contestRoutes } from './routes/contests.js';
+import { docsRoutes } from './routes/docs.js';
+import { entryRoutes } from './routes/entries.js';
+import { healthRoutes } from './routes/health.js';
+import { instantWinRoutes } from './routes/instant-win.js';
+import { purchaseRoutes } from './routes/purchases.js';
+import { webhookRoutes } from './routes/webhooks.js';
+
+export const MAX_BODY_BYTES = 64 * 1024;
+const REQUEST_ID_RE = /^[\w.-]{1,128}$/;
+
+export function createApp(deps: Deps) {
+  const app = new Hono<AppEnv>();
+
+  // request id + access log + per-request database handle (made on first use)
+  app.use('*', async (c, next) => {
+    const started = Date.now();
+    const incoming = c.req.header('x-request-id');
+    const requestId = incoming && REQUEST_ID_RE.test(incoming) ? incoming : `req_${toHex(deps.random.bytes(12))}`;
+    c.set('requestId', requestId);
+    c.set('deps', deps);
+    let handle: ReturnType<Deps['database']['acquire']> | undefined;
+    c.set('db', () => (handle ??= deps.database.acquire()).db);
+    try {
+      await next();
+    } finally {
+      c.header('x-request-id', requestId);
+      if (handle) deps.background(c, handle.release());
+      deps.logger.info('request', {
+        requestId,
+        method: c.req.method,
+        path: c.req.path,
+        status: c.res.status,
+        ms: Date.now() - started,
+      });
+    }
+  });
+
+  app.use(
+    '/api/v1/*',
+    cors({
+      origin: '*',
+      allowHeaders: ['x-api-key', 'content-type'],
+      allowMethods: ['GET', 'POST', 'PUT', 'DELETE', 'OPTIONS'],
+      exposeHeaders: ['x-request-id', 'retry-after'],
+      maxAge: 86400,
+    }),
+  );
+
+  app.use(
+    '*',
+    bodyLimit({
+      maxSize: MAX_BODY_BYTES,
+      onError: () => {
+        throw Errors.bodyTooLarge();
+      },
+    }),
+  );
+
+  app.route('/', healthRoutes());
+  app.route('/', contestRoutes());
+  app.route('/', entryRoutes());
+  app.route('/', bonusActionRoutes());
+  app.route('/', analyticsRoutes());
+  app.route('/', purchaseRoutes());
+  app.route('/', instantWinRoutes());
+  app.route('/', webhookRoutes());
+  app.route('/', confirmRoutes());
+  app.route('/', adminRoutes());
+  app.route('/', docsRoutes(app));
+
+  app.notFound((c) => fail(c, 404, 'Not found'));
+
+  app.onError((err, c) => {
+    if (err instanceof ApiError) return fail(c, err.status, err.message, err.headers);
+    if (err instanceof HTTPException) {
+      if (err.status === 413) return fail(c, 413, 'Request body too large');
+      if (err.status === 400) return fail(c, 400, 'Invalid request body');
+    }
+    deps.logger.error('unhandled error', {
+      requestId: c.get('requestId'),
+      method: c.req.method,
+      path: c.req.path,
+      error: err instanceof Error ? `${err.name}: ${err.message}` : String(err),
+      stack: err instanceof Error ? err.stack : undefined,
+    });
+    return fail(c, 500, 'Internal server error');
+  });
+
+  return app;
+}
+
+export type App = ReturnType<typeof createApp>;

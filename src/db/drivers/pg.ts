@@ -1,0 +1,33 @@
+import { drizzle } from 'drizzle-orm/node-postgres';
+import { migrate } from 'drizzle-orm/node-postgres/migrator';
+import pg from 'pg';
+import type { DatabaseProvider } from '../../deps.js';
+import type { Db } from '../client.js';
+import { migrationsFolder } from '../migrate.js';
+import * as schema from '../schema.js';
+
+export interface PgHandle {
+  pool: pg.Pool;
+  db: Db;
+  provider: DatabaseProvider;
+  close(): Promise<void>;
+}
+
+/** A real Postgres over node-postgres, one pool for the process. */
+export async function openPg(url: string, opts: { max?: number; migrate?: boolean; searchPath?: string } = {}): Promise<PgHandle> {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: opts.max ?? 10,
+    options: opts.searchPath ? `-c search_path=${opts.searchPath}` : undefined,
+  });
+  const db = drizzle({ client: pool, schema }) as unknown as Db;
+  if (opts.migrate !== false) {
+    await migrate(drizzle({ client: pool }), { migrationsFolder, migrationsSchema: opts.searchPath });
+  }
+  return {
+    pool,
+    db,
+    provider: { acquire: () => ({ db, release: async () => {} }) },
+    close: () => pool.end(),
+  };
+}

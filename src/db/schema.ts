@@ -1,0 +1,435 @@
+/**
+ * The whole domain's schema. Invariants live here as constraints so that no code path,
+ * however concurrent, can break them: uniqueness for dedupe, CHECKs for non-negative
+ * totals and inventory, foreign keys for ownership.
+ *
+ * Conventions: uuid primary keys (gen_random_uuid()), timestamptz everywhere, snake_case
+ * columns. Money is numeric (exact); points are integers.
+ */
+import { sql } from 'drizzle-orm';
+import {
+  type AnyPgColumn,
+  bigint,
+  boolean,
+  check,
+  date,
+  doublePrecision,
+  index,
+  integer,
+  jsonb,
+  numeric,
+  pgTable,
+  text,
+  timestamp,
+  uniqueIndex,
+  uuid,
+} from 'drizzle-orm/pg-core';
+
+const ts = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
+const createdAt = () => ts('created_at').notNull().defaultNow();
+const id = () => uuid('id').primaryKey().defaultRandom();
+
+export const teams = pgTable('teams', {
+  id: id(),
+  name: text('name').notNull(),
+  createdAt: createdAt(),
+});
+
+export const apiKeys = pgTable(
+  'api_keys',
+  {
+    id: id(),
+    teamId: uuid('team_id')
+      .notNull()
+      .references(() => teams.id, { onDelete: 'cascade' }),
+    type: text('type').notNull(),
+    name: text('name'),
+    /** hex SHA-256 of the whole key; the key itself is never stored */
+    keyHash: text('key_hash').notNull(),
+    /** first characters of the key, for display ("sk_AbCd…") */
+    prefix: text('prefix').notNull(),
+    createdAt: createdAt(),
+    revokedAt: ts('revoked_at'),
+    lastUsedAt: ts('last_used_at'),
+  },
+  (t) => [
+    uniqueIndex('api_keys_key_hash_uq').on(t.keyHash),
+    index('api_keys_team_idx').on(t.teamId),
+    check('api_keys_type_ck', sql`${t.type} in ('public', 'private')`),
+  ],
+);
+
+export const contests = pgTable(
+  'contests',
+  {
+    id: id(),
+    teamId: uuid('team_id')
+      .notNull()
+      .references(() => teams.id, { onDelete: 'cascade' }),
+    /** null for campaigns, 'content_gate' or 'instant_win' for tools */
+    toolType: text('tool_type'),
+    title: text('title').notNull(),
+    description: text('description'),
+    mode: text('mode').notNull().default('giveaway'),
+    status: text('status').notNull().default('draft'),
+    /** unique among campaigns and content gates; for instant-win games it holds the preset */
+    slug: text('slug').notNull(),
+    startDate: ts('start_date'),
+    endDate: ts('end_date'),
+    isEvergreen: boolean('is_evergreen').notNull().default(false),
+    campaignType: text('campaign_type').notNull().default('viral'),
+    requireEmailConfirmation: boolean('require_email_confirmation').notNull().default(true),
+    referralAdvocatePoints: integer('referral_advocate_points').notNull().default(0),
+    referralFriendPoints: integer('referral_friend_points').notNull().default(0),
+    purchaseTrackingEnabled: boolean('purchase_tracking_enabled').notNull().default(false),
+    pointsPerPurchase: integer('points_per_purchase').notNull().default(0),
+    pointsPerCurrencyUnit: numeric('points_per_currency_unit', { precision: 14, scale: 4 })
+      .notNull()
+      .default('0'),
+    externalTrackingEnabled: boolean('external_tracking_enabled').notNull().default(false),
+    affiliateCommissionPercent: numeric('affiliate_commission_percent', { precision: 7, scale: 4 })
+      .notNull()
+      .default('0'),
+    /** write-only secrets: never returned by any API */
+    shopifySecret: text('shopify_secret'),
+    stripeSecret: text('stripe_secret'),
+    webhookSecret: text('webhook_secret'),
+    viewsCount: bigint('views_count', { mode: 'number' }).notNull().default(0),
+    createdAt: createdAt(),
+    updatedAt: ts('updated_at').notNull().defaultNow(),
+  },
+  (t) => [
+    uniqueIndex('contests_slug_uq').on(t.slug).where(sql`${t.toolType} is distinct from 'instant_win'`),
+    index('contests_team_tool_idx').on(t.teamId, t.toolType, t.createdAt),
+    check('contests_tool_type_ck', sql`${t.toolType} is null or ${t.toolType} in ('content_gate', 'instant_win')`),
+    check('contests_mode_ck', sql`${t.mode} in ('giveaway', 'leaderboard', 'waitlist')`),
+    check('contests_status_ck', sql`${t.status} in ('draft', 'active', 'ended', 'paused')`),
+    check('contests_campaign_type_ck', sql`${t.campaignType} in ('viral', 'referral', 'affiliate')`),
+    check('contests_points_ck', sql`${t.referralAdvocatePoints} >= 0 and ${t.referralFriendPoints} >= 0 and ${t.pointsPerPurchase} >= 0 and ${t.pointsPerCurrencyUnit} >= 0`),
+    check('contests_commission_ck', sql`${t.affiliateCommissionPercent} >= 0 and ${t.affiliateCommissionPercent} <= 100`),
+    check('contests_views_ck', sql`${t.viewsCount} >= 0`),
+    check('contests_dates_ck', sql`${t.endDate} is null or ${t.startDate} is null or ${t.endDate} > ${t.startDate}`),
+  ],
+);
+
+export const entries = pgTable(
+  'entries',
+  {
+    id: id(),
+    contestId: uuid('contest_id')
+      .notNull()
+      .references(() => contests.id, { onDelete: 'cascade' }),
+    /** trimmed and lower-cased */
+    email: text('email'),
+    phone: text('phone'),
+    name: text('name'),
+    referralCode: text('referral_code').notNull(),
+    referredBy: uuid('referred_by').references((): AnyPgColumn => entries.id, { onDelete: 'set null' }),
+    points: integer('points').notNull().default(0),
+    pointsUsed: integer('points_used').notNull().default(0),
+    commission: numeric('commission', { precision: 14, scale: 2 }).notNull().default('0'),
+    emailConfirmed: boolean('email_confirmed').notNull().default(false),
+    confirmedAt: ts('confirmed_at'),
+    /** hex SHA-256 of the confirmation token sent by email; null once used */
+    confirmationTokenHash: text('confirmation_token_hash'),
+    disqualified: boolean('disqualified').notNull().default(false),
+    customFieldData: jsonb('custom_field_data'),
+    createdAt: createdAt(),
+    updatedAt: ts('updated_at').notNull().defaultNow(),
+  },
+  (t) => [
+    uniqueIndex('entries_contest_email_uq').on(t.contestId, t.email).where(sql`${t.email} is not null`),
+    uniqueIndex('entries_contest_phone_uq').on(t.contestId, t.phone).where(sql`${t.email} is null and ${t.phone} is not null`),
+    uniqueIndex('entries_referral_code_uq').on(t.referralCode),
+    uniqueIndex('entries_confirmation_token_uq').on(t.confirmationTokenHash).where(sql`${t.confirmationTokenHash} is not null`),
+    index('entries_contest_created_idx').on(t.contestId, t.createdAt, t.id),
+    index('entries_referred_by_idx').on(t.referredBy).where(sql`${t.referredBy} is not null`),
+    index('entries_leaderboard_points_idx')
+      .on(t.contestId, t.points.desc(), t.createdAt, t.id)
+      .where(sql`${t.emailConfirmed} and not ${t.disqualified}`),
+    index('entries_leaderboard_commission_idx')
+      .on(t.contestId, t.commission.desc(), t.createdAt, t.id)
+      .where(sql`${t.emailConfirmed} and not ${t.disqualified}`),
+    check('entries_points_ck', sql`${t.points} >= 0 and ${t.pointsUsed} >= 0`),
+    check('entries_commission_ck', sql`${t.commission} >= 0`),
+    check('entries_contact_ck', sql`${t.email} is not null or ${t.phone} is not null`),
+  ],
+);
+
+/** Every change of an entry's points, written in the same statement as the new total. */
+export const pointsLedger = pgTable(
+  'points_ledger',
+  {
+    id: id(),
+    entryId: uuid('entry_id')
+      .notNull()
+      .references(() => entries.id, { onDelete: 'cascade' }),
+    contestId: uuid('contest_id')
+      .notNull()
+      .references(() => contests.id, { onDelete: 'cascade' }),
+    /** the change actually applied (after the floor at zero) */
+    delta: integer('delta').notNull(),
+    /** what was asked for, when it differs (manual adjustments clamped at zero) */
+    requestedDelta: integer('requested_delta').notNull(),
+    source: text('source').notNull(),
+    reason: text('reason').notNull(),
+    /** id of the thing that caused it: bonus completion, purchase, play, referred entry */
+    refId: text('ref_id'),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    index('points_ledger_entry_idx').on(t.entryId, t.createdAt),
+    check('points_ledger_source_ck', sql`${t.source} in ('referral', 'bonus_action', 'purchase', 'manual', 'instant_win')`),
+  ],
+);
+
+export const bonusActions = pgTable(
+  'bonus_actions',
+  {
+    id: id(),
+    contestId: uuid('contest_id')
+      .notNull()
+      .references(() => contests.id, { onDelete: 'cascade' }),
+    action: text('action').notNull(),
+    description: text('description').notNull().default(''),
+    icon: text('icon').notNull().default(''),
+    iconColor: text('icon_color').notNull().default(''),
+    points: integer('points').notNull().default(0),
+    confirmationType: text('confirmation_type').notNull().default('auto'),
+    destinationUrl: text('destination_url'),
+    order: integer('order').notNull().default(0),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    index('bonus_actions_contest_idx').on(t.contestId, t.order),
+    check('bonus_actions_points_ck', sql`${t.points} >= 0`),
+    check('bonus_actions_confirmation_ck', sql`${t.confirmationType} in ('auto', 'manual', 'click')`),
+  ],
+);
+
+export const bonusCompletions = pgTable(
+  'bonus_completions',
+  {
+    id: id(),
+    entryId: uuid('entry_id')
+      .notNull()
+      .references(() => entries.id, { onDelete: 'cascade' }),
+    bonusActionId: uuid('bonus_action_id')
+      .notNull()
+      .references(() => bonusActions.id, { onDelete: 'cascade' }),
+    contestId: uuid('contest_id')
+      .notNull()
+      .references(() => contests.id, { onDelete: 'cascade' }),
+    status: text('status').notNull().default('verified'),
+    proof: text('proof'),
+    answer: text('answer'),
+    pointsAwarded: integer('points_awarded').notNull().default(0),
+    completedAt: ts('completed_at').notNull().defaultNow(),
+  },
+  (t) => [
+    uniqueIndex('bonus_completions_entry_action_uq').on(t.entryId, t.bonusActionId),
+    index('bonus_completions_contest_idx').on(t.contestId),
+    index('bonus_completions_action_idx').on(t.bonusActionId),
+  ],
+);
+
+export const purchases = pgTable(
+  'purchases',
+  {
+    id: id(),
+    contestId: uuid('contest_id')
+      .notNull()
+      .references(() => contests.id, { onDelete: 'cascade' }),
+    /** the buyer's entry (API and purchase webhook); null for referral sales of unknown buyers */
+    entryId: uuid('entry_id').references(() => entries.id, { onDelete: 'cascade' }),
+    /** the advocate credited for a referred sale */
+    referrerEntryId: uuid('referrer_entry_id').references(() => entries.id, { onDelete: 'set null' }),
+    orderId: text('order_id').notNull(),
+    amount: numeric('amount', { precision: 18, scale: 4 }).notNull(),
+    currency: text('currency').notNull().default('USD'),
+    pointsAwarded: integer('points_awarded').notNull().default(0),
+    commissionAwarded: numeric('commission_awarded', { precision: 14, scale: 2 }).notNull().default('0'),
+    source: text('source').notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    uniqueIndex('purchases_contest_order_uq').on(t.contestId, t.orderId),
+    index('purchases_entry_idx').on(t.entryId),
+    check('purchases_amount_ck', sql`${t.amount} > 0`),
+    check('purchases_currency_ck', sql`${t.currency} ~ '^[A-Z]{3}$'`),
+    check('purchases_source_ck', sql`${t.source} in ('api', 'webhook', 'shopify', 'stripe')`),
+  ],
+);
+
+/** Audit and dedupe of everything that arrived on an inbound webhook. */
+export const webhookReceipts = pgTable(
+  'webhook_receipts',
+  {
+    id: id(),
+    /** null when the path named no contest we know */
+    contestId: uuid('contest_id').references(() => contests.id, { onDelete: 'cascade' }),
+    source: text('source').notNull(),
+    /** webhook-id, X-Shopify-Webhook-Id, Stripe event id, ... ; null when none was sent */
+    externalId: text('external_id'),
+    /** secondary dedupe key (Shopify admin_graphql_api_id) */
+    dedupeKey: text('dedupe_key'),
+    outcome: text('outcome').notNull(),
+    statusCode: integer('status_code').notNull(),
+    /** the answer given, replayed for a repeated delivery */
+    response: jsonb('response'),
+    error: text('error'),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    uniqueIndex('webhook_receipts_external_uq')
+      .on(t.contestId, t.source, t.externalId)
+      .where(sql`${t.externalId} is not null and ${t.outcome} = 'processed'`),
+    index('webhook_receipts_contest_idx').on(t.contestId, t.createdAt),
+    check('webhook_receipts_source_ck', sql`${t.source} in ('purchase', 'signup', 'shopify', 'stripe')`),
+    check('webhook_receipts_outcome_ck', sql`${t.outcome} in ('processed', 'rejected', 'ignored', 'duplicate')`),
+  ],
+);
+
+/** Instant-win game settings; the game itself is a contest row with tool_type 'instant_win'. */
+export const instantWinGames = pgTable(
+  'instant_win_games',
+  {
+    contestId: uuid('contest_id')
+      .primaryKey()
+      .references(() => contests.id, { onDelete: 'cascade' }),
+    mechanic: text('mechanic').notNull(),
+    layout: text('layout').notNull(),
+    entryLimit: text('entry_limit').notNull(),
+    publishAs: text('publish_as').notNull(),
+    embedUrl: text('embed_url'),
+  },
+  (t) => [
+    check('iw_games_mechanic_ck', sql`${t.mechanic} in ('wheel', 'scratch', 'box', 'advent', 'plinko', 'slots', 'egg', 'claw')`),
+    check('iw_games_layout_ck', sql`${t.layout} in ('default', 'fullscreen')`),
+    check('iw_games_entry_limit_ck', sql`${t.entryLimit} in ('none', 'daily', 'device')`),
+    check('iw_games_publish_as_ck', sql`${t.publishAs} in ('landing', 'embed')`),
+  ],
+);
+
+export const instantWinTiers = pgTable(
+  'instant_win_tiers',
+  {
+    id: id(),
+    gameId: uuid('game_id')
+      .notNull()
+      .references(() => contests.id, { onDelete: 'cascade' }),
+    position: integer('position').notNull(),
+    name: text('name').notNull(),
+    oddsPercent: doublePrecision('odds_percent').notNull(),
+    isMiss: boolean('is_miss').notNull().default(false),
+    color: text('color'),
+    /** 'code' | 'url' | 'unique_code'; null for miss tiers */
+    deliveryType: text('delivery_type'),
+    redeemCode: text('redeem_code'),
+    redeemUrl: text('redeem_url'),
+    /** null = unlimited */
+    quantity: integer('quantity'),
+    remaining: integer('remaining'),
+    /** tiers removed by an update but referenced by plays are archived, not deleted */
+    archivedAt: ts('archived_at'),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    index('iw_tiers_game_idx').on(t.gameId, t.position).where(sql`${t.archivedAt} is null`),
+    check('iw_tiers_odds_ck', sql`${t.oddsPercent} >= 0 and ${t.oddsPercent} <= 100`),
+    check('iw_tiers_quantity_ck', sql`${t.quantity} is null or ${t.quantity} >= 0`),
+    check('iw_tiers_remaining_ck', sql`${t.remaining} is null or ${t.remaining} >= 0`),
+    check('iw_tiers_delivery_ck', sql`${t.deliveryType} is null or ${t.deliveryType} in ('code', 'url', 'unique_code')`),
+  ],
+);
+
+/** Pool of single-use codes for 'unique_code' tiers. play_id set = reserved or handed out. */
+export const instantWinCodes = pgTable(
+  'instant_win_codes',
+  {
+    id: id(),
+    tierId: uuid('tier_id')
+      .notNull()
+      .references(() => instantWinTiers.id, { onDelete: 'cascade' }),
+    gameId: uuid('game_id')
+      .notNull()
+      .references(() => contests.id, { onDelete: 'cascade' }),
+    code: text('code').notNull(),
+    playId: uuid('play_id'),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    uniqueIndex('iw_codes_tier_code_uq').on(t.tierId, t.code),
+    uniqueIndex('iw_codes_play_uq').on(t.playId).where(sql`${t.playId} is not null`),
+    index('iw_codes_available_idx').on(t.tierId, t.id).where(sql`${t.playId} is null`),
+  ],
+);
+
+export const instantWinPlays = pgTable(
+  'instant_win_plays',
+  {
+    id: id(),
+    gameId: uuid('game_id')
+      .notNull()
+      .references(() => contests.id, { onDelete: 'cascade' }),
+    /** null for the built-in "No prize" result */
+    tierId: uuid('tier_id').references(() => instantWinTiers.id),
+    status: text('status').notNull(),
+    /** the uniform random number in [0, 100) that decided the draw, kept for audit */
+    randomValue: doublePrecision('random_value').notNull(),
+    /** hex SHA-256 of the play cookie */
+    cookieHash: text('cookie_hash').notNull(),
+    /** salted hash of the player's IP address; never the address itself */
+    ipHash: text('ip_hash'),
+    /** entry-limit keys: unique per game; null when the game has no limit */
+    limitCookieKey: text('limit_cookie_key'),
+    limitIpKey: text('limit_ip_key'),
+    playDay: date('play_day').notNull(),
+    codeId: uuid('code_id'),
+    email: text('email'),
+    entryId: uuid('entry_id').references(() => entries.id, { onDelete: 'set null' }),
+    createdAt: createdAt(),
+    expiresAt: ts('expires_at'),
+    claimedAt: ts('claimed_at'),
+  },
+  (t) => [
+    uniqueIndex('iw_plays_limit_cookie_uq').on(t.gameId, t.limitCookieKey).where(sql`${t.limitCookieKey} is not null`),
+    uniqueIndex('iw_plays_limit_ip_uq').on(t.gameId, t.limitIpKey).where(sql`${t.limitIpKey} is not null`),
+    index('iw_plays_game_created_idx').on(t.gameId, t.createdAt),
+    index('iw_plays_pending_expiry_idx').on(t.expiresAt).where(sql`${t.status} = 'pending'`),
+    check('iw_plays_status_ck', sql`${t.status} in ('pending', 'claimed', 'miss', 'expired')`),
+    check('iw_plays_random_ck', sql`${t.randomValue} >= 0 and ${t.randomValue} < 100`),
+  ],
+);
+
+/** Emails are queued here in the same statement as the change that caused them. */
+export const emailOutbox = pgTable(
+  'email_outbox',
+  {
+    id: id(),
+    teamId: uuid('team_id')
+      .notNull()
+      .references(() => teams.id, { onDelete: 'cascade' }),
+    contestId: uuid('contest_id').references(() => contests.id, { onDelete: 'cascade' }),
+    to: text('to').notNull(),
+    kind: text('kind').notNull(),
+    subject: text('subject').notNull(),
+    text: text('text').notNull(),
+    html: text('html'),
+    status: text('status').notNull().default('pending'),
+    attempts: integer('attempts').notNull().default(0),
+    nextAttemptAt: ts('next_attempt_at').notNull().defaultNow(),
+    lockedUntil: ts('locked_until'),
+    lastError: text('last_error'),
+    /** stable per email, sent to providers that dedupe (Resend Idempotency-Key) */
+    idempotencyKey: text('idempotency_key').notNull().default(sql`gen_random_uuid()::text`),
+    sentAt: ts('sent_at'),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    index('email_outbox_team_idx').on(t.teamId, t.createdAt),
+    index('email_outbox_due_idx').on(t.nextAttemptAt).where(sql`${t.status} = 'pending'`),
+    check('email_outbox_kind_ck', sql`${t.kind} in ('confirmation', 'prize')`),
+    check('email_outbox_status_ck', sql`${t.status} in ('pending', 'sent', 'failed')`),
+  ],
+);

@@ -1,0 +1,110 @@
+/**
+ * Everything the app needs from its runtime. The runtime entries (node.ts, worker.ts) build
+ * one of these and hand it to createApp(); nothing else knows which runtime it is on.
+ */
+import type { Context } from 'hono';
+import type { Db } from './db/client.js';
+
+export interface DatabaseProvider {
+  /** A database handle for one request. `release` is awaited (or deferred) when the request is done. */
+  acquire(): { db: Db; release: () => Promise<void> };
+}
+
+export interface Clock {
+  now(): Date;
+}
+
+export interface RandomSource {
+  /** n cryptographically random bytes (crypto.getRandomValues in production) */
+  bytes(n: number): Uint8Array;
+}
+
+export interface RateLimiter {
+  /** Counts one hit for `key`; `success: false` once the key is over its limit. */
+  limit(key: string): Promise<{ success: boolean; retryAfterSeconds: number }>;
+}
+
+export interface OutgoingEmail {
+  id: string;
+  to: string;
+  subject: string;
+  text: string;
+  html: string | null;
+  idempotencyKey: string;
+}
+
+export interface Mailer {
+  send(email: OutgoingEmail): Promise<void>;
+}
+
+export interface Logger {
+  info(msg: string, fields?: Record<string, unknown>): void;
+  error(msg: string, fields?: Record<string, unknown>): void;
+}
+
+export interface AppConfig {
+  /** enables /api/admin/*; unset = every admin route answers 404 */
+  adminToken?: string;
+  /** base of links put into emails, without a trailing slash */
+  publicUrl: string;
+  /** salt for hashing IP addresses (instant-win entry limits) */
+  ipHashSalt: string;
+}
+
+export interface Deps {
+  database: DatabaseProvider;
+  clock: Clock;
+  random: RandomSource;
+  rateLimiter: RateLimiter;
+  mailer: Mailer;
+  logger: Logger;
+  config: AppConfig;
+  /** Runs work after the response (Worker: ctx.waitUntil; Node: fire and forget with logging). */
+  background(c: Context, work: Promise<unknown>): void;
+}
+
+export const systemClock: Clock = { now: () => new Date() };
+
+export const cryptoRandom: RandomSource = {
+  bytes(n) {
+    const out = new Uint8Array(n);
+    crypto.getRandomValues(out);
+    return out;
+  },
+};
+
+export const consoleLogger: Logger = {
+  info: (msg, fields) => console.log(JSON.stringify({ level: 'info', msg, ...fields })),
+  error: (msg, fields) => console.error(JSON.stringify({ level: 'error', msg, ...fields })),
+};
+
+/** Fixed-window limiter kept in memory: right for one Node process (and for tests). */
+export function memoryRateLimiter(limit: number, windowSeconds: number, clock: Clock = systemClock): RateLimiter {
+  const windows = new Map<string, { start: number; count: number }>();
+  return {
+    async limit(key) {
+      const now = clock.now().getTime();
+      const windowMs = windowSeconds * 1000;
+      let w = windows.get(key);
+      if (!w || now - w.start >= windowMs) {
+        if (windows.size > 100_000) windows.clear();
+        w = { start: now, count: 0 };
+        windows.set(key, w);
+      }
+      w.count += 1;
+      if (w.count > limit) {
+        return { success: false, retryAfterSeconds: Math.max(1, Math.ceil((w.start + windowMs - now) / 1000)) };
+      }
+      return { success: true, retryAfterSeconds: 0 };
+    },
+  };
+}
+
+/** Prints emails instead of sending them (the default locally). */
+export function logMailer(logger: Logger = consoleLogger): Mailer {
+  return {
+    async send(email) {
+      logger.info('email', { to: email.to, subject: email.subject, text: email.text });
+    },
+  };
+}

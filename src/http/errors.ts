@@ -1,0 +1,81 @@
+/**
+ * The one place that defines what an error answers: status + exact message. Clients match on
+ * these strings (API reference + contract), so they are written once, here.
+ */
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: ContentfulStatusCode,
+    message: string,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+    this.name = 'ApiError';
+  }
+}
+
+const def = (status: ContentfulStatusCode, message: string) => () => new ApiError(status, message);
+
+export const Errors = {
+  // conventions (contract §2)
+  notFound: def(404, 'Not found'),
+  invalidBody: def(400, 'Invalid request body'),
+  bodyTooLarge: def(413, 'Request body too large'),
+  tooManyRequests: (retryAfterSeconds: number) =>
+    new ApiError(429, 'Too many requests', { 'Retry-After': String(retryAfterSeconds) }),
+  internal: def(500, 'Internal server error'),
+  validation: (message: string) => new ApiError(400, message),
+
+  // auth (reference §5, contract §2 and §3)
+  missingOrInvalidKey: def(401, 'Missing or invalid API key'),
+  invalidKey: def(401, 'Invalid API key'),
+  privateKeyRequired: def(403, 'This endpoint requires a private API key'),
+  privateKeyRequiredShort: def(403, 'Private key required'),
+  adminUnauthorized: def(401, 'Unauthorized'),
+
+  // contests and entries (reference §7, contract §4)
+  missingContestId: def(400, 'Missing contestId'),
+  contestNotFound: def(404, 'Contest not found'),
+  contestNotActive: def(409, 'Contest is not active'),
+  slugTaken: def(409, 'Slug already in use'),
+  entryNotFound: def(404, 'Entry not found'),
+  emailOrPhoneRequired: def(400, 'Email or phone is required'),
+  emailAlreadyUsed: def(409, 'Email already used by another entry'),
+  phoneAlreadyUsed: def(409, 'Phone already used by another entry'),
+  nothingToUpdate: def(400, 'At least one of name, email, phone or customFieldData is required'),
+  missingPointsOrReason: def(400, 'Missing points or reason'),
+  confirmationNotFound: def(404, 'Confirmation link not found'),
+
+  // bonus actions
+  missingEntryOrBonusActionId: def(400, 'Missing entryId or bonusActionId'),
+  entryOrBonusActionNotFound: def(404, 'Entry or bonus action not found'),
+  entryDisqualified: def(403, 'Entry is disqualified'),
+
+  // purchases and webhooks (contract §5)
+  amountMustBePositive: def(400, 'Amount must be positive'),
+  purchaseTrackingDisabled: def(400, 'Purchase tracking is not enabled for this contest'),
+  externalTrackingDisabled: def(403, 'External tracking is not enabled for this contest'),
+  invalidWebhookSignature: def(401, 'Invalid webhook signature'),
+
+  // instant win (contract §6)
+  gameNotFound: def(404, 'Game not found'),
+  gameNotActive: def(409, 'Game is not active'),
+  unknownSlug: def(400, 'Unknown slug'),
+  atLeastTwoTiers: def(400, 'At least two tiers are required'),
+  oddsMustSumTo100: def(400, 'Tier odds must sum to 100'),
+  prizeTierNeedsDelivery: def(400, 'Each prize tier needs a redeemCode or redeemUrl'),
+  alreadyPlayed: def(403, 'You have already played'),
+  alreadyPlayedToday: def(403, 'You have already played today'),
+  invalidEmail: def(400, 'Invalid email'),
+  playNotFound: def(404, 'Play not found'),
+  playDidNotWin: def(400, 'This play did not win a prize'),
+  reservationExpired: def(410, 'This prize reservation has expired'),
+  playOtherDevice: def(403, 'This play belongs to another device'),
+  prizeAlreadyClaimed: def(409, 'This prize has already been claimed'),
+  gameHasClaims: def(409, 'Game has claimed entries; pass force=true to delete'),
+
+  // admin (contract §3)
+  teamNotFound: def(404, 'Team not found'),
+  apiKeyNotFound: def(404, 'API key not found'),
+} as const;

@@ -1,0 +1,19 @@
+import { sql } from 'drizzle-orm';
+import { Hono } from 'hono';
+import { describeRoute } from 'hono-openapi';
+import { query } from '../db/client.js';
+import type { AppEnv } from '../http/context.js';
+
+export function healthRoutes() {
+  const r = new Hono<AppEnv>();
+  r.get('/health', describeRoute({ tags: ['Meta'], summary: 'Liveness: 200 once the database answers' }), async (c) => {
+    try {
+      await query(c.var.db(), sql`select 1`);
+    } catch (e) {
+      c.var.deps.logger.error('health check failed', { requestId: c.var.requestId, error: String(e) });
+      return c.json({ status: 'unavailable' }, 503);
+    }
+    return c.json({ status: 'ok' });
+  });
+  return r;
+}

@@ -1,0 +1,224 @@
+/**
+ * Test harness: each test file gets its own migrated database (PGlite from the run's snapshot,
+ * or a clone of the migrated template on the real Postgres when TEST_DATABASE_URL is set) and
+ * an app built by createApp() with test dependencies (movable clock, in-memory rate limiter,
+ * recorded log and mail).
+ */
+import { readFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { inject } from 'vitest';
+import { createApp, type App } from '../../src/app.js';
+import type { Db } from '../../src/db/client.js';
+import { openPg } from '../../src/db/drivers/pg.js';
+import { openPglite } from '../../src/db/drivers/pglite.js';
+import {
+  type Clock,
+  type Deps,
+  type Logger,
+  type OutgoingEmail,
+  type RandomSource,
+  type RateLimiter,
+  cryptoRandom,
+  memoryRateLimiter,
+} from '../../src/deps.js';
+import { createApiKey, createContest, createTeam, type ContestSettings } from '../../src/domain/admin.js';
+
+export const ADMIN_TOKEN = 'test-admin-token-0123456789';
+
+/** True when the run has a real Postgres (TEST_DATABASE_URL); concurrency suites need it. */
+export const hasRealPostgres = inject('pgTemplateUrl') !== null;
+
+export interface TestClock extends Clock {
+  advance(ms: number): void;
+  set(d: Date): void;
+}
+
+export function testClock(): TestClock {
+  let offset = 0;
+  return {
+    now: () => new Date(Date.now() + offset),
+    advance: (ms) => {
+      offset += ms;
+    },
+    set: (d) => {
+      offset = d.getTime() - Date.now();
+    },
+  };
+}
+
+export interface TestResponse<T = any> {
+  status: number;
+  headers: Headers;
+  body: T;
+  text: string;
+}
+
+export interface RequestOptions {
+  key?: string;
+  body?: unknown;
+  rawBody?: string;
+  headers?: Record<string, string>;
+}
+
+export interface TeamFixture {
+  teamId: string;
+  publicKey: string;
+  privateKey: string;
+}
+
+export interface TestEnv {
+  backend: 'pglite' | 'postgres';
+  app: App;
+  db: Db;
+  deps: Deps;
+  clock: TestClock;
+  logs: { level: string; msg: string; fields?: Record<string, unknown> }[];
+  sent: OutgoingEmail[];
+  request<T = any>(method: string, path: string, opts?: RequestOptions): Promise<TestResponse<T>>;
+  team(name?: string): Promise<TeamFixture>;
+  contest(teamId: string, settings?: Partial<ContestSettings>): Promise<{ id: string; slug: string }>;
+  /** a raw pg pool on the same database (postgres backend only), for many-connection tests */
+  pool?: pg.Pool;
+  close(): Promise<void>;
+}
+
+export interface TestEnvOptions {
+  backend?: 'auto' | 'postgres' | 'pglite';
+  clock?: TestClock;
+  random?: RandomSource;
+  rateLimiter?: RateLimiter;
+  adminToken?: string | null;
+  publicUrl?: string;
+  poolMax?: number;
+}
+
+async function openDatabase(opts: TestEnvOptions) {
+  const template = inject('pgTemplateUrl');
+  const usePg = opts.backend === 'postgres' || (opts.backend !== 'pglite' && template !== null);
+  if (usePg) {
+    if (!template) throw new Error('this suite needs TEST_DATABASE_URL (real Postgres)');
+    const name = `ce_t_${process.pid}_${randomBytes(4).toString('hex')}`;
+    const adminUrl = new URL(template);
+    adminUrl.pathname = '/postgres';
+    const admin = new pg.Client({ connectionString: adminUrl.toString() });
+    await admin.connect();
+    const templateName = new URL(template).pathname.slice(1);
+    // cloning a template fails while another session is still connected to it; retry briefly
+    for (let i = 0; ; i++) {
+      try {
+        await admin.query(`create database ${name} template ${templateName}`);
+        break;
+      } catch (e) {
+        if (i >= 20) throw e;
+        await new Promise((r) => setTimeout(r, 100 + Math.random() * 200));
+      }
+    }
+    const url = new URL(template);
+    url.pathname = `/${name}`;
+    const h = await openPg(url.toString(), { max: opts.poolMax ?? 10, migrate: false });
+    return {
+      backend: 'postgres' as const,
+      db: h.db,
+      provider: h.provider,
+      pool: h.pool,
+      close: async () => {
+        await h.close();
+        await admin.query(`drop database if exists ${name} with (force)`);
+        await admin.end();
+      },
+    };
+  }
+  const snapshot = readFileSync(inject('pgliteSnapshot'));
+  const h = await openPglite({ loadDataDir: new Blob([snapshot]), migrate: false });
+  return { backend: 'pglite' as const, db: h.db, provider: h.provider, pool: undefined, close: h.close };
+}
+
+export async function createTestEnv(opts: TestEnvOptions = {}): Promise<TestEnv> {
+  const database = await openDatabase(opts);
+  const clock = opts.clock ?? testClock();
+  const logs: TestEnv['logs'] = [];
+  const sent: OutgoingEmail[] = [];
+  const logger: Logger = {
+    info: (msg, fields) => {
+      logs.push({ level: 'info', msg, fields });
+    },
+    error: (msg, fields) => {
+      logs.push({ level: 'error', msg, fields });
+      if (process.env.TEST_LOG_ERRORS !== '0') console.error('[app error]', msg, fields);
+    },
+  };
+  const deps: Deps = {
+    database: database.provider,
+    clock,
+    random: opts.random ?? cryptoRandom,
+    rateLimiter: opts.rateLimiter ?? memoryRateLimiter(30, 60, clock),
+    mailer: {
+      async send(email) {
+        sent.push(email);
+      },
+    },
+    logger,
+    config: {
+      adminToken: opts.adminToken === null ? undefined : (opts.adminToken ?? ADMIN_TOKEN),
+      publicUrl: opts.publicUrl ?? 'http://contests.test',
+      ipHashSalt: 'test-salt',
+    },
+    background: (_c, work) => {
+      work.catch((e) => logger.error('background task failed', { error: String(e) }));
+    },
+  };
+  const app = createApp(deps);
+
+  const request = async (method: string, path: string, ro: RequestOptions = {}) => {
+    const headers: Record<string, string> = { ...ro.headers };
+    if (ro.key !== undefined) headers['x-api-key'] = ro.key;
+    let body: string | undefined;
+    if (ro.rawBody !== undefined) body = ro.rawBody;
+    else if (ro.body !== undefined) body = JSON.stringify(ro.body);
+    if (body !== undefined && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) {
+      headers['content-type'] = 'application/json';
+    }
+    const res = await app.request(path, { method, headers, body });
+    const text = await res.text();
+    let parsed: unknown = text;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      /* not JSON */
+    }
+    return { status: res.status, headers: res.headers, body: parsed as any, text };
+  };
+
+  return {
+    backend: database.backend,
+    app,
+    db: database.db,
+    deps,
+    clock,
+    logs,
+    sent,
+    request,
+    pool: database.pool,
+    async team(name = 'Team') {
+      const team = await createTeam(database.db, name);
+      const pub = await createApiKey(database.db, deps.random, team.id, 'public', 'pub');
+      const priv = await createApiKey(database.db, deps.random, team.id, 'private', 'priv');
+      return { teamId: team.id, publicKey: pub.key, privateKey: priv.key };
+    },
+    async contest(teamId, settings = {}) {
+      const c = await createContest(
+        database.db,
+        deps.random,
+        teamId,
+        { title: 'Test contest', status: 'active', isEvergreen: true, ...settings },
+        clock.now(),
+      );
+      return { id: c.id, slug: c.slug };
+    },
+    close: database.close,
+  };
+}
+
+/** Drizzle's raw SQL result rows on any backend. */
+export { query, queryOne } from '../../src/db/client.js';
