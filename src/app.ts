@@ -21,6 +21,7 @@ import { healthRoutes } from './routes/health.js';
 import { instantWinRoutes } from './routes/instant-win.js';
 import { purchaseRoutes } from './routes/purchases.js';
 import { webhookRoutes } from './routes/webhooks.js';
+import { widgetRoutes } from './routes/widget.js';
 
 export const MAX_BODY_BYTES = 64 * 1024;
 const REQUEST_ID_RE = /^[\w.-]{1,128}$/;
@@ -83,6 +84,7 @@ export function createApp(deps: Deps) {
   app.route('/', webhookRoutes());
   app.route('/', confirmRoutes());
   app.route('/', adminRoutes());
+  app.route('/', widgetRoutes());
   app.route('/', docsRoutes(app));
 
   app.notFound((c) => fail(c, 404, 'Not found'));

@@ -10,12 +10,15 @@ import type { TestProject } from 'vitest/node';
 import { openPglite } from '../../src/db/drivers/pglite.js';
 import { openPg } from '../../src/db/drivers/pg.js';
 
-export const TEMPLATE_DB = 'ce_test_template';
+// names unique per run, so parallel runs (several developers or CI) on one server never collide
+const RUN_ID = `${process.pid}_${Date.now().toString(36)}`;
+export const TEMPLATE_DB = `ce_tpl_${RUN_ID}`;
 
 declare module 'vitest' {
   export interface ProvidedContext {
     pgliteSnapshot: string;
     pgTemplateUrl: string | null;
+    pgRunId: string;
   }
 }
 
@@ -26,7 +29,9 @@ function withDatabase(url: string, database: string): string {
 }
 
 async function dropTestDatabases(admin: pg.Client) {
-  const { rows } = await admin.query<{ datname: string }>(`select datname from pg_database where datname like 'ce_t\\_%'`);
+  const { rows } = await admin.query<{ datname: string }>(`select datname from pg_database where datname like $1`, [
+    `ce_t_${RUN_ID}_%`,
+  ]);
   for (const r of rows) await admin.query(`drop database if exists "${r.datname}" with (force)`);
 }
 
@@ -39,6 +44,7 @@ export default async function setup(project: TestProject) {
   writeFileSync(snapshotPath, Buffer.from(await dump.arrayBuffer()));
   await h.close();
   project.provide('pgliteSnapshot', snapshotPath);
+  project.provide('pgRunId', RUN_ID);
 
   const url = process.env.TEST_DATABASE_URL;
   if (!url) {
@@ -50,8 +56,6 @@ export default async function setup(project: TestProject) {
   }
   const admin = new pg.Client({ connectionString: url });
   await admin.connect();
-  await dropTestDatabases(admin);
-  await admin.query(`drop database if exists ${TEMPLATE_DB} with (force)`);
   await admin.query(`create database ${TEMPLATE_DB}`);
   const templateUrl = withDatabase(url, TEMPLATE_DB);
   const t = await openPg(templateUrl, { max: 1 });

@@ -98,7 +98,7 @@ async function openDatabase(opts: TestEnvOptions) {
   const usePg = opts.backend === 'postgres' || (opts.backend !== 'pglite' && template !== null);
   if (usePg) {
     if (!template) throw new Error('this suite needs TEST_DATABASE_URL (real Postgres)');
-    const name = `ce_t_${process.pid}_${randomBytes(4).toString('hex')}`;
+    const name = `ce_t_${inject('pgRunId')}_${randomBytes(4).toString('hex')}`;
     const adminUrl = new URL(template);
     adminUrl.pathname = '/postgres';
     const admin = new pg.Client({ connectionString: adminUrl.toString() });

@@ -1,0 +1,46 @@
+/**
+ * Email content, in plain text and simple HTML. Every value that came from a user (names,
+ * titles, codes) is escaped in the HTML part.
+ */
+export interface EmailContent {
+  subject: string;
+  text: string;
+  html: string;
+}
+
+export function escapeHtml(s: string): string {
+  return s
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;')
+    .replace(/'/g, '&#39;');
+}
+
+/** Subject lines: one line, no control characters (header injection), at most 200 characters. */
+const oneLine = (s: string) => s.replace(/[\u0000-\u001f\u007f]+/g, ' ').trim().slice(0, 200);
+
+const layout = (body: string) =>
+  `<!doctype html><html><body style="font-family:system-ui,sans-serif;line-height:1.5;color:#111">${body}</body></html>`;
+
+export function confirmationEmail(p: { contestTitle: string; name: string | null; link: string }): EmailContent {
+  const hello = p.name ? `Hi ${p.name},` : 'Hi,';
+  return {
+    subject: oneLine(`Confirm your entry: ${p.contestTitle}`),
+    text: `${hello}\n\nPlease confirm your email address to complete your entry in "${p.contestTitle}":\n\n${p.link}\n\nIf you did not sign up, ignore this email.\n`,
+    html: layout(
+      `<p>${escapeHtml(hello)}</p><p>Please confirm your email address to complete your entry in <strong>${escapeHtml(p.contestTitle)}</strong>.</p>` +
+        `<p><a href="${escapeHtml(p.link)}">Confirm my entry</a></p><p style="color:#666">If you did not sign up, ignore this email.</p>`,
+    ),
+  };
+}
+
+export function prizeEmail(p: { gameTitle: string; prizeName: string; couponCode: string | null; redeemUrl: string | null }): EmailContent {
+  const lines = [`Congratulations! You won "${p.prizeName}" in "${p.gameTitle}".`, ''];
+  if (p.couponCode) lines.push(`Your code: ${p.couponCode}`);
+  if (p.redeemUrl) lines.push(`Redeem it here: ${p.redeemUrl}`);
+  let html = `<p>Congratulations! You won <strong>${escapeHtml(p.prizeName)}</strong> in <strong>${escapeHtml(p.gameTitle)}</strong>.</p>`;
+  if (p.couponCode) html += `<p>Your code: <code style="font-size:1.2em">${escapeHtml(p.couponCode)}</code></p>`;
+  if (p.redeemUrl) html += `<p><a href="${escapeHtml(p.redeemUrl)}">Redeem your prize</a></p>`;
+  return { subject: oneLine(`You won: ${p.prizeName}`), text: `${lines.join('\n')}\n`, html: layout(html) };
+}
