@@ -59,6 +59,8 @@ export interface Deps {
   mailer: Mailer;
   logger: Logger;
   config: AppConfig;
+  /** The caller's IP address as this runtime knows it (Worker: cf-connecting-ip; Node: the socket). */
+  clientIp(c: Context): string | null;
   /** Runs work after the response (Worker: ctx.waitUntil; Node: fire and forget with logging). */
   background(c: Context, work: Promise<unknown>): void;
 }

@@ -4,6 +4,7 @@
  */
 import { mkdirSync } from 'node:fs';
 import { serve } from '@hono/node-server';
+import { getConnInfo } from '@hono/node-server/conninfo';
 import { createApp } from './app.js';
 import type { Db } from './db/client.js';
 import {
@@ -47,6 +48,18 @@ async function main() {
       adminToken: env.ADMIN_TOKEN || undefined,
       publicUrl: (env.PUBLIC_URL ?? `http://localhost:${port}`).replace(/\/+$/, ''),
       ipHashSalt: env.IP_HASH_SALT ?? 'contest-engine-dev-salt',
+    },
+    clientIp: (c) => {
+      // behind a proxy (TRUST_PROXY=1) the first X-Forwarded-For hop is the client
+      if (env.TRUST_PROXY === '1') {
+        const fwd = c.req.header('x-forwarded-for')?.split(',')[0]?.trim();
+        if (fwd) return fwd;
+      }
+      try {
+        return getConnInfo(c).remote.address ?? null;
+      } catch {
+        return null;
+      }
     },
     background: (_c, work) => {
       work.catch((e) => logger.error('background task failed', { error: String(e) }));

@@ -41,6 +41,7 @@ function appFor(env: Env, requestUrl: string): App {
       publicUrl: (env.PUBLIC_URL ?? new URL(requestUrl).origin).replace(/\/+$/, ''),
       ipHashSalt: env.IP_HASH_SALT ?? 'contest-engine-dev-salt',
     },
+    clientIp: (c) => c.req.header('cf-connecting-ip') ?? null,
     background: (c, work) => c.executionCtx.waitUntil(work),
   };
   const app = createApp(deps);

@@ -164,6 +164,8 @@ export async function createTestEnv(opts: TestEnvOptions = {}): Promise<TestEnv>
       publicUrl: opts.publicUrl ?? 'http://contests.test',
       ipHashSalt: 'test-salt',
     },
+    // tests choose the caller's address with the x-forwarded-for header (default 203.0.113.1)
+    clientIp: (c) => c.req.header('x-forwarded-for')?.split(',')[0]?.trim() || '203.0.113.1',
     background: (_c, work) => {
       work.catch((e) => logger.error('background task failed', { error: String(e) }));
     },
