@@ -33,7 +33,7 @@ export function issueToError(issues: readonly Issue[], fallback?: string): ApiEr
   return Errors.validation(`Invalid ${path}`);
 }
 
-/** Reads the JSON body once: empty = {}, unparseable = 400 Invalid request body. */
+/** Reads the JSON body once: empty = {}, unparseable or not an object = 400 Invalid request body. */
 const parseJsonBody: MiddlewareHandler = async (c, next) => {
   const type = c.req.header('content-type') ?? '';
   if (/^application\/([\w.-]+\+)?json/i.test(type.trim())) {
@@ -46,6 +46,8 @@ const parseJsonBody: MiddlewareHandler = async (c, next) => {
         throw Errors.invalidBody();
       }
     }
+    // every body of this API is a JSON object: arrays, strings, numbers and null are refused
+    if (value === null || typeof value !== 'object' || Array.isArray(value)) throw Errors.invalidBody();
     c.req.bodyCache.json = Promise.resolve(value);
   }
   await next();

@@ -154,7 +154,7 @@ export function adminRoutes() {
         iconColor: v.optional(trimmedString('iconColor', 50)),
         points: nonNegInt('points'),
         confirmationType: v.optional(v.picklist(['auto', 'manual', 'click'], 'confirmationType must be one of auto, manual, click')),
-        destinationUrl: v.optional(v.nullable(v.pipe(v.string('Invalid destinationUrl'), v.maxLength(2000), v.url('Invalid destinationUrl')))),
+        destinationUrl: v.optional(v.nullable(v.pipe(v.string('Invalid destinationUrl'), v.maxLength(2000), v.url('Invalid destinationUrl'), v.regex(/^https?:\/\//i, 'destinationUrl must be an http(s) URL')))),
         order: v.optional(v.pipe(v.number('order must be a number'), v.integer('order must be an integer'), v.minValue(-1_000_000), v.maxValue(1_000_000))),
       }),
     ),

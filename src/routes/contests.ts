@@ -44,6 +44,11 @@ export function contestRoutes() {
     },
   );
 
+  // the reference's `400 Missing contestId` for a contest get without an id
+  r.get('/api/v1/contests/', describeRoute({ hide: true }), publicKey, () => {
+    throw Errors.missingContestId();
+  });
+
   r.get(
     '/api/v1/contests/:contestId',
     describeRoute({ tags: ['Contests'], summary: 'Get a contest with viewsCount' }),

@@ -5,6 +5,28 @@ import type { AppEnv } from '../http/context.js';
 
 export const OPENAPI_PATH = '/api/v1/openapi.json';
 
+/** Every operation answers the envelope; routes add their own response details on top. */
+const envelopeDefault = {
+  responses: {
+    default: {
+      description: 'The envelope: `{ success: true, data, ... }` or `{ success: false, error: "<message>" }`',
+      content: {
+        'application/json': {
+          schema: {
+            type: 'object',
+            required: ['success'],
+            properties: {
+              success: { type: 'boolean' },
+              data: {},
+              error: { type: 'string' },
+            },
+          },
+        },
+      },
+    },
+  },
+};
+
 /** The OpenAPI 3.1 document, generated from the routes' own valibot schemas, and a reference page. */
 export function docsRoutes(app: Hono<AppEnv>) {
   const r = new Hono<AppEnv>();
@@ -29,6 +51,7 @@ export function docsRoutes(app: Hono<AppEnv>) {
         security: [{ apiKey: [] }],
       },
       exclude: [OPENAPI_PATH, '/docs'],
+      defaultOptions: Object.fromEntries(['GET', 'POST', 'PUT', 'PATCH', 'DELETE'].map((m) => [m, envelopeDefault])),
     }),
   );
   r.get('/docs', Scalar({ url: OPENAPI_PATH, pageTitle: 'Contest Engine API' }));
