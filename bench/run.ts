@@ -1,0 +1,277 @@
+/**
+ * npm run bench [-- --entries N] [--quick] [--duration S] [--connections C]
+ *
+ * Creates a fresh database on BENCH_DATABASE_URL's server (default the machine's Postgres), seeds
+ * a contest with N entries in SQL (generate_series), starts the bench server (bench/server.ts: the
+ * real app + a SELECT 1 floor route + round-trip counting) as a child process, measures each
+ * endpoint's round trips with sequential requests, then drives load with autocannon and prints
+ * requests/s, ratio to the floor, p50, p99, errors and round trips. Writes bench/results.json.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import autocannon from 'autocannon';
+import { sql } from 'drizzle-orm';
+import pg from 'pg';
+import { query } from '../src/db/client.js';
+import { openPg } from '../src/db/drivers/pg.js';
+import { cryptoRandom } from '../src/deps.js';
+import { createApiKey, createBonusAction, createContest, createTeam } from '../src/domain/admin.js';
+
+const args = process.argv.slice(2);
+const arg = (name: string) => {
+  const i = args.indexOf(`--${name}`);
+  return i >= 0 ? args[i + 1] : undefined;
+};
+const quick = args.includes('--quick');
+const N = Number(arg('entries') ?? 1_000_000);
+const duration = Number(arg('duration') ?? (quick ? 2 : 10));
+const connections = Number(arg('connections') ?? 10);
+const baseUrl = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const port = Number(process.env.BENCH_PORT ?? 8790);
+const dbName = `ce_bench_${process.pid}`;
+
+const withDb = (u: string, db: string) => {
+  const x = new URL(u);
+  x.pathname = `/${db}`;
+  return x.toString();
+};
+const log = (...a: unknown[]) => console.log(...a);
+const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
+
+async function main() {
+  const t0 = Date.now();
+  const admin = new pg.Client({ connectionString: baseUrl });
+  await admin.connect();
+  await admin.query(`drop database if exists ${dbName} with (force)`);
+  await admin.query(`create database ${dbName}`);
+  const url = withDb(baseUrl, dbName);
+  let child: ChildProcess | undefined;
+  try {
+    const h = await openPg(url, { max: 4 });
+    const db = h.db;
+    log(`database ${dbName} migrated`);
+
+    // ---------- seed ----------
+    const team = await createTeam(db, 'Bench team');
+    const pub = (await createApiKey(db, cryptoRandom, team.id, 'public', 'bench')).key;
+    const priv = (await createApiKey(db, cryptoRandom, team.id, 'private', 'bench')).key;
+    const contest = await createContest(
+      db,
+      cryptoRandom,
+      team.id,
+      {
+        title: 'Bench contest',
+        status: 'active',
+        isEvergreen: true,
+        mode: 'leaderboard',
+        requireEmailConfirmation: false,
+        referral: { advocatePoints: 10, friendPoints: 5 },
+        purchaseTracking: { enabled: true, pointsPerPurchase: 5, pointsPerCurrencyUnit: 1 },
+      },
+      new Date(),
+    );
+    const actions: { id: string }[] = [];
+    for (let i = 0; i < 5; i++) actions.push(await createBonusAction(db, contest.id, { action: `action_${i}`, points: 5 + i }));
+    const seedStart = Date.now();
+    const advocates = Math.max(1, Math.floor(N / 10));
+    await query(
+      db,
+      sql`insert into entries (contest_id, email, name, referral_code, points, email_confirmed, confirmed_at, disqualified, created_at)
+          select ${contest.id}, 'user' || i || '@example.com', 'User ' || i, 'R' || lpad(i::text, 9, '0'),
+                 floor(power(random(), 3) * 1000)::int, random() < 0.9, now(), random() < 0.01,
+                 now() - interval '30 days' + (i || ' milliseconds')::interval
+          from generate_series(1, ${advocates}) i`,
+    );
+    if (N > advocates) {
+      await query(
+        db,
+        sql`insert into entries (contest_id, email, name, referral_code, referred_by, points, email_confirmed, confirmed_at, disqualified, created_at)
+            select ${contest.id}, 'user' || i || '@example.com', 'User ' || i, 'R' || lpad(i::text, 9, '0'),
+                   case when i % 3 = 0 then (select id from entries r where r.referral_code = 'R' || lpad(((i % ${advocates}) + 1)::text, 9, '0')) end,
+                   floor(power(random(), 3) * 1000)::int, random() < 0.9, now(), random() < 0.01,
+                   now() - interval '30 days' + (i || ' milliseconds')::interval
+            from generate_series(${advocates + 1}, ${N}) i`,
+      );
+    }
+    await query(
+      db,
+      sql`insert into points_ledger (entry_id, contest_id, delta, requested_delta, source, reason)
+          select id, contest_id, points, points, 'manual', 'bench seed' from entries where contest_id = ${contest.id} and points > 0`,
+    );
+    await query(
+      db,
+      sql`insert into bonus_completions (entry_id, bonus_action_id, contest_id, points_awarded)
+          select id, ${actions[0]!.id}, contest_id, 0 from entries where contest_id = ${contest.id} and random() < 0.2`,
+    );
+    await query(db, sql`analyze`);
+    log(`seeded ${N.toLocaleString()} entries in ${((Date.now() - seedStart) / 1000).toFixed(1)} s`);
+
+    const sample = await query<{ id: string; email: string; referral_code: string }>(
+      db,
+      sql`select id, email, referral_code from entries where contest_id = ${contest.id} and not disqualified
+          order by random() limit 20000`,
+    );
+
+    // ---------- server ----------
+    child = spawn(process.execPath, ['--import', 'tsx', 'bench/server.ts'], {
+      env: { ...process.env, DATABASE_URL: url, PORT: String(port), DATABASE_POOL_MAX: process.env.DATABASE_POOL_MAX ?? '10' },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    await new Promise<void>((resolve, reject) => {
+      child!.stdout!.on('data', (d: Buffer) => {
+        if (d.toString().includes('bench server ready')) resolve();
+      });
+      child!.on('exit', (c) => reject(new Error(`bench server exited with ${c}`)));
+    });
+    const base = `http://127.0.0.1:${port}`;
+    const call = async (method: string, path: string, key: string | null, body?: unknown) => {
+      const res = await fetch(base + path, {
+        method,
+        headers: { ...(key ? { 'x-api-key': key } : {}), 'content-type': 'application/json' },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      return { status: res.status, roundTrips: Number(res.headers.get('x-round-trips')), body: (await res.json()) as any };
+    };
+
+    // instant-win game with an unlimited prize, and pending wins to claim
+    const game = await call('POST', '/api/v1/instant-win-games', priv, {
+      slug: 'spin-to-win',
+      title: 'Bench wheel',
+      mechanic: 'wheel',
+      layout: 'default',
+      entryLimit: 'none',
+      publishAs: 'landing',
+      tiers: [
+        { name: '10% off', oddsPercent: 50, isMiss: false, color: '#16a34a', deliveryType: 'code', redeemCode: 'SAVE10' },
+        { name: 'Try again', oddsPercent: 50, isMiss: true, color: '#9ca3af' },
+      ],
+    });
+    if (game.status !== 201) throw new Error(`game create failed: ${JSON.stringify(game.body)}`);
+    const gameId: string = game.body.data.id;
+    const prizeTier = game.body.data.tiers.find((t: { isMiss: boolean }) => !t.isMiss).id as string;
+    const claimCookie = 'benchcookie0123456789abcdefghijklmnop';
+    const pendingCount = quick ? 20_000 : 200_000;
+    const pending = await query<{ id: string }>(
+      db,
+      sql`insert into instant_win_plays (game_id, tier_id, status, random_value, cookie_hash, play_day, expires_at)
+          select ${gameId}, ${prizeTier}, 'pending', 1, ${sha256(claimCookie)}, current_date, now() + interval '24 hours'
+          from generate_series(1, ${pendingCount}) returning id`,
+    );
+    await h.close();
+
+    // ---------- endpoints ----------
+    let k = 0;
+    const next = () => k++;
+    const pick = <T>(a: T[]) => a[Math.floor(Math.random() * a.length)]!;
+    const runTag = Date.now().toString(36);
+    type Ep = { name: string; method: string; key: string | null; path: () => string; body?: () => unknown; write?: boolean };
+    const endpoints: Ep[] = [
+      { name: 'floor (SELECT 1)', method: 'GET', key: null, path: () => '/bench/floor' },
+      { name: 'leaderboard', method: 'GET', key: pub, path: () => `/api/v1/contests/${contest.id}/leaderboard?limit=25` },
+      { name: 'entries search', method: 'GET', key: pub, path: () => `/api/v1/contests/${contest.id}/entries?search=user${Math.floor(Math.random() * N)}&limit=20` },
+      { name: 'analytics', method: 'GET', key: pub, path: () => `/api/v1/contests/${contest.id}/analytics` },
+      { name: 'entry get', method: 'GET', key: pub, path: () => `/api/v1/entries/${pick(sample).id}` },
+      {
+        name: 'entry create (referral)',
+        method: 'POST',
+        key: priv,
+        write: true,
+        path: () => `/api/v1/contests/${contest.id}/entries`,
+        body: () => ({ email: `new-${runTag}-${next()}@example.com`, name: 'New', referralCode: pick(sample).referral_code }),
+      },
+      {
+        name: 'bonus complete',
+        method: 'POST',
+        key: pub,
+        write: true,
+        path: () => `/api/v1/entries/${sample[next() % sample.length]!.id}/bonus-actions/${actions[1 + (Math.floor(k / sample.length) % 4)]!.id}/complete`,
+        body: () => ({}),
+      },
+      {
+        name: 'purchase',
+        method: 'POST',
+        key: priv,
+        write: true,
+        path: () => `/api/v1/contests/${contest.id}/purchases`,
+        body: () => ({ email: pick(sample).email, orderId: `order-${runTag}-${next()}`, amount: 19.99 }),
+      },
+      { name: 'instant-win play', method: 'POST', key: pub, write: true, path: () => `/api/v1/instant-win-games/${gameId}/play`, body: () => ({}) },
+      {
+        name: 'instant-win claim',
+        method: 'POST',
+        key: pub,
+        write: true,
+        path: () => `/api/v1/instant-win-games/${gameId}/plays/${pending[next() % pending.length]!.id}/claim`,
+        body: () => ({ email: `winner-${runTag}-${k}@example.com`, playCookie: claimCookie }),
+      },
+    ];
+
+    // round trips, from sequential requests
+    const trips: Record<string, { roundTrips: number; status: number }> = {};
+    for (const ep of endpoints) {
+      const r = await call(ep.method, ep.path(), ep.key, ep.body?.());
+      trips[ep.name] = { roundTrips: r.roundTrips, status: r.status };
+      if (r.status >= 400) log(`  ! ${ep.name} answered ${r.status}: ${JSON.stringify(r.body)}`);
+    }
+
+    // load
+    const results: Record<string, unknown>[] = [];
+    let floorRps = 0;
+    for (const ep of endpoints) {
+      const res = await autocannon({
+        url: base,
+        connections,
+        duration,
+        requests: [
+          {
+            method: ep.method as 'GET',
+            setupRequest: ((req: Record<string, unknown>) => ({
+              ...req,
+              path: ep.path(),
+              headers: { ...(ep.key ? { 'x-api-key': ep.key } : {}), 'content-type': 'application/json' },
+              body: ep.body ? JSON.stringify(ep.body()) : undefined,
+            })) as never,
+          },
+        ],
+      });
+      const rps = res.requests.average;
+      if (ep.name.startsWith('floor')) floorRps = rps;
+      const row = {
+        endpoint: ep.name,
+        rps: Math.round(rps),
+        ratio: floorRps ? Number((rps / floorRps).toFixed(2)) : null,
+        p50: res.latency.p50,
+        p99: res.latency.p99,
+        errors: res.non2xx + res.errors + res.timeouts,
+        roundTrips: trips[ep.name]!.roundTrips,
+        write: !!ep.write,
+      };
+      results.push(row);
+      log(`  ${ep.name}: ${row.rps} req/s, p50 ${row.p50} ms, p99 ${row.p99} ms, errors ${row.errors}`);
+    }
+
+    const pad = (s: unknown, n: number) => String(s).padEnd(n);
+    const lines = [
+      `\nContest Engine bench: ${N.toLocaleString()} entries, ${connections} connections, ${duration} s per endpoint${quick ? ' (quick)' : ''}`,
+      `${pad('endpoint', 26)}${pad('req/s', 9)}${pad('x floor', 9)}${pad('p50 ms', 8)}${pad('p99 ms', 8)}${pad('errors', 8)}round trips`,
+      ...results.map((r) => `${pad(r.endpoint, 26)}${pad(r.rps, 9)}${pad(r.ratio, 9)}${pad(r.p50, 8)}${pad(r.p99, 8)}${pad(r.errors, 8)}${r.roundTrips}`),
+    ];
+    console.log(lines.join('\n'));
+    mkdirSync('bench', { recursive: true });
+    writeFileSync(
+      'bench/results.json',
+      JSON.stringify({ date: new Date().toISOString(), entries: N, connections, duration, quick, results }, null, 2),
+    );
+    log(`\nwrote bench/results.json (total ${((Date.now() - t0) / 1000).toFixed(0)} s)`);
+  } finally {
+    child?.kill('SIGTERM');
+    await admin.query(`drop database if exists ${dbName} with (force)`).catch(() => {});
+    await admin.end();
+  }
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});
