@@ -2,7 +2,7 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../src/app.js';
-import type { Db } from '../src/db/client.js';
+import { type Db, query } from '../src/db/client.js';
 import { createTestEnv, type TeamFixture, type TestEnv } from './support/harness.js';
 
 let env: TestEnv;
@@ -30,13 +30,13 @@ describe('envelope and errors', () => {
   });
 
   it('unparseable JSON answers 400 Invalid request body and creates nothing', async () => {
-    const before = await env.db.execute(sql`select count(*)::int as n from teams`);
+    const before = await query(env.db, sql`select count(*)::int as n from teams`);
     for (const raw of ['{bad', '{"name": "x"', 'nul', '[1,']) {
       const r = await env.request('POST', '/api/admin/teams', { headers: admin, rawBody: raw });
       expect(r.status).toBe(400);
       expect(r.body).toEqual({ success: false, error: 'Invalid request body' });
     }
-    const after = await env.db.execute(sql`select count(*)::int as n from teams`);
+    const after = await query(env.db, sql`select count(*)::int as n from teams`);
     expect(after).toEqual(before);
   });
 

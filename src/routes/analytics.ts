@@ -1,7 +1,51 @@
 import { Hono } from 'hono';
+import { describeRoute } from 'hono-openapi';
+import * as v from 'valibot';
+import { getAnalytics, getLeaderboard } from '../domain/analytics.js';
+import { requireKey } from '../http/auth.js';
 import type { AppEnv } from '../http/context.js';
+import { ok } from '../http/envelope.js';
+import { Errors } from '../http/errors.js';
+import { pageParams, queryParams } from '../http/validate.js';
+import { requireContestId } from './contests.js';
+
+const leaderboardQuery = v.object({
+  limit: v.optional(v.pipe(v.string(), v.description('rows, 1-100, default 25'))),
+});
 
 export function analyticsRoutes() {
   const r = new Hono<AppEnv>();
+  const tags = ['Analytics'];
+  const publicKey = requireKey('public');
+
+  r.get(
+    '/api/v1/contests/:contestId/analytics',
+    describeRoute({ tags, summary: 'Contest analytics, computed in real time' }),
+    publicKey,
+    async (c) => {
+      const contestId = requireContestId(c.req.param('contestId'));
+      return ok(c, await getAnalytics(c.var.db(), c.var.auth.teamId, contestId));
+    },
+  );
+
+  r.get(
+    '/api/v1/contests/:contestId/leaderboard',
+    describeRoute({ tags, summary: 'Leaderboard: confirmed, not disqualified entries; metric points or commission' }),
+    publicKey,
+    queryParams(leaderboardQuery),
+    async (c) => {
+      const contestId = requireContestId(c.req.param('contestId'));
+      const { limit } = pageParams({ limit: c.req.valid('query').limit }, { defaultLimit: 25, maxLimit: 100 });
+      const { metric, rows } = await getLeaderboard(c.var.db(), c.var.auth.teamId, contestId, limit);
+      return ok(c, rows, 200, { metric });
+    },
+  );
+
+  // empty path segments never match `:contestId`; these make the reference's 400 reachable
+  for (const path of ['/api/v1/contests//analytics', '/api/v1/contests//leaderboard']) {
+    r.get(path, describeRoute({ hide: true }), publicKey, () => {
+      throw Errors.missingContestId();
+    });
+  }
   return r;
 }

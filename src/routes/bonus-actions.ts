@@ -1,7 +1,96 @@
 import { Hono } from 'hono';
+import { createMiddleware } from 'hono/factory';
+import { describeRoute } from 'hono-openapi';
+import * as v from 'valibot';
+import { ANSWER_MAX, completeBonusAction, listBonusActionsForEntry, PROOF_MAX } from '../domain/bonus-actions.js';
+import { requireKey } from '../http/auth.js';
 import type { AppEnv } from '../http/context.js';
+import { ok } from '../http/envelope.js';
+import { Errors } from '../http/errors.js';
+import { emailSchema, jsonBody, queryParams } from '../http/validate.js';
+
+const lookupQuery = v.object({
+  email: v.optional(v.pipe(v.string('Invalid email'), v.description('with entryId `lookup`: the entry\'s email'))),
+  contestId: v.optional(v.pipe(v.string('Invalid contestId'), v.description('with entryId `lookup`: the contest'))),
+});
+
+/** Multi-line text (proof URL, quiz answer): bounded, no NUL; '' and null read as absent. */
+const note = (field: string, max: number) =>
+  v.optional(
+    v.nullable(
+      v.pipe(
+        v.string(`${field} must be a string`),
+        v.trim(),
+        v.maxLength(max, `${field} must be at most ${max} characters`),
+        v.check((s) => !s.includes('\u0000'), `${field} must not contain NUL characters`),
+      ),
+    ),
+  );
+
+const completeBody = v.object({ proof: note('proof', PROOF_MAX), answer: note('answer', ANSWER_MAX) });
+
+/** Blank path parameters: the reference's `400 Missing entryId or bonusActionId`. */
+const requireCompleteIds = createMiddleware<AppEnv>(async (c, next) => {
+  if (!c.req.param('entryId')?.trim() || !c.req.param('bonusActionId')?.trim()) throw Errors.missingEntryOrBonusActionId();
+  await next();
+});
 
 export function bonusActionRoutes() {
   const r = new Hono<AppEnv>();
+  const tags = ['Bonus actions'];
+  const publicKey = requireKey('public', { unauthorized: Errors.invalidKey });
+
+  r.get(
+    '/api/v1/entries/:entryId/bonus-actions',
+    describeRoute({
+      tags,
+      summary: 'Bonus actions of an entry with completion state (entryId `lookup` + ?email&contestId finds the entry by email)',
+    }),
+    publicKey,
+    queryParams(lookupQuery),
+    async (c) => {
+      const entryId = c.req.param('entryId');
+      const teamId = c.var.auth.teamId;
+      if (entryId !== 'lookup') return ok(c, await listBonusActionsForEntry(c.var.db(), teamId, { entryId }));
+      const q = c.req.valid('query');
+      const rawEmail = q.email?.trim();
+      const contestId = q.contestId?.trim();
+      if (!rawEmail) throw Errors.validation('email is required');
+      if (!contestId) throw Errors.validation('contestId is required');
+      const email = v.safeParse(emailSchema, rawEmail);
+      if (!email.success) throw Errors.invalidEmail();
+      return ok(c, await listBonusActionsForEntry(c.var.db(), teamId, { email: email.output, contestId }));
+    },
+  );
+
+  r.post(
+    '/api/v1/entries/:entryId/bonus-actions/:bonusActionId/complete',
+    describeRoute({ tags, summary: 'Complete a bonus action (points once; again: alreadyCompleted)' }),
+    publicKey,
+    requireCompleteIds,
+    jsonBody(completeBody),
+    async (c) => {
+      const body = c.req.valid('json');
+      const result = await completeBonusAction(
+        c.var.db(),
+        c.var.auth.teamId,
+        c.req.param('entryId').trim(),
+        c.req.param('bonusActionId').trim(),
+        { proof: body.proof || null, answer: body.answer || null },
+        c.var.deps.clock.now(),
+      );
+      return ok(c, result);
+    },
+  );
+  // empty path segments never match `:param`; these make the reference's 400 reachable
+  for (const path of [
+    '/api/v1/entries//bonus-actions/:bonusActionId/complete',
+    '/api/v1/entries/:entryId/bonus-actions//complete',
+    '/api/v1/entries//bonus-actions//complete',
+  ]) {
+    r.post(path, describeRoute({ hide: true }), publicKey, () => {
+      throw Errors.missingEntryOrBonusActionId();
+    });
+  }
   return r;
 }

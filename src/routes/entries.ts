@@ -1,7 +1,166 @@
 import { Hono } from 'hono';
-import type { AppEnv } from '../http/context.js';
+import { describeRoute } from 'hono-openapi';
+import * as v from 'valibot';
+import {
+  createEntry,
+  createEntrySchema,
+  getEntry,
+  listEntries,
+  SEARCH_MAX,
+  setDisqualified,
+  updateEntry,
+  updateEntrySchema,
+} from '../domain/entries.js';
+import { adjustPoints, MAX_POINTS_ADJUSTMENT, REASON_MAX } from '../domain/points.js';
+import { requireKey } from '../http/auth.js';
+import type { AppContext, AppEnv } from '../http/context.js';
+import { triggerEmailDelivery } from '../http/email-trigger.js';
+import { ok, pagination } from '../http/envelope.js';
+import { Errors } from '../http/errors.js';
+import { jsonBody, pageParams, pageQuerySchema, queryParams } from '../http/validate.js';
+import { requireContestId } from './contests.js';
+
+const listQuery = v.object({
+  ...pageQuerySchema,
+  search: v.optional(
+    v.pipe(
+      v.string('Invalid search'),
+      v.maxLength(SEARCH_MAX, `search must be at most ${SEARCH_MAX} characters`),
+      v.description('case-insensitive substring of the email or the name'),
+    ),
+  ),
+});
+
+const disqualifyBody = v.object({
+  disqualify: v.optional(v.boolean('disqualify must be a boolean')),
+});
+
+const pointsMessage = `points must be a non-zero integer between -${MAX_POINTS_ADJUSTMENT} and ${MAX_POINTS_ADJUSTMENT}`;
+const adjustBody = v.pipe(
+  v.object({
+    points: v.optional(
+      v.nullable(
+        v.pipe(
+          v.number(pointsMessage),
+          v.integer(pointsMessage),
+          v.minValue(-MAX_POINTS_ADJUSTMENT, pointsMessage),
+          v.maxValue(MAX_POINTS_ADJUSTMENT, pointsMessage),
+          v.notValue(0, pointsMessage),
+        ),
+      ),
+    ),
+    reason: v.optional(
+      v.nullable(
+        v.pipe(v.string('reason must be a string'), v.trim(), v.maxLength(REASON_MAX, `reason must be at most ${REASON_MAX} characters`)),
+      ),
+    ),
+  }),
+  v.check((b) => b.points != null && !!b.reason, 'Missing points or reason'),
+);
+
+const emailCtx = (c: AppContext) => ({
+  now: c.var.deps.clock.now(),
+  random: c.var.deps.random,
+  publicUrl: c.var.deps.config.publicUrl,
+});
 
 export function entryRoutes() {
   const r = new Hono<AppEnv>();
+  const tags = ['Entries'];
+  const publicKey = requireKey('public');
+  const privateKey = requireKey('private');
+
+  r.get(
+    '/api/v1/contests/:contestId/entries',
+    describeRoute({ tags, summary: 'List entries of a contest (page, limit, search on email or name)' }),
+    publicKey,
+    queryParams(listQuery),
+    async (c) => {
+      const contestId = requireContestId(c.req.param('contestId'));
+      const q = c.req.valid('query');
+      const { page, limit, offset } = pageParams(q);
+      const { items, total } = await listEntries(c.var.db(), c.var.auth.teamId, contestId, { limit, offset, search: q.search });
+      return ok(c, items, 200, { pagination: pagination(page, limit, total) });
+    },
+  );
+  r.get('/api/v1/contests//entries', describeRoute({ hide: true }), publicKey, () => {
+    throw Errors.missingContestId();
+  });
+
+  r.get('/api/v1/entries/:entryId', describeRoute({ tags, summary: 'Get an entry with its detail fields' }), publicKey, async (c) =>
+    ok(c, await getEntry(c.var.db(), c.var.auth.teamId, c.req.param('entryId'))),
+  );
+
+  r.post(
+    '/api/v1/contests/:contestId/entries',
+    describeRoute({ tags, summary: 'Create an entry (201), or find the existing one with that email (200)' }),
+    privateKey,
+    jsonBody(createEntrySchema),
+    async (c) => {
+      const contestId = requireContestId(c.req.param('contestId'));
+      const body = c.req.valid('json');
+      const result = await createEntry(c.var.db(), emailCtx(c), { id: contestId, teamId: c.var.auth.teamId }, {
+        email: body.email ?? undefined,
+        phone: body.phone ?? undefined,
+        name: body.name ?? undefined,
+        referralCode: body.referralCode ?? undefined,
+        customFieldData: body.customFieldData ?? undefined,
+      });
+      if (result.emailQueued) triggerEmailDelivery(c);
+      return ok(c, result.data, result.status);
+    },
+  );
+  r.post('/api/v1/contests//entries', describeRoute({ hide: true }), privateKey, () => {
+    throw Errors.missingContestId();
+  });
+
+  r.put(
+    '/api/v1/entries/:entryId',
+    describeRoute({ tags, summary: 'Update name, email, phone or customFieldData' }),
+    privateKey,
+    jsonBody(updateEntrySchema),
+    async (c) => {
+      const result = await updateEntry(c.var.db(), emailCtx(c), c.var.auth.teamId, c.req.param('entryId'), c.req.valid('json'));
+      if (result.emailQueued) triggerEmailDelivery(c);
+      return ok(c, result.data);
+    },
+  );
+
+  r.post(
+    '/api/v1/entries/:entryId/disqualify',
+    describeRoute({ tags, summary: 'Disqualify (true), re-qualify (false) or toggle (omitted)' }),
+    privateKey,
+    jsonBody(disqualifyBody),
+    async (c) => {
+      const body = c.req.valid('json');
+      const result = await setDisqualified(
+        c.var.db(),
+        c.var.auth.teamId,
+        c.req.param('entryId'),
+        body.disqualify,
+        c.var.deps.clock.now(),
+      );
+      return ok(c, result);
+    },
+  );
+
+  r.post(
+    '/api/v1/entries/:entryId/points',
+    describeRoute({ tags, summary: 'Adjust points (never below 0); adjustment = change applied' }),
+    requireKey('private', { forbidden: Errors.privateKeyRequiredShort }),
+    jsonBody(adjustBody),
+    async (c) => {
+      const body = c.req.valid('json');
+      const result = await adjustPoints(
+        c.var.db(),
+        c.var.auth.teamId,
+        c.req.param('entryId'),
+        body.points!,
+        body.reason!,
+        c.var.deps.clock.now(),
+      );
+      return ok(c, result);
+    },
+  );
   return r;
 }

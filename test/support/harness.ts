@@ -78,6 +78,8 @@ export interface TestEnv {
   request<T = any>(method: string, path: string, opts?: RequestOptions): Promise<TestResponse<T>>;
   team(name?: string): Promise<TeamFixture>;
   contest(teamId: string, settings?: Partial<ContestSettings>): Promise<{ id: string; slug: string }>;
+  /** waits for the background work requests left behind (email delivery) */
+  settle(): Promise<void>;
   /** a raw pg pool on the same database (postgres backend only), for many-connection tests */
   pool?: pg.Pool;
   close(): Promise<void>;
@@ -139,6 +141,7 @@ export async function createTestEnv(opts: TestEnvOptions = {}): Promise<TestEnv>
   const clock = opts.clock ?? testClock();
   const logs: TestEnv['logs'] = [];
   const sent: OutgoingEmail[] = [];
+  const inFlight = new Set<Promise<unknown>>();
   const logger: Logger = {
     info: (msg, fields) => {
       logs.push({ level: 'info', msg, fields });
@@ -167,7 +170,9 @@ export async function createTestEnv(opts: TestEnvOptions = {}): Promise<TestEnv>
     // tests choose the caller's address with the x-forwarded-for header (default 203.0.113.1)
     clientIp: (c) => c.req.header('x-forwarded-for')?.split(',')[0]?.trim() || '203.0.113.1',
     background: (_c, work) => {
-      work.catch((e) => logger.error('background task failed', { error: String(e) }));
+      const tracked = work.catch((e) => logger.error('background task failed', { error: String(e) }));
+      inFlight.add(tracked);
+      void tracked.finally(() => inFlight.delete(tracked));
     },
   };
   const app = createApp(deps);
@@ -218,7 +223,14 @@ export async function createTestEnv(opts: TestEnvOptions = {}): Promise<TestEnv>
       );
       return { id: c.id, slug: c.slug };
     },
-    close: database.close,
+    settle: async () => {
+      while (inFlight.size) await Promise.all([...inFlight]);
+    },
+    async close() {
+      // background work (email delivery) finishes before the database goes away
+      while (inFlight.size) await Promise.all([...inFlight]);
+      await database.close();
+    },
   };
 }
 

@@ -20,6 +20,8 @@ export async function openPg(url: string, opts: { max?: number; migrate?: boolea
     max: opts.max ?? 10,
     options: opts.searchPath ? `-c search_path=${opts.searchPath}` : undefined,
   });
+  // an idle client's error (server restart, killed connection) must not crash the process
+  pool.on('error', (err) => console.error(JSON.stringify({ level: 'error', msg: 'idle pg client error', error: String(err) })));
   const db = drizzle({ client: pool, schema }) as unknown as Db;
   if (opts.migrate !== false) {
     await migrate(drizzle({ client: pool }), { migrationsFolder, migrationsSchema: opts.searchPath });

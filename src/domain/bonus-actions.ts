@@ -1,0 +1,187 @@
+/**
+ * Bonus actions for an entry: the list with completion state, and completing one (points once,
+ * in the same statement as the completion row and the ledger row).
+ */
+import { sql } from 'drizzle-orm';
+import { type Db, iso, num, query, queryOne } from '../db/client.js';
+import { Errors } from '../http/errors.js';
+import { isUuid } from '../lib/crypto.js';
+import { sqlContestOpen } from './contests.js';
+import { MAX_POINTS_TOTAL } from './points.js';
+
+export const PROOF_MAX = 2000;
+export const ANSWER_MAX = 2000;
+
+interface ActionRow {
+  entry_id: string | null;
+  email: string | null;
+  total_points: number;
+  action_id: string | null;
+  action: string;
+  description: string;
+  icon: string;
+  icon_color: string;
+  points: number;
+  confirmation_type: string;
+  destination_url: string | null;
+  order: number;
+  completed_at: Date | string | null;
+  completion_status: string | null;
+  points_awarded: number | null;
+}
+
+export type EntryRef = { entryId: string } | { email: string; contestId: string };
+
+/**
+ * The contest's bonus actions as seen by one entry, in display order. The entry is named by id
+ * or (the `lookup` form) by email + contest. Another team's entry or contest: not found.
+ */
+export async function listBonusActionsForEntry(db: Db, teamId: string, ref: EntryRef) {
+  let where;
+  let contestFound;
+  if ('entryId' in ref) {
+    if (!isUuid(ref.entryId)) throw Errors.entryNotFound();
+    where = sql`e.id = ${ref.entryId}`;
+    contestFound = sql`true`;
+  } else {
+    if (!isUuid(ref.contestId)) throw Errors.contestNotFound();
+    where = sql`e.contest_id = ${ref.contestId} and e.email = ${ref.email.trim().toLowerCase()}`;
+    contestFound = sql`exists (select 1 from contests where id = ${ref.contestId} and team_id = ${teamId})`;
+  }
+  const rows = await query<ActionRow & { contest_found: boolean }>(
+    db,
+    sql`with e as (
+          select e.id, e.email, e.points, e.contest_id from entries e join contests c on c.id = e.contest_id
+          where ${where} and c.team_id = ${teamId}
+        )
+        select ${contestFound} as contest_found, x.* from (select 1) one left join lateral (
+          select e.id as entry_id, e.email, e.points as total_points,
+            ba.id as action_id, ba.action, ba.description, ba.icon, ba.icon_color, ba.points, ba.confirmation_type,
+            ba.destination_url, ba."order", ba.created_at as action_created_at,
+            bc.completed_at, bc.status as completion_status, bc.points_awarded
+          from e
+          left join bonus_actions ba on ba.contest_id = e.contest_id
+          left join bonus_completions bc on bc.entry_id = e.id and bc.bonus_action_id = ba.id
+        ) x on true
+        order by x."order", x.action_created_at, x.action_id`,
+  );
+  const first = rows[0];
+  if (!first?.contest_found) throw Errors.contestNotFound();
+  if (first.entry_id === null) throw Errors.entryNotFound();
+  const actions = rows
+    .filter((r) => r.action_id !== null)
+    .map((r) => ({
+      id: r.action_id!,
+      action: r.action,
+      description: r.description,
+      icon: r.icon,
+      iconColor: r.icon_color,
+      points: num(r.points),
+      confirmationType: r.confirmation_type,
+      destinationUrl: r.destination_url,
+      order: num(r.order),
+      completed: r.completed_at !== null,
+      completedAt: iso(r.completed_at),
+      completionStatus: r.completion_status,
+    }));
+  const done = rows.filter((r) => r.completed_at !== null);
+  return {
+    entryId: first.entry_id,
+    email: first.email,
+    totalPoints: num(first.total_points),
+    bonusActionsCompleted: done.length,
+    bonusActionsTotal: actions.length,
+    bonusPointsEarned: done.reduce((s, r) => s + num(r.points_awarded), 0),
+    actions,
+  };
+}
+
+export type CompleteResult =
+  | { alreadyCompleted: false; completedAt: string; pointsAdded: number; newTotalPoints: number; message: string }
+  | { alreadyCompleted: true; completedAt: string; message: string };
+
+interface CompleteRow {
+  entry_id: string;
+  disqualified: boolean;
+  is_open: boolean;
+  completion_id: string | null;
+  points_awarded: number | null;
+  completed_at: Date | string | null;
+  new_total: number;
+  prev_completed_at: Date | string | null;
+}
+
+const MAX_COMPLETE_ATTEMPTS = 5;
+
+/**
+ * Completes a bonus action for an entry, once. Checks, in this order: entry and action exist,
+ * belong together (same contest) and to the team (404 Entry or bonus action not found); entry
+ * not disqualified (403); contest open (409); then the first completion adds the action's
+ * points and later ones answer alreadyCompleted. One statement: the entry row is locked, the
+ * completion inserted (`on conflict do nothing` on entry+action), the total and the ledger row
+ * written only when the insert happened.
+ */
+export async function completeBonusAction(
+  db: Db,
+  teamId: string,
+  entryId: string,
+  bonusActionId: string,
+  input: { proof?: string | null; answer?: string | null },
+  now: Date,
+): Promise<CompleteResult> {
+  if (!isUuid(entryId) || !isUuid(bonusActionId)) throw Errors.entryOrBonusActionNotFound();
+  const t = now.toISOString();
+  for (let attempt = 0; attempt < MAX_COMPLETE_ATTEMPTS; attempt++) {
+    const row = await queryOne<CompleteRow>(
+      db,
+      sql`with t as (
+            select e.id as entry_id, e.contest_id, e.disqualified, e.points, ba.id as action_id, ba.points as action_points,
+              ba.action, ${sqlContestOpen(now, 'c')} as is_open
+            from entries e
+            join contests c on c.id = e.contest_id
+            join bonus_actions ba on ba.contest_id = e.contest_id
+            where e.id = ${entryId} and ba.id = ${bonusActionId} and c.team_id = ${teamId}
+            for update of e
+          ), ins as (
+            insert into bonus_completions (entry_id, bonus_action_id, contest_id, status, proof, answer, points_awarded, completed_at)
+            select entry_id, action_id, contest_id, 'verified', ${input.proof ?? null}::text, ${input.answer ?? null}::text,
+              least(action_points::bigint, ${MAX_POINTS_TOTAL}::bigint - points)::int, ${t}::timestamptz
+            from t where not disqualified and is_open
+            on conflict (entry_id, bonus_action_id) do nothing
+            returning id, entry_id, points_awarded, completed_at
+          ), upd as (
+            update entries e set points = e.points + ins.points_awarded, updated_at = ${t}::timestamptz
+            from ins where e.id = ins.entry_id and ins.points_awarded > 0
+            returning e.id, e.points
+          ), ledger as (
+            insert into points_ledger (entry_id, contest_id, delta, requested_delta, source, reason, ref_id, created_at)
+            select ins.entry_id, t.contest_id, ins.points_awarded, t.action_points, 'bonus_action',
+              left('Bonus action: ' || t.action, 500), ins.id::text, ${t}::timestamptz
+            from ins, t where ins.points_awarded > 0
+            returning 1
+          )
+          select t.entry_id, t.disqualified, t.is_open, ins.id as completion_id, ins.points_awarded, ins.completed_at,
+            coalesce(upd.points, t.points) as new_total,
+            (select completed_at from bonus_completions where entry_id = t.entry_id and bonus_action_id = t.action_id) as prev_completed_at
+          from t left join ins on true left join upd on true`,
+    );
+    if (!row) throw Errors.entryOrBonusActionNotFound();
+    if (row.disqualified) throw Errors.entryDisqualified();
+    if (!row.is_open) throw Errors.contestNotActive();
+    if (row.completion_id) {
+      const pointsAdded = num(row.points_awarded);
+      return {
+        alreadyCompleted: false,
+        completedAt: iso(row.completed_at)!,
+        pointsAdded,
+        newTotalPoints: num(row.new_total),
+        message: pointsAdded > 0 ? `Bonus action completed: ${pointsAdded} points added` : 'Bonus action completed',
+      };
+    }
+    if (row.prev_completed_at) {
+      return { alreadyCompleted: true, completedAt: iso(row.prev_completed_at)!, message: 'Bonus action already completed' };
+    }
+    // completed by a concurrent request this statement's snapshot predates: read again
+  }
+  throw new Error('completeBonusAction: completion neither inserted nor found after retries');
+}

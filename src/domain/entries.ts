@@ -1,0 +1,485 @@
+/**
+ * Entries: create (dedupe, referral, confirmation email), list, detail, update, disqualify.
+ *
+ * Every state change is ONE SQL statement (data-modifying CTEs): correctness under concurrency
+ * comes from the unique indexes (email per contest, phone per contest for phone-only entries,
+ * referral codes), `on conflict do nothing` and row locks taken inside the statement, never
+ * from reading in JavaScript first.
+ */
+import { sql } from 'drizzle-orm';
+import * as v from 'valibot';
+import { type Db, iso, num, pgError, query, queryOne } from '../db/client.js';
+import type { RandomSource } from '../deps.js';
+import { Errors } from '../http/errors.js';
+import { issueToError } from '../http/validate.js';
+import { isUuid } from '../lib/crypto.js';
+import { newReferralCode } from './codes.js';
+import { newConfirmation } from './confirm.js';
+import { sqlContestOpen } from './contests.js';
+import { sqlClampedTotal } from './points.js';
+
+// ---------------------------------------------------------------- input rules
+
+export const NAME_MAX = 200;
+export const EMAIL_MAX = 254;
+export const REFERRAL_CODE_MAX = 100;
+export const CUSTOM_FIELDS_MAX = 10_000;
+export const SEARCH_MAX = 200;
+
+const CONTROL_CHARS = /[\u0000-\u001f\u007f]/;
+const blankToNull = (s: string) => (s === '' ? null : s);
+
+/** An optional single-line text: trimmed, bounded, no control characters; '' and null read as null. */
+const optionalText = (field: string, max: number) =>
+  v.optional(
+    v.nullable(
+      v.pipe(
+        v.string(`Invalid ${field}`),
+        v.trim(),
+        v.maxLength(max, `${field} must be at most ${max} characters`),
+        v.check((s) => !CONTROL_CHARS.test(s), `${field} must not contain control characters`),
+        v.transform(blankToNull),
+      ),
+    ),
+  );
+
+/** Trimmed, lower-cased, valid; '' and null read as null. */
+const optionalEmail = v.optional(
+  v.nullable(
+    v.pipe(
+      v.string('Invalid email'),
+      v.trim(),
+      v.toLowerCase(),
+      v.transform(blankToNull),
+      v.nullable(v.pipe(v.string(), v.maxLength(EMAIL_MAX, 'Invalid email'), v.email('Invalid email'))),
+    ),
+  ),
+);
+
+/** Digits with an optional leading +; spaces, dots, dashes and parentheses are dropped. */
+const optionalPhone = v.optional(
+  v.nullable(
+    v.pipe(
+      v.string('Invalid phone'),
+      v.maxLength(64, 'Invalid phone'),
+      v.transform((s) => s.replace(/[\s().-]/g, '')),
+      v.transform(blankToNull),
+      v.nullable(v.pipe(v.string(), v.regex(/^\+?[0-9]{4,20}$/, 'Invalid phone'))),
+    ),
+  ),
+);
+
+const isPlainObject = (x: unknown): x is Record<string, unknown> =>
+  typeof x === 'object' && x !== null && !Array.isArray(x);
+
+/** Any JSON object up to CUSTOM_FIELDS_MAX characters; null reads as null (clears on update). */
+const optionalCustomFields = v.optional(
+  v.nullable(
+    v.pipe(
+      v.custom<Record<string, unknown>>(isPlainObject, 'customFieldData must be an object'),
+      v.check(
+        (o) => JSON.stringify(o).length <= CUSTOM_FIELDS_MAX,
+        `customFieldData must be at most ${CUSTOM_FIELDS_MAX} characters as JSON`,
+      ),
+      v.check((o) => !JSON.stringify(o).includes('\\u0000'), 'customFieldData must not contain NUL characters'),
+    ),
+  ),
+);
+
+export const entryFields = {
+  email: optionalEmail,
+  phone: optionalPhone,
+  name: optionalText('name', NAME_MAX),
+  customFieldData: optionalCustomFields,
+};
+
+/** Body of POST /contests/:id/entries (unknown fields are dropped). */
+export const createEntrySchema = v.object({
+  ...entryFields,
+  referralCode: optionalText('referralCode', REFERRAL_CODE_MAX),
+});
+
+/** Body of PUT /entries/:id: any of the fields; null clears name, phone, customFieldData (and email when a phone remains). */
+export const updateEntrySchema = v.object(entryFields);
+
+function parse<S extends v.GenericSchema>(schema: S, input: unknown): v.InferOutput<S> {
+  const r = v.safeParse(schema, input ?? {});
+  if (!r.success) throw issueToError(r.issues as unknown as Parameters<typeof issueToError>[0]);
+  return r.output;
+}
+
+// ---------------------------------------------------------------- create
+
+export interface CreateEntryInput {
+  email?: string;
+  phone?: string;
+  name?: string;
+  referralCode?: string;
+  customFieldData?: Record<string, unknown>;
+}
+
+export interface CreateEntryResult {
+  status: 200 | 201;
+  data: {
+    entryId: string;
+    email: string | null;
+    alreadyExists: boolean;
+    isReferred: boolean;
+    pointsAwarded: { advocate: number; friend: number };
+  };
+  /** true when a confirmation email was queued (the route then calls triggerEmailDelivery) */
+  emailQueued: boolean;
+}
+
+interface CreateRow {
+  contest_found: boolean;
+  is_open: boolean;
+  new_id: string | null;
+  new_email: string | null;
+  new_referred_by: string | null;
+  friend_points: number | null;
+  advocate_points: number | null;
+  mails: number | string;
+  existing_id: string | null;
+  existing_email: string | null;
+  existing_referred_by: string | null;
+}
+
+const MAX_CREATE_ATTEMPTS = 8;
+
+/**
+ * Creates an entry, or finds the one with the same email (phone for phone-only entries) in
+ * the contest. Throws Errors.contestNotFound() when the contest is not the team's,
+ * Errors.contestNotActive() when it is not open, Errors.emailOrPhoneRequired() when both are
+ * missing, a 400 naming the field for invalid input.
+ *
+ * One statement: contest check, dedupe (`on conflict do nothing`), referral lookup in the same
+ * contest (the referrer's row locked), the referrer's new total, the ledger rows of both sides
+ * and the confirmation email in the outbox. A statement that inserted nothing and found no
+ * existing entry lost a race to a concurrent insert of the same email (its snapshot predates
+ * it) or hit a referral-code collision: it runs again with a fresh snapshot and code.
+ */
+export async function createEntry(
+  db: Db,
+  ctx: { now: Date; random: RandomSource; publicUrl: string },
+  contest: { id: string; teamId: string },
+  input: CreateEntryInput,
+): Promise<CreateEntryResult> {
+  const { email = null, phone = null, name = null, referralCode = null, customFieldData = null } = parse(createEntrySchema, input);
+  if (!email && !phone) throw Errors.emailOrPhoneRequired();
+  if (!isUuid(contest.id) || !isUuid(contest.teamId)) throw Errors.contestNotFound();
+  const now = ctx.now.toISOString();
+  const custom = customFieldData === null ? null : JSON.stringify(customFieldData);
+
+  for (let attempt = 0; attempt < MAX_CREATE_ATTEMPTS; attempt++) {
+    const code = newReferralCode(ctx.random);
+    const confirmation = email ? await newConfirmation(ctx.random, ctx.publicUrl) : null;
+    const mail = confirmation?.content({ title: sql`c.title`, name: sql`${name}::text` });
+    const row = await queryOne<CreateRow>(
+      db,
+      sql`with c as (
+            select c.id, c.team_id, c.title, c.require_email_confirmation,
+              c.referral_advocate_points, c.referral_friend_points, ${sqlContestOpen(ctx.now, 'c')} as is_open
+            from contests c where c.id = ${contest.id} and c.team_id = ${contest.teamId}
+          ), existing as (
+            select e.id, e.email, e.referred_by from entries e join c on e.contest_id = c.id
+            where (${email}::text is not null and e.email = ${email}::text)
+               or (${email}::text is null and e.email is null and e.phone = ${phone}::text)
+          ), ref as (
+            select e.id, e.points from entries e join c on e.contest_id = c.id
+            where ${referralCode}::text is not null and e.referral_code = ${referralCode}::text
+              and c.is_open and not exists (select 1 from existing)
+            for update of e
+          ), ins as (
+            insert into entries (contest_id, email, phone, name, referral_code, referred_by, points,
+              email_confirmed, confirmed_at, confirmation_token_hash, custom_field_data, created_at, updated_at)
+            select c.id, ${email}::text, ${phone}::text, ${name}::text, ${code}::text, ref.id,
+              case when ref.id is null then 0 else c.referral_friend_points end,
+              not c.require_email_confirmation,
+              case when c.require_email_confirmation then null else ${now}::timestamptz end,
+              case when c.require_email_confirmation then ${confirmation?.tokenHash ?? null}::text end,
+              ${custom}::jsonb, ${now}::timestamptz, ${now}::timestamptz
+            from c left join ref on true
+            where c.is_open and not exists (select 1 from existing)
+            on conflict do nothing
+            returning id, email, referred_by, points, confirmation_token_hash
+          ), adv as (
+            update entries e set points = ${sqlClampedTotal(sql`ref.points`, sql`c.referral_advocate_points`)},
+              updated_at = ${now}::timestamptz
+            from ref, c, ins
+            where e.id = ref.id and ins.referred_by = ref.id and c.referral_advocate_points > 0
+            returning e.id, e.points - ref.points as delta
+          ), ledger as (
+            insert into points_ledger (entry_id, contest_id, delta, requested_delta, source, reason, ref_id, created_at)
+            select ins.id, c.id, ins.points, c.referral_friend_points, 'referral', 'Joined with a referral code',
+              ins.referred_by::text, ${now}::timestamptz
+            from ins, c where ins.referred_by is not null and ins.points > 0
+            union all
+            select adv.id, c.id, adv.delta, c.referral_advocate_points, 'referral', 'Referred a new entry',
+              ins.id::text, ${now}::timestamptz
+            from adv, ins, c
+            returning 1
+          ), mail as (
+            ${
+              mail
+                ? sql`insert into email_outbox (team_id, contest_id, "to", kind, subject, text, html, created_at, next_attempt_at)
+                      select c.team_id, c.id, ins.email, 'confirmation', ${mail.subject}, ${mail.text}, ${mail.html},
+                        ${now}::timestamptz, ${now}::timestamptz
+                      from ins, c where ins.confirmation_token_hash is not null
+                      returning id`
+                : sql`select null::uuid as id where false`
+            }
+          )
+          select exists (select 1 from c) as contest_found,
+            coalesce((select is_open from c), false) as is_open,
+            ins.id as new_id, ins.email as new_email, ins.referred_by as new_referred_by, ins.points as friend_points,
+            (select delta from adv) as advocate_points,
+            (select count(*) from mail) as mails,
+            existing.id as existing_id, existing.email as existing_email, existing.referred_by as existing_referred_by
+          from (select 1) one left join ins on true left join existing on true`,
+    );
+    if (!row?.contest_found) throw Errors.contestNotFound();
+    if (!row.is_open) throw Errors.contestNotActive();
+    if (row.new_id) {
+      const referred = row.new_referred_by !== null;
+      return {
+        status: 201,
+        data: {
+          entryId: row.new_id,
+          email: row.new_email,
+          alreadyExists: false,
+          isReferred: referred,
+          pointsAwarded: { advocate: referred ? num(row.advocate_points) : 0, friend: referred ? num(row.friend_points) : 0 },
+        },
+        emailQueued: num(row.mails) > 0,
+      };
+    }
+    if (row.existing_id) {
+      return {
+        status: 200,
+        data: {
+          entryId: row.existing_id,
+          email: row.existing_email,
+          alreadyExists: true,
+          isReferred: row.existing_referred_by !== null,
+          pointsAwarded: { advocate: 0, friend: 0 },
+        },
+        emailQueued: false,
+      };
+    }
+    // lost a race to a concurrent insert of the same entry, or a referral-code collision: run again
+  }
+  throw new Error('createEntry: no entry created or found after retries');
+}
+
+// ---------------------------------------------------------------- read
+
+interface EntryRow {
+  id: string;
+  email: string | null;
+  name: string | null;
+  phone: string | null;
+  points: number;
+  email_confirmed: boolean;
+  disqualified: boolean;
+  referral_code: string | null;
+  created_at: Date | string;
+}
+
+export function entryListJson(r: EntryRow) {
+  return {
+    id: r.id,
+    email: r.email,
+    name: r.name,
+    phone: r.phone,
+    points: num(r.points),
+    emailConfirmed: r.email_confirmed,
+    disqualified: r.disqualified,
+    referralCode: r.referral_code,
+    createdAt: iso(r.created_at),
+  };
+}
+export type EntryListItem = ReturnType<typeof entryListJson>;
+
+const LIST_COLUMNS = sql`e.id, e.email, e.name, e.phone, e.points, e.email_confirmed, e.disqualified, e.referral_code, e.created_at`;
+
+/** `%`, `_` and `\` taken literally in a LIKE pattern (escape character `\`). */
+export const escapeLike = (s: string) => s.replace(/[\\%_]/g, '\\$&');
+
+/**
+ * A page of a contest's entries, newest first. `search`: case-insensitive substring of the
+ * email or the name. Throws contestNotFound for another team's contest.
+ */
+export async function listEntries(
+  db: Db,
+  teamId: string,
+  contestId: string,
+  opts: { limit: number; offset: number; search?: string | null },
+): Promise<{ items: EntryListItem[]; total: number }> {
+  if (!isUuid(contestId)) throw Errors.contestNotFound();
+  const search = opts.search?.trim() || null;
+  const pattern = search === null ? null : `%${escapeLike(search)}%`;
+  const rows = await query<EntryRow & { contest_found: boolean; total: number | string }>(
+    db,
+    sql`with c as (select id from contests where id = ${contestId} and team_id = ${teamId}),
+        f as (
+          select e.* from entries e join c on e.contest_id = c.id
+          where ${pattern}::text is null
+             or e.email ilike ${pattern}::text escape '\\'
+             or e.name ilike ${pattern}::text escape '\\'
+        )
+        select exists (select 1 from c) as contest_found, (select count(*) from f) as total, p.*
+        from (select 1) one left join lateral (
+          select ${LIST_COLUMNS} from f e order by e.created_at desc, e.id desc limit ${opts.limit} offset ${opts.offset}
+        ) p on true`,
+  );
+  if (!rows[0]?.contest_found) throw Errors.contestNotFound();
+  return { total: num(rows[0].total), items: rows.filter((r) => r.id !== null).map(entryListJson) };
+}
+
+/** The entry detail of the reference, plus customFieldData. Another team's entry: entryNotFound. */
+export async function getEntry(db: Db, teamId: string, entryId: string) {
+  if (!isUuid(entryId)) throw Errors.entryNotFound();
+  const r = await queryOne<
+    EntryRow & {
+      points_used: number;
+      contest_id: string;
+      contest_title: string;
+      custom_field_data: unknown;
+      referrals_count: number | string;
+      bonus_actions_completed: number | string;
+      total_purchase_value: number | string;
+      total_purchase_count: number | string;
+    }
+  >(
+    db,
+    sql`select ${LIST_COLUMNS}, e.points_used, e.contest_id, c.title as contest_title, e.custom_field_data,
+          (select count(*) from entries r where r.referred_by = e.id) as referrals_count,
+          (select count(*) from bonus_completions b where b.entry_id = e.id) as bonus_actions_completed,
+          p.value as total_purchase_value, p.n as total_purchase_count
+        from entries e
+        join contests c on c.id = e.contest_id
+        cross join lateral (select coalesce(sum(amount), 0) as value, count(*) as n from purchases where entry_id = e.id) p
+        where e.id = ${entryId} and c.team_id = ${teamId}`,
+  );
+  if (!r) throw Errors.entryNotFound();
+  return {
+    ...entryListJson(r),
+    pointsUsed: num(r.points_used),
+    contestId: r.contest_id,
+    contestTitle: r.contest_title,
+    referralsCount: num(r.referrals_count),
+    bonusActionsCompleted: num(r.bonus_actions_completed),
+    totalPurchaseValue: num(r.total_purchase_value),
+    totalPurchaseCount: num(r.total_purchase_count),
+    customFieldData: (r.custom_field_data ?? null) as Record<string, unknown> | null,
+  };
+}
+
+// ---------------------------------------------------------------- update
+
+export interface UpdateEntryInput {
+  name?: string | null;
+  email?: string | null;
+  phone?: string | null;
+  customFieldData?: Record<string, unknown> | null;
+}
+
+/**
+ * Changes any of name, email, phone, customFieldData (replaced whole; null clears). One
+ * statement; duplicates are refused by the unique indexes (409), an entry left with neither
+ * email nor phone by the CHECK (400). A new email in a contest that requires confirmation makes
+ * the entry unconfirmed again and queues a confirmation email to the new address.
+ */
+export async function updateEntry(
+  db: Db,
+  ctx: { now: Date; random: RandomSource; publicUrl: string },
+  teamId: string,
+  entryId: string,
+  input: UpdateEntryInput,
+): Promise<{ data: { id: string; email: string | null; name: string | null; phone: string | null; points: number }; emailQueued: boolean }> {
+  const b = parse(updateEntrySchema, input);
+  const has = (k: keyof typeof b) => Object.hasOwn(b, k) && (b as Record<string, unknown>)[k] !== undefined;
+  if (!has('name') && !has('email') && !has('phone') && !has('customFieldData')) throw Errors.nothingToUpdate();
+  if (!isUuid(entryId)) throw Errors.entryNotFound();
+  const now = ctx.now.toISOString();
+  const email = b.email ?? null;
+  const custom = b.customFieldData == null ? null : JSON.stringify(b.customFieldData);
+  const confirmation = has('email') && email ? await newConfirmation(ctx.random, ctx.publicUrl) : null;
+  const mail = confirmation?.content({ title: sql`t.title`, name: sql`u.name` });
+  let row:
+    | { id: string; email: string | null; name: string | null; phone: string | null; points: number; mails: number | string }
+    | undefined;
+  try {
+    row = await queryOne(
+      db,
+      sql`with t as (
+            select e.id, c.id as contest_id, c.team_id, c.title, c.require_email_confirmation,
+              (${has('email')}::boolean and e.email is distinct from ${email}::text) as email_changed
+            from entries e join contests c on c.id = e.contest_id
+            where e.id = ${entryId} and c.team_id = ${teamId}
+            for update of e
+          ), u as (
+            update entries e set
+              name = case when ${has('name')}::boolean then ${b.name ?? null}::text else e.name end,
+              email = case when ${has('email')}::boolean then ${email}::text else e.email end,
+              phone = case when ${has('phone')}::boolean then ${b.phone ?? null}::text else e.phone end,
+              custom_field_data = case when ${has('customFieldData')}::boolean then ${custom}::jsonb else e.custom_field_data end,
+              email_confirmed = case when t.email_changed then not t.require_email_confirmation else e.email_confirmed end,
+              confirmed_at = case when t.email_changed
+                then (case when t.require_email_confirmation then null else coalesce(e.confirmed_at, ${now}::timestamptz) end)
+                else e.confirmed_at end,
+              confirmation_token_hash = case when t.email_changed
+                then (case when t.require_email_confirmation then ${confirmation?.tokenHash ?? null}::text end)
+                else e.confirmation_token_hash end,
+              updated_at = ${now}::timestamptz
+            from t where e.id = t.id
+            returning e.id, e.email, e.name, e.phone, e.points, e.confirmation_token_hash,
+              (t.email_changed and t.require_email_confirmation and e.email is not null) as needs_mail
+          ), mail as (
+            ${
+              mail
+                ? sql`insert into email_outbox (team_id, contest_id, "to", kind, subject, text, html, created_at, next_attempt_at)
+                      select t.team_id, t.contest_id, u.email, 'confirmation', ${mail.subject}, ${mail.text}, ${mail.html},
+                        ${now}::timestamptz, ${now}::timestamptz
+                      from u, t where u.needs_mail
+                      returning id`
+                : sql`select null::uuid as id where false`
+            }
+          )
+          select u.id, u.email, u.name, u.phone, u.points, (select count(*) from mail) as mails from u`,
+    );
+  } catch (e) {
+    const pe = pgError(e);
+    if (pe?.code === '23505' && pe.constraint === 'entries_contest_email_uq') throw Errors.emailAlreadyUsed();
+    if (pe?.code === '23505' && pe.constraint === 'entries_contest_phone_uq') throw Errors.phoneAlreadyUsed();
+    if (pe?.code === '23514' && pe.constraint === 'entries_contact_ck') throw Errors.emailOrPhoneRequired();
+    throw e;
+  }
+  if (!row) throw Errors.entryNotFound();
+  return {
+    data: { id: row.id, email: row.email, name: row.name, phone: row.phone, points: num(row.points) },
+    emailQueued: num(row.mails) > 0,
+  };
+}
+
+// ---------------------------------------------------------------- disqualify
+
+/** true disqualifies, false re-qualifies, undefined toggles; atomic in one UPDATE. */
+export async function setDisqualified(db: Db, teamId: string, entryId: string, disqualify: boolean | undefined, now: Date) {
+  if (!isUuid(entryId)) throw Errors.entryNotFound();
+  const row = await queryOne<{ id: string; disqualified: boolean }>(
+    db,
+    sql`update entries e set disqualified = coalesce(${disqualify ?? null}::boolean, not e.disqualified),
+          updated_at = ${now.toISOString()}::timestamptz
+        from contests c
+        where e.id = ${entryId} and c.id = e.contest_id and c.team_id = ${teamId}
+        returning e.id, e.disqualified`,
+  );
+  if (!row) throw Errors.entryNotFound();
+  return {
+    entryId: row.id,
+    disqualified: row.disqualified,
+    message: row.disqualified ? 'Entry has been disqualified' : 'Entry has been re-qualified',
+  };
+}
