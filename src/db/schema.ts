@@ -19,6 +19,7 @@ import {
   jsonb,
   numeric,
   pgTable,
+  primaryKey,
   text,
   timestamp,
   uniqueIndex,
@@ -144,6 +145,11 @@ export const entries = pgTable(
     uniqueIndex('entries_confirmation_token_uq').on(t.confirmationTokenHash).where(sql`${t.confirmationTokenHash} is not null`),
     index('entries_contest_created_idx').on(t.contestId, t.createdAt, t.id),
     index('entries_referred_by_idx').on(t.referredBy).where(sql`${t.referredBy} is not null`),
+    // analytics `points.highest`: a backward scan of one contest's points
+    index('entries_contest_points_idx').on(t.contestId, t.points),
+    // entries search (case-insensitive substring of email or name): trigram indexes (pg_trgm)
+    index('entries_email_trgm_idx').using('gin', sql`${t.email} gin_trgm_ops`),
+    index('entries_name_trgm_idx').using('gin', sql`${t.name} gin_trgm_ops`),
     index('entries_leaderboard_points_idx')
       .on(t.contestId, t.points.desc(), t.createdAt, t.id)
       .where(sql`${t.emailConfirmed} and not ${t.disqualified}`),
@@ -154,6 +160,28 @@ export const entries = pgTable(
     check('entries_commission_ck', sql`${t.commission} >= 0`),
     check('entries_contact_ck', sql`${t.email} is not null or ${t.phone} is not null`),
   ],
+);
+
+/**
+ * Exact running totals per contest, kept by statement-level triggers on entries and
+ * bonus_completions (migrations/0004_contest_stats_triggers.sql) in the same transaction as the
+ * change. Spread over 16 slots (slot = transaction id % 16) so that concurrent writers of one
+ * contest rarely wait on the same row; readers sum the slots.
+ */
+export const contestStats = pgTable(
+  'contest_stats',
+  {
+    contestId: uuid('contest_id')
+      .notNull()
+      .references(() => contests.id, { onDelete: 'cascade' }),
+    slot: integer('slot').notNull(),
+    entries: bigint('entries', { mode: 'number' }).notNull().default(0),
+    confirmed: bigint('confirmed', { mode: 'number' }).notNull().default(0),
+    disqualified: bigint('disqualified', { mode: 'number' }).notNull().default(0),
+    pointsTotal: bigint('points_total', { mode: 'number' }).notNull().default(0),
+    bonusCompletions: bigint('bonus_completions', { mode: 'number' }).notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.contestId, t.slot] })],
 );
 
 /** Every change of an entry's points, written in the same statement as the new total. */
@@ -329,7 +357,10 @@ export const instantWinTiers = pgTable(
     redeemUrl: text('redeem_url'),
     /** null = unlimited */
     quantity: integer('quantity'),
+    /** always max(0, quantity - handed_out); null when quantity is null */
     remaining: integer('remaining'),
+    /** wins of this tier holding a unit now (pending, or claimed); given back when a pending win expires */
+    handedOut: integer('handed_out').notNull().default(0),
     /** tiers removed by an update but referenced by plays are archived, not deleted */
     archivedAt: ts('archived_at'),
     createdAt: createdAt(),
@@ -339,6 +370,7 @@ export const instantWinTiers = pgTable(
     check('iw_tiers_odds_ck', sql`${t.oddsPercent} >= 0 and ${t.oddsPercent} <= 100`),
     check('iw_tiers_quantity_ck', sql`${t.quantity} is null or ${t.quantity} >= 0`),
     check('iw_tiers_remaining_ck', sql`${t.remaining} is null or ${t.remaining} >= 0`),
+    check('iw_tiers_handed_out_ck', sql`${t.handedOut} >= 0`),
     check('iw_tiers_delivery_ck', sql`${t.deliveryType} is null or ${t.deliveryType} in ('code', 'url', 'unique_code')`),
   ],
 );
@@ -396,6 +428,8 @@ export const instantWinPlays = pgTable(
     uniqueIndex('iw_plays_limit_cookie_uq').on(t.gameId, t.limitCookieKey).where(sql`${t.limitCookieKey} is not null`),
     uniqueIndex('iw_plays_limit_ip_uq').on(t.gameId, t.limitIpKey).where(sql`${t.limitIpKey} is not null`),
     index('iw_plays_game_created_idx').on(t.gameId, t.createdAt),
+    index('iw_plays_game_status_idx').on(t.gameId, t.status, t.createdAt),
+    index('iw_plays_tier_idx').on(t.tierId),
     index('iw_plays_pending_expiry_idx').on(t.expiresAt).where(sql`${t.status} = 'pending'`),
     check('iw_plays_status_ck', sql`${t.status} in ('pending', 'claimed', 'miss', 'expired')`),
     check('iw_plays_random_ck', sql`${t.randomValue} >= 0 and ${t.randomValue} < 100`),

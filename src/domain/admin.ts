@@ -167,7 +167,7 @@ interface AdminContestRow extends ContestRow {
 export async function getAdminContest(db: Db, contestId: string, now: Date) {
   const row = await queryOne<AdminContestRow>(
     db,
-    sql`select c.*, (select count(*) from entries e where e.contest_id = c.id) as entries_count,
+    sql`select c.*, (select coalesce(sum(s.entries), 0) from contest_stats s where s.contest_id = c.id) as entries_count,
           c.shopify_secret is not null as has_shopify_secret,
           c.stripe_secret is not null as has_stripe_secret,
           c.webhook_secret is not null as has_webhook_secret

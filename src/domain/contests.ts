@@ -64,7 +64,7 @@ export type ContestJson = ReturnType<typeof contestJson>;
 
 const CONTEST_COLUMNS = sql`c.id, c.team_id, c.tool_type, c.title, c.description, c.status, c.start_date, c.end_date,
   c.is_evergreen, c.mode, c.slug, c.views_count,
-  (select count(*) from entries e where e.contest_id = c.id) as entries_count`;
+  (select coalesce(sum(s.entries), 0) from contest_stats s where s.contest_id = c.id) as entries_count`;
 
 export async function listContests(
   db: Db,

@@ -319,16 +319,19 @@ export async function listEntries(
   if (!isUuid(contestId)) throw Errors.contestNotFound();
   const search = opts.search?.trim() || null;
   const pattern = search === null ? null : `%${escapeLike(search)}%`;
+  // without a search the total comes from contest_stats (exact, kept by triggers) and the page
+  // from entries_contest_created_idx; with one, the trigram indexes find the matches
+  const total = pattern === null
+    ? sql`(select coalesce(sum(s.entries), 0) from contest_stats s where s.contest_id = ${contestId})`
+    : sql`(select count(*) from f)`;
   const rows = await query<EntryRow & { contest_found: boolean; total: number | string }>(
     db,
     sql`with c as (select id from contests where id = ${contestId} and team_id = ${teamId}),
         f as (
           select e.* from entries e join c on e.contest_id = c.id
-          where ${pattern}::text is null
-             or e.email ilike ${pattern}::text escape '\\'
-             or e.name ilike ${pattern}::text escape '\\'
+          ${pattern === null ? sql`` : sql`where e.email ilike ${pattern}::text escape '\\' or e.name ilike ${pattern}::text escape '\\'`}
         )
-        select exists (select 1 from c) as contest_found, (select count(*) from f) as total, p.*
+        select exists (select 1 from c) as contest_found, ${total} as total, p.*
         from (select 1) one left join lateral (
           select ${LIST_COLUMNS} from f e order by e.created_at desc, e.id desc limit ${opts.limit} offset ${opts.offset}
         ) p on true`,

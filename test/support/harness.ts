@@ -126,7 +126,17 @@ async function openDatabase(opts: TestEnvOptions) {
       pool: h.pool,
       close: async () => {
         await h.close();
-        await admin.query(`drop database if exists ${name} with (force)`);
+        // pool.end() resolves before the server has seen every socket close: wait for them
+        // rather than force (which makes the server kill them, and the clients log errors)
+        for (let i = 0; ; i++) {
+          try {
+            await admin.query(`drop database if exists ${name}${i >= 30 ? ' with (force)' : ''}`);
+            break;
+          } catch (e) {
+            if (i >= 30) throw e;
+            await new Promise((r) => setTimeout(r, 50));
+          }
+        }
         await admin.end();
       },
     };

@@ -1,0 +1,1 @@
+CREATE INDEX "iw_plays_tier_idx" ON "instant_win_plays" USING btree ("tier_id");
