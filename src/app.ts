@@ -24,6 +24,7 @@ import { webhookRoutes } from './routes/webhooks.js';
 import { widgetRoutes } from './routes/widget.js';
 
 export const MAX_BODY_BYTES = 64 * 1024;
+export const PLATFORM_MAX_BODY_BYTES = 1024 * 1024;
 const REQUEST_ID_RE = /^[\w.-]{1,128}$/;
 
 export function createApp(deps: Deps) {
@@ -64,15 +65,18 @@ export function createApp(deps: Deps) {
     }),
   );
 
-  app.use(
-    '*',
+  // 64 KiB for everything, except the store/payment platforms' own payloads: a large Shopify
+  // order can pass 64 KiB, and a 413 there makes the platform retry, then drop the subscription
+  const limit = (maxSize: number) =>
     bodyLimit({
-      maxSize: MAX_BODY_BYTES,
+      maxSize,
       onError: () => {
         throw Errors.bodyTooLarge();
       },
-    }),
-  );
+    });
+  const apiLimit = limit(MAX_BODY_BYTES);
+  const platformLimit = limit(PLATFORM_MAX_BODY_BYTES);
+  app.use('*', (c, next) => (c.req.path.startsWith('/api/webhooks/referral/') ? platformLimit : apiLimit)(c, next));
 
   app.route('/', healthRoutes());
   app.route('/', contestRoutes());

@@ -22,7 +22,7 @@ async function newTeam(name = 'Acme') {
 
 describe('admin auth', () => {
   it('answers 401 Unauthorized for a missing or wrong token', async () => {
-    for (const headers of [{}, { authorization: 'Bearer nope' }, { authorization: ADMIN_TOKEN }, { authorization: `Basic ${ADMIN_TOKEN}` }]) {
+    for (const headers of [{}, { authorization: 'Bearer nope' }, { authorization: ADMIN_TOKEN }, { authorization: `Basic ${ADMIN_TOKEN}` }] as Record<string, string>[]) {
       const r = await env.request('POST', '/api/admin/teams', { headers, body: { name: 'x' } });
       expect(r.status).toBe(401);
       expect(r.body).toEqual({ success: false, error: 'Unauthorized' });

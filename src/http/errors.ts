@@ -57,6 +57,7 @@ export const Errors = {
   purchaseTrackingDisabled: def(400, 'Purchase tracking is not enabled for this contest'),
   externalTrackingDisabled: def(403, 'External tracking is not enabled for this contest'),
   invalidWebhookSignature: def(401, 'Invalid webhook signature'),
+  amountTooLarge: def(400, 'Amount is too large'),
 
   // instant win (contract §6)
   gameNotFound: def(404, 'Game not found'),

@@ -1,7 +1,37 @@
 import { Hono } from 'hono';
+import { describeRoute } from 'hono-openapi';
+import { purchaseInputSchema, recordPurchase, toPurchaseInput } from '../domain/purchases.js';
+import { requireKey } from '../http/auth.js';
 import type { AppEnv } from '../http/context.js';
+import { ok } from '../http/envelope.js';
+import { Errors } from '../http/errors.js';
+import { jsonBody } from '../http/validate.js';
+import { requireContestId } from './contests.js';
 
 export function purchaseRoutes() {
   const r = new Hono<AppEnv>();
+
+  r.post(
+    '/api/v1/contests/:contestId/purchases',
+    describeRoute({
+      tags: ['Purchases'],
+      summary: 'Record a purchase (points per the contest purchase tracking; duplicate orderId answers 200 alreadyExists)',
+    }),
+    // contract §2: this endpoint words the 403 `Private key required`
+    requireKey('private', { forbidden: Errors.privateKeyRequiredShort }),
+    jsonBody(purchaseInputSchema, { fallback: 'Invalid request body' }),
+    async (c) => {
+      const contestId = requireContestId(c.req.param('contestId'));
+      const body = c.req.valid('json');
+      const result = await recordPurchase(
+        c.var.db(),
+        c.var.deps.clock.now(),
+        { id: contestId, teamId: c.var.auth.teamId },
+        toPurchaseInput(body, 'api'),
+      );
+      return ok(c, result.data, result.status);
+    },
+  );
+
   return r;
 }

@@ -1,7 +1,289 @@
+/**
+ * Inbound webhooks (reference "Inbound webhooks", contract §5). No API key: each contest's own
+ * secrets authenticate. The body is read RAW and verified over the exact bytes received, then
+ * parsed.
+ *
+ * Order of the checks, for every webhook: contest known and secret valid (else `401 Invalid
+ * webhook signature`; an unknown or malformed contest id answers the same 401, so the endpoint
+ * does not reveal which contests exist) → JSON object (400 `Invalid request body`) → payload
+ * fields (400 naming the field) → events not handled (200, ignored; Shopify's topic header is
+ * checked before the body) → the work, once per delivery id (a delivery id processed before is
+ * answered with the stored answer). Every delivery to a known contest is recorded in
+ * `webhook_receipts` (refused signatures within the rate limiter).
+ *
+ * Also here: GET /api/v1/contests/:contestId/webhook-receipts, the team's audit of those rows.
+ */
+import type { Context } from 'hono';
 import { Hono } from 'hono';
+import { describeRoute } from 'hono-openapi';
+import * as v from 'valibot';
+import { createEntry, type CreateEntryInput, createEntrySchema } from '../domain/entries.js';
+import { purchaseInputSchema, recordPurchase, toPurchaseInput } from '../domain/purchases.js';
+import { loadWebhookContest, type WebhookContest } from '../domain/webhooks/contest.js';
+import {
+  guardDelivery,
+  listContestReceipts,
+  processDelivery,
+  type ReceiptMeta,
+  recordReceipt,
+  rejectDelivery,
+  type WebhookSource,
+} from '../domain/webhooks/receipts.js';
+import { creditReferredSale, parseShopifyOrder, parseStripeSession, type ReferredSale, STRIPE_EVENTS } from '../domain/webhooks/referrals.js';
+import {
+  MAX_EXTERNAL_ID_LENGTH,
+  verifySharedSecret,
+  verifyShopify,
+  verifyStandardWebhook,
+  verifyStripe,
+} from '../domain/webhooks/signatures.js';
+import type { Db } from '../db/client.js';
+import { requireKey } from '../http/auth.js';
 import type { AppEnv } from '../http/context.js';
+import { ok, pagination } from '../http/envelope.js';
+import { triggerEmailDelivery } from '../http/email-trigger.js';
+import { Errors } from '../http/errors.js';
+import { issueToError, pageParams, pageQuerySchema, queryParams } from '../http/validate.js';
+import { requireContestId } from './contests.js';
+
+type C = Context<AppEnv>;
+type Obj = Record<string, unknown>;
+
+const fatalUtf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** The body as a JSON object; anything else (bad UTF-8, bad JSON, array, scalar) is a 400. */
+export function parseJsonObject(raw: Uint8Array): Obj {
+  let value: unknown;
+  try {
+    value = JSON.parse(fatalUtf8.decode(raw));
+  } catch {
+    throw Errors.invalidBody();
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw Errors.invalidBody();
+  return value as Obj;
+}
+
+/** A delivery id header, or null; over-long ids are cut for the audit row only. */
+function headerId(c: C, name: string): string | null {
+  const id = c.req.header(name)?.trim();
+  return id ? id : null;
+}
+
+interface Delivery {
+  db: Db;
+  now: Date;
+  contest: WebhookContest;
+  raw: Uint8Array;
+  meta: ReceiptMeta;
+}
+
+/**
+ * Loads the contest, reads the raw body and checks the signature with `verify`. Unknown
+ * contest: 401, not recorded (no team could read it). Bad signature: 401, recorded as rejected.
+ */
+async function authenticate(
+  c: C,
+  source: WebhookSource,
+  externalIdHeader: string | null,
+  verify: (contest: WebhookContest, raw: Uint8Array, now: Date) => Promise<boolean>,
+): Promise<Delivery> {
+  const db = c.var.db();
+  const now = c.var.deps.clock.now();
+  const contest = await loadWebhookContest(db, c.req.param('contestId'));
+  if (!contest) throw Errors.invalidWebhookSignature();
+  const raw = new Uint8Array(await c.req.arrayBuffer());
+  const externalId = externalIdHeader ? headerId(c, externalIdHeader) : null;
+  const meta: ReceiptMeta = { contestId: contest.id, source, externalId };
+  if (!(await verify(contest, raw, now))) {
+    // recorded for the team's audit, within the app's rate limiter (30 a minute per contest by
+    // default): contest ids are not secret, and a flood of forged requests must not fill the table
+    const { success } = await c.var.deps.rateLimiter.limit(`webhook-rejected:${contest.id}`);
+    if (success) await rejectDelivery(db, now, meta, Errors.invalidWebhookSignature());
+    throw Errors.invalidWebhookSignature();
+  }
+  if (externalId && externalId.length > MAX_EXTERNAL_ID_LENGTH) {
+    await rejectDelivery(db, now, meta, Errors.validation(`${externalIdHeader} must be at most ${MAX_EXTERNAL_ID_LENGTH} characters`));
+  }
+  return { db, now, contest, raw, meta };
+}
+
+/** Standard Webhooks signature, or the `x-webhook-secret` header (contract §5). */
+async function verifyGeneric(c: C, contest: WebhookContest, raw: Uint8Array, now: Date): Promise<boolean> {
+  const secret = contest.webhookSecret;
+  if (!secret) return false;
+  const signature = c.req.header('webhook-signature');
+  if (signature) {
+    const ok = await verifyStandardWebhook(
+      secret,
+      { id: c.req.header('webhook-id'), timestamp: c.req.header('webhook-timestamp'), signature },
+      raw,
+      now,
+    );
+    if (ok) return true;
+  }
+  return verifySharedSecret(secret, c.req.header('x-webhook-secret'));
+}
+
+const answer = (c: C, a: { status: number; body: unknown }) => c.json(a.body as object, a.status as 200);
+
+const ignoredBody = (reason: string) => ({ success: true as const, data: { ignored: true, reason } });
+
+async function ignore(c: C, d: Delivery, reason: string, dedupeKey: string | null = null) {
+  const body = ignoredBody(reason);
+  await recordReceipt(d.db, d.now, { ...d.meta, dedupeKey }, 'ignored', 200, body, reason);
+  return c.json(body, 200);
+}
+
+/**
+ * The signup body (reference: `email` required; `name`, `phone`, `referralCode` optional; other
+ * fields ignored). The fields are validated by createEntry with the create-entry rules.
+ */
+function signupInput(body: Obj): CreateEntryInput {
+  if (body.email === undefined || body.email === null || (typeof body.email === 'string' && !body.email.trim())) {
+    throw Errors.validation('email is required');
+  }
+  const input: Record<string, unknown> = { email: body.email };
+  for (const k of ['name', 'phone', 'referralCode'] as const) if (body[k] !== undefined) input[k] = body[k];
+  const parsed = v.safeParse(createEntrySchema, input);
+  if (!parsed.success) throw issueToError(parsed.issues as unknown as Parameters<typeof issueToError>[0]);
+  return input as CreateEntryInput;
+}
+
+/** Credits a parsed sale once per delivery; a closed contest is acknowledged and ignored. */
+async function creditSale(c: C, d: Delivery, sale: ReferredSale) {
+  const meta = { ...d.meta, dedupeKey: sale.orderId };
+  if (Number(sale.amount) <= 0) return ignore(c, { ...d, meta }, 'Order total is 0', sale.orderId);
+  const a = await processDelivery(d.db, d.now, meta, async (tx) => {
+    const out = await creditReferredSale(tx, d.now, d.contest.id, sale);
+    if (out.kind === 'not_open') {
+      return { outcome: 'ignored', status: 200, body: ignoredBody('Contest is not active'), note: 'Contest is not active' };
+    }
+    return { outcome: 'processed', status: 200, body: { success: true, data: out.result } };
+  });
+  return answer(c, a);
+}
 
 export function webhookRoutes() {
   const r = new Hono<AppEnv>();
+  const tags = ['Webhooks'];
+
+  r.post(
+    '/api/webhooks/purchase/:contestId',
+    describeRoute({
+      tags,
+      summary: 'Record a purchase (Standard Webhooks signature or x-webhook-secret); same record and rules as the API',
+    }),
+    async (c) => {
+      const d = await authenticate(c, 'purchase', 'webhook-id', (contest, raw, now) => verifyGeneric(c, contest, raw, now));
+      const input = await guardDelivery(d.db, d.now, d.meta, () => {
+        const parsed = v.safeParse(purchaseInputSchema, parseJsonObject(d.raw));
+        if (!parsed.success) throw issueToError(parsed.issues as unknown as Parameters<typeof issueToError>[0], 'Invalid request body');
+        return toPurchaseInput(parsed.output, 'webhook');
+      });
+      const a = await processDelivery(d.db, d.now, { ...d.meta, dedupeKey: input.orderId }, async (tx) => {
+        const res = await recordPurchase(tx, d.now, { id: d.contest.id, teamId: d.contest.teamId }, input);
+        return { outcome: 'processed', status: res.status, body: { success: true, data: res.data } };
+      });
+      return answer(c, a);
+    },
+  );
+
+  r.post(
+    '/api/webhooks/signup/:contestId',
+    describeRoute({
+      tags,
+      summary: 'Create an entry (Standard Webhooks signature or x-webhook-secret); external tracking must be on',
+    }),
+    async (c) => {
+      const d = await authenticate(c, 'signup', 'webhook-id', (contest, raw, now) => verifyGeneric(c, contest, raw, now));
+      const input = await guardDelivery(d.db, d.now, d.meta, () => signupInput(parseJsonObject(d.raw)));
+      let emailQueued = false;
+      const a = await processDelivery(d.db, d.now, d.meta, async (tx) => {
+        if (!d.contest.externalTrackingEnabled) throw Errors.externalTrackingDisabled();
+        const deps = c.var.deps;
+        const res = await createEntry(tx, { now: d.now, random: deps.random, publicUrl: deps.config.publicUrl }, d.contest, input);
+        emailQueued = res.emailQueued;
+        return { outcome: 'processed', status: res.status, body: { success: true, data: res.data }, dedupeKey: res.data.entryId };
+      });
+      if (emailQueued && !a.replayed) triggerEmailDelivery(c);
+      return answer(c, a);
+    },
+  );
+
+  r.post(
+    '/api/webhooks/referral/shopify/:contestId',
+    describeRoute({
+      tags,
+      summary: 'Shopify orders/paid: credits the referrer (X-Shopify-Hmac-Sha256 with the contest shopifySecret)',
+    }),
+    async (c) => {
+      const d = await authenticate(c, 'shopify', 'x-shopify-webhook-id', (contest, raw) =>
+        verifyShopify(contest.shopifySecret ?? '', c.req.header('x-shopify-hmac-sha256'), raw),
+      );
+      const topic = c.req.header('x-shopify-topic')?.trim() ?? '';
+      if (topic !== 'orders/paid') return ignore(c, d, `Topic ${topic || '(none)'} is not handled`);
+      const sale = await guardDelivery(d.db, d.now, d.meta, () => parseShopifyOrder(parseJsonObject(d.raw)));
+      return creditSale(c, d, sale);
+    },
+  );
+
+  r.post(
+    '/api/webhooks/referral/stripe/:contestId',
+    describeRoute({
+      tags,
+      summary: 'Stripe checkout.session.completed / async_payment_succeeded: credits the referrer (Stripe-Signature)',
+    }),
+    async (c) => {
+      const d = await authenticate(c, 'stripe', null, (contest, raw, now) =>
+        verifyStripe(contest.stripeSecret ?? '', c.req.header('stripe-signature'), raw, now),
+      );
+      const event = await guardDelivery(d.db, d.now, d.meta, () => {
+        const e = parseJsonObject(d.raw);
+        if (e.id === undefined || e.id === null) throw Errors.validation('id is required');
+        if (typeof e.id !== 'string' || !e.id.trim() || e.id.length > MAX_EXTERNAL_ID_LENGTH) throw Errors.validation('Invalid id');
+        if (typeof e.type !== 'string') throw Errors.validation('type is required');
+        return e as Obj & { id: string; type: string };
+      });
+      const withId: Delivery = { ...d, meta: { ...d.meta, externalId: event.id } };
+      if (!(STRIPE_EVENTS as readonly string[]).includes(event.type)) return ignore(c, withId, `Event ${event.type} is not handled`);
+      const sale = await guardDelivery(d.db, d.now, withId.meta, () => {
+        const data = event.data;
+        const session = data && typeof data === 'object' ? (data as Obj).object : undefined;
+        if (!session || typeof session !== 'object' || Array.isArray(session)) throw Errors.validation('Invalid data.object');
+        return parseStripeSession(session as Obj);
+      });
+      if (!sale) return ignore(c, withId, 'Checkout session is not paid');
+      return creditSale(c, withId, sale);
+    },
+  );
+
+  r.get(
+    '/api/v1/contests/:contestId/webhook-receipts',
+    describeRoute({
+      tags,
+      summary: 'What arrived on the contest webhooks, newest first (audit; private key)',
+    }),
+    requireKey('private'),
+    queryParams(
+      v.object({
+        ...pageQuerySchema,
+        outcome: v.optional(v.picklist(['processed', 'rejected', 'ignored', 'duplicate'], 'outcome must be one of processed, rejected, ignored, duplicate')),
+        source: v.optional(v.picklist(['purchase', 'signup', 'shopify', 'stripe'], 'source must be one of purchase, signup, shopify, stripe')),
+      }),
+    ),
+    async (c) => {
+      const contestId = requireContestId(c.req.param('contestId'));
+      const q = c.req.valid('query');
+      const { page, limit, offset } = pageParams(q, { defaultLimit: 50 });
+      const { items, total } = await listContestReceipts(c.var.db(), c.var.auth.teamId, contestId, {
+        limit,
+        offset,
+        outcome: q.outcome,
+        source: q.source,
+      });
+      return ok(c, items, 200, { pagination: pagination(page, limit, total) });
+    },
+  );
+
   return r;
 }

@@ -20,6 +20,7 @@ export const ENDPOINTS: Row[] = [
   ['POST', `/api/v1/entries/${ID}/bonus-actions/${ID}/complete`, 'pub', INVALID],
   ['POST', `/api/v1/contests/${ID}/purchases`, 'priv', MISSING, PRIVATE_SHORT],
   ['GET', `/api/v1/contests/${ID}/analytics`, 'pub', MISSING],
+  ['GET', `/api/v1/contests/${ID}/webhook-receipts`, 'priv', MISSING, PRIVATE],
   ['GET', `/api/v1/contests/${ID}/leaderboard`, 'pub', MISSING],
   ['GET', '/api/v1/instant-win-games', 'pub', MISSING],
   ['GET', `/api/v1/instant-win-games/${ID}`, 'pub', MISSING],
