@@ -81,17 +81,17 @@ async function main() {
           select ${contest.id}, 'user' || i || '@example.com', 'User ' || i, 'R' || lpad(i::text, 9, '0'),
                  floor(power(random(), 3) * 1000)::int, random() < 0.9, now(), random() < 0.01,
                  now() - interval '30 days' + (i || ' milliseconds')::interval
-          from generate_series(1, ${advocates}) i`,
+          from generate_series(1, ${advocates}::int) i`,
     );
     if (N > advocates) {
       await query(
         db,
         sql`insert into entries (contest_id, email, name, referral_code, referred_by, points, email_confirmed, confirmed_at, disqualified, created_at)
             select ${contest.id}, 'user' || i || '@example.com', 'User ' || i, 'R' || lpad(i::text, 9, '0'),
-                   case when i % 3 = 0 then (select id from entries r where r.referral_code = 'R' || lpad(((i % ${advocates}) + 1)::text, 9, '0')) end,
+                   case when i % 3 = 0 then (select id from entries r where r.referral_code = 'R' || lpad(((i % ${advocates}::int) + 1)::text, 9, '0')) end,
                    floor(power(random(), 3) * 1000)::int, random() < 0.9, now(), random() < 0.01,
                    now() - interval '30 days' + (i || ' milliseconds')::interval
-            from generate_series(${advocates + 1}, ${N}) i`,
+            from generate_series(${advocates + 1}::int, ${N}::int) i`,
       );
     }
     await query(
@@ -156,7 +156,7 @@ async function main() {
       db,
       sql`insert into instant_win_plays (game_id, tier_id, status, random_value, cookie_hash, play_day, expires_at)
           select ${gameId}, ${prizeTier}, 'pending', 1, ${sha256(claimCookie)}, current_date, now() + interval '24 hours'
-          from generate_series(1, ${pendingCount}) returning id`,
+          from generate_series(1, ${pendingCount}::int) returning id`,
     );
     await h.close();
 

@@ -9,13 +9,19 @@ import { createApp } from './app.js';
 import type { Db } from './db/client.js';
 import {
   type Deps,
+  type Logger,
+  type Mailer,
   consoleLogger,
   cryptoRandom,
-  logMailer,
   memoryRateLimiter,
   systemClock,
 } from './deps.js';
+import { sweepExpiredPlays } from './domain/instant-win/sweep.js';
+import { deliverDueEmails } from './domain/outbox.js';
 import { seedIfEmpty } from './domain/seed.js';
+import { logTransport } from './mail/log.js';
+import { resendTransport } from './mail/resend.js';
+import { mailConfigProblem, transportKind } from './mail/select.js';
 
 const env = process.env;
 const port = Number(env.PORT ?? 8787);
@@ -33,16 +39,54 @@ async function openDatabase(): Promise<{ db: Db; provider: Deps['database']; lab
   return { ...h, label: `PGlite (${dir})` };
 }
 
+/** log (default), smtp (SMTP_URL, nodemailer loaded only then) or resend (RESEND_API_KEY). */
+async function openMailer(logger: Logger): Promise<{ mailer: Mailer; label: string; close(): void }> {
+  const kind = transportKind(env);
+  const problem = mailConfigProblem(env, kind);
+  if (problem) throw new Error(`Mail settings: ${problem}`);
+  if (kind === 'smtp') {
+    const { smtpTransport } = await import('./mail/smtp.js');
+    const mailer = smtpTransport({ url: env.SMTP_URL!, from: env.MAIL_FROM! });
+    return { mailer, label: `smtp (${new URL(env.SMTP_URL!).host})`, close: () => mailer.close() };
+  }
+  if (kind === 'resend') {
+    const mailer = resendTransport({ apiKey: env.RESEND_API_KEY!, from: env.MAIL_FROM!, apiUrl: env.RESEND_API_URL });
+    return { mailer, label: 'resend', close: () => {} };
+  }
+  return { mailer: logTransport(logger), label: 'log (emails are printed, not sent)', close: () => {} };
+}
+
+/** The every-minute jobs (the Worker's cron): instant-win expiry sweep, then due emails; each runs even when the other fails. */
+async function runScheduledJobs(deps: Deps): Promise<void> {
+  const handle = deps.database.acquire();
+  const now = deps.clock.now();
+  try {
+    try {
+      await sweepExpiredPlays(handle.db, now);
+    } catch (e) {
+      deps.logger.error('cron: instant-win sweep failed', { error: String(e) });
+    }
+    try {
+      await deliverDueEmails(handle.db, deps.mailer, now, { logger: deps.logger });
+    } catch (e) {
+      deps.logger.error('cron: email delivery failed', { error: String(e) });
+    }
+  } finally {
+    await handle.release();
+  }
+}
+
 async function main() {
   const started = Date.now();
-  const database = await openDatabase();
   const logger = consoleLogger;
+  const mail = await openMailer(logger);
+  const database = await openDatabase();
   const deps: Deps = {
     database: database.provider,
     clock: systemClock,
     random: cryptoRandom,
     rateLimiter: memoryRateLimiter(30, 60),
-    mailer: logMailer(logger),
+    mailer: mail.mailer,
     logger,
     config: {
       adminToken: env.ADMIN_TOKEN || undefined,
@@ -70,6 +114,7 @@ async function main() {
   const app = createApp(deps);
   const server = serve({ fetch: app.fetch, port }, (info) => {
     console.log(`Contest Engine listening on http://localhost:${info.port} over ${database.label} (ready in ${Date.now() - started} ms)`);
+    console.log(`Email transport: ${mail.label}`);
     if (seeded) {
       console.log('Seeded a demo team. These keys are shown once; keep them:');
       console.log(`  public key:  ${seeded.publicKey}`);
@@ -79,8 +124,21 @@ async function main() {
     }
   });
 
+  // the Worker's cron, here: every minute deliver due emails (retries) and run the sweeps
+  let jobs: Promise<void> | null = null;
+  const tick = () => {
+    jobs ??= runScheduledJobs(deps).finally(() => {
+      jobs = null;
+    });
+  };
+  const timer = setInterval(tick, Number(env.JOBS_INTERVAL_MS ?? 60_000));
+  tick();
+
   const shutdown = async () => {
+    clearInterval(timer);
     server.close();
+    await jobs?.catch(() => {});
+    mail.close();
     await database.close().catch(() => {});
     process.exit(0);
   };

@@ -1,10 +1,14 @@
 /**
  * Cloudflare Worker entry: builds the dependencies from the Worker's env (Neon Pool per request,
  * ended with ctx.waitUntil) and hands them to createApp(). Nothing else knows it runs on Workers.
+ * `scheduled()` (cron, every minute) delivers due emails and expires unclaimed instant-win plays.
  */
 import { createApp, type App } from './app.js';
 import { neonProvider } from './db/drivers/neon.js';
-import { type Deps, type RateLimiter, consoleLogger, cryptoRandom, logMailer, memoryRateLimiter, systemClock } from './deps.js';
+import { type Deps, type RateLimiter, consoleLogger, cryptoRandom, memoryRateLimiter, systemClock } from './deps.js';
+import { sweepExpiredPlays } from './domain/instant-win/sweep.js';
+import { deliverDueEmails } from './domain/outbox.js';
+import { workerMailer } from './mail/select.js';
 
 export interface Env {
   DATABASE_URL: string;
@@ -13,6 +17,13 @@ export interface Env {
   IP_HASH_SALT?: string;
   /** Workers Rate Limiting binding ([[ratelimits]] in wrangler.toml) */
   PLAY_LIMITER?: { limit(opts: { key: string }): Promise<{ success: boolean }> };
+  /** email: RESEND_API_KEY + MAIL_FROM send through Resend; nothing set = log transport */
+  MAIL_TRANSPORT?: string;
+  MAIL_FROM?: string;
+  RESEND_API_KEY?: string;
+  RESEND_API_URL?: string;
+  /** test/dev only: host:port of the local WebSocket-to-Postgres proxy (scripts/ws-proxy.ts) */
+  NEON_WS_PROXY?: string;
 }
 
 function bindingRateLimiter(binding: NonNullable<Env['PLAY_LIMITER']>): RateLimiter {
@@ -24,33 +35,73 @@ function bindingRateLimiter(binding: NonNullable<Env['PLAY_LIMITER']>): RateLimi
   };
 }
 
-let cached: { env: Env; app: App } | undefined;
+let cached: { env: Env; deps: Deps; app: App } | undefined;
 
-function appFor(env: Env, requestUrl: string): App {
-  if (cached && cached.env === env) return cached.app;
+function depsFor(env: Env, requestUrl?: string): { deps: Deps; app: App } {
+  if (cached && cached.env === env) return cached;
   const logger = consoleLogger;
+  const publicUrl = env.PUBLIC_URL ?? (requestUrl ? new URL(requestUrl).origin : 'http://localhost:8787');
   const deps: Deps = {
-    database: neonProvider(env.DATABASE_URL),
+    database: neonProvider(env.DATABASE_URL, { wsProxy: env.NEON_WS_PROXY || undefined }),
     clock: systemClock,
     random: cryptoRandom,
     rateLimiter: env.PLAY_LIMITER ? bindingRateLimiter(env.PLAY_LIMITER) : memoryRateLimiter(30, 60),
-    mailer: logMailer(logger),
+    mailer: workerMailer(env, logger),
     logger,
     config: {
       adminToken: env.ADMIN_TOKEN || undefined,
-      publicUrl: (env.PUBLIC_URL ?? new URL(requestUrl).origin).replace(/\/+$/, ''),
+      publicUrl: publicUrl.replace(/\/+$/, ''),
       ipHashSalt: env.IP_HASH_SALT ?? 'contest-engine-dev-salt',
     },
     clientIp: (c) => c.req.header('cf-connecting-ip') ?? null,
     background: (c, work) => c.executionCtx.waitUntil(work),
   };
   const app = createApp(deps);
-  cached = { env, app };
-  return app;
+  // a scheduled event has no request URL: keep building on the first fetch until one came
+  if (requestUrl || env.PUBLIC_URL) cached = { env, deps, app };
+  return { deps, app };
+}
+
+export interface ScheduledResult {
+  expiredPlays?: number;
+  emails?: Awaited<ReturnType<typeof deliverDueEmails>>;
+}
+
+/**
+ * The every-minute jobs: expire unclaimed instant-win plays (their stock goes back), then
+ * deliver due emails (new ones and retries). Each runs even when the other fails; failures are
+ * logged and the next minute tries again.
+ */
+export async function runScheduledJobs(deps: Deps): Promise<ScheduledResult> {
+  const handle = deps.database.acquire();
+  const now = deps.clock.now();
+  const out: ScheduledResult = {};
+  try {
+    try {
+      out.expiredPlays = await sweepExpiredPlays(handle.db, now);
+    } catch (e) {
+      deps.logger.error('cron: instant-win sweep failed', { error: String(e) });
+    }
+    try {
+      out.emails = await deliverDueEmails(handle.db, deps.mailer, now, { logger: deps.logger });
+    } catch (e) {
+      deps.logger.error('cron: email delivery failed', { error: String(e) });
+    }
+  } finally {
+    await handle.release();
+  }
+  if (out.expiredPlays || out.emails?.sent || out.emails?.failed || out.emails?.retrying) {
+    deps.logger.info('cron', { expiredPlays: out.expiredPlays, ...out.emails });
+  }
+  return out;
 }
 
 export default {
   fetch(request: Request, env: Env, ctx: ExecutionContext) {
-    return appFor(env, request.url).fetch(request, env, ctx);
+    return depsFor(env, request.url).app.fetch(request, env, ctx);
+  },
+  async scheduled(_controller: ScheduledController, env: Env, _ctx: ExecutionContext) {
+    const { deps } = depsFor(env);
+    await runScheduledJobs(deps);
   },
 } satisfies ExportedHandler<Env>;

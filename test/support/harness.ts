@@ -119,6 +119,8 @@ async function openDatabase(opts: TestEnvOptions) {
     const url = new URL(template);
     url.pathname = `/${name}`;
     const h = await openPg(url.toString(), { max: opts.poolMax ?? 10, migrate: false });
+    // a client still closing when the database is dropped gets 57P01; pg-pool re-emits it here
+    h.pool.on('error', () => {});
     return {
       backend: 'postgres' as const,
       db: h.db,

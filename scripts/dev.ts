@@ -1,0 +1,155 @@
+/**
+ * `npm run dev`: the Worker (src/worker.ts) in wrangler dev (workerd, locally) against a plain
+ * local Postgres, configured by environment variables alone:
+ *
+ *   PORT=8788 DATABASE_URL=postgres://postgres@127.0.0.1:5432/contests ADMIN_TOKEN=... npm run dev
+ *
+ * 1. applies the migrations to DATABASE_URL and seeds an empty database (as `npm start` does);
+ * 2. starts the WebSocket-to-TCP proxy (scripts/ws-proxy.ts) the Neon driver goes through;
+ * 3. runs `wrangler dev` with the settings as local bindings (an env file under .wrangler/tmp,
+ *    never on the command line), and wrangler kept offline;
+ * 4. fires the cron (`scheduled()`) every minute, as Cloudflare would (wrangler dev does not).
+ *
+ * Env: PORT (8787), DATABASE_URL (required), ADMIN_TOKEN, PUBLIC_URL, IP_HASH_SALT, MAIL_TRANSPORT,
+ * MAIL_FROM, RESEND_API_KEY, RESEND_API_URL, HOST (127.0.0.1), JOBS_INTERVAL_MS (60000).
+ */
+import { spawn } from 'node:child_process';
+import { chmodSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { openPg } from '../src/db/drivers/pg.js';
+import { cryptoRandom } from '../src/deps.js';
+import { seedIfEmpty } from '../src/domain/seed.js';
+import { startWsProxy } from './ws-proxy.js';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const env = process.env;
+const port = Number(env.PORT ?? 8787);
+const host = env.HOST ?? '127.0.0.1';
+const databaseUrl = env.DATABASE_URL;
+
+if (!databaseUrl) {
+  console.error(
+    'npm run dev needs DATABASE_URL (a Postgres the Worker reaches through a local WebSocket proxy), e.g.\n' +
+      '  PORT=8788 DATABASE_URL=postgres://postgres@127.0.0.1:5432/contests ADMIN_TOKEN=secret npm run dev\n' +
+      'Without a Postgres, use `npm start` (embedded PGlite).',
+  );
+  process.exit(1);
+}
+
+const started = Date.now();
+
+// 1. migrations + first-run seed, over node-postgres
+const db = await openPg(databaseUrl, { max: 1 });
+const seeded = await seedIfEmpty(db.db, cryptoRandom, new Date());
+await db.close();
+
+// 2. the proxy the Neon driver connects to (ws://127.0.0.1:<port>/v2?address=host:5432)
+const proxy = await startWsProxy({ port: env.WS_PROXY_PORT ? Number(env.WS_PROXY_PORT) : 0 });
+
+// 3. wrangler dev, with the settings in an env file readable by this user only
+const wranglerDir = join(root, '.wrangler');
+mkdirSync(join(wranglerDir, 'tmp'), { recursive: true });
+const envFile = join(wranglerDir, 'tmp', `dev-${process.pid}.env`);
+const bindings: Record<string, string | undefined> = {
+  DATABASE_URL: databaseUrl,
+  NEON_WS_PROXY: proxy.address,
+  ADMIN_TOKEN: env.ADMIN_TOKEN,
+  PUBLIC_URL: env.PUBLIC_URL ?? `http://localhost:${port}`,
+  IP_HASH_SALT: env.IP_HASH_SALT,
+  MAIL_TRANSPORT: env.MAIL_TRANSPORT,
+  MAIL_FROM: env.MAIL_FROM,
+  RESEND_API_KEY: env.RESEND_API_KEY,
+  RESEND_API_URL: env.RESEND_API_URL,
+};
+const quote = (v: string) => `"${v.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n')}"`;
+writeFileSync(
+  envFile,
+  Object.entries(bindings)
+    .filter(([, v]) => v !== undefined && v !== '')
+    .map(([k, v]) => `${k}=${quote(v!)}\n`)
+    .join(''),
+  { mode: 0o600 },
+);
+chmodSync(envFile, 0o600);
+
+const wrangler = spawn(
+  join(root, 'node_modules', '.bin', 'wrangler'),
+  [
+    'dev',
+    '--port', String(port),
+    '--ip', host,
+    '--env-file', envFile,
+    '--test-scheduled',
+    '--show-interactive-dev-session=false',
+    '--log-level', env.WRANGLER_LOG_LEVEL ?? 'log',
+  ],
+  {
+    cwd: root,
+    stdio: ['ignore', 'inherit', 'inherit'],
+    env: {
+      ...env,
+      // offline, files inside the project
+      WRANGLER_SEND_METRICS: 'false',
+      CLOUDFLARE_CF_FETCH_ENABLED: 'false',
+      WRANGLER_HIDE_BANNER: 'true',
+      WRANGLER_LOG_PATH: env.WRANGLER_LOG_PATH ?? join(wranglerDir, 'logs'),
+      XDG_CONFIG_HOME: env.XDG_CONFIG_HOME ?? join(wranglerDir, 'config'),
+      // the bindings come from the env file only (never .dev.vars or the process env)
+      CLOUDFLARE_LOAD_DEV_VARS_FROM_DOT_ENV: 'true',
+      CLOUDFLARE_INCLUDE_PROCESS_ENV: 'false',
+      DATABASE_URL: undefined,
+      PORT: undefined,
+    },
+  },
+);
+
+let stopping = false;
+let timer: NodeJS.Timeout | undefined;
+async function stop(code: number) {
+  if (stopping) return;
+  stopping = true;
+  if (timer) clearInterval(timer);
+  wrangler.kill('SIGTERM');
+  await proxy.close().catch(() => {});
+  rmSync(envFile, { force: true });
+  process.exit(code);
+}
+wrangler.on('exit', (code) => void stop(code ?? 1));
+process.on('SIGINT', () => void stop(0));
+process.on('SIGTERM', () => void stop(0));
+
+// wait until the Worker answers /health through the whole chain, then say so
+const base = `http://${host}:${port}`;
+for (let i = 0; ; i++) {
+  try {
+    const res = await fetch(`${base}/health`);
+    if (res.ok) break;
+  } catch {
+    /* not up yet */
+  }
+  if (i > 600 || stopping) {
+    console.error('wrangler dev did not become healthy in time');
+    await stop(1);
+  }
+  await new Promise((r) => setTimeout(r, 100));
+}
+
+console.log(
+  `Contest Engine (Worker, wrangler dev) listening on http://localhost:${port} over ${new URL(databaseUrl).host}` +
+    ` via the Neon driver and ws proxy ${proxy.address} (ready in ${Date.now() - started} ms)`,
+);
+if (seeded) {
+  console.log('Seeded a demo team. These keys are shown once; keep them:');
+  console.log(`  public key:  ${seeded.publicKey}`);
+  console.log(`  private key: ${seeded.privateKey}`);
+  console.log(`  demo contest: ${seeded.contestId}`);
+  console.log(`  try: curl -H 'x-api-key: ${seeded.publicKey}' http://localhost:${port}/api/v1/contests`);
+}
+
+// 4. the every-minute cron, as on Cloudflare
+const fireCron = () => {
+  fetch(`${base}/__scheduled?cron=${encodeURIComponent('* * * * *')}`).catch(() => {});
+};
+timer = setInterval(fireCron, Number(env.JOBS_INTERVAL_MS ?? 60_000));
+fireCron();

@@ -1,0 +1,64 @@
+/**
+ * Once per workerd run (Node side): a fresh database on the local Postgres, migrated with the
+ * node-postgres migrator, the WebSocket-to-TCP proxy the Neon driver goes through, and a fake
+ * Resend API. Their addresses reach the Worker as bindings (vitest.workers.config.ts).
+ * No Postgres reachable: everything is provided as null and the suites skip, loudly.
+ */
+import pg from 'pg';
+import type { TestProject } from 'vitest/node';
+import { startWsProxy } from '../../../scripts/ws-proxy.js';
+import { openPg } from '../../../src/db/drivers/pg.js';
+import { startFakeResend } from './fake-resend.js';
+
+export interface WorkerdContext {
+  databaseUrl: string;
+  wsProxy: string;
+  resendUrl: string;
+}
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    workerd: WorkerdContext | null;
+  }
+}
+
+export const DEFAULT_PG = 'postgres://postgres@127.0.0.1:5432/postgres';
+
+function withDatabase(url: string, database: string): string {
+  const u = new URL(url);
+  u.pathname = `/${database}`;
+  return u.toString();
+}
+
+export default async function setup(project: TestProject) {
+  const base = process.env.TEST_DATABASE_URL || process.env.WORKERD_DATABASE_URL || DEFAULT_PG;
+  const admin = new pg.Client({ connectionString: base, connectionTimeoutMillis: 3000 });
+  try {
+    await admin.connect();
+  } catch (e) {
+    console.warn(
+      `\n*** No Postgres at ${new URL(base).host} (${(e as Error).message}): the workerd suites are SKIPPED. ` +
+        `Set TEST_DATABASE_URL to a reachable server to run them. ***\n`,
+    );
+    project.provide('workerd', null);
+    return;
+  }
+  const name = `ce_w_${process.pid}_${Date.now().toString(36)}`;
+  await admin.query(`create database ${name}`);
+  const databaseUrl = withDatabase(base, name);
+  const migrated = await openPg(databaseUrl, { max: 1 });
+  await migrated.close();
+
+  const proxy = await startWsProxy({ log: (m) => console.warn(`[ws-proxy] ${m}`) });
+  const resend = await startFakeResend();
+  project.provide('workerd', { databaseUrl, wsProxy: proxy.address, resendUrl: resend.url });
+  console.log(`\n*** workerd suites: real Worker + Neon driver → ws proxy ${proxy.address} → ${new URL(base).host}/${name} ***\n`);
+
+  return async () => {
+    console.log(`*** ws proxy: ${proxy.total()} connections, ${proxy.open()} still open at teardown ***`);
+    await proxy.close();
+    await resend.close();
+    await admin.query(`drop database if exists ${name} with (force)`);
+    await admin.end();
+  };
+}

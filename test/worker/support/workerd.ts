@@ -1,0 +1,103 @@
+/**
+ * Helpers for tests running INSIDE workerd: requests go to the real Worker (`SELF`, the default
+ * export of src/worker.ts), fixtures are made through the admin API, and the database is read
+ * with the same Neon driver path the Worker uses.
+ */
+import { SELF, env } from 'cloudflare:test';
+import { neonProvider } from '../../../src/db/drivers/neon.js';
+import { query } from '../../../src/db/client.js';
+import type { SQL } from 'drizzle-orm';
+
+export interface WorkerdEnv {
+  DATABASE_URL: string;
+  NEON_WS_PROXY: string;
+  ADMIN_TOKEN: string;
+  RESEND_API_URL: string;
+  WORKERD_ENABLED: string;
+}
+
+export const wenv = env as unknown as WorkerdEnv;
+/** false when the global setup found no Postgres: suites skip (the setup says so loudly) */
+export const hasPostgres = wenv.WORKERD_ENABLED === '1';
+
+export interface Res<T = any> {
+  status: number;
+  headers: Headers;
+  body: T;
+  text: string;
+}
+
+export async function call<T = any>(
+  method: string,
+  path: string,
+  opts: { key?: string; admin?: boolean; body?: unknown; headers?: Record<string, string> } = {},
+): Promise<Res<T>> {
+  const headers: Record<string, string> = { ...opts.headers };
+  if (opts.key) headers['x-api-key'] = opts.key;
+  if (opts.admin) headers.authorization = `Bearer ${wenv.ADMIN_TOKEN}`;
+  if (opts.body !== undefined) headers['content-type'] = 'application/json';
+  const res = await SELF.fetch(`http://contests.test${path}`, {
+    method,
+    headers,
+    body: opts.body === undefined ? undefined : JSON.stringify(opts.body),
+  });
+  const text = await res.text();
+  let body: unknown = text;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    /* not JSON */
+  }
+  return { status: res.status, headers: res.headers, body: body as T, text };
+}
+
+export interface Team {
+  teamId: string;
+  publicKey: string;
+  privateKey: string;
+}
+
+export async function makeTeam(name = 'Workerd team'): Promise<Team> {
+  const team = await call('POST', '/api/admin/teams', { admin: true, body: { name } });
+  if (team.status !== 201) throw new Error(`team: ${team.status} ${team.text}`);
+  const teamId = team.body.data.id as string;
+  const pub = await call('POST', `/api/admin/teams/${teamId}/api-keys`, { admin: true, body: { type: 'public' } });
+  const priv = await call('POST', `/api/admin/teams/${teamId}/api-keys`, { admin: true, body: { type: 'private' } });
+  return { teamId, publicKey: pub.body.data.key, privateKey: priv.body.data.key };
+}
+
+export async function makeContest(teamId: string, settings: Record<string, unknown> = {}): Promise<{ id: string; slug: string }> {
+  const res = await call('POST', `/api/admin/teams/${teamId}/contests`, {
+    admin: true,
+    body: { title: 'Workerd contest', status: 'active', isEvergreen: true, ...settings },
+  });
+  if (res.status !== 201) throw new Error(`contest: ${res.status} ${res.text}`);
+  return { id: res.body.data.id, slug: res.body.data.slug };
+}
+
+/** Raw SQL over the Neon driver (through the proxy), like the Worker's own queries. */
+export async function sqlRows<T = Record<string, unknown>>(statement: SQL): Promise<T[]> {
+  const handle = neonProvider(wenv.DATABASE_URL, { wsProxy: wenv.NEON_WS_PROXY }).acquire();
+  try {
+    return await query<T>(handle.db, statement);
+  } finally {
+    await handle.release();
+  }
+}
+
+/** What the fake Resend API (Node side) has received. */
+export async function resendLog(): Promise<{ requests: any[]; delivered: any[] }> {
+  const res = await fetch(`${wenv.RESEND_API_URL}/__requests`);
+  return (await res.json()) as { requests: any[]; delivered: any[] };
+}
+
+/** Polls until `check` returns a value (background work such as ctx.waitUntil delivery). */
+export async function eventually<T>(check: () => Promise<T | undefined | null | false>, timeoutMs = 10_000): Promise<T> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await check();
+    if (v) return v;
+    if (Date.now() > until) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}

@@ -1,0 +1,79 @@
+/**
+ * The Worker suites (`npm run test:worker`), separate from the main suite:
+ * - `workerd`: the real src/worker.ts inside workerd (@cloudflare/vitest-pool-workers), with the
+ *   real @neondatabase/serverless Pool reaching the local Postgres through scripts/ws-proxy.ts;
+ * - `servers`: black-box HTTP checks run against `npm start` and `npm run dev` (wrangler dev).
+ */
+import { fileURLToPath } from 'node:url';
+import { cloudflareTest } from '@cloudflare/vitest-pool-workers';
+import { defineConfig } from 'vitest/config';
+import type { WorkerdContext } from './test/worker/support/global-setup.js';
+
+// wrangler stays offline and keeps its files inside the project
+const wranglerDir = fileURLToPath(new URL('./.wrangler', import.meta.url));
+process.env.WRANGLER_SEND_METRICS ??= 'false';
+process.env.CLOUDFLARE_CF_FETCH_ENABLED ??= 'false';
+process.env.WRANGLER_HIDE_BANNER ??= 'true';
+process.env.WRANGLER_LOG_PATH ??= `${wranglerDir}/logs`;
+process.env.XDG_CONFIG_HOME ??= `${wranglerDir}/config`;
+
+export const WORKERD_ADMIN_TOKEN = 'workerd-admin-token-0123456789';
+
+const noZod = fileURLToPath(new URL('./src/lib/no-zod.ts', import.meta.url));
+
+export default defineConfig({
+  test: {
+    // the Worker's per-request access log is noise here; errors still show
+    onConsoleLog: (log) => !log.includes('"msg":"request"'),
+    projects: [
+      {
+        plugins: [
+          cloudflareTest(({ inject }) => {
+            const ctx = inject('workerd') as WorkerdContext | null;
+            return {
+              main: './src/worker.ts',
+              wrangler: { configPath: './wrangler.toml' },
+              miniflare: {
+                bindings: {
+                  DATABASE_URL: ctx?.databaseUrl ?? 'postgres://postgres@127.0.0.1:1/none',
+                  NEON_WS_PROXY: ctx?.wsProxy ?? '127.0.0.1:1',
+                  ADMIN_TOKEN: WORKERD_ADMIN_TOKEN,
+                  PUBLIC_URL: 'http://contests.test',
+                  MAIL_FROM: 'Contests <contests@example.com>',
+                  RESEND_API_KEY: 're_test_key',
+                  RESEND_API_URL: ctx?.resendUrl ?? 'http://127.0.0.1:1',
+                  WORKERD_ENABLED: ctx ? '1' : '',
+                },
+              },
+            };
+          }),
+        ],
+        // the Worker build aliases these (wrangler.toml [alias]); so must Vite
+        resolve: {
+          alias: {
+            'zod/v4/core': noZod,
+            'zod-to-json-schema': noZod,
+            'zod-openapi': noZod,
+            zod: noZod,
+          },
+        },
+        test: {
+          name: 'workerd',
+          include: ['test/worker/**/*.workerd.test.ts'],
+          globalSetup: ['test/worker/support/global-setup.ts'],
+          testTimeout: 30_000,
+          hookTimeout: 60_000,
+        },
+      },
+      {
+        test: {
+          name: 'servers',
+          include: ['test/worker/**/*.node.test.ts'],
+          pool: 'forks',
+          testTimeout: 60_000,
+          hookTimeout: 120_000,
+        },
+      },
+    ],
+  },
+});
