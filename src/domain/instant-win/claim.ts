@@ -1,0 +1,152 @@
+/**
+ * Claiming a win: one read that answers every refusal, then ONE write statement that re-checks
+ * the conditions on the locked play row and, only if it still holds, marks the play claimed,
+ * creates or reuses the entry in the game's contest and queues the prize email.
+ *
+ * Under concurrent claims of one play, the play row's lock lets exactly one write succeed; the
+ * others find it no longer pending, read it again and answer `alreadyClaimed: true` (same email)
+ * or 409 (another email).
+ */
+import { sql } from 'drizzle-orm';
+import { type Db, pgError, queryOne } from '../../db/client.js';
+import type { RandomSource } from '../../deps.js';
+import { Errors } from '../../http/errors.js';
+import { isUuid, randomUuid, timingSafeEqual } from '../../lib/crypto.js';
+import { newReferralCode } from '../codes.js';
+import { prizeEmail } from '../emails.js';
+
+export interface ClaimInput {
+  teamId: string;
+  gameId: string;
+  playId: string;
+  /** trimmed and lower-cased */
+  email: string;
+  cookieHash: string;
+  now: Date;
+}
+
+export interface ClaimResult {
+  alreadyClaimed: boolean;
+  prizeName: string;
+  couponCode: string | null;
+  redeemUrl: string | null;
+  /** a prize email was queued by this call */
+  emailQueued: boolean;
+}
+
+interface ReadRow {
+  title: string;
+  team_id: string;
+  play_id: string | null;
+  status: string | null;
+  tier_id: string | null;
+  cookie_hash: string | null;
+  email: string | null;
+  expires_at: Date | string | null;
+  tier_name: string | null;
+  delivery_type: string | null;
+  redeem_code: string | null;
+  redeem_url: string | null;
+  code: string | null;
+  entry_id: string | null;
+  disqualified: boolean | null;
+}
+
+const NIL_UUID = '00000000-0000-0000-0000-000000000000';
+
+async function readClaim(db: Db, input: ClaimInput): Promise<ReadRow> {
+  const playId = isUuid(input.playId) ? input.playId : NIL_UUID;
+  const row = await queryOne<ReadRow>(
+    db,
+    sql`select c.title, c.team_id,
+               p.id as play_id, p.status, p.tier_id, p.cookie_hash, p.email, p.expires_at,
+               t.name as tier_name, t.delivery_type, t.redeem_code, t.redeem_url, ic.code,
+               e.id as entry_id, e.disqualified
+        from contests c
+        left join instant_win_plays p on p.id = ${playId}::uuid and p.game_id = c.id
+        left join instant_win_tiers t on t.id = p.tier_id
+        left join instant_win_codes ic on ic.id = p.code_id and ic.play_id = p.id
+        left join entries e on e.contest_id = c.id and e.email = ${input.email}
+        where c.id = ${input.gameId} and c.team_id = ${input.teamId} and c.tool_type = 'instant_win'`,
+  );
+  if (!row) throw Errors.gameNotFound();
+  return row;
+}
+
+const prizeOf = (row: ReadRow) => ({
+  prizeName: row.tier_name ?? '',
+  couponCode: row.delivery_type === 'unique_code' ? row.code : row.redeem_code,
+  redeemUrl: row.redeem_url,
+});
+
+/**
+ * The answer the stored play gives, or null when it is claimable now. Order: unknown play,
+ * other device, not a win, already claimed (same email: 200 again; other: 409), expired,
+ * disqualified entry.
+ */
+function refusal(row: ReadRow, input: ClaimInput): ClaimResult | null {
+  if (!row.play_id) throw Errors.playNotFound();
+  if (!row.cookie_hash || !timingSafeEqual(row.cookie_hash, input.cookieHash)) throw Errors.playOtherDevice();
+  if (row.status === 'miss' || !row.tier_id) throw Errors.playDidNotWin();
+  if (row.status === 'claimed') {
+    if (row.email === input.email) return { alreadyClaimed: true, ...prizeOf(row), emailQueued: false };
+    throw Errors.prizeAlreadyClaimed();
+  }
+  if (row.status === 'expired' || !row.expires_at || new Date(row.expires_at) <= input.now) throw Errors.reservationExpired();
+  if (row.disqualified) throw Errors.entryDisqualified();
+  return null;
+}
+
+export async function claimPlay(db: Db, random: RandomSource, input: ClaimInput): Promise<ClaimResult> {
+  if (!isUuid(input.gameId)) throw Errors.gameNotFound();
+  const at = input.now.toISOString();
+  for (let attempt = 0; attempt < 4; attempt++) {
+    const row = await readClaim(db, input);
+    const done = refusal(row, input);
+    if (done) return done;
+
+    const prize = prizeOf(row);
+    const mail = prizeEmail({ gameTitle: row.title, ...prize });
+    const newEntryId = randomUuid(random);
+    let claimed: { claimed_id: string | null } | undefined;
+    try {
+      claimed = await queryOne<{ claimed_id: string | null }>(
+        db,
+        sql`with upd as (
+              update instant_win_plays p set
+                status = 'claimed', email = ${input.email}, claimed_at = ${at}::timestamptz,
+                entry_id = coalesce(
+                  (select e.id from entries e where e.contest_id = ${input.gameId} and e.email = ${input.email}),
+                  ${newEntryId}::uuid)
+              where p.id = ${input.playId} and p.game_id = ${input.gameId}
+                and p.status = 'pending' and p.expires_at > ${at}::timestamptz
+                and p.cookie_hash = ${input.cookieHash}
+                and not exists (select 1 from entries e
+                                where e.contest_id = ${input.gameId} and e.email = ${input.email} and e.disqualified)
+              returning p.id, p.entry_id
+            ), entry as (
+              insert into entries (id, contest_id, email, referral_code, created_at, updated_at)
+              select upd.entry_id, ${input.gameId}, ${input.email}, ${newReferralCode(random)}, ${at}::timestamptz, ${at}::timestamptz
+              from upd where upd.entry_id = ${newEntryId}::uuid
+              on conflict do nothing
+              returning id
+            ), mail as (
+              insert into email_outbox (team_id, contest_id, "to", kind, subject, text, html, created_at, next_attempt_at)
+              select ${row.team_id}, ${input.gameId}, ${input.email}, 'prize', ${mail.subject}, ${mail.text}, ${mail.html},
+                     ${at}::timestamptz, ${at}::timestamptz
+              from upd
+              returning id
+            )
+            select (select id from upd) as claimed_id, (select count(*) from entry) as entries, (select count(*) from mail) as mails`,
+      );
+    } catch (e) {
+      // the entry this claim meant to create was made meanwhile by someone else (or its
+      // referral code was taken): the play would point at no entry, so nothing happened. Again.
+      if (pgError(e)?.code === '23503') continue;
+      throw e;
+    }
+    if (claimed?.claimed_id) return { alreadyClaimed: false, ...prize, emailQueued: true };
+    // the play changed between the read and the write (claimed by a concurrent request): read again
+  }
+  throw Errors.prizeAlreadyClaimed();
+}

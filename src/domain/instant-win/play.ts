@@ -1,0 +1,145 @@
+/**
+ * One play: the weighted draw, the inventory decrement or code reservation, and the play row,
+ * in ONE SQL statement (data-modifying CTEs; one round trip).
+ *
+ * - r (uniform in [0, 100), from crypto.getRandomValues through the injected random source)
+ *   picks the tier whose running sum of oddsPercent, in tier order, first exceeds it (drawTier()
+ *   in draw.ts is the same rule in TypeScript).
+ * - A unique-code prize reserves one free code (FOR UPDATE SKIP LOCKED: concurrent plays take
+ *   different codes, never the same one). A prize with a quantity takes one unit
+ *   (`remaining > 0` re-checked on the locked row: never more wins than the quantity).
+ * - No unit or code left: the play gets the first miss tier, or the built-in "No prize"; the
+ *   prize's odds never go to another prize.
+ * - The entry limit is the UNIQUE (game, key) indexes on the play row: a second play of a
+ *   cookie or IP address makes the INSERT fail, which aborts the whole statement, unit and
+ *   code included, and answers 403.
+ */
+import { sql } from 'drizzle-orm';
+import { type Db, iso, pgError, queryOne } from '../../db/client.js';
+import { Errors } from '../../http/errors.js';
+import { isUuid } from '../../lib/crypto.js';
+import { sqlContestOpen } from '../contests.js';
+import { NO_PRIZE, RESERVATION_MS } from './presets.js';
+
+export interface PlayInput {
+  teamId: string;
+  gameId: string;
+  /** made up front so the reserved code can point at the play */
+  playId: string;
+  /** the draw's random number, in [0, 100) */
+  r: number;
+  cookieHash: string;
+  /** null when the runtime does not know the caller's address: only the cookie limit applies */
+  ipHash: string | null;
+  now: Date;
+}
+
+export interface PlayOutcome {
+  playId: string;
+  status: 'pending' | 'miss';
+  expiresAt: string | null;
+  result: { id: string | null; name: string; isMiss: boolean; color: string | null };
+}
+
+interface Row {
+  open: boolean;
+  entry_limit: string;
+  play_id: string | null;
+  status: 'pending' | 'miss' | null;
+  expires_at: Date | string | null;
+  tier_id: string | null;
+  tier_name: string | null;
+  tier_is_miss: boolean | null;
+  tier_color: string | null;
+}
+
+const LIMIT_INDEXES = new Set(['iw_plays_limit_cookie_uq', 'iw_plays_limit_ip_uq']);
+
+/** The UTC day of `now` (daily limits reset at 00:00 UTC). */
+export const utcDay = (now: Date) => now.toISOString().slice(0, 10);
+
+export async function playGame(db: Db, input: PlayInput): Promise<PlayOutcome> {
+  if (!isUuid(input.gameId)) throw Errors.gameNotFound();
+  const { gameId, teamId, playId, r, cookieHash, ipHash, now } = input;
+  const at = now.toISOString();
+  const expires = new Date(now.getTime() + RESERVATION_MS).toISOString();
+  const day = utcDay(now);
+  let row: Row | undefined;
+  try {
+    row = await queryOne<Row>(
+      db,
+      sql`with g as (
+            select c.id, ${sqlContestOpen(now, 'c')} as open, ig.entry_limit
+            from contests c join instant_win_games ig on ig.contest_id = c.id
+            where c.id = ${gameId} and c.team_id = ${teamId} and c.tool_type = 'instant_win'
+          ), t as (
+            select id, position, name, odds_percent, is_miss, color, delivery_type,
+                   sum(odds_percent) over (order by position, id rows between unbounded preceding and current row) as cum
+            from instant_win_tiers
+            where game_id = ${gameId} and archived_at is null and exists (select 1 from g where g.open)
+          ), drawn as (
+            select * from t where t.id = coalesce(
+              (select id from t where ${r}::float8 < t.cum order by position, id limit 1),
+              (select id from t where odds_percent > 0 order by position desc, id desc limit 1))
+          ), code as (
+            update instant_win_codes ic set play_id = ${playId}::uuid
+            where ic.id = (
+              select k.id from instant_win_codes k
+              where k.tier_id = (select id from drawn where not is_miss and delivery_type = 'unique_code')
+                and k.play_id is null
+              order by k.id limit 1
+              for update skip locked)
+            returning ic.id
+          ), dec as (
+            update instant_win_tiers it set
+              handed_out = it.handed_out + 1,
+              remaining = case when it.remaining is null then null else greatest(it.remaining - 1, 0) end
+            from drawn d
+            where it.id = d.id and not d.is_miss
+              and case when d.delivery_type = 'unique_code' then exists (select 1 from code)
+                       else it.remaining is null or it.remaining > 0 end
+            returning it.id
+          ), res as (
+            select coalesce(
+                     (select id from dec),
+                     (select id from drawn where is_miss),
+                     (select id from t where is_miss order by position, id limit 1)) as tier_id,
+                   exists (select 1 from dec) as won
+          ), ins as (
+            insert into instant_win_plays (id, game_id, tier_id, status, random_value, cookie_hash, ip_hash,
+                                           limit_cookie_key, limit_ip_key, play_day, code_id, created_at, expires_at)
+            select ${playId}::uuid, g.id, res.tier_id, case when res.won then 'pending' else 'miss' end,
+                   ${r}::float8, ${cookieHash}::text, ${ipHash}::text,
+                   case g.entry_limit when 'device' then ${cookieHash}::text
+                                      when 'daily' then ${cookieHash}::text || ':' || ${day}::text end,
+                   case when ${ipHash}::text is null then null
+                        when g.entry_limit = 'device' then ${ipHash}::text
+                        when g.entry_limit = 'daily' then ${ipHash}::text || ':' || ${day}::text end,
+                   ${day}::date, (select id from code), ${at}::timestamptz,
+                   case when res.won then ${expires}::timestamptz end
+            from g, res where g.open
+            returning id, tier_id, status, expires_at
+          )
+          select g.open, g.entry_limit, ins.id as play_id, ins.status, ins.expires_at, ins.tier_id,
+                 t.name as tier_name, t.is_miss as tier_is_miss, t.color as tier_color
+          from g left join ins on true left join t on t.id = ins.tier_id`,
+    );
+  } catch (e) {
+    const pe = pgError(e);
+    if (pe?.code === '23505' && pe.constraint && LIMIT_INDEXES.has(pe.constraint)) {
+      // refused: nothing of the statement happened. Which message depends on the game's limit.
+      const g = await queryOne<{ entry_limit: string }>(
+        db,
+        sql`select entry_limit from instant_win_games where contest_id = ${gameId}`,
+      );
+      throw g?.entry_limit === 'daily' ? Errors.alreadyPlayedToday() : Errors.alreadyPlayed();
+    }
+    throw e;
+  }
+  if (!row) throw Errors.gameNotFound();
+  if (!row.open || !row.play_id) throw Errors.gameNotActive();
+  const result = row.tier_id
+    ? { id: row.tier_id, name: row.tier_name!, isMiss: row.status === 'miss', color: row.tier_color }
+    : { ...NO_PRIZE };
+  return { playId: row.play_id, status: row.status!, expiresAt: iso(row.expires_at), result };
+}
