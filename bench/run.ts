@@ -8,7 +8,6 @@
  * requests/s, ratio to the floor, p50, p99, errors and round trips. Writes bench/results.json.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { createHash } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import autocannon from 'autocannon';
 import { sql } from 'drizzle-orm';
@@ -17,6 +16,7 @@ import { query } from '../src/db/client.js';
 import { openPg } from '../src/db/drivers/pg.js';
 import { cryptoRandom } from '../src/deps.js';
 import { createApiKey, createBonusAction, createContest, createTeam } from '../src/domain/admin.js';
+import { hashCookie } from '../src/domain/instant-win/hashing.js';
 
 const args = process.argv.slice(2);
 const arg = (name: string) => {
@@ -37,7 +37,6 @@ const withDb = (u: string, db: string) => {
   return x.toString();
 };
 const log = (...a: unknown[]) => console.log(...a);
-const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
 
 async function main() {
   const t0 = Date.now();
@@ -155,7 +154,7 @@ async function main() {
     const pending = await query<{ id: string }>(
       db,
       sql`insert into instant_win_plays (game_id, tier_id, status, random_value, cookie_hash, play_day, expires_at)
-          select ${gameId}, ${prizeTier}, 'pending', 1, ${sha256(claimCookie)}, current_date, now() + interval '24 hours'
+          select ${gameId}, ${prizeTier}, 'pending', 1, ${await hashCookie(claimCookie)}, current_date, now() + interval '24 hours'
           from generate_series(1, ${pendingCount}::int) returning id`,
     );
     await h.close();
