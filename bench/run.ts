@@ -24,6 +24,8 @@ const arg = (name: string) => {
   return i >= 0 ? args[i + 1] : undefined;
 };
 const quick = args.includes('--quick');
+/** --keep: leave the bench database behind (to EXPLAIN its queries); it is named in the output */
+const keep = args.includes('--keep');
 const N = Number(arg('entries') ?? 1_000_000);
 const duration = Number(arg('duration') ?? (quick ? 2 : 10));
 const connections = Number(arg('connections') ?? 10);
@@ -265,7 +267,8 @@ async function main() {
     log(`\nwrote bench/results.json (total ${((Date.now() - t0) / 1000).toFixed(0)} s)`);
   } finally {
     child?.kill('SIGTERM');
-    await admin.query(`drop database if exists ${dbName} with (force)`).catch(() => {});
+    if (keep) log(`kept database ${dbName}`);
+    else await admin.query(`drop database if exists ${dbName} with (force)`).catch(() => {});
     await admin.end();
   }
 }
