@@ -10,8 +10,6 @@ let b: TeamFixture;
 
 beforeAll(async () => {
   env = await createTestEnv();
-  // harness teardown race on real Postgres (pool clients killed by DROP DATABASE re-emit on the pool)
-  env.pool?.on('error', () => {});
   a = await env.team('A');
   b = await env.team('B');
 });

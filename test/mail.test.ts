@@ -133,7 +133,6 @@ describe('SMTP transport (nodemailer) to a real SMTP server, through the outbox'
 
   beforeAll(async () => {
     env = await createTestEnv();
-    env.pool?.on('error', () => {});
     teamId = (await env.team()).teamId;
     smtp = await startSmtp();
     mailer = smtpTransport({ url: `smtp://127.0.0.1:${smtp.port}`, from: FROM, timeoutMs: 5000 });

