@@ -110,6 +110,7 @@ async function main() {
       sql`insert into bonus_completions (entry_id, bonus_action_id, contest_id, points_awarded)
           select id, ${actions[0]!.id}, contest_id, 0 from entries where contest_id = ${contest.id} and random() < 0.2`,
     );
+    await query(db, sql`create table bench_writes (id bigserial primary key)`);
     await query(db, sql`analyze`);
     log(`seeded ${N.toLocaleString()} entries in ${((Date.now() - seedStart) / 1000).toFixed(1)} s`);
 
@@ -174,6 +175,7 @@ async function main() {
     type Ep = { name: string; method: string; key: string | null; path: () => string; body?: () => unknown; write?: boolean };
     const endpoints: Ep[] = [
       { name: 'floor (SELECT 1)', method: 'GET', key: null, path: () => '/bench/floor' },
+      { name: 'write floor (INSERT)', method: 'POST', key: null, write: true, path: () => '/bench/write-floor', body: () => ({}) },
       { name: 'leaderboard', method: 'GET', key: pub, path: () => `/api/v1/contests/${contest.id}/leaderboard?limit=25` },
       {
         // a person looked up by the local part of their email, as a support agent would
@@ -230,11 +232,12 @@ async function main() {
     // load
     const results: Record<string, unknown>[] = [];
     let floorRps = 0;
-    for (const ep of endpoints) {
-      const res = await autocannon({
+    let writeFloorRps = 0;
+    const load = (ep: Ep, conns: number, seconds: number) =>
+      autocannon({
         url: base,
-        connections,
-        duration,
+        connections: conns,
+        duration: seconds,
         requests: [
           {
             method: ep.method as 'GET',
@@ -247,27 +250,37 @@ async function main() {
           },
         ],
       });
+    for (const ep of endpoints) {
+      // latency of one request at a time (no queueing), then throughput under `connections`
+      const single = await load(ep, 1, Math.max(1, Math.round(duration / 2)));
+      const res = await load(ep, connections, duration);
       const rps = res.requests.average;
       if (ep.name.startsWith('floor')) floorRps = rps;
+      if (ep.name.startsWith('write floor')) writeFloorRps = rps;
       const row = {
         endpoint: ep.name,
         rps: Math.round(rps),
         ratio: floorRps ? Number((rps / floorRps).toFixed(2)) : null,
+        ratioWriteFloor: ep.write && writeFloorRps ? Number((rps / writeFloorRps).toFixed(2)) : null,
+        p50single: single.latency.p50,
         p50: res.latency.p50,
         p99: res.latency.p99,
-        errors: res.non2xx + res.errors + res.timeouts,
+        errors: res.non2xx + res.errors + res.timeouts + single.non2xx + single.errors + single.timeouts,
         roundTrips: trips[ep.name]!.roundTrips,
         write: !!ep.write,
       };
       results.push(row);
-      log(`  ${ep.name}: ${row.rps} req/s, p50 ${row.p50} ms, p99 ${row.p99} ms, errors ${row.errors}`);
+      log(`  ${ep.name}: ${row.rps} req/s, p50 ${row.p50} ms, p99 ${row.p99} ms, p50 one at a time ${row.p50single} ms, errors ${row.errors}`);
     }
 
     const pad = (s: unknown, n: number) => String(s).padEnd(n);
     const lines = [
       `\nContest Engine bench: ${N.toLocaleString()} entries, ${connections} connections, ${duration} s per endpoint${quick ? ' (quick)' : ''}`,
-      `${pad('endpoint', 26)}${pad('req/s', 9)}${pad('x floor', 9)}${pad('p50 ms', 8)}${pad('p99 ms', 8)}${pad('errors', 8)}round trips`,
-      ...results.map((r) => `${pad(r.endpoint, 26)}${pad(r.rps, 9)}${pad(r.ratio, 9)}${pad(r.p50, 8)}${pad(r.p99, 8)}${pad(r.errors, 8)}${r.roundTrips}`),
+      `${pad('endpoint', 26)}${pad('req/s', 9)}${pad('x floor', 9)}${pad('x wfloor', 10)}${pad('p50 ms', 8)}${pad('p99 ms', 8)}${pad('p50 1c', 8)}${pad('errors', 8)}round trips`,
+      ...results.map(
+        (r) =>
+          `${pad(r.endpoint, 26)}${pad(r.rps, 9)}${pad(r.ratio, 9)}${pad(r.ratioWriteFloor ?? '', 10)}${pad(r.p50, 8)}${pad(r.p99, 8)}${pad(r.p50single, 8)}${pad(r.errors, 8)}${r.roundTrips}`,
+      ),
     ];
     console.log(lines.join('\n'));
     mkdirSync('bench', { recursive: true });

@@ -1,6 +1,7 @@
 /**
  * The bench build of the Node server: the same createApp(deps) over node-postgres, plus
- *  - a floor route `GET /bench/floor` doing `SELECT 1` through the same driver and pool, and
+ *  - a floor route `GET /bench/floor` doing `SELECT 1` through the same driver and pool, and a
+ *    write floor `POST /bench/write-floor` (one INSERT and its commit), and
  *  - a round-trip counter: every query a pg client sends while a request is being handled is
  *    counted for that request (AsyncLocalStorage) and reported in the `x-round-trips` response
  *    header. Work a request leaves in the background (email delivery) is not on its path and is
@@ -52,6 +53,11 @@ outer.use('*', async (c, next) => {
 });
 outer.get('/bench/floor', async (c) => {
   await query(h.db, sql`select 1`);
+  return c.json({ success: true, data: { ok: 1 } });
+});
+// the cost of one committed write through the same pool (table made by bench/run.ts)
+outer.post('/bench/write-floor', async (c) => {
+  await query(h.db, sql`insert into bench_writes default values`);
   return c.json({ success: true, data: { ok: 1 } });
 });
 outer.route('/', app);
