@@ -1,7 +1,143 @@
-import { Hono } from 'hono';
+/**
+ * The embeddable instant-win widget: GET /widget.js (the bundled script, built from src/widget/ by
+ * scripts/build-widget.ts into bundle.generated.ts, so the Worker needs no file access) and a demo
+ * page that embeds it: GET /demo/instant-win/:gameId?key=pk_...
+ */
+import { Hono, type Context } from 'hono';
+import { compress } from 'hono/compress';
+import { describeRoute } from 'hono-openapi';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { AppEnv } from '../http/context.js';
+import { isUuid } from '../lib/crypto.js';
+import { WIDGET_JS, WIDGET_JS_HASH } from '../widget/bundle.generated.js';
+
+const ETAG = `"${WIDGET_JS_HASH}"`;
+/** Public keys as the contract makes them (pk_ + base62); anything else never reaches the page. */
+const PUBLIC_KEY_RE = /^pk_[A-Za-z0-9]{16,128}$/;
+
+const HTML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+export function escapeHtml(s: string): string {
+  return s.replace(/[&<>"']/g, (ch) => HTML_ESCAPES[ch]!);
+}
+
+function etagMatches(header: string | undefined): boolean {
+  if (!header) return false;
+  if (header.trim() === '*') return true;
+  return header.split(',').some((t) => t.trim().replace(/^W\//, '') === ETAG);
+}
+
+const PAGE_CSP = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "connect-src 'self'",
+  "style-src 'unsafe-inline'",
+  "img-src 'self' data:",
+  "base-uri 'none'",
+  "form-action 'none'",
+].join('; ');
+
+function page(c: Context<AppEnv>, status: ContentfulStatusCode, title: string, body: string) {
+  c.header('Content-Security-Policy', PAGE_CSP);
+  c.header('Referrer-Policy', 'no-referrer');
+  c.header('X-Content-Type-Options', 'nosniff');
+  c.header('Cache-Control', 'no-store');
+  return c.html(
+    `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="robots" content="noindex">
+<title>${escapeHtml(title)}</title>
+<style>
+body{margin:0;padding:24px 12px;background:#f3f4f6;color:#1f2937;font-family:system-ui,-apple-system,"Segoe UI",Roboto,Arial,sans-serif;line-height:1.5}
+main{max-width:560px;margin:0 auto}
+h1{font-size:1.25rem}
+h2{font-size:1rem;margin-top:32px}
+pre{white-space:pre-wrap;word-break:break-all;background:#111827;color:#f9fafb;padding:12px;border-radius:8px;font-size:.8rem}
+</style>
+${body.includes('<instant-win-game') ? '<script src="/widget.js" defer></script>\n' : ''}</head>
+<body>
+<main>
+${body}
+</main>
+</body>
+</html>
+`,
+    status,
+  );
+}
 
 export function widgetRoutes() {
   const r = new Hono<AppEnv>();
+
+  r.get(
+    '/widget.js',
+    describeRoute({
+      tags: ['Widget'],
+      summary: 'The embeddable instant-win widget script (defines <instant-win-game>)',
+      security: [],
+    }),
+    compress(),
+    (c) => {
+      c.header('Access-Control-Allow-Origin', '*');
+      c.header('Cross-Origin-Resource-Policy', 'cross-origin');
+      c.header('X-Content-Type-Options', 'nosniff');
+      // short freshness + revalidation by ETag: shops embed the unversioned URL, fixes reach them within minutes
+      c.header('Cache-Control', 'public, max-age=300, stale-while-revalidate=86400');
+      c.header('ETag', ETAG);
+      c.header('Vary', 'Accept-Encoding');
+      if (etagMatches(c.req.header('if-none-match'))) return c.body(null, 304);
+      c.header('Content-Type', 'text/javascript; charset=utf-8');
+      return c.body(WIDGET_JS, 200);
+    },
+  );
+
+  r.get(
+    '/demo/instant-win/:gameId',
+    describeRoute({
+      tags: ['Widget'],
+      summary: 'A page that embeds the widget for one game: /demo/instant-win/:gameId?key=pk_...',
+      security: [],
+    }),
+    (c) => {
+      const gameId = c.req.param('gameId');
+      const key = c.req.query('key') ?? '';
+      if (!isUuid(gameId)) {
+        return page(c, 404, 'Game not found', '<h1>Game not found</h1><p>This address does not name a game: check the game id in the link.</p>');
+      }
+      if (!key) {
+        return page(
+          c,
+          400,
+          'Public key needed',
+          `<h1>Public key needed</h1><p>Add your team's public API key to the address: <code>/demo/instant-win/${gameId}?key=pk_...</code></p>`,
+        );
+      }
+      if (key.startsWith('sk_')) {
+        return page(
+          c,
+          400,
+          'Private key refused',
+          '<h1>Private key refused</h1><p>That is a private key: never put it in a web page or a link. Use your public key (pk_...) instead, and consider rotating the private key you just shared.</p>',
+        );
+      }
+      if (!PUBLIC_KEY_RE.test(key)) {
+        return page(c, 400, 'Invalid public key', '<h1>Invalid public key</h1><p>The key in the address is not a public API key (pk_...).</p>');
+      }
+      const base = c.var.deps.config.publicUrl;
+      const snippet = `<script src="${base}/widget.js" defer></script>\n<instant-win-game game="${gameId}" api-key="${key}"></instant-win-game>`;
+      return page(
+        c,
+        200,
+        'Instant win demo',
+        `<instant-win-game game="${escapeHtml(gameId)}" api-key="${escapeHtml(key)}"></instant-win-game>
+<noscript><p>This game needs JavaScript.</p></noscript>
+<h2>Embed this game on your site</h2>
+<pre><code>${escapeHtml(snippet)}</code></pre>`,
+      );
+    },
+  );
+
   return r;
 }
