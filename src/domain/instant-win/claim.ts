@@ -1,19 +1,23 @@
 /**
- * Claiming a win: one read that answers every refusal, then ONE write statement that re-checks
- * the conditions on the locked play row and, only if it still holds, marks the play claimed,
- * creates or reuses the entry in the game's contest and queues the prize email.
+ * Claiming a win. The common case (a first, valid claim) is ONE statement: it marks the play
+ * claimed under every condition at once (pending, not expired, this device, entry not
+ * disqualified), creates or reuses the entry in the game's contest and queues the prize email,
+ * its content put together in SQL from templates rendered by prizeEmail(). When that statement
+ * claims nothing, one read answers the exact refusal (or `alreadyClaimed`), then the write is
+ * tried again if the play is still claimable.
  *
  * Under concurrent claims of one play, the play row's lock lets exactly one write succeed; the
  * others find it no longer pending, read it again and answer `alreadyClaimed: true` (same email)
  * or 409 (another email).
  */
-import { sql } from 'drizzle-orm';
+import { type SQL, sql } from 'drizzle-orm';
 import { type Db, pgError, queryOne } from '../../db/client.js';
 import type { RandomSource } from '../../deps.js';
 import { Errors } from '../../http/errors.js';
-import { isUuid, randomUuid, timingSafeEqual } from '../../lib/crypto.js';
+import { isUuid, randomUuid, timingSafeEqual, toHex } from '../../lib/crypto.js';
 import { newReferralCode } from '../codes.js';
 import { prizeEmail } from '../emails.js';
+import { sqlEscapeHtml } from '../confirm.js';
 
 export interface ClaimInput {
   teamId: string;
@@ -97,9 +101,101 @@ function refusal(row: ReadRow, input: ClaimInput): ClaimResult | null {
   return null;
 }
 
+/**
+ * The prize email as SQL expressions of the game title, prize name, coupon code and redeem URL:
+ * prizeEmail() renders the four shapes (with or without a code, with or without a link) around
+ * random markers, SQL picks the shape and puts the values in (escaped in the HTML part; the
+ * subject on one line, at most 200 characters, as emails.ts does).
+ */
+export function sqlPrizeEmail(random: RandomSource, v: { title: SQL; prize: SQL; code: SQL; url: SQL }) {
+  const tag = toHex(random.bytes(8));
+  const m = { title: `[[game-title-${tag}]]`, prize: `[[prize-name-${tag}]]`, code: `[[coupon-${tag}]]`, url: `[[redeem-url-${tag}]]` };
+  const shapes = [
+    prizeEmail({ gameTitle: m.title, prizeName: m.prize, couponCode: null, redeemUrl: null }),
+    prizeEmail({ gameTitle: m.title, prizeName: m.prize, couponCode: null, redeemUrl: m.url }),
+    prizeEmail({ gameTitle: m.title, prizeName: m.prize, couponCode: m.code, redeemUrl: null }),
+    prizeEmail({ gameTitle: m.title, prizeName: m.prize, couponCode: m.code, redeemUrl: m.url }),
+  ];
+  const shape = sql`((case when (${v.code})::text is null then 0 else 2 end) + (case when (${v.url})::text is null then 0 else 1 end))`;
+  const pick = (part: 'subject' | 'text' | 'html') =>
+    sql`(case ${shape} when 0 then ${shapes[0]![part]}::text when 1 then ${shapes[1]![part]}::text
+                       when 2 then ${shapes[2]![part]}::text else ${shapes[3]![part]}::text end)`;
+  const fill = (template: SQL, esc: (x: SQL) => SQL) =>
+    sql`replace(replace(replace(replace(${template}, ${m.title}::text, ${esc(v.title)}), ${m.prize}::text, ${esc(v.prize)}),
+        ${m.code}::text, coalesce(${esc(v.code)}, '')), ${m.url}::text, coalesce(${esc(v.url)}, ''))`;
+  const plain = (x: SQL) => sql`(${x})::text`;
+  return {
+    subject: sql`left(btrim(regexp_replace(${fill(pick('subject'), plain)}, '[[:cntrl:]]+', ' ', 'g')), 200)`,
+    text: fill(pick('text'), plain),
+    html: fill(pick('html'), sqlEscapeHtml),
+  };
+}
+
+/** The one-statement claim; null when it claimed nothing (the caller then reads why). */
+async function claimAtOnce(db: Db, random: RandomSource, input: ClaimInput): Promise<ClaimResult | null | 'retry'> {
+  const at = input.now.toISOString();
+  const newEntryId = randomUuid(random);
+  const mail = sqlPrizeEmail(random, {
+    title: sql`g.title`,
+    prize: sql`pz.name`,
+    code: sql`pz.coupon`,
+    url: sql`pz.redeem_url`,
+  });
+  try {
+    const row = await queryOne<{ prize_name: string; coupon: string | null; redeem_url: string | null }>(
+      db,
+      sql`with g as (
+            select c.id, c.title, c.team_id from contests c
+            where c.id = ${input.gameId} and c.team_id = ${input.teamId} and c.tool_type = 'instant_win'
+          ), upd as (
+            update instant_win_plays p set
+              status = 'claimed', email = ${input.email}, claimed_at = ${at}::timestamptz,
+              entry_id = coalesce(
+                (select e.id from entries e where e.contest_id = ${input.gameId} and e.email = ${input.email}),
+                ${newEntryId}::uuid)
+            where p.id = ${isUuid(input.playId) ? input.playId : NIL_UUID}::uuid and p.game_id = (select id from g)
+              and p.status = 'pending' and p.expires_at > ${at}::timestamptz
+              and p.cookie_hash = ${input.cookieHash}
+              and not exists (select 1 from entries e
+                              where e.contest_id = ${input.gameId} and e.email = ${input.email} and e.disqualified)
+            returning p.id, p.entry_id, p.tier_id, p.code_id
+          ), pz as (
+            select t.name, t.redeem_url,
+                   case when t.delivery_type = 'unique_code' then ic.code else t.redeem_code end as coupon
+            from upd join instant_win_tiers t on t.id = upd.tier_id
+            left join instant_win_codes ic on ic.id = upd.code_id
+          ), entry as (
+            insert into entries (id, contest_id, email, referral_code, created_at, updated_at)
+            select upd.entry_id, ${input.gameId}, ${input.email}, ${newReferralCode(random)}, ${at}::timestamptz, ${at}::timestamptz
+            from upd where upd.entry_id = ${newEntryId}::uuid
+            on conflict do nothing
+            returning id
+          ), queued as (
+            insert into email_outbox (team_id, contest_id, "to", kind, subject, text, html, created_at, next_attempt_at)
+            select g.team_id, g.id, ${input.email}, 'prize', ${mail.subject}, ${mail.text}, ${mail.html},
+                   ${at}::timestamptz, ${at}::timestamptz
+            from g, pz
+            returning id
+          )
+          select pz.name as prize_name, pz.coupon, pz.redeem_url, (select count(*) from entry) as entries,
+                 (select count(*) from queued) as mails
+          from pz`,
+    );
+    if (!row) return null;
+    return { alreadyClaimed: false, prizeName: row.prize_name, couponCode: row.coupon, redeemUrl: row.redeem_url, emailQueued: true };
+  } catch (e) {
+    // the entry this claim meant to create was made meanwhile by someone else (or its referral
+    // code was taken): the play would point at no entry, so nothing happened
+    if (pgError(e)?.code === '23503') return 'retry';
+    throw e;
+  }
+}
+
 export async function claimPlay(db: Db, random: RandomSource, input: ClaimInput): Promise<ClaimResult> {
   if (!isUuid(input.gameId)) throw Errors.gameNotFound();
   const at = input.now.toISOString();
+  const fast = await claimAtOnce(db, random, input);
+  if (fast && fast !== 'retry') return fast;
   for (let attempt = 0; attempt < 4; attempt++) {
     const row = await readClaim(db, input);
     const done = refusal(row, input);
