@@ -121,7 +121,7 @@ async function main() {
     );
 
     // ---------- server ----------
-    child = spawn(process.execPath, ['--import', 'tsx', 'bench/server.ts'], {
+    child = spawn(process.execPath, [...(process.env.BENCH_PROF ? ['--cpu-prof', '--cpu-prof-dir=/tmp/prof'] : []), '--import', 'tsx', 'bench/server.ts'], {
       env: { ...process.env, DATABASE_URL: url, PORT: String(port), DATABASE_POOL_MAX: process.env.DATABASE_POOL_MAX ?? '10' },
       stdio: ['ignore', 'pipe', 'inherit'],
     });

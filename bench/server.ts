@@ -62,3 +62,4 @@ outer.post('/bench/write-floor', async (c) => {
 });
 outer.route('/', app);
 serve({ fetch: outer.fetch, port }, () => console.log(`bench server ready on ${port}`));
+process.on('SIGTERM', () => process.exit(0));
