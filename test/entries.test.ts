@@ -356,6 +356,12 @@ describe('list entries', () => {
     expect(await s('\\')).toEqual({ emails: [], total: 0 });
     expect(await s('  ')).toEqual({ emails: expect.any(Array), total: 5 });
     expect(await s('nobody')).toEqual({ emails: [], total: 0 });
+    // email and name are searched each on its own: text spanning the end of the email and the
+    // start of the name (one index covers both) matches nothing
+    const alice = await s('alice');
+    expect(alice.total).toBe(1);
+    expect(await s('example.com alice')).toEqual({ emails: [], total: 0 });
+    expect(await s('com Alice')).toEqual({ emails: [], total: 0 });
   });
 
   it('bad page, limit or search: 400 with the field named', async () => {

@@ -320,7 +320,7 @@ export async function listEntries(
   const search = opts.search?.trim() || null;
   const pattern = search === null ? null : `%${escapeLike(search)}%`;
   // without a search the total comes from contest_stats (exact, kept by triggers) and the page
-  // from entries_contest_created_idx; with one, the trigram indexes find the matches
+  // from entries_contest_created_idx; with one, the trigram index finds the matches
   const total = pattern === null
     ? sql`(select coalesce(sum(s.entries), 0) from contest_stats s where s.contest_id = ${contestId})`
     : sql`(select count(*) from f)`;
@@ -329,7 +329,13 @@ export async function listEntries(
     sql`with c as (select id from contests where id = ${contestId} and team_id = ${teamId}),
         f as (
           select e.* from entries e join c on e.contest_id = c.id
-          ${pattern === null ? sql`` : sql`where e.email ilike ${pattern}::text escape '\\' or e.name ilike ${pattern}::text escape '\\'`}
+          ${
+            pattern === null
+              ? sql``
+              : // the first condition is what entries_search_trgm_idx answers; the second is the exact rule
+                sql`where (coalesce(e.email, '') || ' ' || coalesce(e.name, '')) ilike ${pattern}::text escape '\\'
+                      and (e.email ilike ${pattern}::text escape '\\' or e.name ilike ${pattern}::text escape '\\')`
+          }
         )
         select exists (select 1 from c) as contest_found, ${total} as total, p.*
         from (select 1) one left join lateral (
