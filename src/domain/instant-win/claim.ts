@@ -1,10 +1,9 @@
 /**
- * Claiming a win. The common case (a first, valid claim) is ONE statement: it marks the play
- * claimed under every condition at once (pending, not expired, this device, entry not
- * disqualified), creates or reuses the entry in the game's contest and queues the prize email,
- * its content put together in SQL from templates rendered by prizeEmail(). When that statement
- * claims nothing, one read answers the exact refusal (or `alreadyClaimed`), then the write is
- * tried again if the play is still claimable.
+ * Claiming a win. A first, valid claim is ONE statement: it marks the play claimed under every
+ * condition at once (pending, not expired, this device, entry not disqualified), creates or
+ * reuses the entry in the game's contest and queues the prize email, its content put together in
+ * SQL from templates rendered by prizeEmail(). When that statement claims nothing, one read
+ * answers the exact refusal (or `alreadyClaimed`).
  *
  * Under concurrent claims of one play, the play row's lock lets exactly one write succeed; the
  * others find it no longer pending, read it again and answer `alreadyClaimed: true` (same email)
@@ -193,56 +192,14 @@ async function claimAtOnce(db: Db, random: RandomSource, input: ClaimInput): Pro
 
 export async function claimPlay(db: Db, random: RandomSource, input: ClaimInput): Promise<ClaimResult> {
   if (!isUuid(input.gameId)) throw Errors.gameNotFound();
-  const at = input.now.toISOString();
-  const fast = await claimAtOnce(db, random, input);
-  if (fast && fast !== 'retry') return fast;
   for (let attempt = 0; attempt < 4; attempt++) {
-    const row = await readClaim(db, input);
-    const done = refusal(row, input);
-    if (done) return done;
-
-    const prize = prizeOf(row);
-    const mail = prizeEmail({ gameTitle: row.title, ...prize });
-    const newEntryId = randomUuid(random);
-    let claimed: { claimed_id: string | null } | undefined;
-    try {
-      claimed = await queryOne<{ claimed_id: string | null }>(
-        db,
-        sql`with upd as (
-              update instant_win_plays p set
-                status = 'claimed', email = ${input.email}, claimed_at = ${at}::timestamptz,
-                entry_id = coalesce(
-                  (select e.id from entries e where e.contest_id = ${input.gameId} and e.email = ${input.email}),
-                  ${newEntryId}::uuid)
-              where p.id = ${input.playId} and p.game_id = ${input.gameId}
-                and p.status = 'pending' and p.expires_at > ${at}::timestamptz
-                and p.cookie_hash = ${input.cookieHash}
-                and not exists (select 1 from entries e
-                                where e.contest_id = ${input.gameId} and e.email = ${input.email} and e.disqualified)
-              returning p.id, p.entry_id
-            ), entry as (
-              insert into entries (id, contest_id, email, referral_code, created_at, updated_at)
-              select upd.entry_id, ${input.gameId}, ${input.email}, ${newReferralCode(random)}, ${at}::timestamptz, ${at}::timestamptz
-              from upd where upd.entry_id = ${newEntryId}::uuid
-              on conflict do nothing
-              returning id
-            ), mail as (
-              insert into email_outbox (team_id, contest_id, "to", kind, subject, text, html, created_at, next_attempt_at)
-              select ${row.team_id}, ${input.gameId}, ${input.email}, 'prize', ${mail.subject}, ${mail.text}, ${mail.html},
-                     ${at}::timestamptz, ${at}::timestamptz
-              from upd
-              returning id
-            )
-            select (select id from upd) as claimed_id, (select count(*) from entry) as entries, (select count(*) from mail) as mails`,
-      );
-    } catch (e) {
-      // the entry this claim meant to create was made meanwhile by someone else (or its
-      // referral code was taken): the play would point at no entry, so nothing happened. Again.
-      if (pgError(e)?.code === '23503') continue;
-      throw e;
-    }
-    if (claimed?.claimed_id) return { alreadyClaimed: false, ...prize, emailQueued: true };
-    // the play changed between the read and the write (claimed by a concurrent request): read again
+    const claimed = await claimAtOnce(db, random, input);
+    if (claimed === 'retry') continue;
+    if (claimed) return claimed;
+    // nothing claimed: say exactly why (or answer alreadyClaimed); a play that is claimable
+    // again by now (it changed between the two statements) goes round once more
+    const refused = refusal(await readClaim(db, input), input);
+    if (refused) return refused;
   }
   throw Errors.prizeAlreadyClaimed();
 }
