@@ -29,7 +29,11 @@ const port = Number(env.PORT ?? 8787);
 async function openDatabase(): Promise<{ db: Db; provider: Deps['database']; label: string; close(): Promise<void> }> {
   if (env.DATABASE_URL) {
     const { openPg } = await import('./db/drivers/pg.js');
-    const h = await openPg(env.DATABASE_URL, { max: Number(env.DATABASE_POOL_MAX ?? 10) });
+    const h = await openPg(env.DATABASE_URL, {
+      max: Number(env.DATABASE_POOL_MAX ?? 10),
+      // a transaction-mode pooler (PgBouncer without prepared-statement support) needs them off
+      namedStatements: env.PG_NAMED_STATEMENTS !== '0',
+    });
     return { ...h, label: 'postgres (DATABASE_URL)' };
   }
   const dir = env.PGLITE_DIR ?? '.data/pglite';

@@ -14,7 +14,16 @@ export interface PgHandle {
 }
 
 /** A real Postgres over node-postgres, one pool for the process. */
-export async function openPg(url: string, opts: { max?: number; migrate?: boolean; searchPath?: string } = {}): Promise<PgHandle> {
+export async function openPg(
+  url: string,
+  opts: {
+    max?: number;
+    migrate?: boolean;
+    searchPath?: string;
+    /** named prepared statements (default true); off for poolers that cannot keep them */
+    namedStatements?: boolean;
+  } = {},
+): Promise<PgHandle> {
   const pool = new pg.Pool({
     connectionString: url,
     max: opts.max ?? 10,
@@ -23,7 +32,7 @@ export async function openPg(url: string, opts: { max?: number; migrate?: boolea
   // an idle client's error (server restart, killed connection) must not crash the process
   pool.on('error', (err) => console.error(JSON.stringify({ level: 'error', msg: 'idle pg client error', error: String(err) })));
   const db = drizzle({ client: pool, schema }) as unknown as Db;
-  useNamedStatements(db);
+  if (opts.namedStatements !== false) useNamedStatements(db);
   if (opts.migrate !== false) {
     await migrate(drizzle({ client: pool }), { migrationsFolder, migrationsSchema: opts.searchPath });
   }
