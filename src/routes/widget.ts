@@ -48,6 +48,7 @@ function page(c: Context<AppEnv>, status: ContentfulStatusCode, title: string, b
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="robots" content="noindex">
+<link rel="icon" href="data:,">
 <title>${escapeHtml(title)}</title>
 <style>
 body{margin:0;padding:24px 12px;background:#f3f4f6;color:#1f2937;font-family:system-ui,-apple-system,"Segoe UI",Roboto,Arial,sans-serif;line-height:1.5}

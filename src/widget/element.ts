@@ -14,6 +14,8 @@ import { CSS } from './styles.js';
 import { type StageView, createWheel, tierColor } from './wheel.js';
 
 const DAY_MS = 86_400_000;
+/** the playCookie format the API accepts (contract §6: server-made, 128+ random bits) */
+const COOKIE_RE = /^[A-Za-z0-9_-]{16,128}$/;
 
 const TEMPLATE = `<style>${CSS}</style>
 <section class="iw" part="container" aria-labelledby="iw-title">
@@ -258,7 +260,9 @@ export class InstantWinGame extends HTMLElement {
 
     let played;
     try {
-      played = await this.api.play(this.saved.cookie);
+      // the server only takes cookies it could have made; anything else (edited storage) is not sent
+      const cookie = this.saved.cookie;
+      played = await this.api.play(cookie && COOKIE_RE.test(cookie) ? cookie : undefined);
     } catch (e) {
       if (gen !== this.generation) return;
       this.busy = false;
