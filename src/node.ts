@@ -16,8 +16,7 @@ import {
   memoryRateLimiter,
   systemClock,
 } from './deps.js';
-import { sweepExpiredPlays } from './domain/instant-win/sweep.js';
-import { deliverDueEmails } from './domain/outbox.js';
+import { runScheduledJobs } from './domain/jobs.js';
 import { seedIfEmpty } from './domain/seed.js';
 import { logTransport } from './mail/log.js';
 import { resendTransport } from './mail/resend.js';
@@ -58,26 +57,6 @@ async function openMailer(logger: Logger): Promise<{ mailer: Mailer; label: stri
     return { mailer, label: 'resend', close: () => {} };
   }
   return { mailer: logTransport(logger), label: 'log (emails are printed, not sent)', close: () => {} };
-}
-
-/** The every-minute jobs (the Worker's cron): instant-win expiry sweep, then due emails; each runs even when the other fails. */
-async function runScheduledJobs(deps: Deps): Promise<void> {
-  const handle = deps.database.acquire();
-  const now = deps.clock.now();
-  try {
-    try {
-      await sweepExpiredPlays(handle.db, now);
-    } catch (e) {
-      deps.logger.error('cron: instant-win sweep failed', { error: String(e) });
-    }
-    try {
-      await deliverDueEmails(handle.db, deps.mailer, now, { logger: deps.logger });
-    } catch (e) {
-      deps.logger.error('cron: email delivery failed', { error: String(e) });
-    }
-  } finally {
-    await handle.release();
-  }
 }
 
 async function main() {
@@ -129,7 +108,7 @@ async function main() {
   });
 
   // the Worker's cron, here: every minute deliver due emails (retries) and run the sweeps
-  let jobs: Promise<void> | null = null;
+  let jobs: Promise<unknown> | null = null;
   const tick = () => {
     jobs ??= runScheduledJobs(deps).finally(() => {
       jobs = null;

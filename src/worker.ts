@@ -6,8 +6,7 @@
 import { createApp, type App } from './app.js';
 import { neonProvider } from './db/drivers/neon.js';
 import { type Deps, type RateLimiter, consoleLogger, cryptoRandom, memoryRateLimiter, systemClock } from './deps.js';
-import { sweepExpiredPlays } from './domain/instant-win/sweep.js';
-import { deliverDueEmails } from './domain/outbox.js';
+import { runScheduledJobs } from './domain/jobs.js';
 import { workerMailer } from './mail/select.js';
 
 export interface Env {
@@ -60,40 +59,6 @@ function depsFor(env: Env, requestUrl?: string): { deps: Deps; app: App } {
   // a scheduled event has no request URL: keep building on the first fetch until one came
   if (requestUrl || env.PUBLIC_URL) cached = { env, deps, app };
   return { deps, app };
-}
-
-export interface ScheduledResult {
-  expiredPlays?: number;
-  emails?: Awaited<ReturnType<typeof deliverDueEmails>>;
-}
-
-/**
- * The every-minute jobs: expire unclaimed instant-win plays (their stock goes back), then
- * deliver due emails (new ones and retries). Each runs even when the other fails; failures are
- * logged and the next minute tries again.
- */
-export async function runScheduledJobs(deps: Deps): Promise<ScheduledResult> {
-  const handle = deps.database.acquire();
-  const now = deps.clock.now();
-  const out: ScheduledResult = {};
-  try {
-    try {
-      out.expiredPlays = await sweepExpiredPlays(handle.db, now);
-    } catch (e) {
-      deps.logger.error('cron: instant-win sweep failed', { error: String(e) });
-    }
-    try {
-      out.emails = await deliverDueEmails(handle.db, deps.mailer, now, { logger: deps.logger });
-    } catch (e) {
-      deps.logger.error('cron: email delivery failed', { error: String(e) });
-    }
-  } finally {
-    await handle.release();
-  }
-  if (out.expiredPlays || out.emails?.sent || out.emails?.failed || out.emails?.retrying) {
-    deps.logger.info('cron', { expiredPlays: out.expiredPlays, ...out.emails });
-  }
-  return out;
 }
 
 export default {

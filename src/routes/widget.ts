@@ -8,17 +8,13 @@ import { compress } from 'hono/compress';
 import { describeRoute } from 'hono-openapi';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { AppEnv } from '../http/context.js';
+import { escapeHtml } from '../domain/emails.js';
 import { isUuid } from '../lib/crypto.js';
 import { WIDGET_JS, WIDGET_JS_HASH } from '../widget/bundle.generated.js';
 
 const ETAG = `"${WIDGET_JS_HASH}"`;
 /** Public keys as the contract makes them (pk_ + base62); anything else never reaches the page. */
 const PUBLIC_KEY_RE = /^pk_[A-Za-z0-9]{16,128}$/;
-
-const HTML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
-export function escapeHtml(s: string): string {
-  return s.replace(/[&<>"']/g, (ch) => HTML_ESCAPES[ch]!);
-}
 
 function etagMatches(header: string | undefined): boolean {
   if (!header) return false;

@@ -154,6 +154,9 @@ export async function createTestEnv(opts: TestEnvOptions = {}): Promise<TestEnv>
   const logs: TestEnv['logs'] = [];
   const sent: OutgoingEmail[] = [];
   const inFlight = new Set<Promise<unknown>>();
+  const settle = async () => {
+    while (inFlight.size) await Promise.all([...inFlight]);
+  };
   const logger: Logger = {
     info: (msg, fields) => {
       logs.push({ level: 'info', msg, fields });
@@ -235,12 +238,10 @@ export async function createTestEnv(opts: TestEnvOptions = {}): Promise<TestEnv>
       );
       return { id: c.id, slug: c.slug };
     },
-    settle: async () => {
-      while (inFlight.size) await Promise.all([...inFlight]);
-    },
+    settle,
     async close() {
       // background work (email delivery) finishes before the database goes away
-      while (inFlight.size) await Promise.all([...inFlight]);
+      await settle();
       await database.close();
     },
   };

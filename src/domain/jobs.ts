@@ -1,0 +1,38 @@
+/**
+ * The every-minute jobs, the same on both runtimes (the Worker's cron, the Node runner's timer):
+ * expire unclaimed instant-win plays (their stock goes back), then deliver due emails (new ones
+ * and retries). Each runs even when the other fails; failures are logged and the next minute
+ * tries again.
+ */
+import type { Deps } from '../deps.js';
+import { sweepExpiredPlays } from './instant-win/sweep.js';
+import { deliverDueEmails } from './outbox.js';
+
+export interface ScheduledResult {
+  expiredPlays?: number;
+  emails?: Awaited<ReturnType<typeof deliverDueEmails>>;
+}
+
+export async function runScheduledJobs(deps: Deps): Promise<ScheduledResult> {
+  const handle = deps.database.acquire();
+  const now = deps.clock.now();
+  const out: ScheduledResult = {};
+  try {
+    try {
+      out.expiredPlays = await sweepExpiredPlays(handle.db, now);
+    } catch (e) {
+      deps.logger.error('cron: instant-win sweep failed', { error: String(e) });
+    }
+    try {
+      out.emails = await deliverDueEmails(handle.db, deps.mailer, now, { logger: deps.logger });
+    } catch (e) {
+      deps.logger.error('cron: email delivery failed', { error: String(e) });
+    }
+  } finally {
+    await handle.release();
+  }
+  if (out.expiredPlays || out.emails?.sent || out.emails?.failed || out.emails?.retrying) {
+    deps.logger.info('cron', { expiredPlays: out.expiredPlays, ...out.emails });
+  }
+  return out;
+}
