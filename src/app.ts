@@ -8,7 +8,9 @@ import { HTTPException } from 'hono/http-exception';
 import type { Deps } from './deps.js';
 import type { AppEnv } from './http/context.js';
 import { fail } from './http/envelope.js';
+import { keyError } from './http/auth.js';
 import { ApiError, Errors } from './http/errors.js';
+import { describeError } from './lib/describe-error.js';
 import { toHex } from './lib/crypto.js';
 import { adminRoutes } from './routes/admin.js';
 import { analyticsRoutes } from './routes/analytics.js';
@@ -94,6 +96,8 @@ export function createApp(deps: Deps) {
   app.notFound((c) => fail(c, 404, 'Not found'));
 
   app.onError((err, c) => {
+    const refused = keyError(c, err);
+    if (refused) return fail(c, refused.status, refused.message, refused.headers);
     if (err instanceof ApiError) return fail(c, err.status, err.message, err.headers);
     if (err instanceof HTTPException) {
       if (err.status === 413) return fail(c, 413, 'Request body too large');
@@ -103,8 +107,8 @@ export function createApp(deps: Deps) {
       requestId: c.get('requestId'),
       method: c.req.method,
       path: c.req.path,
-      error: err instanceof Error ? `${err.name}: ${err.message}` : String(err),
-      stack: err instanceof Error ? err.stack : undefined,
+      // never the statement's parameters (emails, names...): the statement, SQLSTATE and message
+      ...describeError(err),
     });
     return fail(c, 500, 'Internal server error');
   });

@@ -21,6 +21,7 @@ import { seedIfEmpty } from './domain/seed.js';
 import { logTransport } from './mail/log.js';
 import { resendTransport } from './mail/resend.js';
 import { mailConfigProblem, transportKind } from './mail/select.js';
+import { describeError } from './lib/describe-error.js';
 
 const env = process.env;
 const port = Number(env.PORT ?? 8787);
@@ -89,7 +90,7 @@ async function main() {
       }
     },
     background: (_c, work) => {
-      work.catch((e) => logger.error('background task failed', { error: String(e) }));
+      work.catch((e) => logger.error('background task failed', { ...describeError(e) }));
     },
   };
 

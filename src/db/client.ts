@@ -47,6 +47,31 @@ export async function query<T = Record<string, unknown>>(db: Db, statement: SQL)
   return Array.isArray(result) ? result : (result.rows ?? []);
 }
 
+/**
+ * Drivers that send several statements as ONE atomic request (Neon over HTTP: one HTTP round
+ * trip for the whole batch) register how; the others run a batch in a transaction, statement
+ * after statement, with no application logic between them.
+ */
+type BatchRunner = (statements: SQL[]) => Promise<Record<string, unknown>[][]>;
+const batchRunners = new WeakMap<object, BatchRunner>();
+export const useBatchRunner = (db: Db, run: BatchRunner) => {
+  batchRunners.set(db, run);
+};
+
+/**
+ * Runs the statements in order, atomically (all or nothing), and returns each one's rows. A
+ * batch is not interactive: nothing the application computes goes between its statements.
+ */
+export async function batch(db: Db, statements: SQL[]): Promise<Record<string, unknown>[][]> {
+  const run = batchRunners.get(db);
+  if (run) return run(statements);
+  return db.transaction(async (tx) => {
+    const out: Record<string, unknown>[][] = [];
+    for (const s of statements) out.push(await query(tx as unknown as Db, s));
+    return out;
+  });
+}
+
 export async function queryOne<T = Record<string, unknown>>(db: Db, statement: SQL): Promise<T | undefined> {
   const rows = await query<T>(db, statement);
   return rows[0];

@@ -3,6 +3,7 @@
  */
 import { sql } from 'drizzle-orm';
 import { type Db, iso, num, query, queryOne } from '../db/client.js';
+import type { Team } from '../db/team.js';
 import { Errors } from '../http/errors.js';
 import { isUuid } from '../lib/crypto.js';
 
@@ -18,7 +19,7 @@ export interface Analytics {
 /** Rounded to 2 decimals (half away from zero; points are never negative). */
 export const round2 = (x: number) => Math.round(x * 100) / 100;
 
-export async function getAnalytics(db: Db, teamId: string, contestId: string): Promise<Analytics> {
+export async function getAnalytics(db: Db, team: Team, contestId: string): Promise<Analytics> {
   if (!isUuid(contestId)) throw Errors.contestNotFound();
   const r = await queryOne<{
     views: number | string;
@@ -32,7 +33,8 @@ export async function getAnalytics(db: Db, teamId: string, contestId: string): P
     db,
     // totals from contest_stats (kept exact by triggers, summed over its slots); the highest
     // points from a backward scan of entries_contest_points_idx: no scan of the entries
-    sql`select c.views_count as views,
+    sql`with ${team.cte} _ as (select 1)
+        select c.views_count as views,
           coalesce(sum(s.entries), 0) as total,
           coalesce(sum(s.confirmed), 0) as confirmed,
           coalesce(sum(s.disqualified), 0) as disqualified,
@@ -41,7 +43,7 @@ export async function getAnalytics(db: Db, teamId: string, contestId: string): P
           coalesce(sum(s.bonus_completions), 0) as bonus
         from contests c
         left join contest_stats s on s.contest_id = c.id
-        where c.id = ${contestId} and c.team_id = ${teamId}
+        where c.id = ${contestId} and c.team_id = ${team.id}
         group by c.id`,
   );
   if (!r) throw Errors.contestNotFound();
@@ -76,7 +78,7 @@ export interface LeaderboardRow {
  */
 export async function getLeaderboard(
   db: Db,
-  teamId: string,
+  team: Team,
   contestId: string,
   limit: number,
 ): Promise<{ metric: 'points' | 'commission'; rows: LeaderboardRow[] }> {
@@ -93,7 +95,7 @@ export async function getLeaderboard(
     referrals_count: number | string;
   }>(
     db,
-    sql`with c as (select id, campaign_type from contests where id = ${contestId} and team_id = ${teamId}),
+    sql`with ${team.cte} c as (select id, campaign_type from contests where id = ${contestId} and team_id = ${team.id}),
         top as (
           (select e.id, e.email, e.name, e.points, e.commission, e.referral_code, e.created_at
            from entries e

@@ -4,6 +4,7 @@
  */
 import { sql } from 'drizzle-orm';
 import { type Db, iso, num, query, queryOne } from '../db/client.js';
+import type { Team } from '../db/team.js';
 import { Errors } from '../http/errors.js';
 import { isUuid } from '../lib/crypto.js';
 import { sqlContestOpen } from './contests.js';
@@ -36,7 +37,7 @@ export type EntryRef = { entryId: string } | { email: string; contestId: string 
  * The contest's bonus actions as seen by one entry, in display order. The entry is named by id
  * or (the `lookup` form) by email + contest. Another team's entry or contest: not found.
  */
-export async function listBonusActionsForEntry(db: Db, teamId: string, ref: EntryRef) {
+export async function listBonusActionsForEntry(db: Db, team: Team, ref: EntryRef) {
   let where;
   let contestFound;
   if ('entryId' in ref) {
@@ -46,13 +47,13 @@ export async function listBonusActionsForEntry(db: Db, teamId: string, ref: Entr
   } else {
     if (!isUuid(ref.contestId)) throw Errors.contestNotFound();
     where = sql`e.contest_id = ${ref.contestId} and e.email = ${ref.email.trim().toLowerCase()}`;
-    contestFound = sql`exists (select 1 from contests where id = ${ref.contestId} and team_id = ${teamId})`;
+    contestFound = sql`exists (select 1 from contests where id = ${ref.contestId} and team_id = ${team.id})`;
   }
   const rows = await query<ActionRow & { contest_found: boolean }>(
     db,
-    sql`with e as (
+    sql`with ${team.cte} e as (
           select e.id, e.email, e.points, e.contest_id from entries e join contests c on c.id = e.contest_id
-          where ${where} and c.team_id = ${teamId}
+          where ${where} and c.team_id = ${team.id}
         )
         select ${contestFound} as contest_found, x.* from (select 1) one left join lateral (
           select e.id as entry_id, e.email, e.points as total_points,
@@ -123,7 +124,7 @@ const MAX_COMPLETE_ATTEMPTS = 5;
  */
 export async function completeBonusAction(
   db: Db,
-  teamId: string,
+  team: Team,
   entryId: string,
   bonusActionId: string,
   input: { proof?: string | null; answer?: string | null },
@@ -134,13 +135,13 @@ export async function completeBonusAction(
   for (let attempt = 0; attempt < MAX_COMPLETE_ATTEMPTS; attempt++) {
     const row = await queryOne<CompleteRow>(
       db,
-      sql`with t as (
+      sql`with ${team.cte} t as (
             select e.id as entry_id, e.contest_id, e.disqualified, e.points, ba.id as action_id, ba.points as action_points,
               ba.action, ${sqlContestOpen(now, 'c')} as is_open
             from entries e
             join contests c on c.id = e.contest_id
             join bonus_actions ba on ba.contest_id = e.contest_id
-            where e.id = ${entryId} and ba.id = ${bonusActionId} and c.team_id = ${teamId}
+            where e.id = ${entryId} and ba.id = ${bonusActionId} and c.team_id = ${team.id}
             for update of e
           ), ins as (
             insert into bonus_completions (entry_id, bonus_action_id, contest_id, status, proof, answer, points_awarded, completed_at)

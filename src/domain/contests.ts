@@ -2,6 +2,7 @@
  * Contests as the v1 API shows them, the rules for when a contest is open, and views.
  */
 import { type SQL, sql } from 'drizzle-orm';
+import type { Team } from '../db/team.js';
 import { type Db, iso, num, query, queryOne } from '../db/client.js';
 import { isUuid } from '../lib/crypto.js';
 
@@ -68,13 +69,13 @@ const CONTEST_COLUMNS = sql`c.id, c.team_id, c.tool_type, c.title, c.description
 
 export async function listContests(
   db: Db,
-  teamId: string,
+  team: Team,
   opts: { toolType: ToolType | null; limit: number; offset: number },
 ): Promise<{ rows: ContestRow[]; total: number }> {
-  const where = sql`c.team_id = ${teamId} and c.tool_type is not distinct from ${opts.toolType}`;
+  const where = sql`c.team_id = ${team.id} and c.tool_type is not distinct from ${opts.toolType}`;
   const rows = await query<ContestRow & { total: number | string }>(
     db,
-    sql`with total as (select count(*) as n from contests c where ${where})
+    sql`with ${team.cte} total as (select count(*) as n from contests c where ${where})
         select total.n as total, page.* from total left join lateral (
           select ${CONTEST_COLUMNS} from contests c where ${where}
           order by c.created_at desc, c.id desc limit ${opts.limit} offset ${opts.offset}
@@ -85,21 +86,23 @@ export async function listContests(
 }
 
 /** The contest if it exists and belongs to the team; another team's contest is "not found". */
-export async function getContest(db: Db, teamId: string, contestId: string): Promise<ContestRow | undefined> {
+export async function getContest(db: Db, team: Team, contestId: string): Promise<ContestRow | undefined> {
   if (!isUuid(contestId)) return undefined;
   return queryOne<ContestRow>(
     db,
-    sql`select ${CONTEST_COLUMNS} from contests c where c.id = ${contestId} and c.team_id = ${teamId}`,
+    sql`with ${team.cte} _ as (select 1)
+        select ${CONTEST_COLUMNS} from contests c where c.id = ${contestId} and c.team_id = ${team.id}`,
   );
 }
 
 /** Counts one page view; undefined when the contest is not the team's. */
-export async function recordView(db: Db, teamId: string, contestId: string): Promise<number | undefined> {
+export async function recordView(db: Db, team: Team, contestId: string): Promise<number | undefined> {
   if (!isUuid(contestId)) return undefined;
   const row = await queryOne<{ views_count: number | string }>(
     db,
-    sql`update contests set views_count = views_count + 1
-        where id = ${contestId} and team_id = ${teamId} returning views_count`,
+    sql`with ${team.cte} _ as (select 1)
+        update contests set views_count = views_count + 1
+        where id = ${contestId} and team_id = ${team.id} returning views_count`,
   );
   return row ? num(row.views_count) : undefined;
 }

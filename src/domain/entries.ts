@@ -9,6 +9,7 @@
 import { sql } from 'drizzle-orm';
 import * as v from 'valibot';
 import { type Db, iso, num, pgError, query, queryOne } from '../db/client.js';
+import type { Team } from '../db/team.js';
 import type { RandomSource } from '../deps.js';
 import { Errors } from '../http/errors.js';
 import { issueToError } from '../http/validate.js';
@@ -162,12 +163,12 @@ const MAX_CREATE_ATTEMPTS = 8;
 export async function createEntry(
   db: Db,
   ctx: { now: Date; random: RandomSource; publicUrl: string },
-  contest: { id: string; teamId: string },
+  contest: { id: string; team: Team },
   input: CreateEntryInput,
 ): Promise<CreateEntryResult> {
   const { email = null, phone = null, name = null, referralCode = null, customFieldData = null } = parse(createEntrySchema, input);
   if (!email && !phone) throw Errors.emailOrPhoneRequired();
-  if (!isUuid(contest.id) || !isUuid(contest.teamId)) throw Errors.contestNotFound();
+  if (!isUuid(contest.id)) throw Errors.contestNotFound();
   const now = ctx.now.toISOString();
   const custom = customFieldData === null ? null : JSON.stringify(customFieldData);
 
@@ -177,10 +178,10 @@ export async function createEntry(
     const mail = confirmation?.content({ title: sql`c.title`, name: sql`${name}::text` });
     const row = await queryOne<CreateRow>(
       db,
-      sql`with c as (
+      sql`with ${contest.team.cte} c as (
             select c.id, c.team_id, c.title, c.require_email_confirmation,
               c.referral_advocate_points, c.referral_friend_points, ${sqlContestOpen(ctx.now, 'c')} as is_open
-            from contests c where c.id = ${contest.id} and c.team_id = ${contest.teamId}
+            from contests c where c.id = ${contest.id} and c.team_id = ${contest.team.id}
           ), existing as (
             select e.id, e.email, e.referred_by from entries e join c on e.contest_id = c.id
             where (${email}::text is not null and e.email = ${email}::text)
@@ -312,7 +313,7 @@ export const escapeLike = (s: string) => s.replace(/[\\%_]/g, '\\$&');
  */
 export async function listEntries(
   db: Db,
-  teamId: string,
+  team: Team,
   contestId: string,
   opts: { limit: number; offset: number; search?: string | null },
 ): Promise<{ items: EntryListItem[]; total: number }> {
@@ -326,7 +327,7 @@ export async function listEntries(
     : sql`(select count(*) from f)`;
   const rows = await query<EntryRow & { contest_found: boolean; total: number | string }>(
     db,
-    sql`with c as (select id from contests where id = ${contestId} and team_id = ${teamId}),
+    sql`with ${team.cte} c as (select id from contests where id = ${contestId} and team_id = ${team.id}),
         f as (
           select e.* from entries e join c on e.contest_id = c.id
           ${
@@ -347,7 +348,7 @@ export async function listEntries(
 }
 
 /** The entry detail of the reference, plus customFieldData. Another team's entry: entryNotFound. */
-export async function getEntry(db: Db, teamId: string, entryId: string) {
+export async function getEntry(db: Db, team: Team, entryId: string) {
   if (!isUuid(entryId)) throw Errors.entryNotFound();
   const r = await queryOne<
     EntryRow & {
@@ -362,14 +363,15 @@ export async function getEntry(db: Db, teamId: string, entryId: string) {
     }
   >(
     db,
-    sql`select ${LIST_COLUMNS}, e.points_used, e.contest_id, c.title as contest_title, e.custom_field_data,
+    sql`with ${team.cte} _ as (select 1)
+        select ${LIST_COLUMNS}, e.points_used, e.contest_id, c.title as contest_title, e.custom_field_data,
           (select count(*) from entries r where r.referred_by = e.id) as referrals_count,
           (select count(*) from bonus_completions b where b.entry_id = e.id) as bonus_actions_completed,
           p.value as total_purchase_value, p.n as total_purchase_count
         from entries e
         join contests c on c.id = e.contest_id
         cross join lateral (select coalesce(sum(amount), 0) as value, count(*) as n from purchases where entry_id = e.id) p
-        where e.id = ${entryId} and c.team_id = ${teamId}`,
+        where e.id = ${entryId} and c.team_id = ${team.id}`,
   );
   if (!r) throw Errors.entryNotFound();
   return {
@@ -403,7 +405,7 @@ export interface UpdateEntryInput {
 export async function updateEntry(
   db: Db,
   ctx: { now: Date; random: RandomSource; publicUrl: string },
-  teamId: string,
+  team: Team,
   entryId: string,
   input: UpdateEntryInput,
 ): Promise<{ data: { id: string; email: string | null; name: string | null; phone: string | null; points: number }; emailQueued: boolean }> {
@@ -422,11 +424,11 @@ export async function updateEntry(
   try {
     row = await queryOne(
       db,
-      sql`with t as (
+      sql`with ${team.cte} t as (
             select e.id, c.id as contest_id, c.team_id, c.title, c.require_email_confirmation,
               (${has('email')}::boolean and e.email is distinct from ${email}::text) as email_changed
             from entries e join contests c on c.id = e.contest_id
-            where e.id = ${entryId} and c.team_id = ${teamId}
+            where e.id = ${entryId} and c.team_id = ${team.id}
             for update of e
           ), u as (
             update entries e set
@@ -475,14 +477,15 @@ export async function updateEntry(
 // ---------------------------------------------------------------- disqualify
 
 /** true disqualifies, false re-qualifies, undefined toggles; atomic in one UPDATE. */
-export async function setDisqualified(db: Db, teamId: string, entryId: string, disqualify: boolean | undefined, now: Date) {
+export async function setDisqualified(db: Db, team: Team, entryId: string, disqualify: boolean | undefined, now: Date) {
   if (!isUuid(entryId)) throw Errors.entryNotFound();
   const row = await queryOne<{ id: string; disqualified: boolean }>(
     db,
-    sql`update entries e set disqualified = coalesce(${disqualify ?? null}::boolean, not e.disqualified),
+    sql`with ${team.cte} _ as (select 1)
+        update entries e set disqualified = coalesce(${disqualify ?? null}::boolean, not e.disqualified),
           updated_at = ${now.toISOString()}::timestamptz
         from contests c
-        where e.id = ${entryId} and c.id = e.contest_id and c.team_id = ${teamId}
+        where e.id = ${entryId} and c.id = e.contest_id and c.team_id = ${team.id}
         returning e.id, e.disqualified`,
   );
   if (!row) throw Errors.entryNotFound();

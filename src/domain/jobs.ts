@@ -5,6 +5,7 @@
  * tries again.
  */
 import type { Deps } from '../deps.js';
+import { describeError } from '../lib/describe-error.js';
 import { sweepExpiredPlays } from './instant-win/sweep.js';
 import { deliverDueEmails } from './outbox.js';
 
@@ -21,12 +22,12 @@ export async function runScheduledJobs(deps: Deps): Promise<ScheduledResult> {
     try {
       out.expiredPlays = await sweepExpiredPlays(handle.db, now);
     } catch (e) {
-      deps.logger.error('cron: instant-win sweep failed', { error: String(e) });
+      deps.logger.error('cron: instant-win sweep failed', { ...describeError(e) });
     }
     try {
       out.emails = await deliverDueEmails(handle.db, deps.mailer, now, { logger: deps.logger });
     } catch (e) {
-      deps.logger.error('cron: email delivery failed', { error: String(e) });
+      deps.logger.error('cron: email delivery failed', { ...describeError(e) });
     }
   } finally {
     await handle.release();

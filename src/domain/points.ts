@@ -6,6 +6,7 @@
  */
 import { type SQL, sql } from 'drizzle-orm';
 import { type Db, iso, num, query, queryOne } from '../db/client.js';
+import type { Team } from '../db/team.js';
 import { Errors } from '../http/errors.js';
 import { isUuid } from '../lib/crypto.js';
 
@@ -40,7 +41,7 @@ export interface AdjustResult {
  */
 export async function adjustPoints(
   db: Db,
-  teamId: string,
+  team: Team,
   entryId: string,
   points: number,
   reason: string,
@@ -56,10 +57,10 @@ export async function adjustPoints(
   const t = now.toISOString();
   const row = await queryOne<{ previous: number; total: number }>(
     db,
-    sql`with t as (
+    sql`with ${team.cte} t as (
           select e.id, e.contest_id, e.points
           from entries e join contests c on c.id = e.contest_id
-          where e.id = ${entryId} and c.team_id = ${teamId}
+          where e.id = ${entryId} and c.team_id = ${team.id}
           for update of e
         ), u as (
           update entries e set points = ${sqlClampedTotal(sql`t.points`, sql`${points}::int`)}, updated_at = ${t}::timestamptz

@@ -15,6 +15,7 @@
 import { sql } from 'drizzle-orm';
 import * as v from 'valibot';
 import { type Db, num, pgError, queryOne } from '../db/client.js';
+import type { Team } from '../db/team.js';
 import { Errors } from '../http/errors.js';
 import { isUuid } from '../lib/crypto.js';
 import { sqlContestOpen } from './contests.js';
@@ -128,7 +129,7 @@ export function mapAmountOverflow(e: unknown): never {
 export async function recordPurchase(
   db: Db,
   now: Date,
-  contest: { id: string; teamId: string },
+  contest: { id: string; team: Team },
   input: PurchaseInput,
 ): Promise<PurchaseResult> {
   if (!isUuid(contest.id)) throw Errors.contestNotFound();
@@ -149,10 +150,10 @@ export async function recordPurchase(
   try {
     row = await queryOne<Row>(
       db,
-      sql`with c as (
+      sql`with ${contest.team.cte} c as (
             select c.id, c.purchase_tracking_enabled as tracking, ${sqlContestOpen(now, 'c')} as open,
                    c.points_per_purchase, c.points_per_currency_unit
-            from contests c where c.id = ${contest.id} and c.team_id = ${contest.teamId}
+            from contests c where c.id = ${contest.id} and c.team_id = ${contest.team.id}
           ), existing as (
             select p.id, p.entry_id from purchases p join c on p.contest_id = c.id where p.order_id = ${input.orderId}
           ), e as (

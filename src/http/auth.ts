@@ -1,12 +1,19 @@
 /**
- * API-key auth for /api/v1. Keys are looked up by their SHA-256 (never stored in clear), in one
- * statement that also refreshes last_used_at at most once a minute per key.
+ * API-key auth for /api/v1, in the request's own statement (one database round trip).
+ *
+ * The middleware checks only what needs no database (a key in the query string is refused; the
+ * header must look like a key) and hands the route `c.var.auth.team`: the team as SQL whose CTEs
+ * check the key inside the statement the route sends anyway (src/db/team.ts). A bad key makes
+ * that statement raise CEK01, a public key on a private route CEK03; both are answered here with
+ * the route's own wording, and nothing changed. An answer that sent no statement with the key
+ * check in it (a 400 for a bad body, a 404 for a malformed id, a 429) checks the key once before
+ * it leaves, so every bad key still answers 401/403 first, exactly as when the check came first.
  */
-import { sql } from 'drizzle-orm';
 import { createMiddleware } from 'hono/factory';
-import { queryOne } from '../db/client.js';
+import { pgError, query } from '../db/client.js';
+import { KEY_FORBIDDEN_SQLSTATE, KEY_INVALID_SQLSTATE, teamOfKey } from '../db/team.js';
 import { sha256Hex } from '../lib/crypto.js';
-import type { AppEnv, AuthInfo } from './context.js';
+import type { AppContext, AppEnv } from './context.js';
 import { type ApiError, Errors } from './errors.js';
 
 export const KEY_RE = /^(pk|sk)_[A-Za-z0-9]{32,128}$/;
@@ -21,33 +28,31 @@ interface KeyOptions {
 export function requireKey(access: 'public' | 'private', opts: KeyOptions = {}) {
   const unauthorized = opts.unauthorized ?? Errors.missingOrInvalidKey;
   const forbidden = opts.forbidden ?? Errors.privateKeyRequired;
+  const keyErrors = { unauthorized, forbidden };
   return createMiddleware<AppEnv>(async (c, next) => {
     // keys in the query string are refused like a missing key, even next to a header
     const url = new URL(c.req.url);
     if (url.searchParams.has('apiKey') || url.searchParams.has('api_key')) throw unauthorized();
     const key = c.req.header('x-api-key')?.trim();
     if (!key || !KEY_RE.test(key)) throw unauthorized();
-    const auth = await lookupKey(c.var.db(), key, c.var.deps.clock.now());
-    if (!auth) throw unauthorized();
-    if (access === 'private' && auth.type !== 'private') throw forbidden();
-    c.set('auth', auth);
+    const type = key.startsWith('sk_') ? 'private' : 'public';
+    const team = teamOfKey(await sha256Hex(key), type, access, c.var.deps.clock.now());
+    c.set('auth', { team, type, keyHash: team.keyHash });
+    c.set('keyErrors', keyErrors);
+    // a statement that raised the key check's SQLSTATE is answered by app.onError (keyError below)
     await next();
+    if (!team.embedded) {
+      // no statement carried the key check (a 400 for a bad body, a 404 for a malformed id, a
+      // 429...): check the key now, so a bad key answers 401/403 first, as it always did
+      await query(c.var.db(), team.check);
+    }
   });
 }
 
-export async function lookupKey(db: ReturnType<AppEnv['Variables']['db']>, key: string, now: Date): Promise<AuthInfo | null> {
-  const hash = await sha256Hex(key);
-  const row = await queryOne<{ id: string; team_id: string; type: 'public' | 'private' }>(
-    db,
-    sql`with k as (
-          select id, team_id, type from api_keys where key_hash = ${hash} and revoked_at is null
-        ), touch as (
-          update api_keys set last_used_at = ${now.toISOString()}::timestamptz
-          where id in (select id from k)
-            and (last_used_at is null or last_used_at < ${now.toISOString()}::timestamptz - interval '60 seconds')
-          returning 1
-        )
-        select id, team_id, type from k`,
-  );
-  return row ? { keyId: row.id, teamId: row.team_id, type: row.type } : null;
+/** The answer for an error raised by the key check inside a statement, in the route's wording. */
+export function keyError(c: AppContext, e: unknown): ApiError | undefined {
+  const code = pgError(e)?.code;
+  if (code !== KEY_INVALID_SQLSTATE && code !== KEY_FORBIDDEN_SQLSTATE) return undefined;
+  const errors = c.var.keyErrors ?? { unauthorized: Errors.missingOrInvalidKey, forbidden: Errors.privateKeyRequired };
+  return code === KEY_INVALID_SQLSTATE ? errors.unauthorized() : errors.forbidden();
 }

@@ -1,11 +1,16 @@
 import type { Context } from 'hono';
 import type { Db } from '../db/client.js';
+import type { KeyTeam } from '../db/team.js';
 import type { Deps } from '../deps.js';
+import type { ApiError } from './errors.js';
 
 export interface AuthInfo {
-  keyId: string;
-  teamId: string;
+  /** the key's team, checked inside the request's statement (src/db/team.ts) */
+  team: KeyTeam;
+  /** what the key's prefix says it is (the statement refuses a key whose stored type differs) */
   type: 'public' | 'private';
+  /** hex SHA-256 of the key */
+  keyHash: string;
 }
 
 export interface AppEnv {
@@ -14,6 +19,8 @@ export interface AppEnv {
     /** the request's database handle, made on first use and released after the response */
     db: () => Db;
     auth: AuthInfo;
+    /** the route's 401/403 answers for a key refused inside a statement */
+    keyErrors?: { unauthorized: () => ApiError; forbidden: () => ApiError };
     requestId: string;
   };
 }

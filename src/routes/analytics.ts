@@ -24,7 +24,7 @@ export function analyticsRoutes() {
     publicKey,
     async (c) => {
       const contestId = requireContestId(c.req.param('contestId'));
-      return ok(c, await getAnalytics(c.var.db(), c.var.auth.teamId, contestId));
+      return ok(c, await getAnalytics(c.var.db(), c.var.auth.team, contestId));
     },
   );
 
@@ -36,7 +36,7 @@ export function analyticsRoutes() {
     async (c) => {
       const contestId = requireContestId(c.req.param('contestId'));
       const { limit } = pageParams({ limit: c.req.valid('query').limit }, { defaultLimit: 25, maxLimit: 100 });
-      const { metric, rows } = await getLeaderboard(c.var.db(), c.var.auth.teamId, contestId, limit);
+      const { metric, rows } = await getLeaderboard(c.var.db(), c.var.auth.team, contestId, limit);
       return ok(c, rows, 200, { metric });
     },
   );

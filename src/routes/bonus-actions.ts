@@ -50,8 +50,8 @@ export function bonusActionRoutes() {
     queryParams(lookupQuery),
     async (c) => {
       const entryId = c.req.param('entryId');
-      const teamId = c.var.auth.teamId;
-      if (entryId !== 'lookup') return ok(c, await listBonusActionsForEntry(c.var.db(), teamId, { entryId }));
+      const team = c.var.auth.team;
+      if (entryId !== 'lookup') return ok(c, await listBonusActionsForEntry(c.var.db(), team, { entryId }));
       const q = c.req.valid('query');
       const rawEmail = q.email?.trim();
       const contestId = q.contestId?.trim();
@@ -59,7 +59,7 @@ export function bonusActionRoutes() {
       if (!contestId) throw Errors.validation('contestId is required');
       const email = v.safeParse(emailSchema, rawEmail);
       if (!email.success) throw Errors.invalidEmail();
-      return ok(c, await listBonusActionsForEntry(c.var.db(), teamId, { email: email.output, contestId }));
+      return ok(c, await listBonusActionsForEntry(c.var.db(), team, { email: email.output, contestId }));
     },
   );
 
@@ -73,7 +73,7 @@ export function bonusActionRoutes() {
       const body = c.req.valid('json');
       const result = await completeBonusAction(
         c.var.db(),
-        c.var.auth.teamId,
+        c.var.auth.team,
         c.req.param('entryId').trim(),
         c.req.param('bonusActionId').trim(),
         { proof: body.proof || null, answer: body.answer || null },

@@ -34,7 +34,7 @@ export function contestRoutes() {
     async (c) => {
       const q = c.req.valid('query');
       const { page, limit, offset } = pageParams(q);
-      const { rows, total } = await listContests(c.var.db(), c.var.auth.teamId, {
+      const { rows, total } = await listContests(c.var.db(), c.var.auth.team, {
         toolType: q.toolType ?? null,
         limit,
         offset,
@@ -55,7 +55,7 @@ export function contestRoutes() {
     publicKey,
     async (c) => {
       const contestId = requireContestId(c.req.param('contestId'));
-      const row = await getContest(c.var.db(), c.var.auth.teamId, contestId);
+      const row = await getContest(c.var.db(), c.var.auth.team, contestId);
       if (!row) throw Errors.contestNotFound();
       return ok(c, contestJson(row, c.var.deps.clock.now(), { withViews: true }));
     },
@@ -67,7 +67,7 @@ export function contestRoutes() {
     requireKey('public'),
     async (c) => {
       const contestId = requireContestId(c.req.param('contestId'));
-      const viewsCount = await recordView(c.var.db(), c.var.auth.teamId, contestId);
+      const viewsCount = await recordView(c.var.db(), c.var.auth.team, contestId);
       if (viewsCount === undefined) throw Errors.contestNotFound();
       return ok(c, { viewsCount });
     },

@@ -79,7 +79,7 @@ export function entryRoutes() {
       const contestId = requireContestId(c.req.param('contestId'));
       const q = c.req.valid('query');
       const { page, limit, offset } = pageParams(q);
-      const { items, total } = await listEntries(c.var.db(), c.var.auth.teamId, contestId, { limit, offset, search: q.search });
+      const { items, total } = await listEntries(c.var.db(), c.var.auth.team, contestId, { limit, offset, search: q.search });
       return ok(c, items, 200, { pagination: pagination(page, limit, total) });
     },
   );
@@ -88,7 +88,7 @@ export function entryRoutes() {
   });
 
   r.get('/api/v1/entries/:entryId', describeRoute({ tags, summary: 'Get an entry with its detail fields' }), publicKey, async (c) =>
-    ok(c, await getEntry(c.var.db(), c.var.auth.teamId, c.req.param('entryId'))),
+    ok(c, await getEntry(c.var.db(), c.var.auth.team, c.req.param('entryId'))),
   );
 
   r.post(
@@ -99,7 +99,7 @@ export function entryRoutes() {
     async (c) => {
       const contestId = requireContestId(c.req.param('contestId'));
       const body = c.req.valid('json');
-      const result = await createEntry(c.var.db(), emailCtx(c), { id: contestId, teamId: c.var.auth.teamId }, {
+      const result = await createEntry(c.var.db(), emailCtx(c), { id: contestId, team: c.var.auth.team }, {
         email: body.email ?? undefined,
         phone: body.phone ?? undefined,
         name: body.name ?? undefined,
@@ -120,7 +120,7 @@ export function entryRoutes() {
     privateKey,
     jsonBody(updateEntrySchema),
     async (c) => {
-      const result = await updateEntry(c.var.db(), emailCtx(c), c.var.auth.teamId, c.req.param('entryId'), c.req.valid('json'));
+      const result = await updateEntry(c.var.db(), emailCtx(c), c.var.auth.team, c.req.param('entryId'), c.req.valid('json'));
       if (result.emailQueued) triggerEmailDelivery(c);
       return ok(c, result.data);
     },
@@ -135,7 +135,7 @@ export function entryRoutes() {
       const body = c.req.valid('json');
       const result = await setDisqualified(
         c.var.db(),
-        c.var.auth.teamId,
+        c.var.auth.team,
         c.req.param('entryId'),
         body.disqualify,
         c.var.deps.clock.now(),
@@ -153,7 +153,7 @@ export function entryRoutes() {
       const body = c.req.valid('json');
       const result = await adjustPoints(
         c.var.db(),
-        c.var.auth.teamId,
+        c.var.auth.team,
         c.req.param('entryId'),
         body.points!,
         body.reason!,

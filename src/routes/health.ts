@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import { Hono } from 'hono';
 import { describeRoute } from 'hono-openapi';
 import { query } from '../db/client.js';
+import { describeError } from '../lib/describe-error.js';
 import type { AppEnv } from '../http/context.js';
 
 export function healthRoutes() {
@@ -10,7 +11,7 @@ export function healthRoutes() {
     try {
       await query(c.var.db(), sql`select 1`);
     } catch (e) {
-      c.var.deps.logger.error('health check failed', { requestId: c.var.requestId, error: String(e) });
+      c.var.deps.logger.error('health check failed', { requestId: c.var.requestId, ...describeError(e) });
       return c.json({ status: 'unavailable' }, 503);
     }
     return c.json({ status: 'ok' });

@@ -79,7 +79,7 @@ export function instantWinRoutes() {
       const q = c.req.valid('query');
       const { page, limit, offset } = pageParams(q);
       const now = c.var.deps.clock.now();
-      const { items, total } = await listGames(c.var.db(), c.var.auth.teamId, { slug: q.slug, limit, offset }, now, view(c));
+      const { items, total } = await listGames(c.var.db(), c.var.auth.team, { slug: q.slug, limit, offset }, now, view(c));
       return ok(c, items, 200, { pagination: pagination(page, limit, total) });
     },
   );
@@ -88,7 +88,7 @@ export function instantWinRoutes() {
     `${BASE}/:gameId`,
     describeRoute({ tags, summary: 'Get a game: config, tiers, odds, inventory, code counts, stats' }),
     publicKey,
-    async (c) => ok(c, await getGame(c.var.db(), c.var.auth.teamId, c.req.param('gameId'), c.var.deps.clock.now(), view(c))),
+    async (c) => ok(c, await getGame(c.var.db(), c.var.auth.team, c.req.param('gameId'), c.var.deps.clock.now(), view(c))),
   );
 
   r.post(
@@ -98,7 +98,7 @@ export function instantWinRoutes() {
     jsonBody(createGameSchema),
     async (c) => {
       const d = c.var.deps;
-      return ok(c, await createGame(c.var.db(), d.random, c.var.auth.teamId, c.req.valid('json'), d.clock.now()), 201);
+      return ok(c, await createGame(c.var.db(), d.random, c.var.auth.team, c.req.valid('json'), d.clock.now()), 201);
     },
   );
 
@@ -109,7 +109,7 @@ export function instantWinRoutes() {
     jsonBody(updateGameSchema),
     async (c) => {
       const d = c.var.deps;
-      const game = await updateGame(c.var.db(), d.random, c.var.auth.teamId, c.req.param('gameId'), c.req.valid('json'), d.clock.now());
+      const game = await updateGame(c.var.db(), d.random, c.var.auth.team, c.req.param('gameId'), c.req.valid('json'), d.clock.now());
       return ok(c, game);
     },
   );
@@ -121,7 +121,7 @@ export function instantWinRoutes() {
     queryParams(v.object({ force: v.optional(v.picklist(['true', 'false'], 'force must be true or false')) })),
     async (c) => {
       const force = c.req.valid('query').force === 'true';
-      return ok(c, await deleteGame(c.var.db(), c.var.auth.teamId, c.req.param('gameId'), force));
+      return ok(c, await deleteGame(c.var.db(), c.var.auth.team, c.req.param('gameId'), force));
     },
   );
 
@@ -135,7 +135,7 @@ export function instantWinRoutes() {
       const d = c.var.deps;
       const playCookie = c.req.valid('json').playCookie ?? newPlayCookie(d.random);
       const outcome = await playGame(c.var.db(), {
-        teamId: c.var.auth.teamId,
+        team: c.var.auth.team,
         gameId: c.req.param('gameId'),
         playId: randomUuid(d.random),
         r: drawNumber(d.random),
@@ -157,14 +157,12 @@ export function instantWinRoutes() {
     async (c) => {
       const d = c.var.deps;
       const body = c.req.valid('json');
-      // every play has a cookie: a claim without one cannot show it comes from the device that played
-      if (!body.playCookie) throw Errors.validation('playCookie is required');
       const result = await claimPlay(c.var.db(), d.random, {
-        teamId: c.var.auth.teamId,
+        team: c.var.auth.team,
         gameId: c.req.param('gameId'),
         playId: c.req.param('playId'),
         email: body.email,
-        cookieHash: await hashCookie(body.playCookie),
+        cookieHash: body.playCookie ? await hashCookie(body.playCookie) : null,
         now: d.clock.now(),
       });
       if (result.emailQueued) triggerEmailDelivery(c);
@@ -188,7 +186,7 @@ export function instantWinRoutes() {
       const { page, limit, offset } = pageParams(q);
       const { items, total } = await listPlays(
         c.var.db(),
-        c.var.auth.teamId,
+        c.var.auth.team,
         c.req.param('gameId'),
         { status: q.status, limit, offset },
         c.var.deps.clock.now(),

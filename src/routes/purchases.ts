@@ -26,7 +26,7 @@ export function purchaseRoutes() {
       const result = await recordPurchase(
         c.var.db(),
         c.var.deps.clock.now(),
-        { id: contestId, teamId: c.var.auth.teamId },
+        { id: contestId, team: c.var.auth.team },
         toPurchaseInput(body, 'api'),
       );
       return ok(c, result.data, result.status);

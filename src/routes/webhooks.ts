@@ -181,7 +181,7 @@ export function webhookRoutes() {
         return toPurchaseInput(parsed.output, 'webhook');
       });
       const a = await processDelivery(d.db, d.now, { ...d.meta, dedupeKey: input.orderId }, async (tx) => {
-        const res = await recordPurchase(tx, d.now, { id: d.contest.id, teamId: d.contest.teamId }, input);
+        const res = await recordPurchase(tx, d.now, { id: d.contest.id, team: d.contest.team }, input);
         return { outcome: 'processed', status: res.status, body: { success: true, data: res.data } };
       });
       return answer(c, a);
@@ -275,7 +275,7 @@ export function webhookRoutes() {
       const contestId = requireContestId(c.req.param('contestId'));
       const q = c.req.valid('query');
       const { page, limit, offset } = pageParams(q, { defaultLimit: 50 });
-      const { items, total } = await listContestReceipts(c.var.db(), c.var.auth.teamId, contestId, {
+      const { items, total } = await listContestReceipts(c.var.db(), c.var.auth.team, contestId, {
         limit,
         offset,
         outcome: q.outcome,

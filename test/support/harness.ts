@@ -32,17 +32,29 @@ export const hasRealPostgres = inject('pgTemplateUrl') !== null;
 export interface TestClock extends Clock {
   advance(ms: number): void;
   set(d: Date): void;
+  /** stops the clock at its current time (advance() still moves it); for tests that compare exact seconds */
+  freeze(): void;
+  /** lets a frozen clock run again from where it stands */
+  thaw(): void;
 }
 
 export function testClock(): TestClock {
   let offset = 0;
+  let frozenAt: number | null = null;
   return {
-    now: () => new Date(Date.now() + offset),
+    now: () => new Date((frozenAt ?? Date.now()) + offset),
+    freeze: () => {
+      frozenAt ??= Date.now();
+    },
+    thaw: () => {
+      if (frozenAt !== null) offset += frozenAt - Date.now();
+      frozenAt = null;
+    },
     advance: (ms) => {
       offset += ms;
     },
     set: (d) => {
-      offset = d.getTime() - Date.now();
+      offset = d.getTime() - (frozenAt ?? Date.now());
     },
   };
 }

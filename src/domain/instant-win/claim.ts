@@ -2,8 +2,8 @@
  * Claiming a win. A first, valid claim is ONE statement: it marks the play claimed under every
  * condition at once (pending, not expired, this device, entry not disqualified), creates or
  * reuses the entry in the game's contest and queues the prize email, its content put together in
- * SQL from templates rendered by prizeEmail(). When that statement claims nothing, one read
- * answers the exact refusal (or `alreadyClaimed`).
+ * SQL from templates rendered by prizeEmail(). When that statement claims nothing, its own read
+ * of the play answers the exact refusal (or `alreadyClaimed`): one round trip either way.
  *
  * Under concurrent claims of one play, the play row's lock lets exactly one write succeed; the
  * others find it no longer pending, read it again and answer `alreadyClaimed: true` (same email)
@@ -11,6 +11,7 @@
  */
 import { type SQL, sql } from 'drizzle-orm';
 import { type Db, pgError, queryOne } from '../../db/client.js';
+import type { Team } from '../../db/team.js';
 import type { RandomSource } from '../../deps.js';
 import { Errors } from '../../http/errors.js';
 import { isUuid, randomUuid, timingSafeEqual, toHex } from '../../lib/crypto.js';
@@ -19,12 +20,13 @@ import { prizeEmail } from '../emails.js';
 import { sqlEscapeHtml } from '../confirm.js';
 
 export interface ClaimInput {
-  teamId: string;
+  team: Team;
   gameId: string;
   playId: string;
   /** trimmed and lower-cased */
   email: string;
-  cookieHash: string;
+  /** null when the claim sent no playCookie (refused, after the play is known to exist) */
+  cookieHash: string | null;
   now: Date;
 }
 
@@ -57,11 +59,10 @@ interface ReadRow {
 
 const NIL_UUID = '00000000-0000-0000-0000-000000000000';
 
-async function readClaim(db: Db, input: ClaimInput): Promise<ReadRow> {
+/** The play as a claim sees it (at most one row; none when the game is not the team's). */
+function readClaimSql(input: ClaimInput): SQL {
   const playId = isUuid(input.playId) ? input.playId : NIL_UUID;
-  const row = await queryOne<ReadRow>(
-    db,
-    sql`select c.title, c.team_id,
+  return sql`select c.title, c.team_id,
                p.id as play_id, p.status, p.tier_id, p.cookie_hash, p.email, p.expires_at,
                t.name as tier_name, t.delivery_type, t.redeem_code, t.redeem_url, ic.code,
                e.id as entry_id, e.disqualified
@@ -70,10 +71,7 @@ async function readClaim(db: Db, input: ClaimInput): Promise<ReadRow> {
         left join instant_win_tiers t on t.id = p.tier_id
         left join instant_win_codes ic on ic.id = p.code_id and ic.play_id = p.id
         left join entries e on e.contest_id = c.id and e.email = ${input.email}
-        where c.id = ${input.gameId} and c.team_id = ${input.teamId} and c.tool_type = 'instant_win'`,
-  );
-  if (!row) throw Errors.gameNotFound();
-  return row;
+        where c.id = ${input.gameId} and c.team_id = ${input.team.id} and c.tool_type = 'instant_win'`;
 }
 
 const prizeOf = (row: ReadRow) => ({
@@ -89,6 +87,8 @@ const prizeOf = (row: ReadRow) => ({
  */
 function refusal(row: ReadRow, input: ClaimInput): ClaimResult | null {
   if (!row.play_id) throw Errors.playNotFound();
+  // every play has a cookie: a claim without one cannot show it comes from the device that played
+  if (input.cookieHash === null) throw Errors.validation('playCookie is required');
   if (!row.cookie_hash || !timingSafeEqual(row.cookie_hash, input.cookieHash)) throw Errors.playOtherDevice();
   if (row.status === 'miss' || !row.tier_id) throw Errors.playDidNotWin();
   if (row.status === 'claimed') {
@@ -130,8 +130,12 @@ export function sqlPrizeEmail(random: RandomSource, v: { title: SQL; prize: SQL;
   };
 }
 
-/** The one-statement claim; null when it claimed nothing (the caller then reads why). */
-async function claimAtOnce(db: Db, random: RandomSource, input: ClaimInput): Promise<ClaimResult | null | 'retry'> {
+/**
+ * The one-statement claim. When it claims nothing, the same statement's read of the play (as it
+ * was before the statement) says why: the refusal, `alreadyClaimed`, or 'retry' when the play
+ * changed under a concurrent claim.
+ */
+async function claimAtOnce(db: Db, random: RandomSource, input: ClaimInput): Promise<ClaimResult | 'retry'> {
   const at = input.now.toISOString();
   const newEntryId = randomUuid(random);
   const mail = sqlPrizeEmail(random, {
@@ -141,11 +145,11 @@ async function claimAtOnce(db: Db, random: RandomSource, input: ClaimInput): Pro
     url: sql`pz.redeem_url`,
   });
   try {
-    const row = await queryOne<{ prize_name: string; coupon: string | null; redeem_url: string | null }>(
+    const row = await queryOne<ReadRow & { prize_name: string | null; coupon: string | null; prize_redeem_url: string | null }>(
       db,
-      sql`with g as (
+      sql`with ${input.team.cte} g as (
             select c.id, c.title, c.team_id from contests c
-            where c.id = ${input.gameId} and c.team_id = ${input.teamId} and c.tool_type = 'instant_win'
+            where c.id = ${input.gameId} and c.team_id = ${input.team.id} and c.tool_type = 'instant_win'
           ), upd as (
             update instant_win_plays p set
               status = 'claimed', email = ${input.email}, claimed_at = ${at}::timestamptz,
@@ -154,7 +158,7 @@ async function claimAtOnce(db: Db, random: RandomSource, input: ClaimInput): Pro
                 ${newEntryId}::uuid)
             where p.id = ${isUuid(input.playId) ? input.playId : NIL_UUID}::uuid and p.game_id = (select id from g)
               and p.status = 'pending' and p.expires_at > ${at}::timestamptz
-              and p.cookie_hash = ${input.cookieHash}
+              and p.cookie_hash = ${input.cookieHash}::text
               and not exists (select 1 from entries e
                               where e.contest_id = ${input.gameId} and e.email = ${input.email} and e.disqualified)
             returning p.id, p.entry_id, p.tier_id, p.code_id
@@ -176,12 +180,17 @@ async function claimAtOnce(db: Db, random: RandomSource, input: ClaimInput): Pro
             from g, pz
             returning id
           )
-          select pz.name as prize_name, pz.coupon, pz.redeem_url, (select count(*) from entry) as entries,
-                 (select count(*) from queued) as mails
-          from pz`,
+          select pz.name as prize_name, pz.coupon, pz.redeem_url as prize_redeem_url,
+                 (select count(*) from entry) as entries, (select count(*) from queued) as mails, r.*
+          from (select 1) one
+          left join pz on true
+          left join lateral (${readClaimSql(input)}) r on true`,
     );
-    if (!row) return null;
-    return { alreadyClaimed: false, prizeName: row.prize_name, couponCode: row.coupon, redeemUrl: row.redeem_url, emailQueued: true };
+    if (row?.prize_name != null) {
+      return { alreadyClaimed: false, prizeName: row.prize_name, couponCode: row.coupon, redeemUrl: row.prize_redeem_url, emailQueued: true };
+    }
+    if (!row?.title) throw Errors.gameNotFound();
+    return refusal(row, input) ?? 'retry';
   } catch (e) {
     // the entry this claim meant to create was made meanwhile by someone else (or its referral
     // code was taken): the play would point at no entry, so nothing happened
@@ -193,13 +202,10 @@ async function claimAtOnce(db: Db, random: RandomSource, input: ClaimInput): Pro
 export async function claimPlay(db: Db, random: RandomSource, input: ClaimInput): Promise<ClaimResult> {
   if (!isUuid(input.gameId)) throw Errors.gameNotFound();
   for (let attempt = 0; attempt < 4; attempt++) {
+    // 'retry': the play changed under a concurrent claim (or the entry it meant to create was
+    // made meanwhile): the next statement sees the new state
     const claimed = await claimAtOnce(db, random, input);
-    if (claimed === 'retry') continue;
-    if (claimed) return claimed;
-    // nothing claimed: say exactly why (or answer alreadyClaimed); a play that is claimable
-    // again by now (it changed between the two statements) goes round once more
-    const refused = refusal(await readClaim(db, input), input);
-    if (refused) return refused;
+    if (claimed !== 'retry') return claimed;
   }
   throw Errors.prizeAlreadyClaimed();
 }

@@ -7,7 +7,8 @@
  * keys: a public key's answer never contains it, not even as null.
  */
 import { type SQL, sql } from 'drizzle-orm';
-import { type Db, iso, num, query, queryOne } from '../../db/client.js';
+import { batch, type Db, iso, num, query, queryOne } from '../../db/client.js';
+import type { Team } from '../../db/team.js';
 import type { RandomSource } from '../../deps.js';
 import { Errors } from '../../http/errors.js';
 import { isUuid, randomUuid } from '../../lib/crypto.js';
@@ -136,32 +137,38 @@ export function gameJson(row: GameRow, now: Date, view: View) {
 export type GameJson = ReturnType<typeof gameJson>;
 
 const GAME_FROM = sql`from contests c join instant_win_games g on g.contest_id = c.id`;
-const teamGame = (teamId: string, gameId: string) =>
-  sql`c.id = ${gameId} and c.team_id = ${teamId} and c.tool_type = 'instant_win'`;
+const teamGame = (team: Team, gameId: string) =>
+  sql`c.id = ${gameId} and c.team_id = ${team.id} and c.tool_type = 'instant_win'`;
 
 /** The game as the key's team sees it; another team's, unknown or malformed id: 404 Game not found. */
-export async function getGame(db: Db, teamId: string, gameId: string, now: Date, view: View): Promise<GameJson> {
+export async function getGame(db: Db, team: Team, gameId: string, now: Date, view: View): Promise<GameJson> {
   if (!isUuid(gameId)) throw Errors.gameNotFound();
-  const row = await queryOne<GameRow>(
-    db,
-    sql`select ${gameColumns({ codes: true, ...view })} ${GAME_FROM} where ${teamGame(teamId, gameId)}`,
-  );
+  return gameFromRows(await query(db, getGameSql(team, gameId, view)), now, view);
+}
+
+/** The statement that reads one game (alone, or after a write in the same batch). */
+const getGameSql = (team: Team, gameId: string, view: View) =>
+  sql`with ${team.cte} _ as (select 1)
+      select ${gameColumns({ codes: true, ...view })} ${GAME_FROM} where ${teamGame(team, gameId)}`;
+
+function gameFromRows(rows: readonly Record<string, unknown>[], now: Date, view: View): GameJson {
+  const row = rows[0] as GameRow | undefined;
   if (!row) throw Errors.gameNotFound();
   return gameJson(row, now, { codes: true, ...view });
 }
 
 export async function listGames(
   db: Db,
-  teamId: string,
+  team: Team,
   opts: { slug?: string; limit: number; offset: number },
   now: Date,
   view: View,
 ): Promise<{ items: GameJson[]; total: number }> {
-  const where = sql`c.team_id = ${teamId} and c.tool_type = 'instant_win' ${opts.slug ? sql`and c.slug = ${opts.slug}` : sql``}`;
+  const where = sql`c.team_id = ${team.id} and c.tool_type = 'instant_win' ${opts.slug ? sql`and c.slug = ${opts.slug}` : sql``}`;
   const listView: View = { secrets: view.secrets, codes: false };
   const rows = await query<GameRow & { total: string | number; id: string | null }>(
     db,
-    sql`with total as (select count(*) as n from contests c where ${where})
+    sql`with ${team.cte} total as (select count(*) as n from contests c where ${where})
         select total.n as total, page.* from total left join lateral (
           select ${gameColumns(listView)} ${GAME_FROM} where ${where}
           order by c.created_at desc, c.id desc limit ${opts.limit} offset ${opts.offset}
@@ -196,18 +203,20 @@ const codesJsonParam = (specs: readonly (TierSpec & { id: string })[]) =>
 const SPEC_RECORD = sql`x(id uuid, is_new boolean, position int, name text, odds_percent float8, is_miss boolean, color text,
   delivery_type text, redeem_code text, redeem_url text, quantity int)`;
 
-/** Creates the game, its tiers and code pools in one statement; answers the game as a private key sees it. */
-export async function createGame(db: Db, random: RandomSource, teamId: string, input: CreateGameInput, now: Date): Promise<GameJson> {
+/**
+ * Creates the game, its tiers and code pools in one statement and reads it back in the same
+ * batch (one round trip); answers the game as a private key sees it.
+ */
+export async function createGame(db: Db, random: RandomSource, team: Team, input: CreateGameInput, now: Date): Promise<GameJson> {
   const tiers = normalizeTiers(input.tiers);
   const embedUrl = normalizeEmbedUrl(input.publishAs, input.embedUrl);
   const gameId = randomUuid(random);
   const specs = tiers.map((t) => ({ ...t, id: randomUuid(random), isNew: true }));
   const at = now.toISOString();
-  await query(
-    db,
-    sql`with c as (
+  const [, read] = await batch(db, [
+    sql`with ${team.cte} c as (
           insert into contests (id, team_id, tool_type, title, description, status, slug, is_evergreen, created_at, updated_at)
-          values (${gameId}, ${teamId}, 'instant_win', ${input.title}, ${input.description ?? null}, ${input.status ?? 'active'},
+          values (${gameId}, ${team.id}, 'instant_win', ${input.title}, ${input.description ?? null}, ${input.status ?? 'active'},
                   ${input.slug}, true, ${at}::timestamptz, ${at}::timestamptz)
           returning id
         ), g as (
@@ -228,9 +237,12 @@ export async function createGame(db: Db, random: RandomSource, teamId: string, i
           returning id
         )
         select (select count(*) from g) as games, (select count(*) from t) as tiers, (select count(*) from k) as codes`,
-  );
-  return getGame(db, teamId, gameId, now, { secrets: true, codes: true });
+    getGameSql(team, gameId, PRIVATE_VIEW),
+  ]);
+  return gameFromRows(read!, now, PRIVATE_VIEW);
 }
+
+const PRIVATE_VIEW: View = { secrets: true, codes: true };
 
 /**
  * Updates title, description, status, publishAs/embedUrl and (when sent) the tiers. The tier
@@ -246,113 +258,157 @@ export async function createGame(db: Db, random: RandomSource, teamId: string, i
 export async function updateGame(
   db: Db,
   random: RandomSource,
-  teamId: string,
+  team: Team,
   gameId: string,
   input: UpdateGameInput,
   now: Date,
 ): Promise<GameJson> {
   if (!isUuid(gameId)) throw Errors.gameNotFound();
   const at = now.toISOString();
-  await db.transaction(async (tx) => {
-    const cur = await queryOne<{ publish_as: string; embed_url: string | null }>(
-      tx as unknown as Db,
-      sql`select g.publish_as, g.embed_url ${GAME_FROM} where ${teamGame(teamId, gameId)} for update of c`,
+  for (let attempt = 0; attempt < 5; attempt++) {
+    // 1. what the rules need to know: the game's publishing settings and, when tiers are sent,
+    //    its live tiers (read without locks: step 2 writes only if they are still the same)
+    const stored = await query<{
+      publish_as: string;
+      embed_url: string | null;
+      id: string | null;
+      is_miss: boolean | null;
+      delivery_type: DeliveryType | null;
+      has_plays: boolean | null;
+      codes_total: string | number | null;
+    }>(
+      db,
+      sql`with ${team.cte} game as (select g.publish_as, g.embed_url ${GAME_FROM} where ${teamGame(team, gameId)})
+          select game.publish_as, game.embed_url, t.* from game left join lateral (
+            ${input.tiers ? storedTiersSql(gameId) : sql`select null::uuid as id, null::boolean as is_miss, null::text as delivery_type, null::boolean as has_plays, null::int as codes_total`}
+          ) t on true`,
     );
+    const cur = stored[0];
     if (!cur) throw Errors.gameNotFound();
-    if (input.tiers) {
-      // the live tiers, locked in id order (the sweep locks tiers in the same order: no deadlock)
-      await query(
-        tx as unknown as Db,
-        sql`select id from instant_win_tiers where game_id = ${gameId} and archived_at is null order by id for update`,
-      );
-    }
     const publishAs = input.publishAs ?? cur.publish_as;
     const embedUrl = normalizeEmbedUrl(publishAs, input.embedUrl !== undefined ? input.embedUrl : cur.embed_url);
-
     let specs: (TierSpec & { id: string; isNew: boolean })[] | undefined;
+    let seen: StoredTier[] = [];
     if (input.tiers) {
-      const stored = await query<{ id: string; is_miss: boolean; delivery_type: DeliveryType | null; has_plays: boolean; codes_total: string | number }>(
-        tx as unknown as Db,
-        sql`select t.id, t.is_miss, t.delivery_type,
-                   exists (select 1 from instant_win_plays p where p.tier_id = t.id) as has_plays,
-                   (select count(*) from instant_win_codes ic where ic.tier_id = t.id) as codes_total
-            from instant_win_tiers t where t.game_id = ${gameId} and t.archived_at is null`,
-      );
-      const map = new Map<string, StoredTier>(
-        stored.map((s) => [
-          s.id,
-          { id: s.id, isMiss: s.is_miss, deliveryType: s.delivery_type, hasPlays: s.has_plays, codesTotal: num(s.codes_total) },
-        ]),
-      );
+      seen = stored
+        .filter((s) => s.id !== null)
+        .map((s) => ({ id: s.id!, isMiss: s.is_miss!, deliveryType: s.delivery_type, hasPlays: s.has_plays!, codesTotal: num(s.codes_total) }));
+      const map = new Map(seen.map((t) => [t.id, t]));
       specs = normalizeTiers(input.tiers, map).map((t) => ({ ...t, id: t.id ?? randomUuid(random), isNew: t.id === null }));
     }
 
-    await query(
-      tx as unknown as Db,
-      sql`with c as (
-            update contests set
-              title = coalesce(${input.title ?? null}, title),
-              description = case when ${input.description !== undefined} then ${input.description ?? null} else description end,
-              status = coalesce(${input.status ?? null}, status),
-              updated_at = ${at}::timestamptz
-            where id = ${gameId}
-            returning id
-          )
-          update instant_win_games set publish_as = ${publishAs}, embed_url = ${embedUrl}
-          where contest_id in (select id from c)`,
-    );
+    // 2. one batch: the write, guarded by "the game and its live tiers are as step 1 read them"
+    //    (a concurrent update or a first play in between makes it write nothing: go round
+    //    again), then the game as it is now
+    const [written, read] = await batch(db, [updateGameSql(team, gameId, input, publishAs, embedUrl, specs, seen, at), getGameSql(team, gameId, PRIVATE_VIEW)]);
+    if (written![0]?.updated) return gameFromRows(read!, now, PRIVATE_VIEW);
+    if (!read![0]) throw Errors.gameNotFound();
+  }
+  throw new Error('updateGame: the game kept changing under concurrent updates');
+}
 
-    if (specs) {
-      await query(
-        tx as unknown as Db,
-        sql`with s as (
-              select * from jsonb_to_recordset(${tiersJsonParam(specs)}::jsonb) as ${SPEC_RECORD}
-            ), upd as (
-              update instant_win_tiers t set
-                position = s.position, name = s.name, odds_percent = s.odds_percent, is_miss = s.is_miss, color = s.color,
-                delivery_type = s.delivery_type, redeem_code = s.redeem_code, redeem_url = s.redeem_url,
-                quantity = s.quantity,
-                remaining = case when s.quantity is null then null else greatest(0, s.quantity - t.handed_out) end
-              from s
-              where t.id = s.id and not s.is_new and t.game_id = ${gameId} and t.archived_at is null
-              returning t.id
-            ), arch as (
-              update instant_win_tiers t set archived_at = ${at}::timestamptz
-              where t.game_id = ${gameId} and t.archived_at is null
-                and t.id not in (select s.id from s where not s.is_new)
-              returning t.id
-            ), ins as (
-              insert into instant_win_tiers (id, game_id, position, name, odds_percent, is_miss, color, delivery_type,
-                                             redeem_code, redeem_url, quantity, remaining, created_at)
-              select s.id, ${gameId}, s.position, s.name, s.odds_percent, s.is_miss, s.color, s.delivery_type,
-                     s.redeem_code, s.redeem_url, s.quantity, s.quantity, ${at}::timestamptz
-              from s where s.is_new
-              returning id
-            ), k as (
-              insert into instant_win_codes (tier_id, game_id, code, created_at)
-              select x.tier_id, ${gameId}, x.code, ${at}::timestamptz
-              from jsonb_to_recordset(${codesJsonParam(specs)}::jsonb) as x(tier_id uuid, code text)
-              on conflict (tier_id, code) do nothing
-              returning id
-            )
-            select (select count(*) from upd) as updated, (select count(*) from arch) as archived,
-                   (select count(*) from ins) as inserted, (select count(*) from k) as codes`,
-      );
-    }
-  });
-  return getGame(db, teamId, gameId, now, { secrets: true, codes: true });
+/** The live tiers of a game with what the update rules need. */
+const storedTiersSql = (gameId: string) =>
+  sql`select t.id, t.is_miss, t.delivery_type,
+             exists (select 1 from instant_win_plays p where p.tier_id = t.id) as has_plays,
+             (select count(*) from instant_win_codes ic where ic.tier_id = t.id) as codes_total
+      from instant_win_tiers t where t.game_id = ${gameId} and t.archived_at is null`;
+
+function updateGameSql(
+  team: Team,
+  gameId: string,
+  input: UpdateGameInput,
+  publishAs: string,
+  embedUrl: string | null,
+  specs: (TierSpec & { id: string; isNew: boolean })[] | undefined,
+  seen: readonly StoredTier[],
+  at: string,
+): SQL {
+  const seenJson = JSON.stringify(
+    seen.map((t) => ({ id: t.id, is_miss: t.isMiss, delivery_type: t.deliveryType, has_plays: t.hasPlays, has_codes: t.codesTotal > 0 })),
+  );
+  // the game row locked first, then its live tiers in id order (the sweep locks tiers in the
+  // same order: no deadlock); two updates of one game never interleave
+  return sql`with ${team.cte} game as (
+        select c.id from contests c where ${teamGame(team, gameId)} for update of c
+      ), locked as (
+        select id from instant_win_tiers where ${specs ? sql`true` : sql`false`} and game_id in (select id from game)
+          and archived_at is null order by id for update
+      ), now_tiers as (
+        select t.id, t.is_miss, t.delivery_type,
+               exists (select 1 from instant_win_plays p where p.tier_id = t.id) as has_plays,
+               exists (select 1 from instant_win_codes ic where ic.tier_id = t.id) as has_codes
+        from instant_win_tiers t where t.id in (select id from locked)
+      ), seen as (
+        select * from jsonb_to_recordset(${seenJson}::jsonb) as x(id uuid, is_miss boolean, delivery_type text, has_plays boolean, has_codes boolean)
+      ), same as (
+        select ${specs ? sql`not exists (
+          (select id, is_miss, delivery_type, has_plays, has_codes from now_tiers
+           except select id, is_miss, delivery_type, has_plays, has_codes from seen)
+          union all
+          (select id, is_miss, delivery_type, has_plays, has_codes from seen
+           except select id, is_miss, delivery_type, has_plays, has_codes from now_tiers))` : sql`true`} as ok
+      ), go as (
+        select id from game where (select ok from same)
+      ), c as (
+        update contests set
+          title = coalesce(${input.title ?? null}, title),
+          description = case when ${input.description !== undefined} then ${input.description ?? null} else description end,
+          status = coalesce(${input.status ?? null}, status),
+          updated_at = ${at}::timestamptz
+        where id in (select id from go)
+        returning id
+      ), gs as (
+        update instant_win_games set publish_as = ${publishAs}, embed_url = ${embedUrl}
+        where contest_id in (select id from go)
+        returning contest_id
+      ), s as (
+        select * from jsonb_to_recordset(${specs ? tiersJsonParam(specs) : '[]'}::jsonb) as ${SPEC_RECORD}
+        where exists (select 1 from go)
+      ), upd as (
+        update instant_win_tiers t set
+          position = s.position, name = s.name, odds_percent = s.odds_percent, is_miss = s.is_miss, color = s.color,
+          delivery_type = s.delivery_type, redeem_code = s.redeem_code, redeem_url = s.redeem_url,
+          quantity = s.quantity,
+          remaining = case when s.quantity is null then null else greatest(0, s.quantity - t.handed_out) end
+        from s
+        where t.id = s.id and not s.is_new and t.game_id = ${gameId} and t.archived_at is null
+        returning t.id
+      ), arch as (
+        update instant_win_tiers t set archived_at = ${at}::timestamptz
+        where ${specs ? sql`true` : sql`false`} and exists (select 1 from go)
+          and t.game_id = ${gameId} and t.archived_at is null
+          and t.id not in (select s.id from s where not s.is_new)
+        returning t.id
+      ), ins as (
+        insert into instant_win_tiers (id, game_id, position, name, odds_percent, is_miss, color, delivery_type,
+                                       redeem_code, redeem_url, quantity, remaining, created_at)
+        select s.id, ${gameId}, s.position, s.name, s.odds_percent, s.is_miss, s.color, s.delivery_type,
+               s.redeem_code, s.redeem_url, s.quantity, s.quantity, ${at}::timestamptz
+        from s where s.is_new
+        returning id
+      ), k as (
+        insert into instant_win_codes (tier_id, game_id, code, created_at)
+        select x.tier_id, ${gameId}, x.code, ${at}::timestamptz
+        from jsonb_to_recordset(${specs ? codesJsonParam(specs) : '[]'}::jsonb) as x(tier_id uuid, code text)
+        where exists (select 1 from go)
+        on conflict (tier_id, code) do nothing
+        returning id
+      )
+      select (select count(*) from c) > 0 as updated, (select count(*) from upd) as tiers_updated,
+             (select count(*) from arch) as archived, (select count(*) from ins) as inserted, (select count(*) from k) as codes`;
 }
 
 /**
  * Deletes the game with its tiers, codes, plays and entries (cascade). With claimed plays and
  * no force: 409, nothing deleted.
  */
-export async function deleteGame(db: Db, teamId: string, gameId: string, force: boolean): Promise<{ id: string; deleted: true }> {
+export async function deleteGame(db: Db, team: Team, gameId: string, force: boolean): Promise<{ id: string; deleted: true }> {
   if (!isUuid(gameId)) throw Errors.gameNotFound();
   const row = await queryOne<{ found: string | null; has_claims: boolean | null; deleted: string | null }>(
     db,
-    sql`with g as (
-          select c.id from contests c where ${teamGame(teamId, gameId)} for update
+    sql`with ${team.cte} g as (
+          select c.id from contests c where ${teamGame(team, gameId)} for update
         ), cl as (
           select exists (select 1 from instant_win_plays p where p.game_id = ${gameId} and p.status = 'claimed') as has
         ), d as (

@@ -16,13 +16,14 @@
  */
 import { sql } from 'drizzle-orm';
 import { type Db, iso, pgError, queryOne } from '../../db/client.js';
+import type { Team } from '../../db/team.js';
 import { Errors } from '../../http/errors.js';
 import { isUuid } from '../../lib/crypto.js';
 import { sqlContestOpen } from '../contests.js';
 import { NO_PRIZE, RESERVATION_MS } from './presets.js';
 
 export interface PlayInput {
-  teamId: string;
+  team: Team;
   gameId: string;
   /** made up front so the reserved code can point at the play */
   playId: string;
@@ -60,7 +61,7 @@ export const utcDay = (now: Date) => now.toISOString().slice(0, 10);
 
 export async function playGame(db: Db, input: PlayInput): Promise<PlayOutcome> {
   if (!isUuid(input.gameId)) throw Errors.gameNotFound();
-  const { gameId, teamId, playId, r, cookieHash, ipHash, now } = input;
+  const { gameId, team, playId, r, cookieHash, ipHash, now } = input;
   const at = now.toISOString();
   const expires = new Date(now.getTime() + RESERVATION_MS).toISOString();
   const day = utcDay(now);
@@ -68,10 +69,10 @@ export async function playGame(db: Db, input: PlayInput): Promise<PlayOutcome> {
   try {
     row = await queryOne<Row>(
       db,
-      sql`with g as (
+      sql`with ${team.cte} g as (
             select c.id, ${sqlContestOpen(now, 'c')} as open, ig.entry_limit
             from contests c join instant_win_games ig on ig.contest_id = c.id
-            where c.id = ${gameId} and c.team_id = ${teamId} and c.tool_type = 'instant_win'
+            where c.id = ${gameId} and c.team_id = ${team.id} and c.tool_type = 'instant_win'
           ), t as (
             select id, position, name, odds_percent, is_miss, color, delivery_type,
                    sum(odds_percent) over (order by position, id rows between unbounded preceding and current row) as cum

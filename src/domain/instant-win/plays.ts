@@ -1,6 +1,7 @@
 /** The plays log of a game (private key): newest first, filtered by status. */
 import { type SQL, sql } from 'drizzle-orm';
 import { type Db, iso, num, query } from '../../db/client.js';
+import type { Team } from '../../db/team.js';
 import { Errors } from '../../http/errors.js';
 import { isUuid } from '../../lib/crypto.js';
 import { NO_PRIZE, type PlayStatus } from './presets.js';
@@ -38,7 +39,7 @@ function statusFilter(status: PlayStatus | undefined, at: string): SQL {
 
 export async function listPlays(
   db: Db,
-  teamId: string,
+  team: Team,
   gameId: string,
   opts: { status?: PlayStatus; limit: number; offset: number },
   now: Date,
@@ -48,8 +49,8 @@ export async function listPlays(
   const where = sql`p.game_id = ${gameId} ${statusFilter(opts.status, at)}`;
   const rows = await query<Row>(
     db,
-    sql`with g as (
-          select c.id from contests c where c.id = ${gameId} and c.team_id = ${teamId} and c.tool_type = 'instant_win'
+    sql`with ${team.cte} g as (
+          select c.id from contests c where c.id = ${gameId} and c.team_id = ${team.id} and c.tool_type = 'instant_win'
         ), total as (
           select count(*) as n from instant_win_plays p where exists (select 1 from g) and ${where}
         )

@@ -4,11 +4,14 @@
  */
 import { sql } from 'drizzle-orm';
 import { type Db, queryOne } from '../../db/client.js';
+import { type Team, teamById } from '../../db/team.js';
 import { isUuid } from '../../lib/crypto.js';
 
 export interface WebhookContest {
   id: string;
   teamId: string;
+  /** the team, for the domain functions the webhook calls (no key: the contest's secret authenticated it) */
+  team: Team;
   webhookSecret: string | null;
   shopifySecret: string | null;
   stripeSecret: string | null;
@@ -34,6 +37,7 @@ export async function loadWebhookContest(db: Db, contestId: string | undefined):
   return {
     id: row.id,
     teamId: row.team_id,
+    team: teamById(row.team_id),
     webhookSecret: row.webhook_secret,
     shopifySecret: row.shopify_secret,
     stripeSecret: row.stripe_secret,

@@ -13,6 +13,7 @@
  */
 import { sql } from 'drizzle-orm';
 import { type Db, num, query, queryOne } from '../../db/client.js';
+import type { Team } from '../../db/team.js';
 import { ApiError, Errors } from '../../http/errors.js';
 import { isUuid } from '../../lib/crypto.js';
 import { MAX_EXTERNAL_ID_LENGTH } from './signatures.js';
@@ -213,7 +214,7 @@ export interface ReceiptJson {
  */
 export async function listContestReceipts(
   db: Db,
-  teamId: string,
+  team: Team,
   contestId: string,
   opts: { limit: number; offset: number; outcome?: ReceiptOutcome; source?: WebhookSource },
 ): Promise<{ items: ReceiptJson[]; total: number }> {
@@ -223,7 +224,7 @@ export async function listContestReceipts(
     and (${opts.source ?? null}::text is null or r.source = ${opts.source ?? null}::text)`;
   const rows = await query<Record<string, unknown>>(
     db,
-    sql`with c as (select id from contests where id = ${contestId} and team_id = ${teamId}),
+    sql`with ${team.cte} c as (select id from contests where id = ${contestId} and team_id = ${team.id}),
              total as (select count(*) as n from webhook_receipts r, c where ${where})
         select (select count(*) from c) as found, total.n as total, page.* from total left join lateral (
           select r.id, r.source, r.external_id, r.dedupe_key, r.outcome, r.status_code, r.error, r.response, r.created_at

@@ -1,0 +1,75 @@
+/**
+ * Whose data a statement may touch: the team, as SQL that goes INTO the request's statement.
+ *
+ * One round trip per request: the API-key check is not a query of its own but two CTEs at the
+ * head of the request's statement (see migrations/0007_key_auth.sql):
+ *
+ *   with ce_key as materialized (select * from ce_auth(<hash>, <type>, <access>)),
+ *        ce_touch as (update api_keys set last_used_at = ... where id = (select key_id from ce_key) ...),
+ *        <the statement's own CTEs>
+ *
+ * `ce_auth` raises SQLSTATE CEK01 (bad key) or CEK03 (public key on a private route), which
+ * aborts the whole statement: nothing changes. `ce_touch` is a data-modifying CTE, which
+ * Postgres always runs to completion, so the key is checked even when the statement finds
+ * nothing else to do. The team id is `(select team_id from ce_key)`.
+ *
+ * Domain functions write `with ${team.cte} c as (...) ... where c.team_id = ${team.id}`; for
+ * callers that already know the team (admin, signed webhooks, tests) `teamById()` gives an empty
+ * `cte` and the id as a parameter.
+ */
+import { type SQL, sql } from 'drizzle-orm';
+
+export interface Team {
+  /** CTEs to write right after `with` (each followed by a comma), or nothing */
+  readonly cte: SQL;
+  /** the team id, as an SQL expression of type uuid */
+  readonly id: SQL;
+}
+
+/** A known team: no key check in the statement. */
+export function teamById(teamId: string): Team {
+  return { cte: sql``, id: sql`${teamId}::uuid` };
+}
+
+/** SQLSTATEs raised by ce_auth() */
+export const KEY_INVALID_SQLSTATE = 'CEK01';
+export const KEY_FORBIDDEN_SQLSTATE = 'CEK03';
+
+export interface KeyTeam extends Team {
+  /** true once a statement was built with the key check in it */
+  readonly embedded: boolean;
+  /** a statement that only checks the key (for answers that needed no other statement) */
+  readonly check: SQL;
+  /** hex SHA-256 of the key (a stable name for it: rate limits) */
+  readonly keyHash: string;
+}
+
+/**
+ * The team of an API key, checked inside whatever statement uses it.
+ * @param keyHash hex SHA-256 of the key
+ * @param type the type its prefix claims (`pk_` public, `sk_` private)
+ * @param access what the route needs
+ */
+export function teamOfKey(keyHash: string, type: 'public' | 'private', access: 'public' | 'private', now: Date): KeyTeam {
+  const at = now.toISOString();
+  const cte = sql`ce_key as materialized (select * from ce_auth(${keyHash}::text, ${type}::text, ${access}::text)),
+    ce_touch as (
+      update api_keys set last_used_at = ${at}::timestamptz
+      where id = (select key_id from ce_key)
+        and (last_used_at is null or last_used_at < ${at}::timestamptz - interval '60 seconds')
+      returning 1
+    ),`;
+  let embedded = false;
+  return {
+    get cte() {
+      embedded = true;
+      return cte;
+    },
+    id: sql`(select team_id from ce_key)`,
+    get embedded() {
+      return embedded;
+    },
+    check: sql`with ${cte} ok as (select 1) select count(*) as n from ce_key`,
+    keyHash,
+  };
+}
