@@ -64,11 +64,19 @@ describe('create entry', () => {
     expect(r.status).toBe(201);
     expect(r.body).toEqual({
       success: true,
-      data: { entryId: expect.any(String), email: 'ann@example.com', alreadyExists: false, isReferred: false, pointsAwarded: { advocate: 0, friend: 0 } },
+      data: {
+        entryId: expect.any(String),
+        email: 'ann@example.com',
+        referralCode: expect.stringMatching(/^[A-Za-z0-9]{10}$/),
+        alreadyExists: false,
+        isReferred: false,
+        pointsAwarded: { advocate: 0, friend: 0 },
+      },
     });
     const row = await entryRow(r.body.data.entryId);
     expect(row).toMatchObject({ email: 'ann@example.com', name: 'Ann', phone: null, points: 0, contest_id: c.id, custom_field_data: { size: 'M', n: 2 } });
-    expect(row!.referral_code).toMatch(/^[A-Za-z0-9]{10}$/);
+    // the answer carries the stored code: the share link can be built without another call
+    expect(row!.referral_code).toBe(r.body.data.referralCode);
   });
 
   it('the same email again (any case) answers 200 alreadyExists with the same entry and changes nothing', async () => {
@@ -80,6 +88,7 @@ describe('create entry', () => {
     expect(again.body.data).toEqual({
       entryId: first.body.data.entryId,
       email: 'bob@example.com',
+      referralCode: first.body.data.referralCode,
       alreadyExists: true,
       isReferred: false,
       pointsAwarded: { advocate: 0, friend: 0 },

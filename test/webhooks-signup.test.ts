@@ -46,7 +46,14 @@ describe('signup webhook', () => {
     expect(r.status).toBe(201);
     expect(r.body).toEqual({
       success: true,
-      data: { entryId: expect.any(String), email: 'new@example.com', alreadyExists: false, isReferred: false, pointsAwarded: { advocate: 0, friend: 0 } },
+      data: {
+        entryId: expect.any(String),
+        email: 'new@example.com',
+        referralCode: expect.stringMatching(/^[A-Za-z0-9]{10}$/),
+        alreadyExists: false,
+        isReferred: false,
+        pointsAwarded: { advocate: 0, friend: 0 },
+      },
     });
     const again = await signup(c.id, raw, signed(c.secret, raw));
     expect(again.status).toBe(200);

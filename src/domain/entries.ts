@@ -124,6 +124,8 @@ export interface CreateEntryResult {
   data: {
     entryId: string;
     email: string | null;
+    /** the entry's own code: what its share link carries */
+    referralCode: string;
     alreadyExists: boolean;
     isReferred: boolean;
     pointsAwarded: { advocate: number; friend: number };
@@ -144,6 +146,8 @@ interface CreateRow {
   existing_id: string | null;
   existing_email: string | null;
   existing_referred_by: string | null;
+  new_referral_code: string | null;
+  existing_referral_code: string | null;
 }
 
 const MAX_CREATE_ATTEMPTS = 8;
@@ -183,7 +187,7 @@ export async function createEntry(
               c.referral_advocate_points, c.referral_friend_points, ${sqlContestOpen(ctx.now, 'c')} as is_open
             from contests c where c.id = ${contest.id} and c.team_id = ${contest.team.id}
           ), existing as (
-            select e.id, e.email, e.referred_by from entries e join c on e.contest_id = c.id
+            select e.id, e.email, e.referred_by, e.referral_code from entries e join c on e.contest_id = c.id
             where (${email}::text is not null and e.email = ${email}::text)
                or (${email}::text is null and e.email is null and e.phone = ${phone}::text)
           ), ref as (
@@ -203,7 +207,7 @@ export async function createEntry(
             from c left join ref on true
             where c.is_open and not exists (select 1 from existing)
             on conflict do nothing
-            returning id, email, referred_by, points, confirmation_token_hash
+            returning id, email, referred_by, points, confirmation_token_hash, referral_code
           ), adv as (
             update entries e set points = ${sqlClampedTotal(sql`ref.points`, sql`c.referral_advocate_points`)},
               updated_at = ${now}::timestamptz
@@ -234,6 +238,7 @@ export async function createEntry(
           select exists (select 1 from c) as contest_found,
             coalesce((select is_open from c), false) as is_open,
             ins.id as new_id, ins.email as new_email, ins.referred_by as new_referred_by, ins.points as friend_points,
+            ins.referral_code as new_referral_code, existing.referral_code as existing_referral_code,
             (select delta from adv) as advocate_points,
             (select count(*) from mail) as mails,
             existing.id as existing_id, existing.email as existing_email, existing.referred_by as existing_referred_by
@@ -248,6 +253,7 @@ export async function createEntry(
         data: {
           entryId: row.new_id,
           email: row.new_email,
+          referralCode: row.new_referral_code!,
           alreadyExists: false,
           isReferred: referred,
           pointsAwarded: { advocate: referred ? num(row.advocate_points) : 0, friend: referred ? num(row.friend_points) : 0 },
@@ -261,6 +267,7 @@ export async function createEntry(
         data: {
           entryId: row.existing_id,
           email: row.existing_email,
+          referralCode: row.existing_referral_code!,
           alreadyExists: true,
           isReferred: row.existing_referred_by !== null,
           pointsAwarded: { advocate: 0, friend: 0 },
