@@ -1,0 +1,108 @@
+/**
+ * One database round trip per request. Every statement a request sends while it is being
+ * handled is counted (node-postgres, real Postgres: each `Client.query` is one round trip), so
+ * the key check folded into the request's statement shows as exactly 1. The email delivery a
+ * request leaves behind runs after the answer, on its own handle, and is not counted.
+ */
+import { AsyncLocalStorage } from 'node:async_hooks';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createBonusAction } from '../src/domain/admin.js';
+import { createTestEnv, hasRealPostgres, type TeamFixture, type TestEnv } from './support/harness.js';
+
+const counter = new AsyncLocalStorage<{ texts: string[] }>();
+const originalQuery = pg.Client.prototype.query;
+
+let env: TestEnv;
+let t: TeamFixture;
+
+if (!hasRealPostgres) console.warn('*** round-trips.test.ts: SKIPPED (needs TEST_DATABASE_URL) ***');
+
+/** the statements a request sent, with the background email delivery left out */
+async function trips(method: string, path: string, opts: Parameters<TestEnv['request']>[2] = {}) {
+  const store = { texts: [] as string[] };
+  const res = await counter.run(store, () => env.request(method, path, opts));
+  await env.settle();
+  const own = store.texts.filter((q) => q.includes('ce_key') || !/email_outbox/.test(q));
+  return { res, n: own.length, texts: own };
+}
+
+describe.skipIf(!hasRealPostgres)('round trips per request (node-postgres)', () => {
+  beforeAll(async () => {
+    pg.Client.prototype.query = function patched(this: pg.Client, ...args: unknown[]) {
+      const store = counter.getStore();
+      const q = args[0] as string | { text?: string };
+      if (store) store.texts.push(typeof q === 'string' ? q : (q?.text ?? ''));
+      return (originalQuery as (...a: unknown[]) => unknown).apply(this, args);
+    } as typeof originalQuery;
+    env = await createTestEnv({ backend: 'postgres' });
+    t = await env.team();
+  });
+  afterAll(async () => {
+    pg.Client.prototype.query = originalQuery;
+    await env?.close();
+  });
+
+  it('every endpoint answers with one statement, the key check inside it', async () => {
+    const c = await env.contest(t.teamId, {
+      requireEmailConfirmation: true,
+      referral: { advocatePoints: 10, friendPoints: 5 },
+      purchaseTracking: { enabled: true, pointsPerPurchase: 1, pointsPerCurrencyUnit: 1 },
+    });
+    const action = await createBonusAction(env.db, c.id, { action: 'visit', points: 5, confirmationType: 'click' });
+    const pub = { key: t.publicKey };
+    const priv = { key: t.privateKey };
+    const results: Record<string, number> = {};
+    const one = async (name: string, method: string, path: string, opts: Parameters<TestEnv['request']>[2], status: number) => {
+      const r = await trips(method, path, opts);
+      expect(r.res.status, `${name}: ${JSON.stringify(r.res.body)}`).toBe(status);
+      results[name] = r.n;
+      return r.res;
+    };
+    const ada = await one('entry create', 'POST', `/api/v1/contests/${c.id}/entries`, { ...priv, body: { email: 'ada@example.com' } }, 201);
+    const adaId = ada.body.data.entryId;
+    await one('entry create (referral)', 'POST', `/api/v1/contests/${c.id}/entries`, { ...priv, body: { email: 'bob@example.com', referralCode: ada.body.data.referralCode } }, 201);
+    await one('contests list', 'GET', '/api/v1/contests', pub, 200);
+    await one('contest get', 'GET', `/api/v1/contests/${c.id}`, pub, 200);
+    await one('contest view', 'POST', `/api/v1/contests/${c.id}/views`, pub, 200);
+    await one('entries list', 'GET', `/api/v1/contests/${c.id}/entries`, pub, 200);
+    await one('entries search', 'GET', `/api/v1/contests/${c.id}/entries?search=ada`, pub, 200);
+    await one('entry get', 'GET', `/api/v1/entries/${adaId}`, pub, 200);
+    await one('entry update', 'PUT', `/api/v1/entries/${adaId}`, { ...priv, body: { name: 'Ada' } }, 200);
+    await one('points adjust', 'POST', `/api/v1/entries/${adaId}/points`, { ...priv, body: { points: 3, reason: 'bonus' } }, 200);
+    await one('bonus actions', 'GET', `/api/v1/entries/${adaId}/bonus-actions`, pub, 200);
+    await one('bonus complete', 'POST', `/api/v1/entries/${adaId}/bonus-actions/${action.id}/complete`, pub, 200);
+    await one('purchase', 'POST', `/api/v1/contests/${c.id}/purchases`, { ...priv, body: { email: 'ada@example.com', orderId: 'o-1', amount: 12.5 } }, 201);
+    await one('analytics', 'GET', `/api/v1/contests/${c.id}/analytics`, pub, 200);
+    await one('leaderboard', 'GET', `/api/v1/contests/${c.id}/leaderboard`, pub, 200);
+    await one('disqualify', 'POST', `/api/v1/entries/${adaId}/disqualify`, { ...priv, body: { disqualify: false } }, 200);
+    const game = await env.request('POST', '/api/v1/instant-win-games', {
+      ...priv,
+      body: {
+        slug: 'spin-to-win', title: 'Spin', mechanic: 'wheel', layout: 'default', entryLimit: 'none', publishAs: 'landing',
+        tiers: [{ name: 'Prize', oddsPercent: 100, redeemCode: 'CODE' }, { name: 'Miss', oddsPercent: 0, isMiss: true }],
+      },
+    });
+    expect(game.status).toBe(201);
+    const gameId = game.body.data.id;
+    await one('game get', 'GET', `/api/v1/instant-win-games/${gameId}`, pub, 200);
+    await one('games list', 'GET', '/api/v1/instant-win-games', pub, 200);
+    const p = await one('play', 'POST', `/api/v1/instant-win-games/${gameId}/play`, { ...pub, body: {} }, 200);
+    await one('claim', 'POST', `/api/v1/instant-win-games/${gameId}/plays/${p.body.data.playId}/claim`, { ...pub, body: { email: 'win@example.com', playCookie: p.body.data.playCookie } }, 200);
+    await one('claim again (alreadyClaimed)', 'POST', `/api/v1/instant-win-games/${gameId}/plays/${p.body.data.playId}/claim`, { ...pub, body: { email: 'win@example.com', playCookie: p.body.data.playCookie } }, 200);
+    await one('claim refused (other device)', 'POST', `/api/v1/instant-win-games/${gameId}/plays/${p.body.data.playId}/claim`, { ...pub, body: { email: 'win@example.com', playCookie: 'x'.repeat(32) } }, 403);
+    await one('plays list', 'GET', `/api/v1/instant-win-games/${gameId}/plays`, priv, 200);
+    await one('receipts list', 'GET', `/api/v1/contests/${c.id}/webhook-receipts`, priv, 200);
+    // refusals of the key answer after one statement too, and change nothing
+    await one('revoked/unknown key', 'GET', `/api/v1/contests/${c.id}`, { key: `pk_${'A'.repeat(40)}` }, 401);
+    await one('public key on a private route', 'POST', `/api/v1/entries/${adaId}/points`, { ...pub, body: { points: 1, reason: 'x' } }, 403);
+    await one('bad body, valid key', 'POST', `/api/v1/contests/${c.id}/entries`, { ...priv, body: { email: 'nope' } }, 400);
+    await one('malformed id, valid key', 'GET', '/api/v1/entries/not-a-uuid', pub, 404);
+    expect(Object.entries(results).filter(([, n]) => n !== 1)).toEqual([]);
+    // the two writes that read the game back after writing it are one batch (on node-postgres a
+    // transaction: BEGIN, write, read, COMMIT; over Neon's HTTP path one request)
+    const upd = await trips('PUT', `/api/v1/instant-win-games/${gameId}`, { ...priv, body: { title: 'Spin 2' } });
+    expect(upd.res.status).toBe(200);
+    expect(upd.texts.filter((q) => !/^\s*(begin|commit)\b/i.test(q)).length).toBe(3); // read rules' inputs; write; read back
+  });
+});
