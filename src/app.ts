@@ -7,6 +7,7 @@ import { cors } from 'hono/cors';
 import { HTTPException } from 'hono/http-exception';
 import type { Deps } from './deps.js';
 import type { AppEnv } from './http/context.js';
+import { dbTiming } from './db/client.js';
 import { fail } from './http/envelope.js';
 import { keyError } from './http/auth.js';
 import { ApiError, Errors } from './http/errors.js';
@@ -40,18 +41,29 @@ export function createApp(deps: Deps) {
     c.set('requestId', requestId);
     c.set('deps', deps);
     let handle: ReturnType<Deps['database']['acquire']> | undefined;
+    let txHandle: ReturnType<Deps['database']['acquire']> | undefined;
     c.set('db', () => (handle ??= deps.database.acquire()).db);
+    c.set('txDb', () => {
+      if (!deps.database.acquireInteractive) return c.var.db();
+      return (txHandle ??= deps.database.acquireInteractive()).db;
+    });
+    const timing = { trips: 0, ms: 0 };
     try {
-      await next();
+      await dbTiming.run(timing, next);
     } finally {
       c.header('x-request-id', requestId);
+      // the database's share of this answer: round trips (statements or batches) and their time
+      c.header('server-timing', `db;dur=${timing.ms.toFixed(1)};desc="${timing.trips} round trip${timing.trips === 1 ? '' : 's'}"`);
       if (handle) deps.background(c, handle.release());
+      if (txHandle) deps.background(c, txHandle.release());
       deps.logger.info('request', {
         requestId,
         method: c.req.method,
         path: c.req.path,
         status: c.res.status,
         ms: Date.now() - started,
+        dbTrips: timing.trips,
+        dbMs: Math.round(timing.ms * 10) / 10,
       });
     }
   });
@@ -62,7 +74,7 @@ export function createApp(deps: Deps) {
       origin: '*',
       allowHeaders: ['x-api-key', 'content-type'],
       allowMethods: ['GET', 'POST', 'PUT', 'DELETE', 'OPTIONS'],
-      exposeHeaders: ['x-request-id', 'retry-after'],
+      exposeHeaders: ['x-request-id', 'retry-after', 'server-timing'],
       maxAge: 86400,
     }),
   );

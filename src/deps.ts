@@ -8,6 +8,13 @@ import type { Db } from './db/client.js';
 export interface DatabaseProvider {
   /** A database handle for one request. `release` is awaited (or deferred) when the request is done. */
   acquire(): { db: Db; release: () => Promise<void> };
+  /**
+   * A handle that supports interactive transactions (`db.transaction(async tx => ...)`), for the
+   * one path that needs them (inbound platform webhooks, see src/domain/webhooks/receipts.ts).
+   * Omitted: acquire() already gives one (node-postgres, PGlite). On Workers, where the request
+   * path talks to Neon over HTTP, this is the WebSocket Pool.
+   */
+  acquireInteractive?(): { db: Db; release: () => Promise<void> };
 }
 
 export interface Clock {

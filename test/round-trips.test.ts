@@ -57,6 +57,8 @@ describe.skipIf(!hasRealPostgres)('round trips per request (node-postgres)', () 
       const r = await trips(method, path, opts);
       expect(r.res.status, `${name}: ${JSON.stringify(r.res.body)}`).toBe(status);
       results[name] = r.n;
+      // what a deployment can check from outside: the answer says how many round trips it cost
+      expect(r.res.headers.get('server-timing'), name).toMatch(/^db;dur=\d+\.\d;desc="1 round trip"$/);
       return r.res;
     };
     const ada = await one('entry create', 'POST', `/api/v1/contests/${c.id}/entries`, { ...priv, body: { email: 'ada@example.com' } }, 201);

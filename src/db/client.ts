@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type { SQL } from 'drizzle-orm';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import type * as schema from './schema.js';
@@ -33,8 +34,31 @@ function statementName(text: string): string {
   return `ce_${h1.toString(16)}${h2.toString(16)}`;
 }
 
+/**
+ * Database time of the request being handled: round trips (a statement, or a batch) and
+ * milliseconds, for the `Server-Timing` header (app.ts). AsyncLocalStorage: Node, and Workers
+ * with nodejs_compat.
+ */
+export const dbTiming = new AsyncLocalStorage<{ trips: number; ms: number }>();
+
+async function timed<T>(work: () => Promise<T>): Promise<T> {
+  const store = dbTiming.getStore();
+  if (!store) return work();
+  const started = performance.now();
+  try {
+    return await work();
+  } finally {
+    store.trips += 1;
+    store.ms += performance.now() - started;
+  }
+}
+
 /** Runs raw SQL and returns its rows, whatever the driver. */
-export async function query<T = Record<string, unknown>>(db: Db, statement: SQL): Promise<T[]> {
+export function query<T = Record<string, unknown>>(db: Db, statement: SQL): Promise<T[]> {
+  return timed(() => runQuery<T>(db, statement));
+}
+
+async function runQuery<T>(db: Db, statement: SQL): Promise<T[]> {
   let result: { rows?: T[] } | T[];
   if (namedStatementDbs.has(db)) {
     // what db.execute() does, with a statement name
@@ -62,14 +86,16 @@ export const useBatchRunner = (db: Db, run: BatchRunner) => {
  * Runs the statements in order, atomically (all or nothing), and returns each one's rows. A
  * batch is not interactive: nothing the application computes goes between its statements.
  */
-export async function batch(db: Db, statements: SQL[]): Promise<Record<string, unknown>[][]> {
+export function batch(db: Db, statements: SQL[]): Promise<Record<string, unknown>[][]> {
   const run = batchRunners.get(db);
-  if (run) return run(statements);
-  return db.transaction(async (tx) => {
-    const out: Record<string, unknown>[][] = [];
-    for (const s of statements) out.push(await query(tx as unknown as Db, s));
-    return out;
-  });
+  if (run) return timed(() => run(statements));
+  return timed(() =>
+    db.transaction(async (tx) => {
+      const out: Record<string, unknown>[][] = [];
+      for (const s of statements) out.push(await runQuery<Record<string, unknown>>(tx as unknown as Db, s));
+      return out;
+    }),
+  );
 }
 
 export async function queryOne<T = Record<string, unknown>>(db: Db, statement: SQL): Promise<T | undefined> {

@@ -18,6 +18,8 @@ export interface AppEnv {
     deps: Deps;
     /** the request's database handle, made on first use and released after the response */
     db: () => Db;
+    /** a handle with interactive transactions (inbound webhooks only); made on first use */
+    txDb: () => Db;
     auth: AuthInfo;
     /** the route's 401/403 answers for a key refused inside a statement */
     keyErrors?: { unauthorized: () => ApiError; forbidden: () => ApiError };

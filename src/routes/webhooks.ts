@@ -87,7 +87,9 @@ async function authenticate(
   externalIdHeader: string | null,
   verify: (contest: WebhookContest, raw: Uint8Array, now: Date) => Promise<boolean>,
 ): Promise<Delivery> {
-  const db = c.var.db();
+  // the receipt and the work share one interactive transaction (receipts.ts): on Workers this is
+  // the WebSocket path, the one route family that keeps it
+  const db = c.var.txDb();
   const now = c.var.deps.clock.now();
   const contest = await loadWebhookContest(db, c.req.param('contestId'));
   if (!contest) throw Errors.invalidWebhookSignature();
