@@ -5,7 +5,9 @@
  * a contest with N entries in SQL (generate_series), starts the bench server (bench/server.ts: the
  * real app + a SELECT 1 floor route + round-trip counting) as a child process, measures each
  * endpoint's round trips with sequential requests, then drives load with autocannon and prints
- * requests/s, ratio to the floor, p50, p99, errors and round trips. Writes bench/results.json.
+ * requests/s, ratio to the floor, p50, p99, errors and round trips; for each write endpoint also
+ * its own floor (its exact statements replayed straight from pg, see ownFloor) and the ratio to
+ * it. Writes bench/results.json.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -251,11 +253,62 @@ async function main() {
           },
         ],
       });
+    /**
+     * An endpoint's own floor: the statements it sends (captured by a dry run of the app over
+     * fresh inputs from the same generator: new emails, order ids, entries not yet completed,
+     * pending plays not yet claimed), replayed straight from pg with the same concurrency and
+     * the same named prepared statements, each once. What the endpoint adds on top (HTTP,
+     * routing, validation, JSON, hashing the key) is the gap between the two.
+     */
+    const ownFloor = async (ep: Ep) => {
+      const count = quick ? 3000 : Math.max(20_000, duration * 3000);
+      const stmts: { name?: string; text: string; values: unknown[] }[] = [];
+      for (let done = 0; done < count; done += 2000) {
+        const reqs = Array.from({ length: Math.min(2000, count - done) }, () => ({
+          method: ep.method,
+          path: ep.path(),
+          headers: { ...(ep.key ? { 'x-api-key': ep.key } : {}), 'content-type': 'application/json' },
+          body: ep.body ? JSON.stringify(ep.body()) : undefined,
+        }));
+        const res = await fetch(`${base}/bench/dry`, { method: 'POST', body: JSON.stringify(reqs), headers: { 'content-type': 'application/json' } });
+        stmts.push(...((await res.json()) as typeof stmts));
+      }
+      const pool = new pg.Pool({ connectionString: url, max: connections });
+      let next = 0;
+      let ok = 0;
+      let failed = 0;
+      const started = Date.now();
+      const end = started + duration * 1000;
+      await Promise.all(
+        Array.from({ length: connections }, async () => {
+          const client = await pool.connect();
+          try {
+            while (Date.now() < end && next < stmts.length) {
+              const st = stmts[next++]!;
+              try {
+                await client.query({ name: st.name, text: st.text, values: st.values });
+                ok++;
+              } catch (e) {
+                if (failed++ === 0) log(`  (${ep.name}: own floor: first failure: ${String(e).slice(0, 300)})`);
+              }
+            }
+          } finally {
+            client.release();
+          }
+        }),
+      );
+      const secs = (Date.now() - started) / 1000;
+      await pool.end();
+      if (next >= stmts.length) log(`  (${ep.name}: own floor ran out of captured statements after ${secs.toFixed(1)} s)`);
+      return { rps: ok / secs, failed, statements: stmts.length };
+    };
+
     for (const ep of endpoints) {
       // latency of one request at a time (no queueing), then throughput under `connections`
       const single = await load(ep, 1, Math.max(1, Math.round(duration / 2)));
       const res = await load(ep, connections, duration);
       const rps = res.requests.average;
+      const own = ep.write && !ep.name.includes('floor') ? await ownFloor(ep) : undefined;
       if (ep.name.startsWith('floor')) floorRps = rps;
       if (ep.name.startsWith('write floor')) writeFloorRps = rps;
       const row = {
@@ -263,6 +316,9 @@ async function main() {
         rps: Math.round(rps),
         ratio: floorRps ? Number((rps / floorRps).toFixed(2)) : null,
         ratioWriteFloor: ep.write && writeFloorRps ? Number((rps / writeFloorRps).toFixed(2)) : null,
+        ownFloorRps: own ? Math.round(own.rps) : null,
+        ratioOwnFloor: own ? Number((rps / own.rps).toFixed(2)) : null,
+        ownFloorErrors: own?.failed ?? null,
         p50single: single.latency.p50,
         p50: res.latency.p50,
         p99: res.latency.p99,
@@ -271,16 +327,19 @@ async function main() {
         write: !!ep.write,
       };
       results.push(row);
-      log(`  ${ep.name}: ${row.rps} req/s, p50 ${row.p50} ms, p99 ${row.p99} ms, p50 one at a time ${row.p50single} ms, errors ${row.errors}`);
+      log(
+        `  ${ep.name}: ${row.rps} req/s, p50 ${row.p50} ms, p99 ${row.p99} ms, p50 one at a time ${row.p50single} ms, errors ${row.errors}` +
+          (own ? `; its own statements straight from pg: ${row.ownFloorRps} req/s (x ${row.ratioOwnFloor}, ${own.failed} failed)` : ''),
+      );
     }
 
     const pad = (s: unknown, n: number) => String(s).padEnd(n);
     const lines = [
       `\nContest Engine bench: ${N.toLocaleString()} entries, ${connections} connections, ${duration} s per endpoint${quick ? ' (quick)' : ''}`,
-      `${pad('endpoint', 26)}${pad('req/s', 9)}${pad('x floor', 9)}${pad('x wfloor', 10)}${pad('p50 ms', 8)}${pad('p99 ms', 8)}${pad('p50 1c', 8)}${pad('errors', 8)}round trips`,
+      `${pad('endpoint', 26)}${pad('req/s', 9)}${pad('x floor', 9)}${pad('x wfloor', 10)}${pad('own flr', 9)}${pad('x own', 7)}${pad('p50 ms', 8)}${pad('p99 ms', 8)}${pad('p50 1c', 8)}${pad('errors', 8)}round trips`,
       ...results.map(
         (r) =>
-          `${pad(r.endpoint, 26)}${pad(r.rps, 9)}${pad(r.ratio, 9)}${pad(r.ratioWriteFloor ?? '', 10)}${pad(r.p50, 8)}${pad(r.p99, 8)}${pad(r.p50single, 8)}${pad(r.errors, 8)}${r.roundTrips}`,
+          `${pad(r.endpoint, 26)}${pad(r.rps, 9)}${pad(r.ratio, 9)}${pad(r.ratioWriteFloor ?? '', 10)}${pad(r.ownFloorRps ?? '', 9)}${pad(r.ratioOwnFloor ?? '', 7)}${pad(r.p50, 8)}${pad(r.p99, 8)}${pad(r.p50single, 8)}${pad(r.errors, 8)}${r.roundTrips}`,
       ),
     ];
     console.log(lines.join('\n'));
@@ -291,7 +350,11 @@ async function main() {
     );
     log(`\nwrote bench/results.json (total ${((Date.now() - t0) / 1000).toFixed(0)} s)`);
   } finally {
-    child?.kill('SIGTERM');
+    if (child && child.exitCode === null) {
+      const exited = new Promise((r) => child!.once('exit', r));
+      child.kill('SIGTERM');
+      await exited;
+    }
     if (keep) log(`kept database ${dbName}`);
     else await admin.query(`drop database if exists ${dbName} with (force)`).catch(() => {});
     await admin.end();

@@ -2,6 +2,8 @@
  * The bench build of the Node server: the same createApp(deps) over node-postgres, plus
  *  - a floor route `GET /bench/floor` doing `SELECT 1` through the same driver and pool, and a
  *    write floor `POST /bench/write-floor` (one INSERT and its commit), and
+ *  - `POST /bench/dry`: the statements the app would send for a list of requests, not sent (the
+ *    per-endpoint write floors of bench/run.ts replay them straight from pg), and
  *  - a round-trip counter: every query a pg client sends while a request is being handled is
  *    counted for that request (AsyncLocalStorage) and reported in the `x-round-trips` response
  *    header. Work a request leaves in the background (email delivery) is not on its path and is
@@ -19,11 +21,34 @@ import { query } from '../src/db/client.js';
 import { openPg } from '../src/db/drivers/pg.js';
 import { type Deps, cryptoRandom, systemClock } from '../src/deps.js';
 
-const counter = new AsyncLocalStorage<{ n: number }>();
+interface Captured {
+  name?: string;
+  text: string;
+  values: unknown[];
+}
+/** per request: queries counted; in a dry run, the statements recorded and never sent */
+const counter = new AsyncLocalStorage<{ n: number; dry?: Captured[] }>();
 const originalQuery = pg.Client.prototype.query;
 pg.Client.prototype.query = function patched(this: pg.Client, ...args: unknown[]) {
   const store = counter.getStore();
   if (store) store.n += 1;
+  if (store?.dry) {
+    const q = (typeof args[0] === 'string' ? { text: args[0], values: Array.isArray(args[1]) ? args[1] : [] } : args[0]) as {
+      name?: string;
+      text: string;
+      values?: unknown[];
+    };
+    // drizzle passes the values beside the config object
+    store.dry.push({ name: q.name, text: q.text, values: q.values ?? (Array.isArray(args[1]) ? (args[1] as unknown[]) : []) });
+    const fake = { rows: [], rowCount: 0, fields: [], command: 'SELECT' };
+    // pg.Pool#query passes a callback; drizzle awaits the promise
+    const cb = args.find((a) => typeof a === 'function') as ((err: null, r: typeof fake) => void) | undefined;
+    if (cb) {
+      queueMicrotask(() => cb(null, fake));
+      return undefined;
+    }
+    return Promise.resolve(fake);
+  }
   return (originalQuery as (...a: unknown[]) => unknown).apply(this, args);
 } as typeof originalQuery;
 
@@ -47,9 +72,27 @@ const deps: Deps = {
 const app = createApp(deps);
 const outer = new Hono();
 outer.use('*', async (c, next) => {
+  if (c.req.path === '/bench/dry') return next();
   const store = { n: 0 };
   await counter.run(store, () => next());
   c.res.headers.set('x-round-trips', String(store.n));
+});
+/**
+ * The statements the app WOULD send for each of the given requests, without sending them (the
+ * per-endpoint write floor replays them straight from pg: bench/run.ts). Each request's first
+ * statement is its whole database work (one statement per request); with nothing answered, the
+ * app then stops.
+ */
+outer.post('/bench/dry', async (c) => {
+  const reqs = (await c.req.json()) as { method: string; path: string; headers: Record<string, string>; body?: string }[];
+  const out: Captured[] = [];
+  for (const r of reqs) {
+    const store = { n: 0, dry: [] as Captured[] };
+    await counter.run(store, () => app.request(r.path, { method: r.method, headers: r.headers, body: r.body }));
+    const own = store.dry.filter((q) => q.text.includes('ce_key'));
+    if (own[0]) out.push(own[0]);
+  }
+  return c.json(out);
 });
 outer.get('/bench/floor', async (c) => {
   await query(h.db, sql`select 1`);
