@@ -1,7 +1,9 @@
 /**
  * The Worker suites (`npm run test:worker`), separate from the main suite:
  * - `workerd`: the real src/worker.ts inside workerd (@cloudflare/vitest-pool-workers), with the
- *   real @neondatabase/serverless Pool reaching the local Postgres through scripts/ws-proxy.ts;
+ *   real @neondatabase/serverless HTTP driver reaching the local Postgres through the local
+ *   SQL-over-HTTP endpoint (scripts/neon-http.ts); test/worker/ws-transport.workerd.test.ts runs
+ *   the Worker with DB_TRANSPORT=ws, the Pool through scripts/ws-proxy.ts;
  * - `servers`: black-box HTTP checks run against `npm start` and `npm run dev` (wrangler dev).
  */
 import { fileURLToPath } from 'node:url';
@@ -36,6 +38,8 @@ export default defineConfig({
               miniflare: {
                 bindings: {
                   DATABASE_URL: ctx?.databaseUrl ?? 'postgres://postgres@127.0.0.1:1/none',
+                  DB_TRANSPORT: 'http',
+                  NEON_HTTP_ENDPOINT: ctx?.httpEndpoint ?? 'http://127.0.0.1:1/sql',
                   NEON_WS_PROXY: ctx?.wsProxy ?? '127.0.0.1:1',
                   ADMIN_TOKEN: WORKERD_ADMIN_TOKEN,
                   PUBLIC_URL: 'http://contests.test',

@@ -3,15 +3,21 @@
  * local Postgres, configured by environment variables alone:
  *
  *   PORT=8788 DATABASE_URL=postgres://postgres@127.0.0.1:5432/contests ADMIN_TOKEN=... npm run dev
+ *   EDGE_LATENCY_MS=40 npm run dev     # feel the distance between the edge and the database
+ *   DB_TRANSPORT=ws npm run dev        # the WebSocket Pool instead of SQL over HTTP
  *
  * 1. applies the migrations to DATABASE_URL and seeds an empty database (as `npm start` does);
- * 2. starts the WebSocket-to-TCP proxy (scripts/ws-proxy.ts) the Neon driver goes through;
+ * 2. starts the local Neon SQL-over-HTTP endpoint (scripts/neon-http.ts) the Worker's driver posts
+ *    to (DB_TRANSPORT=http, the default) and the WebSocket-to-TCP proxy (scripts/ws-proxy.ts) the
+ *    driver's Pool goes through (DB_TRANSPORT=ws); with EDGE_LATENCY_MS=N both hold every byte
+ *    chunk N ms in each direction on the socket facing the Worker (never towards Postgres);
  * 3. runs `wrangler dev` with the settings as local bindings (an env file under .wrangler/tmp,
  *    never on the command line), and wrangler kept offline;
  * 4. fires the cron (`scheduled()`) every minute, as Cloudflare would (wrangler dev does not).
  *
  * Env: PORT (8787), DATABASE_URL (required), ADMIN_TOKEN, PUBLIC_URL, IP_HASH_SALT, MAIL_TRANSPORT,
- * MAIL_FROM, RESEND_API_KEY, RESEND_API_URL, HOST (127.0.0.1), JOBS_INTERVAL_MS (60000).
+ * MAIL_FROM, RESEND_API_KEY, RESEND_API_URL, HOST (127.0.0.1), JOBS_INTERVAL_MS (60000),
+ * DB_TRANSPORT (http | ws), EDGE_LATENCY_MS (0), NEON_HTTP_PORT / WS_PROXY_PORT (ephemeral).
  */
 import { spawn } from 'node:child_process';
 import { chmodSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -20,6 +26,7 @@ import { fileURLToPath } from 'node:url';
 import { openPg } from '../src/db/drivers/pg.js';
 import { cryptoRandom } from '../src/deps.js';
 import { seedIfEmpty } from '../src/domain/seed.js';
+import { startNeonHttp } from './neon-http.js';
 import { startWsProxy } from './ws-proxy.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -27,6 +34,8 @@ const env = process.env;
 const port = Number(env.PORT ?? 8787);
 const host = env.HOST ?? '127.0.0.1';
 const databaseUrl = env.DATABASE_URL;
+const transport = (env.DB_TRANSPORT || 'http').toLowerCase();
+const latencyMs = Number(env.EDGE_LATENCY_MS || 0);
 
 if (!databaseUrl) {
   console.error(
@@ -34,6 +43,14 @@ if (!databaseUrl) {
       '  PORT=8788 DATABASE_URL=postgres://postgres@127.0.0.1:5432/contests ADMIN_TOKEN=secret npm run dev\n' +
       'Without a Postgres, use `npm start` (embedded PGlite).',
   );
+  process.exit(1);
+}
+if (transport !== 'http' && transport !== 'ws') {
+  console.error(`DB_TRANSPORT must be http or ws, not ${JSON.stringify(env.DB_TRANSPORT)}`);
+  process.exit(1);
+}
+if (!Number.isFinite(latencyMs) || latencyMs < 0) {
+  console.error(`EDGE_LATENCY_MS must be a number of milliseconds >= 0, not ${JSON.stringify(env.EDGE_LATENCY_MS)}`);
   process.exit(1);
 }
 
@@ -44,8 +61,11 @@ const db = await openPg(databaseUrl, { max: 1 });
 const seeded = await seedIfEmpty(db.db, cryptoRandom, new Date());
 await db.close();
 
-// 2. the proxy the Neon driver connects to (ws://127.0.0.1:<port>/v2?address=host:5432)
-const proxy = await startWsProxy({ port: env.WS_PROXY_PORT ? Number(env.WS_PROXY_PORT) : 0 });
+// 2. the local Neon HTTP endpoint (http://127.0.0.1:<port>/sql) and the WebSocket proxy
+//    (ws://127.0.0.1:<port>/v2?address=host:5432), both behind the edge latency if asked
+const log = (m: string) => console.warn(`[dev] ${m}`);
+const httpEndpoint = await startNeonHttp({ port: env.NEON_HTTP_PORT ? Number(env.NEON_HTTP_PORT) : 0, latencyMs, log });
+const proxy = await startWsProxy({ port: env.WS_PROXY_PORT ? Number(env.WS_PROXY_PORT) : 0, latencyMs, log });
 
 // 3. wrangler dev, with the settings in an env file readable by this user only
 const wranglerDir = join(root, '.wrangler');
@@ -53,6 +73,8 @@ mkdirSync(join(wranglerDir, 'tmp'), { recursive: true });
 const envFile = join(wranglerDir, 'tmp', `dev-${process.pid}.env`);
 const bindings: Record<string, string | undefined> = {
   DATABASE_URL: databaseUrl,
+  DB_TRANSPORT: transport,
+  NEON_HTTP_ENDPOINT: httpEndpoint.endpoint,
   NEON_WS_PROXY: proxy.address,
   ADMIN_TOKEN: env.ADMIN_TOKEN,
   PUBLIC_URL: env.PUBLIC_URL ?? `http://localhost:${port}`,
@@ -100,6 +122,8 @@ const wrangler = spawn(
       CLOUDFLARE_INCLUDE_PROCESS_ENV: 'false',
       DATABASE_URL: undefined,
       PORT: undefined,
+      DB_TRANSPORT: undefined,
+      EDGE_LATENCY_MS: undefined,
     },
   },
 );
@@ -112,6 +136,7 @@ async function stop(code: number) {
   if (timer) clearInterval(timer);
   wrangler.kill('SIGTERM');
   await proxy.close().catch(() => {});
+  await httpEndpoint.close().catch(() => {});
   rmSync(envFile, { force: true });
   process.exit(code);
 }
@@ -135,9 +160,10 @@ for (let i = 0; ; i++) {
   await new Promise((r) => setTimeout(r, 100));
 }
 
+const via = transport === 'http' ? `Neon SQL over HTTP ${httpEndpoint.endpoint}` : `Neon WebSocket Pool via ws proxy ${proxy.address}`;
 console.log(
   `Contest Engine (Worker, wrangler dev) listening on http://localhost:${port} over ${new URL(databaseUrl).host}` +
-    ` via the Neon driver and ws proxy ${proxy.address} (ready in ${Date.now() - started} ms)`,
+    ` via ${via}${latencyMs > 0 ? `, edge latency ${latencyMs} ms each way` : ''} (ready in ${Date.now() - started} ms)`,
 );
 if (seeded) {
   console.log('Seeded a demo team. These keys are shown once; keep them:');

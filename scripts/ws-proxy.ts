@@ -7,12 +7,17 @@
  * both ways. Both sides are closed when the client sends the Postgres Terminate message ('X'),
  * or when either side closes; otherwise the driver's `pool.end()` waits forever.
  *
+ * `latencyMs` (EDGE_LATENCY_MS in `npm run dev`): a TCP front (scripts/latency-front.ts) holds
+ * every byte chunk that long in each direction between the client (the Worker) and the proxy, the
+ * WebSocket upgrade and the Postgres start-up included; the link to Postgres is never delayed.
+ *
  * Test/dev only: it listens on 127.0.0.1 and only forwards to loopback addresses by default.
  */
 import { createServer, type IncomingMessage } from 'node:http';
 import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
+import { startLatencyFront, type LatencyFront } from './latency-front.js';
 
 export interface WsProxy {
   /** host:port of the proxy, the value for NEON_WS_PROXY */
@@ -31,6 +36,8 @@ export interface WsProxyOptions {
   /** which Postgres addresses may be reached (default: loopback only) */
   allow?: (host: string, port: number) => boolean;
   log?: (msg: string) => void;
+  /** hold every byte chunk this long in each direction on the client-facing socket (ms) */
+  latencyMs?: number;
 }
 
 const PROTOCOL_3_0 = 196608;
@@ -147,11 +154,18 @@ export async function startWsProxy(opts: WsProxyOptions = {}): Promise<WsProxy> 
     });
   });
 
+  // behind a delaying front: the proxy on an ephemeral port, the front on the asked one
+  const latencyMs = Math.max(0, opts.latencyMs ?? 0);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(opts.port ?? 0, host, () => resolve());
+    server.listen(latencyMs > 0 ? 0 : (opts.port ?? 0), latencyMs > 0 ? '127.0.0.1' : host, () => resolve());
   });
-  const port = (server.address() as AddressInfo).port;
+  let port = (server.address() as AddressInfo).port;
+  let front: LatencyFront | undefined;
+  if (latencyMs > 0) {
+    front = await startLatencyFront({ target: { host: '127.0.0.1', port }, latencyMs, host, port: opts.port ?? 0 });
+    port = front.port;
+  }
 
   return {
     address: `${host}:${port}`,
@@ -159,6 +173,7 @@ export async function startWsProxy(opts: WsProxyOptions = {}): Promise<WsProxy> 
     open: () => sockets.size,
     total: () => total,
     async close() {
+      await front?.close();
       for (const { ws, tcp } of sockets) {
         tcp.destroy();
         ws.terminate();

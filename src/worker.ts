@@ -1,10 +1,11 @@
 /**
- * Cloudflare Worker entry: builds the dependencies from the Worker's env (Neon Pool per request,
- * ended with ctx.waitUntil) and hands them to createApp(). Nothing else knows it runs on Workers.
+ * Cloudflare Worker entry: builds the dependencies from the Worker's env (Neon over HTTP, one
+ * request per statement or batch; DB_TRANSPORT=ws: the WebSocket Pool per request, ended with
+ * ctx.waitUntil) and hands them to createApp(). Nothing else knows it runs on Workers.
  * `scheduled()` (cron, every minute) delivers due emails and expires unclaimed instant-win plays.
  */
 import { createApp, type App } from './app.js';
-import { neonProvider } from './db/drivers/neon.js';
+import { neonHttpProvider, neonProvider } from './db/drivers/neon.js';
 import { type Deps, type RateLimiter, consoleLogger, cryptoRandom, memoryRateLimiter, systemClock } from './deps.js';
 import { runScheduledJobs } from './domain/jobs.js';
 import { workerMailer } from './mail/select.js';
@@ -21,8 +22,19 @@ export interface Env {
   MAIL_FROM?: string;
   RESEND_API_KEY?: string;
   RESEND_API_URL?: string;
+  /** `http` (default): Neon's SQL-over-HTTP path; `ws`: the WebSocket Pool (kept for comparison) */
+  DB_TRANSPORT?: string;
+  /** test/dev only: URL of the local SQL-over-HTTP endpoint (scripts/neon-http.ts), e.g. http://127.0.0.1:4444/sql */
+  NEON_HTTP_ENDPOINT?: string;
   /** test/dev only: host:port of the local WebSocket-to-Postgres proxy (scripts/ws-proxy.ts) */
   NEON_WS_PROXY?: string;
+}
+
+function databaseFor(env: Env) {
+  const transport = (env.DB_TRANSPORT || 'http').toLowerCase();
+  if (transport === 'ws') return neonProvider(env.DATABASE_URL, { wsProxy: env.NEON_WS_PROXY || undefined });
+  if (transport !== 'http') throw new Error(`DB_TRANSPORT must be http or ws, not ${JSON.stringify(env.DB_TRANSPORT)}`);
+  return neonHttpProvider(env.DATABASE_URL, { fetchEndpoint: env.NEON_HTTP_ENDPOINT || undefined });
 }
 
 function bindingRateLimiter(binding: NonNullable<Env['PLAY_LIMITER']>): RateLimiter {
@@ -41,7 +53,7 @@ function depsFor(env: Env, requestUrl?: string): { deps: Deps; app: App } {
   const logger = consoleLogger;
   const publicUrl = env.PUBLIC_URL ?? (requestUrl ? new URL(requestUrl).origin : 'http://localhost:8787');
   const deps: Deps = {
-    database: neonProvider(env.DATABASE_URL, { wsProxy: env.NEON_WS_PROXY || undefined }),
+    database: databaseFor(env),
     clock: systemClock,
     random: cryptoRandom,
     rateLimiter: env.PLAY_LIMITER ? bindingRateLimiter(env.PLAY_LIMITER) : memoryRateLimiter(30, 60),

@@ -1,5 +1,5 @@
 /**
- * The real Worker (src/worker.ts) inside workerd, over the real Neon driver → ws proxy → the
+ * The real Worker (src/worker.ts) inside workerd, over the real Neon driver → local HTTP endpoint → the
  * local Postgres: health, auth, contests, the admin API.
  */
 import { describe, expect, it, beforeAll } from 'vitest';
@@ -14,7 +14,7 @@ describe.skipIf(!hasPostgres)('Worker in workerd: health, auth, contests, admin'
     contestId = (await makeContest(team.teamId, { title: 'Spring giveaway' })).id;
   });
 
-  it('GET /health answers ok once the database answers (a real query through the Neon Pool)', async () => {
+  it('GET /health answers ok once the database answers (a real query through the Neon driver)', async () => {
     const res = await call('GET', '/health');
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ status: 'ok' });

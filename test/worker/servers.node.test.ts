@@ -1,7 +1,8 @@
 /**
  * Black-box HTTP checks run against real servers: `npm start` (Node) and `npm run dev`
- * (wrangler dev: the Worker in workerd, Neon driver through the ws proxy), each started here on
- * a fresh database, configured by environment variables alone. The same checks must pass on both.
+ * (wrangler dev: the Worker in workerd, Neon driver over the local SQL-over-HTTP endpoint), each
+ * started here on a fresh database, configured by environment variables alone. The same checks
+ * must pass on both.
  *
  * Point it at any running server instead:
  *   BLACKBOX_URL=http://localhost:8788 BLACKBOX_ADMIN_TOKEN=... npx vitest run -c vitest.workers.config.ts --project servers

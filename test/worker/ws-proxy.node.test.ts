@@ -1,8 +1,8 @@
 /**
  * The WebSocket-to-TCP proxy (scripts/ws-proxy.ts) on its own: the Terminate detection over
  * arbitrary chunking, the Neon driver (from Node, with `ws`) through it to the local Postgres,
- * `pool.end()` returning promptly with every proxied connection closed, non-loopback targets
- * refused.
+ * `pool.end()` returning promptly with every proxied connection closed, the latency knob,
+ * non-loopback targets refused.
  */
 import { Pool, neonConfig } from '@neondatabase/serverless';
 import pg from 'pg';
@@ -108,6 +108,25 @@ describe.skipIf(!reachable)('the Neon driver through the proxy (Node, ws)', () =
     ws.send(terminate());
     expect(await closed).toBe(1000);
     await expect.poll(() => proxy.open()).toBe(0);
+  });
+
+  it('latencyMs delays the client-facing socket: upgrade, start-up and query are 3 round trips', async () => {
+    const slow = await startWsProxy({ latencyMs: 50 });
+    const saved = neonConfig.wsProxy;
+    neonConfig.wsProxy = (host, port) => `${slow.address}/v2?address=${host}:${port}`;
+    const pool = new Pool({ connectionString: base, max: 1 });
+    try {
+      const t0 = performance.now();
+      expect((await pool.query<{ n: number }>('select 1 as n')).rows).toEqual([{ n: 1 }]);
+      const ms = performance.now() - t0;
+      expect(ms).toBeGreaterThanOrEqual(290); // 3 × 2 × 50 ms
+      expect(ms).toBeLessThan(2000);
+      expect(slow.total()).toBe(1);
+    } finally {
+      await pool.end();
+      neonConfig.wsProxy = saved;
+      await slow.close();
+    }
   });
 
   it('refuses to forward anywhere but loopback', async () => {

@@ -1,4 +1,5 @@
-import { Pool, neonConfig } from '@neondatabase/serverless';
+import { Pool, neon, neonConfig } from '@neondatabase/serverless';
+import { drizzle as drizzleHttp } from 'drizzle-orm/neon-http';
 import { drizzle } from 'drizzle-orm/neon-serverless';
 import type { DatabaseProvider } from '../../deps.js';
 import type { Db } from '../client.js';
@@ -35,6 +36,33 @@ export function neonProvider(connectionString: string, opts: NeonProviderOptions
       const pool = new Pool({ connectionString });
       const db = drizzle({ client: pool, schema }) as unknown as Db;
       return { db, release: () => pool.end() };
+    },
+  };
+}
+
+export interface NeonHttpProviderOptions {
+  /**
+   * Test/dev only: URL of a local SQL-over-HTTP endpoint (scripts/neon-http.ts), e.g.
+   * `http://127.0.0.1:4444/sql`. Unset in production: the driver posts to `https://<host>/sql`.
+   */
+  fetchEndpoint?: string;
+}
+
+/**
+ * Neon's SQL-over-HTTP path: every statement is one HTTP request (`neon()`), a batch
+ * (`db.batch([...])`, the driver's `transaction([...])`) one request and one transaction.
+ * Nothing is held between requests, so one client serves them all and there is nothing to
+ * release. Interactive transactions (`db.transaction(async tx => …)`) are not supported by
+ * this driver: they throw.
+ */
+export function neonHttpProvider(connectionString: string, opts: NeonHttpProviderOptions = {}): DatabaseProvider {
+  if (opts.fetchEndpoint) neonConfig.fetchEndpoint = opts.fetchEndpoint;
+  const client = neon(connectionString);
+  const db = drizzleHttp({ client, schema }) as unknown as Db;
+  const release = () => Promise.resolve();
+  return {
+    acquire() {
+      return { db, release };
     },
   };
 }

@@ -1,17 +1,21 @@
 /**
  * Once per workerd run (Node side): a fresh database on the local Postgres, migrated with the
- * node-postgres migrator, the WebSocket-to-TCP proxy the Neon driver goes through, and a fake
- * Resend API. Their addresses reach the Worker as bindings (vitest.workers.config.ts).
+ * node-postgres migrator, the local Neon SQL-over-HTTP endpoint the Worker's driver posts to (its
+ * default path), the WebSocket-to-TCP proxy the driver's Pool goes through (DB_TRANSPORT=ws), and
+ * a fake Resend API. Their addresses reach the Worker as bindings (vitest.workers.config.ts).
  * No Postgres reachable: everything is provided as null and the suites skip, loudly.
  */
 import pg from 'pg';
 import type { TestProject } from 'vitest/node';
+import { startNeonHttp } from '../../../scripts/neon-http.js';
 import { startWsProxy } from '../../../scripts/ws-proxy.js';
 import { openPg } from '../../../src/db/drivers/pg.js';
 import { startFakeResend } from './fake-resend.js';
 
 export interface WorkerdContext {
   databaseUrl: string;
+  /** URL of the local SQL-over-HTTP endpoint (NEON_HTTP_ENDPOINT) */
+  httpEndpoint: string;
   wsProxy: string;
   resendUrl: string;
 }
@@ -49,13 +53,17 @@ export default async function setup(project: TestProject) {
   const migrated = await openPg(databaseUrl, { max: 1 });
   await migrated.close();
 
+  const http = await startNeonHttp({ log: (m) => console.warn(`[neon-http] ${m}`) });
   const proxy = await startWsProxy({ log: (m) => console.warn(`[ws-proxy] ${m}`) });
   const resend = await startFakeResend();
-  project.provide('workerd', { databaseUrl, wsProxy: proxy.address, resendUrl: resend.url });
-  console.log(`\n*** workerd suites: real Worker + Neon driver → ws proxy ${proxy.address} → ${new URL(base).host}/${name} ***\n`);
+  project.provide('workerd', { databaseUrl, httpEndpoint: http.endpoint, wsProxy: proxy.address, resendUrl: resend.url });
+  console.log(
+    `\n*** workerd suites: real Worker + Neon driver → HTTP endpoint ${http.endpoint} (ws proxy ${proxy.address} for DB_TRANSPORT=ws) → ${new URL(base).host}/${name} ***\n`,
+  );
 
   return async () => {
-    console.log(`*** ws proxy: ${proxy.total()} connections, ${proxy.open()} still open at teardown ***`);
+    console.log(`*** neon http endpoint: ${http.requests()} requests; ws proxy: ${proxy.total()} connections, ${proxy.open()} still open at teardown ***`);
+    await http.close();
     await proxy.close();
     await resend.close();
     await admin.query(`drop database if exists ${name} with (force)`);

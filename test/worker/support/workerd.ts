@@ -1,15 +1,17 @@
 /**
  * Helpers for tests running INSIDE workerd: requests go to the real Worker (`SELF`, the default
  * export of src/worker.ts), fixtures are made through the admin API, and the database is read
- * with the same Neon driver path the Worker uses.
+ * with the same Neon driver path the Worker uses (HTTP, through the local endpoint).
  */
 import { SELF, env } from 'cloudflare:test';
-import { neonProvider } from '../../../src/db/drivers/neon.js';
+import { neonHttpProvider } from '../../../src/db/drivers/neon.js';
 import { query } from '../../../src/db/client.js';
 import type { SQL } from 'drizzle-orm';
 
 export interface WorkerdEnv {
   DATABASE_URL: string;
+  DB_TRANSPORT: string;
+  NEON_HTTP_ENDPOINT: string;
   NEON_WS_PROXY: string;
   ADMIN_TOKEN: string;
   RESEND_API_URL: string;
@@ -75,9 +77,9 @@ export async function makeContest(teamId: string, settings: Record<string, unkno
   return { id: res.body.data.id, slug: res.body.data.slug };
 }
 
-/** Raw SQL over the Neon driver (through the proxy), like the Worker's own queries. */
+/** Raw SQL over the Neon HTTP driver (through the local endpoint), like the Worker's own queries. */
 export async function sqlRows<T = Record<string, unknown>>(statement: SQL): Promise<T[]> {
-  const handle = neonProvider(wenv.DATABASE_URL, { wsProxy: wenv.NEON_WS_PROXY }).acquire();
+  const handle = neonHttpProvider(wenv.DATABASE_URL, { fetchEndpoint: wenv.NEON_HTTP_ENDPOINT }).acquire();
   try {
     return await query<T>(handle.db, statement);
   } finally {
