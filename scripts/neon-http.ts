@@ -264,6 +264,8 @@ export async function startNeonHttp(opts: NeonHttpOptions = {}): Promise<NeonHtt
   }
 
   const server = createServer((req, res) => {
+    // GET /stats: how many SQL requests were answered (tests count round trips with it); not counted itself
+    if (req.method === 'GET' && req.url === '/stats') return send(res, 200, { requests });
     requests += 1;
     handle(req, res).catch((e: unknown) => {
       if (res.headersSent) return res.destroy();

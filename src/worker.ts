@@ -34,7 +34,7 @@ function databaseFor(env: Env) {
   const transport = (env.DB_TRANSPORT || 'http').toLowerCase();
   if (transport === 'ws') return neonProvider(env.DATABASE_URL, { wsProxy: env.NEON_WS_PROXY || undefined });
   if (transport !== 'http') throw new Error(`DB_TRANSPORT must be http or ws, not ${JSON.stringify(env.DB_TRANSPORT)}`);
-  return neonHttpProvider(env.DATABASE_URL, { fetchEndpoint: env.NEON_HTTP_ENDPOINT || undefined });
+  return neonHttpProvider(env.DATABASE_URL, { fetchEndpoint: env.NEON_HTTP_ENDPOINT || undefined, wsProxy: env.NEON_WS_PROXY || undefined });
 }
 
 function bindingRateLimiter(binding: NonNullable<Env['PLAY_LIMITER']>): RateLimiter {

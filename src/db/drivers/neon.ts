@@ -2,7 +2,8 @@ import { Pool, neon, neonConfig } from '@neondatabase/serverless';
 import { drizzle as drizzleHttp } from 'drizzle-orm/neon-http';
 import { drizzle } from 'drizzle-orm/neon-serverless';
 import type { DatabaseProvider } from '../../deps.js';
-import type { Db } from '../client.js';
+import type { SQL } from 'drizzle-orm';
+import { type Db, useBatchRunner } from '../client.js';
 import * as schema from '../schema.js';
 
 export interface NeonProviderOptions {
@@ -40,7 +41,7 @@ export function neonProvider(connectionString: string, opts: NeonProviderOptions
   };
 }
 
-export interface NeonHttpProviderOptions {
+export interface NeonHttpProviderOptions extends NeonProviderOptions {
   /**
    * Test/dev only: URL of a local SQL-over-HTTP endpoint (scripts/neon-http.ts), e.g.
    * `http://127.0.0.1:4444/sql`. Unset in production: the driver posts to `https://<host>/sql`.
@@ -59,10 +60,21 @@ export function neonHttpProvider(connectionString: string, opts: NeonHttpProvide
   if (opts.fetchEndpoint) neonConfig.fetchEndpoint = opts.fetchEndpoint;
   const client = neon(connectionString);
   const db = drizzleHttp({ client, schema }) as unknown as Db;
+  // batch(): the statements in ONE HTTP request, run by Neon as one transaction
+  const dialect = (db as unknown as { dialect: { sqlToQuery(s: SQL): { sql: string; params: unknown[] } } }).dialect;
+  useBatchRunner(db, async (statements) => {
+    const built = statements.map((s) => dialect.sqlToQuery(s));
+    const results = await client.transaction(built.map((q) => client.query(q.sql, q.params)));
+    return results as unknown as Record<string, unknown>[][];
+  });
   const release = () => Promise.resolve();
+  // the one route family that needs an interactive transaction (inbound platform webhooks)
+  // gets the WebSocket Pool, made per request and ended after it
+  const interactive = neonProvider(connectionString, { wsProxy: opts.wsProxy });
   return {
     acquire() {
       return { db, release };
     },
+    acquireInteractive: () => interactive.acquire(),
   };
 }
