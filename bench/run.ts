@@ -1,5 +1,6 @@
 /**
  * npm run bench [-- --entries N] [--quick] [--duration S] [--connections C]
+ * npm run bench -- --edge [--samples N]     (round trips as the edge feels them: bench/edge.ts)
  *
  * Creates a fresh database on BENCH_DATABASE_URL's server (default the machine's Postgres), seeds
  * a contest with N entries in SQL (generate_series), starts the bench server (bench/server.ts: the
@@ -19,6 +20,7 @@ import { openPg } from '../src/db/drivers/pg.js';
 import { cryptoRandom } from '../src/deps.js';
 import { createApiKey, createBonusAction, createContest, createTeam } from '../src/domain/admin.js';
 import { hashCookie } from '../src/domain/instant-win/hashing.js';
+import { edgeBench } from './edge.js';
 
 const args = process.argv.slice(2);
 const arg = (name: string) => {
@@ -361,7 +363,13 @@ async function main() {
   }
 }
 
-main().catch((e) => {
+const run = args.includes('--edge')
+  ? edgeBench({ baseUrl, samples: Number(arg('samples') ?? (quick ? 5 : 15)), log }).then((r) => {
+      writeFileSync('bench/edge-results.json', JSON.stringify({ date: new Date().toISOString(), results: r }, null, 2));
+      log('wrote bench/edge-results.json');
+    })
+  : main();
+run.catch((e) => {
   console.error(e);
   process.exit(1);
 });

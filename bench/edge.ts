@@ -1,0 +1,254 @@
+/**
+ * npm run bench -- --edge [--samples N]
+ *
+ * Round trips as the edge feels them. Runs the real Worker (`npm run dev`: wrangler dev, workerd)
+ * four times: over each database transport (`ws`: Neon's WebSocket Pool; `http`: SQL over HTTP)
+ * with EDGE_LATENCY_MS = 0 and = 40 (every byte chunk held 40 ms each way between the Worker and
+ * its local database endpoint). Each endpoint is called one request at a time; from the medians:
+ *
+ *   effective round trips = (p50 at 40 ms - p50 at 0 ms) / 80 ms
+ *
+ * A connection's set-up counts (WebSocket upgrade, Postgres start-up) as it does in production.
+ * Work an answer leaves to ctx.waitUntil (email delivery) is not on its path.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { createServer } from 'node:net';
+import { sql } from 'drizzle-orm';
+import pg from 'pg';
+import { query } from '../src/db/client.js';
+import { openPg } from '../src/db/drivers/pg.js';
+import { cryptoRandom } from '../src/deps.js';
+import { createApiKey, createBonusAction, createContest, createTeam } from '../src/domain/admin.js';
+import { hashCookie } from '../src/domain/instant-win/hashing.js';
+
+const LATENCY = 40;
+
+const freePort = () =>
+  new Promise<number>((resolve) => {
+    const s = createServer();
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => resolve(port));
+    });
+  });
+
+interface Ep {
+  name: string;
+  method: string;
+  key: 'pub' | 'priv' | null;
+  path: () => string;
+  body?: () => unknown;
+  headers?: () => Record<string, string>;
+}
+
+async function startDev(databaseUrl: string, transport: string, latencyMs: number) {
+  const port = await freePort();
+  const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/dev.ts'], {
+    env: {
+      ...process.env,
+      PORT: String(port),
+      DATABASE_URL: databaseUrl,
+      DB_TRANSPORT: transport,
+      EDGE_LATENCY_MS: String(latencyMs),
+      ADMIN_TOKEN: 'bench-admin-token',
+      JOBS_INTERVAL_MS: String(3_600_000),
+      WRANGLER_LOG_LEVEL: 'error',
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
+  const base = `http://127.0.0.1:${port}`;
+  for (let i = 0; ; i++) {
+    if (child.exitCode !== null) throw new Error(`npm run dev exited: ${out.slice(-2000)}`);
+    try {
+      if ((await fetch(`${base}/health`)).ok) break;
+    } catch {
+      /* not yet */
+    }
+    if (i > 300) throw new Error(`npm run dev did not become healthy: ${out.slice(-2000)}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  return { base, child };
+}
+
+async function stop(child: ChildProcess) {
+  if (child.exitCode !== null) return;
+  const exited = new Promise((r) => child.once('exit', r));
+  child.kill('SIGTERM');
+  await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))]);
+  if (child.exitCode === null) child.kill('SIGKILL');
+}
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
+};
+
+export async function edgeBench(opts: { baseUrl: string; samples: number; log: (...a: unknown[]) => void }) {
+  const { log, samples } = opts;
+  const dbName = `ce_edge_${process.pid}`;
+  const admin = new pg.Client({ connectionString: opts.baseUrl });
+  await admin.connect();
+  await admin.query(`drop database if exists ${dbName} with (force)`);
+  await admin.query(`create database ${dbName}`);
+  const u = new URL(opts.baseUrl);
+  u.pathname = `/${dbName}`;
+  const url = u.toString();
+  const children: ChildProcess[] = [];
+  try {
+    // ---------- fixtures (small: latency, not scale, is measured here) ----------
+    const h = await openPg(url, { max: 2 });
+    const db = h.db;
+    const now = new Date();
+    const team = await createTeam(db, 'Edge bench');
+    const keys = {
+      pub: (await createApiKey(db, cryptoRandom, team.id, 'public', 'edge')).key,
+      priv: (await createApiKey(db, cryptoRandom, team.id, 'private', 'edge')).key,
+    };
+    const contest = await createContest(db, cryptoRandom, team.id, {
+      title: 'Edge contest',
+      status: 'active',
+      isEvergreen: true,
+      mode: 'leaderboard',
+      requireEmailConfirmation: false,
+      referral: { advocatePoints: 10, friendPoints: 5 },
+      purchaseTracking: { enabled: true, pointsPerPurchase: 5, pointsPerCurrencyUnit: 1 },
+      externalTracking: { enabled: true },
+    }, now);
+    const actions: { id: string }[] = [];
+    for (let i = 0; i < 4; i++) actions.push(await createBonusAction(db, contest.id, { action: `a${i}`, points: 5 }));
+    await query(
+      db,
+      sql`insert into entries (contest_id, email, name, referral_code, points, email_confirmed)
+          select ${contest.id}, 'person' || i || '@example.com', 'Person ' || i, 'E' || lpad(i::text, 9, '0'), i % 500, true
+          from generate_series(1, 5000) i`,
+    );
+    const people = await query<{ id: string; email: string; referral_code: string }>(
+      db,
+      sql`select id, email, referral_code from entries where contest_id = ${contest.id} order by email limit 2000`,
+    );
+    await h.close();
+
+    let k = 0;
+    const runTag = Date.now().toString(36);
+    const games: { play: string; claim: string; pending: string[] } = { play: '', claim: '', pending: [] };
+    const cookie = 'edgebenchcookie0123456789abcdefghijkl';
+    const endpoints: Ep[] = [
+      { name: 'contest get', method: 'GET', key: 'pub', path: () => `/api/v1/contests/${contest.id}` },
+      { name: 'contests list', method: 'GET', key: 'pub', path: () => '/api/v1/contests' },
+      { name: 'entry get', method: 'GET', key: 'pub', path: () => `/api/v1/entries/${people[k++ % people.length]!.id}` },
+      { name: 'entries list', method: 'GET', key: 'pub', path: () => `/api/v1/contests/${contest.id}/entries?limit=20` },
+      { name: 'entries search', method: 'GET', key: 'pub', path: () => `/api/v1/contests/${contest.id}/entries?search=person1${k++ % 100}` },
+      { name: 'leaderboard', method: 'GET', key: 'pub', path: () => `/api/v1/contests/${contest.id}/leaderboard?limit=25` },
+      { name: 'analytics', method: 'GET', key: 'pub', path: () => `/api/v1/contests/${contest.id}/analytics` },
+      { name: 'contest view', method: 'POST', key: 'pub', path: () => `/api/v1/contests/${contest.id}/views`, body: () => ({}) },
+      {
+        name: 'entry create (referral)',
+        method: 'POST',
+        key: 'priv',
+        path: () => `/api/v1/contests/${contest.id}/entries`,
+        body: () => ({ email: `edge-${runTag}-${k++}@example.com`, referralCode: people[k % people.length]!.referral_code }),
+      },
+      { name: 'entry update', method: 'PUT', key: 'priv', path: () => `/api/v1/entries/${people[k++ % people.length]!.id}`, body: () => ({ name: `Renamed ${k}` }) },
+      { name: 'points adjust', method: 'POST', key: 'priv', path: () => `/api/v1/entries/${people[k++ % people.length]!.id}/points`, body: () => ({ points: 1, reason: 'edge' }) },
+      {
+        name: 'bonus complete',
+        method: 'POST',
+        key: 'pub',
+        path: () => `/api/v1/entries/${people[k % people.length]!.id}/bonus-actions/${actions[Math.floor(k++ / people.length) % actions.length]!.id}/complete`,
+        body: () => ({}),
+      },
+      {
+        name: 'purchase',
+        method: 'POST',
+        key: 'priv',
+        path: () => `/api/v1/contests/${contest.id}/purchases`,
+        body: () => ({ email: people[k % people.length]!.email, orderId: `edge-${runTag}-${k++}`, amount: 12.5 }),
+      },
+      { name: 'game get', method: 'GET', key: 'pub', path: () => `/api/v1/instant-win-games/${games.play}` },
+      { name: 'game update (read + batch)', method: 'PUT', key: 'priv', path: () => `/api/v1/instant-win-games/${games.play}`, body: () => ({ title: `Edge wheel ${k++}` }) },
+      { name: 'instant-win play', method: 'POST', key: 'pub', path: () => `/api/v1/instant-win-games/${games.play}/play`, body: () => ({}), headers: () => ({ 'cf-connecting-ip': `10.9.${k % 250}.${k++ % 250}` }) },
+      {
+        name: 'instant-win claim',
+        method: 'POST',
+        key: 'pub',
+        path: () => `/api/v1/instant-win-games/${games.claim}/plays/${games.pending.shift()}/claim`,
+        body: () => ({ email: `winner-${runTag}-${k++}@example.com`, playCookie: cookie }),
+        headers: () => ({ 'cf-connecting-ip': `10.8.${k % 250}.${k++ % 250}` }),
+      },
+      { name: 'plays list', method: 'GET', key: 'priv', path: () => `/api/v1/instant-win-games/${games.play}/plays?limit=20` },
+    ];
+
+    const rows: Record<string, Record<string, number>> = {};
+    const failures: string[] = [];
+    for (const transport of ['ws', 'http']) {
+      for (const latency of [0, LATENCY]) {
+        const { base, child } = await startDev(url, transport, latency);
+        children.push(child);
+        const call = async (method: string, path: string, key: string | null, body?: unknown, headers: Record<string, string> = {}) => {
+          const t = performance.now();
+          const res = await fetch(base + path, {
+            method,
+            headers: { ...(key ? { 'x-api-key': key } : {}), 'content-type': 'application/json', ...headers },
+            body: body === undefined ? undefined : JSON.stringify(body),
+          });
+          const text = await res.text();
+          return { ms: performance.now() - t, status: res.status, text };
+        };
+        // a game to play (new per run: the per-IP limit) and one whose pending wins are claimed
+        const gameBody = (title: string) => ({
+          slug: 'spin-to-win', title, mechanic: 'wheel', layout: 'default', entryLimit: 'none', publishAs: 'landing',
+          tiers: [{ name: 'Prize', oddsPercent: 50, redeemCode: 'EDGE' }, { name: 'Miss', oddsPercent: 50, isMiss: true }],
+        });
+        const g1 = await call('POST', '/api/v1/instant-win-games', keys.priv, gameBody('Edge wheel'));
+        const g2 = await call('POST', '/api/v1/instant-win-games', keys.priv, gameBody('Edge claims'));
+        games.play = JSON.parse(g1.text).data.id;
+        games.claim = JSON.parse(g2.text).data.id;
+        const prizeTier = JSON.parse(g2.text).data.tiers[0].id as string;
+        const hp = await openPg(url, { max: 1, migrate: false });
+        games.pending = (
+          await query<{ id: string }>(
+            hp.db,
+            sql`insert into instant_win_plays (game_id, tier_id, status, random_value, cookie_hash, play_day, expires_at)
+                select ${games.claim}, ${prizeTier}, 'pending', 1, ${await hashCookie(cookie)}, current_date, now() + interval '24 hours'
+                from generate_series(1, ${samples + 5}::int) returning id`,
+          )
+        ).map((r) => r.id);
+        await hp.close();
+
+        for (const ep of endpoints) {
+          const times: number[] = [];
+          for (let i = 0; i < samples + 2; i++) {
+            const r = await call(ep.method, ep.path(), ep.key ? keys[ep.key] : null, ep.body?.(), ep.headers?.());
+            if (r.status >= 400) failures.push(`${transport}@${latency} ${ep.name}: ${r.status} ${r.text.slice(0, 200)}`);
+            if (i >= 2) times.push(r.ms); // the first two warm the isolate and the connection cache
+          }
+          (rows[ep.name] ??= {})[`${transport}@${latency}`] = median(times);
+        }
+        await stop(child);
+        log(`  edge bench: ${transport} at ${latency} ms done`);
+      }
+    }
+
+    const trips = (name: string, transport: string) =>
+      (rows[name]![`${transport}@${LATENCY}`]! - rows[name]![`${transport}@0`]!) / (2 * LATENCY);
+    const pad = (s: unknown, n: number) => String(s).padEnd(n);
+    const lines = [
+      `\nEdge round trips: Worker in wrangler dev, ${LATENCY} ms each way between the Worker and its database endpoint, ${samples} sequential requests per endpoint (p50)`,
+      `${pad('endpoint', 28)}${pad('ws p50@0', 10)}${pad('ws p50@40', 11)}${pad('ws trips', 10)}${pad('http p50@0', 12)}${pad('http p50@40', 13)}http trips`,
+      ...endpoints.map((ep) => {
+        const r = rows[ep.name]!;
+        return `${pad(ep.name, 28)}${pad(r['ws@0']!.toFixed(0), 10)}${pad(r[`ws@${LATENCY}`]!.toFixed(0), 11)}${pad(trips(ep.name, 'ws').toFixed(2), 10)}${pad(r['http@0']!.toFixed(0), 12)}${pad(r[`http@${LATENCY}`]!.toFixed(0), 13)}${trips(ep.name, 'http').toFixed(2)}`;
+      }),
+    ];
+    log(lines.join('\n'));
+    if (failures.length) log(`\n${failures.length} requests failed, e.g.:\n  ${failures.slice(0, 5).join('\n  ')}`);
+    return Object.fromEntries(endpoints.map((ep) => [ep.name, { ...rows[ep.name], wsTrips: trips(ep.name, 'ws'), httpTrips: trips(ep.name, 'http') }]));
+  } finally {
+    for (const c of children) await stop(c);
+    await admin.query(`drop database if exists ${dbName} with (force)`).catch(() => {});
+    await admin.end();
+  }
+}
