@@ -205,12 +205,16 @@ export const emailSchema = emailOf();
 
 const intString = v.pipe(v.string(), v.regex(/^-?\d+$/));
 
-const pageString = v.pipe(v.string(), v.description('1-based page number, default 1'));
-const limitString = v.pipe(v.string(), v.description('items per page'));
 // query values arrive as strings and pageParams() parses them (keeping its messages); the
-// document shows what a caller sends: integers
-docOverrides.set(pageString, { type: 'integer', minimum: 1, description: '1-based page number, default 1' });
-docOverrides.set(limitString, { type: 'integer', minimum: 1, description: 'items per page' });
+// document shows what a caller sends: integers (the override replaces the base string schema of
+// each pipe, which is where the JSON Schema converter looks)
+const queryInteger = (description: string) => {
+  const base = v.string();
+  docOverrides.set(base, { type: 'integer', minimum: 1 });
+  return v.pipe(base, v.description(description));
+};
+const pageString = queryInteger('1-based page number, default 1');
+const limitString = queryInteger('items per page');
 
 /** page/limit as query strings, documented as integers; ranges are checked by pageParams(). */
 export const pageQuerySchema = {
