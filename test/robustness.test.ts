@@ -381,7 +381,7 @@ beforeAll(async () => {
   const webhookSecret = (await env.request('POST', `/api/admin/contests/${c.id}/webhook-secret`, { headers: admin })).body.data.secret;
   const entry = await env.request('POST', `/api/v1/contests/${c.id}/entries`, { key: t.privateKey, body: { email: 'ann@example.com', name: 'Ann' } });
   expect(entry.status).toBe(201);
-  const [{ referral_code }] = await query<{ referral_code: string }>(env.db, sql`select referral_code from entries where id = ${entry.body.data.entryId}`);
+  const referral_code = (await query<{ referral_code: string }>(env.db, sql`select referral_code from entries where id = ${entry.body.data.entryId}`))[0]!.referral_code;
   const ba = await env.request('POST', `/api/admin/contests/${c.id}/bonus-actions`, { headers: admin, body: { action: 'visit', points: 3 } });
   expect(ba.status).toBe(201);
   const key = await env.request('POST', `/api/admin/teams/${t.teamId}/api-keys`, { headers: admin, body: { type: 'public', name: 'spare' } });
@@ -531,7 +531,7 @@ describe('odd path parameters and query strings', () => {
           ['a%00', `${p} must not contain NUL characters`],
         ]) {
           const res = await env.app.request(`${url.pathname}${url.search}${sep}${p}=${value}`, { headers });
-          expect([path, p, res.status, (await res.json()).error]).toEqual([path, p, 400, error]);
+          expect([path, p, res.status, ((await res.json()) as { error?: string }).error]).toEqual([path, p, 400, error]);
         }
         // a bare lone-surrogate byte sequence cannot be decoded: the raw text reaches the schema
         const res = await env.app.request(`${url.pathname}${url.search}${sep}${p}=%ED%A0%80`, { headers });

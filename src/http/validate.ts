@@ -208,7 +208,8 @@ const intString = v.pipe(v.string(), v.regex(/^-?\d+$/));
 // query values arrive as strings and pageParams() parses them (keeping its messages); the
 // document shows what a caller sends: integers (the override replaces the base string schema of
 // each pipe, which is where the JSON Schema converter looks)
-const queryInteger = (description: string) => {
+/** A query parameter read as a string (parsed by pageParams) and documented as an integer. */
+export const queryInteger = (description: string) => {
   const base = v.string();
   docOverrides.set(base, { type: 'integer', minimum: 1 });
   return v.pipe(base, v.description(description));
