@@ -12,7 +12,7 @@ import { type Db, iso, num, pgError, query, queryOne } from '../db/client.js';
 import type { Team } from '../db/team.js';
 import type { RandomSource } from '../deps.js';
 import { Errors } from '../http/errors.js';
-import { issueToError } from '../http/validate.js';
+import { assertStorableStrings, emailSchema, issueToError, jsonDepth } from '../http/validate.js';
 import { isUuid } from '../lib/crypto.js';
 import { newReferralCode } from './codes.js';
 import { newConfirmation } from './confirm.js';
@@ -22,9 +22,11 @@ import { sqlClampedTotal } from './points.js';
 // ---------------------------------------------------------------- input rules
 
 export const NAME_MAX = 200;
-export const EMAIL_MAX = 254;
+export { EMAIL_MAX } from '../lib/email.js';
 export const REFERRAL_CODE_MAX = 100;
-export const CUSTOM_FIELDS_MAX = 10_000;
+/** customFieldData: at most this many bytes as UTF-8 JSON, and this many levels of nesting */
+export const CUSTOM_FIELDS_MAX_BYTES = 16_384;
+export const CUSTOM_FIELDS_MAX_DEPTH = 10;
 export const SEARCH_MAX = 200;
 
 const CONTROL_CHARS = /[\u0000-\u001f\u007f]/;
@@ -44,17 +46,9 @@ const optionalText = (field: string, max: number) =>
     ),
   );
 
-/** Trimmed, lower-cased, valid; '' and null read as null. */
+/** The shared email normal form (src/lib/email.ts); '' and null read as null. */
 const optionalEmail = v.optional(
-  v.nullable(
-    v.pipe(
-      v.string('Invalid email'),
-      v.trim(),
-      v.toLowerCase(),
-      v.transform(blankToNull),
-      v.nullable(v.pipe(v.string(), v.maxLength(EMAIL_MAX, 'Invalid email'), v.email('Invalid email'))),
-    ),
-  ),
+  v.nullable(v.pipe(v.string('Invalid email'), v.trim(), v.transform(blankToNull), v.nullable(emailSchema))),
 );
 
 /** Digits with an optional leading +; spaces, dots, dashes and parentheses are dropped. */
@@ -73,16 +67,33 @@ const optionalPhone = v.optional(
 const isPlainObject = (x: unknown): x is Record<string, unknown> =>
   typeof x === 'object' && x !== null && !Array.isArray(x);
 
-/** Any JSON object up to CUSTOM_FIELDS_MAX characters; null reads as null (clears on update). */
+/**
+ * Any JSON object, at most CUSTOM_FIELDS_MAX_DEPTH levels deep (the object itself is level 1;
+ * checked first and without recursion, so a body nested thousands of levels is a plain 400) and
+ * at most CUSTOM_FIELDS_MAX_BYTES of UTF-8 JSON, with no string Postgres cannot store; null
+ * reads as null (clears on update).
+ */
 const optionalCustomFields = v.optional(
   v.nullable(
     v.pipe(
       v.custom<Record<string, unknown>>(isPlainObject, 'customFieldData must be an object'),
-      v.check(
-        (o) => JSON.stringify(o).length <= CUSTOM_FIELDS_MAX,
-        `customFieldData must be at most ${CUSTOM_FIELDS_MAX} characters as JSON`,
-      ),
-      v.check((o) => !JSON.stringify(o).includes('\\u0000'), 'customFieldData must not contain NUL characters'),
+      // one check, in this order: valibot runs every check of a pipe, and JSON.stringify must
+      // never see a value nested deeper than the limit
+      v.rawCheck(({ dataset, addIssue }) => {
+        if (!dataset.typed) return;
+        const o = dataset.value;
+        if (jsonDepth(o, CUSTOM_FIELDS_MAX_DEPTH) > CUSTOM_FIELDS_MAX_DEPTH) {
+          addIssue({ message: `customFieldData must be at most ${CUSTOM_FIELDS_MAX_DEPTH} levels deep` });
+        } else if (new TextEncoder().encode(JSON.stringify(o)).byteLength > CUSTOM_FIELDS_MAX_BYTES) {
+          addIssue({ message: `customFieldData must be at most ${CUSTOM_FIELDS_MAX_BYTES} bytes as JSON` });
+        } else {
+          try {
+            assertStorableStrings(o, ['customFieldData']);
+          } catch (e) {
+            addIssue({ message: (e as Error).message });
+          }
+        }
+      }),
     ),
   ),
 );

@@ -17,6 +17,7 @@ import * as v from 'valibot';
 import { type Db, num, pgError, queryOne } from '../db/client.js';
 import type { Team } from '../db/team.js';
 import { Errors } from '../http/errors.js';
+import { emailOf } from '../http/validate.js';
 import { isUuid } from '../lib/crypto.js';
 import { sqlContestOpen } from './contests.js';
 import { MAX_POINTS_TOTAL, sqlClampedTotal } from './points.js';
@@ -63,7 +64,7 @@ export const currencySchema = v.nullish(
  * positive` for amount <= 0. The first failing field (in this order) answers.
  */
 export const purchaseInputSchema = v.object({
-  email: v.pipe(v.string(INVALID), v.trim(), v.toLowerCase(), v.maxLength(254, INVALID), v.email(INVALID)),
+  email: emailOf(INVALID),
   orderId: v.pipe(v.string(INVALID), v.trim(), v.minLength(1, INVALID), v.maxLength(ORDER_ID_MAX, INVALID)),
   amount: v.pipe(
     v.number(INVALID),

@@ -22,6 +22,7 @@ export const Errors = {
   notFound: def(404, 'Not found'),
   invalidBody: def(400, 'Invalid request body'),
   bodyTooLarge: def(413, 'Request body too large'),
+  unsupportedMediaType: def(415, 'Content-Type must be application/json'),
   tooManyRequests: (retryAfterSeconds: number) =>
     new ApiError(429, 'Too many requests', { 'Retry-After': String(retryAfterSeconds) }),
   internal: def(500, 'Internal server error'),

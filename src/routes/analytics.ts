@@ -6,11 +6,11 @@ import { requireKey } from '../http/auth.js';
 import type { AppEnv } from '../http/context.js';
 import { ok } from '../http/envelope.js';
 import { Errors } from '../http/errors.js';
-import { pageParams, queryParams } from '../http/validate.js';
+import { pageParams, queryInteger, queryParams } from '../http/validate.js';
 import { requireContestId } from './contests.js';
 
 const leaderboardQuery = v.object({
-  limit: v.optional(v.pipe(v.string(), v.description('rows, 1-100, default 25'))),
+  limit: v.optional(queryInteger('rows, 1-100, default 25')),
 });
 
 export function analyticsRoutes() {

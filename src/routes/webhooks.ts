@@ -43,7 +43,7 @@ import type { AppEnv } from '../http/context.js';
 import { ok, pagination } from '../http/envelope.js';
 import { triggerEmailDelivery } from '../http/email-trigger.js';
 import { Errors } from '../http/errors.js';
-import { issueToError, pageParams, pageQuerySchema, queryParams } from '../http/validate.js';
+import { assertStorableStrings, issueToError, pageParams, pageQuerySchema, queryParams } from '../http/validate.js';
 import { requireContestId } from './contests.js';
 
 type C = Context<AppEnv>;
@@ -51,7 +51,7 @@ type Obj = Record<string, unknown>;
 
 const fatalUtf8 = new TextDecoder('utf-8', { fatal: true });
 
-/** The body as a JSON object; anything else (bad UTF-8, bad JSON, array, scalar) is a 400. */
+/** The body as a JSON object; anything else (bad UTF-8, bad JSON, array, scalar, unstorable strings) is a 400. */
 export function parseJsonObject(raw: Uint8Array): Obj {
   let value: unknown;
   try {
@@ -60,6 +60,8 @@ export function parseJsonObject(raw: Uint8Array): Obj {
     throw Errors.invalidBody();
   }
   if (value === null || typeof value !== 'object' || Array.isArray(value)) throw Errors.invalidBody();
+  // no NUL or lone surrogate in any string (Postgres cannot store them): 400 naming the field
+  assertStorableStrings(value);
   return value as Obj;
 }
 

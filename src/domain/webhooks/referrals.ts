@@ -17,6 +17,7 @@
 import { sql } from 'drizzle-orm';
 import { type Db, num, queryOne } from '../../db/client.js';
 import { Errors } from '../../http/errors.js';
+import { normalizeEmail } from '../../lib/email.js';
 import { sqlContestOpen } from '../contests.js';
 import { sqlClampedTotal } from '../points.js';
 import { decimalStringAmount, MAX_AMOUNT, mapAmountOverflow, ORDER_ID_MAX } from '../purchases.js';
@@ -56,8 +57,9 @@ function addCode(codes: string[], raw: unknown) {
 function buyerEmail(...candidates: unknown[]): string | null {
   for (const c of candidates) {
     if (typeof c !== 'string') continue;
-    const e = c.trim().toLowerCase();
-    if (e.length <= 254 && /^[^\s@]+@[^\s@]+$/.test(e)) return e;
+    // the same normal form as every stored email, so that `en.email = buyer` can match
+    const e = normalizeEmail(c);
+    if (e !== null) return e;
   }
   return null;
 }

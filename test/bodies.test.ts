@@ -1,0 +1,193 @@
+/**
+ * Request bodies (src/http/validate.ts jsonBody): no bytes means `{}`, a body that is not JSON
+ * answers 415 and changes nothing; customFieldData limits; page/limit typed as integers in the
+ * OpenAPI document with unchanged messages.
+ */
+import { sql } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ADMIN_TOKEN, createTestEnv, query, type TeamFixture, type TestEnv } from './support/harness.js';
+
+let env: TestEnv;
+let t: TeamFixture;
+const admin = { authorization: `Bearer ${ADMIN_TOKEN}` };
+
+beforeAll(async () => {
+  env = await createTestEnv({ rateLimiter: { limit: async () => ({ success: true, retryAfterSeconds: 0 }) } });
+  t = await env.team();
+});
+afterAll(async () => {
+  await env.settle();
+  await env.close();
+});
+
+/** A request with exactly these bytes and headers (no content type unless given). */
+async function raw(method: string, path: string, headers: Record<string, string>, body?: string) {
+  const res = await env.app.request(path, { method, headers, body: body === undefined ? undefined : new TextEncoder().encode(body) });
+  return { status: res.status, body: (await res.json()) as { success: boolean; data?: any; error?: string } };
+}
+
+async function newEntry(contestId: string, email: string) {
+  const r = await env.request('POST', `/api/v1/contests/${contestId}/entries`, { key: t.privateKey, body: { email } });
+  expect(r.status).toBe(201);
+  return r.body.data.entryId as string;
+}
+
+const disqualified = async (id: string) =>
+  (await query<{ d: boolean }>(env.db, sql`select disqualified as d from entries where id = ${id}`))[0]!.d;
+
+describe('an empty body on an endpoint whose fields are all optional means {}', () => {
+  it.each([
+    ['no content type', {}],
+    ['application/json', { 'content-type': 'application/json' }],
+    ['application/json; charset=utf-8', { 'content-type': 'application/json; charset=utf-8' }],
+    ['text/plain (nothing was sent in it)', { 'content-type': 'text/plain' }],
+  ])('disqualify with an empty body (%s) toggles, like {}', async (_n, headers) => {
+    const c = await env.contest(t.teamId);
+    const id = await newEntry(c.id, 'toggle@example.com');
+    for (const body of [undefined, '']) {
+      const before = await disqualified(id);
+      const r = await raw('POST', `/api/v1/entries/${id}/disqualify`, { 'x-api-key': t.privateKey, ...headers }, body);
+      expect([r.status, r.body.data?.disqualified]).toEqual([200, !before]);
+    }
+  });
+
+  it('play, bonus-action completion and a contest PATCH accept an empty body', async () => {
+    const c = await env.contest(t.teamId);
+    const id = await newEntry(c.id, 'empty@example.com');
+    const ba = await env.request('POST', `/api/admin/contests/${c.id}/bonus-actions`, { headers: admin, body: { action: 'visit', points: 2 } });
+    const done = await raw('POST', `/api/v1/entries/${id}/bonus-actions/${ba.body.data.id}/complete`, {
+      'x-api-key': t.publicKey,
+      'content-type': 'application/json',
+    }, '');
+    expect([done.status, done.body.data?.pointsAdded]).toEqual([200, 2]);
+    const patched = await raw('PATCH', `/api/admin/contests/${c.id}`, admin, '');
+    expect(patched.status).toBe(200);
+    const game = await env.request('POST', '/api/v1/instant-win-games', {
+      key: t.privateKey,
+      body: {
+        slug: 'spin-to-win', title: 'W', mechanic: 'wheel', layout: 'default', entryLimit: 'none', publishAs: 'landing', status: 'active',
+        tiers: [{ name: 'P', oddsPercent: 50, redeemCode: 'X' }, { name: 'M', oddsPercent: 50, isMiss: true }],
+      },
+    });
+    const played = await raw('POST', `/api/v1/instant-win-games/${game.body.data.id}/play`, { 'x-api-key': t.publicKey });
+    expect([played.status, typeof played.body.data?.playCookie]).toEqual([200, 'string']);
+  });
+
+  it('an empty body where fields are required answers what {} answers', async () => {
+    const c = await env.contest(t.teamId);
+    const empty = await raw('POST', `/api/v1/contests/${c.id}/entries`, { 'x-api-key': t.privateKey });
+    const object = await env.request('POST', `/api/v1/contests/${c.id}/entries`, { key: t.privateKey, body: {} });
+    expect(empty).toEqual({ status: 400, body: { success: false, error: 'Email or phone is required' } });
+    expect(object.body).toEqual(empty.body);
+    const team = await raw('POST', '/api/admin/teams', { ...admin, 'content-type': 'application/json' }, '');
+    expect(team).toEqual({ status: 400, body: { success: false, error: 'name is required' } });
+  });
+});
+
+describe('a body that is not JSON: 415, nothing changed', () => {
+  it.each([
+    ['text/plain', '{"email":"plain@example.com"}'],
+    ['text/plain;charset=UTF-8', '{"email":"plain@example.com"}'],
+    ['application/x-www-form-urlencoded', 'email=plain%40example.com'],
+    ['multipart/form-data; boundary=B', '--B\r\nContent-Disposition: form-data; name="email"\r\n\r\nplain@example.com\r\n--B--\r\n'],
+    ['(none)', '{"email":"plain@example.com"}'],
+    ['application/jsonp', '{"email":"plain@example.com"}'],
+  ])('%s', async (type, body) => {
+    const c = await env.contest(t.teamId);
+    const headers: Record<string, string> = { 'x-api-key': t.privateKey };
+    if (type !== '(none)') headers['content-type'] = type;
+    const r = await raw('POST', `/api/v1/contests/${c.id}/entries`, headers, body);
+    expect(r).toEqual({ status: 415, body: { success: false, error: 'Content-Type must be application/json' } });
+    expect(await query(env.db, sql`select 1 from entries where contest_id = ${c.id}`)).toEqual([]);
+  });
+
+  it('JSON media types with a suffix or parameters are JSON', async () => {
+    const c = await env.contest(t.teamId);
+    for (const [i, type] of ['application/json', 'APPLICATION/JSON; charset=utf-8', 'application/vnd.api+json', 'application/merge-patch+json'].entries()) {
+      const r = await raw('POST', `/api/v1/contests/${c.id}/entries`, { 'x-api-key': t.privateKey, 'content-type': type }, JSON.stringify({ email: `j${i}@example.com` }));
+      expect([type, r.status]).toEqual([type, 201]);
+    }
+  });
+});
+
+describe('customFieldData limits', () => {
+  const nested = (levels: number): Record<string, unknown> => {
+    let o: Record<string, unknown> = { leaf: 1 };
+    for (let i = 1; i < levels; i++) o = { n: o };
+    return o;
+  };
+
+  it('10 levels deep and 16384 bytes of UTF-8 JSON are accepted; one more is refused naming the limit', async () => {
+    const c = await env.contest(t.teamId);
+    const ok = await env.request('POST', `/api/v1/contests/${c.id}/entries`, { key: t.privateKey, body: { email: 'deep10@example.com', customFieldData: nested(10) } });
+    expect(ok.status).toBe(201);
+    const deep = await env.request('POST', `/api/v1/contests/${c.id}/entries`, { key: t.privateKey, body: { email: 'deep11@example.com', customFieldData: nested(11) } });
+    expect([deep.status, deep.body.error]).toEqual([400, 'customFieldData must be at most 10 levels deep']);
+    // arrays count as levels too
+    const arrays = await env.request('POST', `/api/v1/contests/${c.id}/entries`, {
+      key: t.privateKey,
+      body: { email: 'arr@example.com', customFieldData: { a: [[[[[[[[[[1]]]]]]]]]] } },
+    });
+    expect([arrays.status, arrays.body.error]).toEqual([400, 'customFieldData must be at most 10 levels deep']);
+
+    // {"k":"…"} is 8 bytes around the string; "é" is 2 bytes of UTF-8
+    const exact = { k: 'é'.repeat((16_384 - 8) / 2) };
+    expect(new TextEncoder().encode(JSON.stringify(exact)).byteLength).toBe(16_384);
+    const fits = await env.request('POST', `/api/v1/contests/${c.id}/entries`, { key: t.privateKey, body: { email: 'size@example.com', customFieldData: exact } });
+    expect(fits.status).toBe(201);
+    const over = await env.request('POST', `/api/v1/contests/${c.id}/entries`, {
+      key: t.privateKey,
+      body: { email: 'size2@example.com', customFieldData: { k: `${exact.k}x` } },
+    });
+    expect([over.status, over.body.error]).toEqual([400, 'customFieldData must be at most 16384 bytes as JSON']);
+  });
+
+  it('5000 levels (a stack overflow before): 400 on create and update, nothing changed', async () => {
+    const c = await env.contest(t.teamId);
+    const id = await newEntry(c.id, 'keep@example.com');
+    const before = await query(env.db, sql`select * from entries where contest_id = ${c.id}`);
+    const deep = '{"a":'.repeat(5000) + '1' + '}'.repeat(5000);
+    for (const [method, path, extra] of [
+      ['POST', `/api/v1/contests/${c.id}/entries`, '"email":"x@example.com",'],
+      ['PUT', `/api/v1/entries/${id}`, ''],
+    ]) {
+      const r = await env.request(method!, path!, { key: t.privateKey, rawBody: `{${extra}"customFieldData":${deep}}` });
+      expect([r.status, r.body.error]).toEqual([400, 'customFieldData must be at most 10 levels deep']);
+    }
+    expect(await query(env.db, sql`select * from entries where contest_id = ${c.id}`)).toEqual(before);
+  });
+});
+
+describe('page and limit', () => {
+  it('are integers in the OpenAPI document', async () => {
+    const doc = (await env.request('GET', '/api/v1/openapi.json')).body;
+    let seen = 0;
+    for (const [path, item] of Object.entries<any>(doc.paths)) {
+      for (const op of Object.values<any>(item)) {
+        for (const p of op.parameters ?? []) {
+          if (p.in === 'query' && (p.name === 'page' || p.name === 'limit')) {
+            expect([path, p.name, p.schema.type]).toEqual([path, p.name, 'integer']);
+            seen++;
+          }
+        }
+      }
+    }
+    expect(seen).toBeGreaterThanOrEqual(10);
+  });
+
+  it('keep their messages for what is not a number in range', async () => {
+    for (const [q, error] of [
+      ['page=0', 'page must be a positive integer'],
+      ['page=abc', 'page must be a positive integer'],
+      ['page=1.5', 'page must be a positive integer'],
+      ['limit=0', 'limit must be between 1 and 100'],
+      ['limit=101', 'limit must be between 1 and 100'],
+      ['limit=x', 'limit must be between 1 and 100'],
+    ]) {
+      const r = await env.request('GET', `/api/v1/contests?${q}`, { key: t.publicKey });
+      expect([q, r.status, r.body.error]).toEqual([q, 400, error]);
+    }
+    const r = await env.request('GET', '/api/v1/contests?page=2&limit=1', { key: t.publicKey });
+    expect([r.status, r.body.pagination.page, r.body.pagination.limit]).toEqual([200, 2, 1]);
+  });
+});

@@ -1,0 +1,549 @@
+/**
+ * Hostile input on every write endpoint: deep nesting, U+0000, lone surrogates (as JSON `\ud800`
+ * escapes), 1 MB strings, wrong JSON types for the whole body and for every field, bodies that
+ * are not JSON, odd path parameters and query strings. Nothing may answer 5xx, and a refused
+ * request (4xx) must leave every table as it was (the inbound webhooks record the refusal in
+ * webhook_receipts, by design: that table may only gain `rejected` rows with the same status).
+ *
+ * The list of write endpoints is checked against the app's own routes, so a new write route
+ * without an entry here fails this file.
+ */
+import { sql } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { signShopify, signStripe } from '../src/domain/webhooks/signatures.js';
+import { ADMIN_TOKEN, createTestEnv, query, type TeamFixture, type TestEnv } from './support/harness.js';
+
+let env: TestEnv;
+let t: TeamFixture;
+const admin = { authorization: `Bearer ${ADMIN_TOKEN}` };
+const neverLimit = { limit: async () => ({ success: true, retryAfterSeconds: 0 }) };
+
+// ---------------------------------------------------------------- hostile values (raw JSON text)
+
+const NUL = '"a\\u0000b"';
+const LONE_HIGH = '"x\\ud800y"';
+const LONE_LOW = '"\\udc00"';
+const BIG = JSON.stringify('x'.repeat(1_000_000));
+const DEEP_ARRAY = '['.repeat(5000) + ']'.repeat(5000);
+const DEEP_OBJECT = '{"a":'.repeat(5000) + '1' + '}'.repeat(5000);
+const WRONG_TYPES = ['[]', '{}', '[1,"a"]', '0', '-1.5', 'null', 'true', '"str"'];
+
+/** value kinds that must always be refused with 400 naming the field */
+const UNSTORABLE: [string, string][] = [
+  ['NUL', NUL],
+  ['lone high surrogate', LONE_HIGH],
+  ['lone low surrogate', LONE_LOW],
+];
+/** value kinds that must never answer 5xx */
+const OTHER: [string, string][] = [
+  ['1 MB string', BIG],
+  ['5000-deep array', DEEP_ARRAY],
+  ['5000-deep object', DEEP_OBJECT],
+  ...WRONG_TYPES.map((w) => [`wrong type ${w}`, w] as [string, string]),
+];
+
+const PLACEHOLDER = '\u0001hostile\u0001';
+const PLACEHOLDER_JSON = JSON.stringify(PLACEHOLDER);
+
+type Path = (string | number)[];
+
+/** Every path of a JSON value (objects and the first element of arrays), leaves and containers. */
+function paths(value: unknown, base: Path = []): Path[] {
+  const out: Path[] = [];
+  if (Array.isArray(value)) {
+    if (value.length) {
+      out.push([...base, 0]);
+      out.push(...paths(value[0], [...base, 0]));
+    }
+  } else if (value !== null && typeof value === 'object') {
+    for (const [k, v] of Object.entries(value)) {
+      out.push([...base, k]);
+      out.push(...paths(v, [...base, k]));
+    }
+  }
+  return out;
+}
+
+/** `body` with the value at `path` replaced by the raw JSON text `raw`. */
+function withRaw(body: unknown, path: Path, raw: string): string {
+  const copy = structuredClone(body) as Record<string | number, unknown>;
+  let node: Record<string | number, unknown> = copy;
+  for (const k of path.slice(0, -1)) node = node[k] as Record<string | number, unknown>;
+  node[path[path.length - 1]!] = PLACEHOLDER;
+  return JSON.stringify(copy).replace(PLACEHOLDER_JSON, () => raw);
+}
+
+const label = (path: Path) => path.map((k, i) => (typeof k === 'number' ? `[${k}]` : i ? `.${k}` : k)).join('');
+
+// ---------------------------------------------------------------- fixtures and endpoints
+
+interface Fx {
+  contestId: string;
+  entryId: string;
+  referralCode: string;
+  bonusActionId: string;
+  gameId: string;
+  playId: string;
+  playCookie: string;
+  keyId: string;
+  webhookSecret: string;
+  shopifySecret: string;
+  stripeSecret: string;
+}
+let fx: Fx;
+
+interface Endpoint {
+  method: string;
+  /** the route as the app declares it */
+  route: string;
+  path: () => string;
+  headers?: () => Record<string, string>;
+  /** a valid body (the baseline every mutation starts from); undefined: the route reads no body */
+  body?: () => Record<string, unknown>;
+  /** headers that authenticate these exact bytes (webhooks) */
+  sign?: (raw: string) => Promise<Record<string, string>>;
+  query?: Record<string, string>;
+}
+
+const priv = () => ({ 'x-api-key': t.privateKey });
+const pub = () => ({ 'x-api-key': t.publicKey });
+let orderSeq = 0;
+
+const ENDPOINTS: Endpoint[] = [
+  { method: 'POST', route: '/api/admin/teams', path: () => '/api/admin/teams', headers: () => admin, body: () => ({ name: 'Acme' }) },
+  {
+    method: 'POST',
+    route: '/api/admin/teams/:teamId/api-keys',
+    path: () => `/api/admin/teams/${t.teamId}/api-keys`,
+    headers: () => admin,
+    body: () => ({ type: 'public', name: 'widget' }),
+  },
+  { method: 'DELETE', route: '/api/admin/api-keys/:keyId', path: () => `/api/admin/api-keys/${fx.keyId}`, headers: () => admin },
+  {
+    method: 'POST',
+    route: '/api/admin/teams/:teamId/contests',
+    path: () => `/api/admin/teams/${t.teamId}/contests`,
+    headers: () => admin,
+    body: () => ({
+      title: 'Summer',
+      description: 'd',
+      mode: 'leaderboard',
+      status: 'draft',
+      startDate: '2030-01-01T00:00:00Z',
+      endDate: null,
+      isEvergreen: false,
+      campaignType: 'viral',
+      requireEmailConfirmation: false,
+      referral: { advocatePoints: 10, friendPoints: 5 },
+      purchaseTracking: { enabled: true, pointsPerPurchase: 1, pointsPerCurrencyUnit: 0.5 },
+      externalTracking: { enabled: false },
+      affiliate: { commissionPercent: 5 },
+      shopifySecret: 'shp',
+      stripeSecret: 'str',
+      toolType: null,
+    }),
+  },
+  {
+    method: 'PATCH',
+    route: '/api/admin/contests/:contestId',
+    path: () => `/api/admin/contests/${fx.contestId}`,
+    headers: () => admin,
+    body: () => ({ title: 'Renamed', description: 'x', referral: { advocatePoints: 3 }, slug: 'renamed-contest', endDate: '2031-01-01T00:00:00Z' }),
+  },
+  {
+    method: 'POST',
+    route: '/api/admin/contests/:contestId/bonus-actions',
+    path: () => `/api/admin/contests/${fx.contestId}/bonus-actions`,
+    headers: () => admin,
+    body: () => ({
+      action: 'follow',
+      description: 'Follow us',
+      icon: 'star',
+      iconColor: '#fff',
+      points: 5,
+      confirmationType: 'click',
+      destinationUrl: 'https://example.com',
+      order: 1,
+    }),
+  },
+  { method: 'POST', route: '/api/admin/contests/:contestId/webhook-secret', path: () => `/api/admin/contests/${fx.contestId}/webhook-secret`, headers: () => admin },
+  { method: 'POST', route: '/api/v1/contests/:contestId/views', path: () => `/api/v1/contests/${fx.contestId}/views`, headers: pub },
+  {
+    method: 'POST',
+    route: '/api/v1/contests/:contestId/entries',
+    path: () => `/api/v1/contests/${fx.contestId}/entries`,
+    headers: priv,
+    body: () => ({ email: 'new@example.com', phone: '+15550001234', name: 'New', referralCode: fx.referralCode, customFieldData: { size: 'M', n: { a: [1] } } }),
+  },
+  {
+    method: 'PUT',
+    route: '/api/v1/entries/:entryId',
+    path: () => `/api/v1/entries/${fx.entryId}`,
+    headers: priv,
+    body: () => ({ email: 'ann@example.com', phone: '+15550009999', name: 'Changed', customFieldData: { size: 'L' } }),
+  },
+  { method: 'POST', route: '/api/v1/entries/:entryId/disqualify', path: () => `/api/v1/entries/${fx.entryId}/disqualify`, headers: priv, body: () => ({ disqualify: false }) },
+  { method: 'POST', route: '/api/v1/entries/:entryId/points', path: () => `/api/v1/entries/${fx.entryId}/points`, headers: priv, body: () => ({ points: 5, reason: 'bonus' }) },
+  {
+    method: 'POST',
+    route: '/api/v1/entries/:entryId/bonus-actions/:bonusActionId/complete',
+    path: () => `/api/v1/entries/${fx.entryId}/bonus-actions/${fx.bonusActionId}/complete`,
+    headers: pub,
+    body: () => ({ proof: 'https://example.com/p', answer: 'yes' }),
+  },
+  {
+    method: 'POST',
+    route: '/api/v1/contests/:contestId/purchases',
+    path: () => `/api/v1/contests/${fx.contestId}/purchases`,
+    headers: priv,
+    body: () => ({ email: 'ann@example.com', orderId: `order-${++orderSeq}`, amount: 12.5, currency: 'EUR' }),
+  },
+  {
+    method: 'POST',
+    route: '/api/v1/instant-win-games',
+    path: () => '/api/v1/instant-win-games',
+    headers: priv,
+    body: () => ({
+      slug: 'spin-to-win',
+      title: 'Wheel',
+      description: 'd',
+      mechanic: 'wheel',
+      layout: 'default',
+      entryLimit: 'none',
+      publishAs: 'embed',
+      embedUrl: 'https://example.com/embed',
+      status: 'draft',
+      tiers: [
+        { name: 'Prize', oddsPercent: 50, color: '#f00', deliveryType: 'unique_code', quantity: null, codes: ['A1', 'A2'] },
+        { name: 'Miss', oddsPercent: 50, isMiss: true },
+      ],
+    }),
+  },
+  {
+    method: 'PUT',
+    route: '/api/v1/instant-win-games/:gameId',
+    path: () => `/api/v1/instant-win-games/${fx.gameId}`,
+    headers: priv,
+    body: () => ({
+      title: 'Wheel 2',
+      description: 'd',
+      publishAs: 'landing',
+      embedUrl: null,
+      status: 'active',
+      tiers: [
+        { name: 'Prize', oddsPercent: 100, redeemCode: 'WIN', redeemUrl: 'https://example.com/r', quantity: 5 },
+        { name: 'Miss', oddsPercent: 0, isMiss: true },
+      ],
+    }),
+  },
+  { method: 'DELETE', route: '/api/v1/instant-win-games/:gameId', path: () => `/api/v1/instant-win-games/${fx.gameId}`, headers: priv, query: { force: 'true' } },
+  { method: 'POST', route: '/api/v1/instant-win-games/:gameId/play', path: () => `/api/v1/instant-win-games/${fx.gameId}/play`, headers: pub, body: () => ({ playCookie: fx.playCookie }) },
+  {
+    method: 'POST',
+    route: '/api/v1/instant-win-games/:gameId/plays/:playId/claim',
+    path: () => `/api/v1/instant-win-games/${fx.gameId}/plays/${fx.playId}/claim`,
+    headers: pub,
+    body: () => ({ email: 'winner@example.com', playCookie: fx.playCookie }),
+  },
+  {
+    method: 'POST',
+    route: '/api/webhooks/purchase/:contestId',
+    path: () => `/api/webhooks/purchase/${fx.contestId}`,
+    body: () => ({ email: 'ann@example.com', orderId: `wh-${++orderSeq}`, amount: 3, currency: 'USD' }),
+    sign: async () => ({ 'x-webhook-secret': fx.webhookSecret }),
+  },
+  {
+    method: 'POST',
+    route: '/api/webhooks/signup/:contestId',
+    path: () => `/api/webhooks/signup/${fx.contestId}`,
+    body: () => ({ email: `signup${++orderSeq}@example.com`, name: 'S', phone: '+15550004321', referralCode: fx.referralCode }),
+    sign: async () => ({ 'x-webhook-secret': fx.webhookSecret }),
+  },
+  {
+    method: 'POST',
+    route: '/api/webhooks/referral/shopify/:contestId',
+    path: () => `/api/webhooks/referral/shopify/${fx.contestId}`,
+    body: () => ({
+      id: 1,
+      admin_graphql_api_id: `gid://shopify/Order/${++orderSeq}`,
+      total_price: '25.00',
+      currency: 'USD',
+      email: 'buyer@example.com',
+      contact_email: 'buyer@example.com',
+      customer: { email: 'buyer@example.com' },
+      note_attributes: [{ name: 'ref', value: fx.referralCode }],
+      discount_codes: [{ code: fx.referralCode }],
+      landing_site: `/?ref=${fx.referralCode}`,
+      landing_site_ref: fx.referralCode,
+    }),
+    sign: async (raw) => ({ 'x-shopify-hmac-sha256': await signShopify(fx.shopifySecret, raw), 'x-shopify-topic': 'orders/paid' }),
+  },
+  {
+    method: 'POST',
+    route: '/api/webhooks/referral/stripe/:contestId',
+    path: () => `/api/webhooks/referral/stripe/${fx.contestId}`,
+    body: () => ({
+      id: `evt_${++orderSeq}`,
+      type: 'checkout.session.completed',
+      data: {
+        object: {
+          id: `cs_${orderSeq}`,
+          payment_status: 'paid',
+          amount_total: 1000,
+          currency: 'usd',
+          client_reference_id: fx.referralCode,
+          metadata: { referralCode: fx.referralCode, ref: fx.referralCode },
+          customer_details: { email: 'buyer@example.com' },
+          customer_email: 'buyer@example.com',
+        },
+      },
+    }),
+    sign: async (raw) => ({ 'stripe-signature': await signStripe(fx.stripeSecret, Math.floor(env.clock.now().getTime() / 1000), raw) }),
+  },
+];
+
+// ---------------------------------------------------------------- database state
+
+/** A digest of every table (api_keys without its last_used_at, refreshed by reads); webhook_receipts apart. */
+async function digest(): Promise<{ tables: Record<string, string>; receipts: { outcome: string; status_code: number }[] }> {
+  const names = (
+    await query<{ t: string }>(
+      env.db,
+      sql`select table_name as t from information_schema.tables
+          where table_schema = 'public' and table_type = 'BASE TABLE' and table_name <> 'webhook_receipts' order by 1`,
+    )
+  ).map((r) => r.t);
+  const parts = names.map(
+    (n) =>
+      sql`select ${n} as t, md5(coalesce(string_agg(r, '|' order by r), '')) as h
+          from (select (to_jsonb(x) - 'last_used_at')::text as r from ${sql.identifier(n)} x) s`,
+  );
+  const rows = await query<{ t: string; h: string }>(env.db, sql.join(parts, sql` union all `));
+  const receipts = await query<{ outcome: string; status_code: number }>(
+    env.db,
+    sql`select outcome, status_code from webhook_receipts order by created_at, id`,
+  );
+  return { tables: Object.fromEntries(rows.map((r) => [r.t, r.h])), receipts };
+}
+
+let state: Awaited<ReturnType<typeof digest>>;
+
+interface Sent {
+  status: number;
+  error: unknown;
+}
+
+/** Sends one request; checks: no 5xx, and a refusal changes nothing (but a rejected receipt). */
+async function send(e: Endpoint, what: string, o: { raw?: string; path?: string; query?: string; contentType?: string | null }): Promise<Sent> {
+  const headers: Record<string, string> = { ...e.headers?.() };
+  if (o.raw !== undefined) {
+    if (o.contentType !== null) headers['content-type'] = o.contentType ?? 'application/json';
+    if (e.sign) Object.assign(headers, await e.sign(o.raw));
+  }
+  const url = (o.path ?? e.path()) + (o.query ?? (e.query ? `?${new URLSearchParams(e.query)}` : ''));
+  // bytes, not a string: a string body would get `text/plain` from fetch's Request on its own
+  const res = await env.app.request(url, { method: e.method, headers, body: o.raw === undefined ? undefined : new TextEncoder().encode(o.raw) });
+  const text = await res.text();
+  let error: unknown = text;
+  try {
+    error = JSON.parse(text).error;
+  } catch {
+    /* not JSON */
+  }
+  const where = `${e.method} ${e.route} ${what} → ${res.status} ${String(error).slice(0, 200)}`;
+  expect(res.status, where).toBeLessThan(500);
+  const after = await digest();
+  if (res.status >= 400) {
+    expect(after.tables, where).toEqual(state.tables);
+    const added = after.receipts.slice(state.receipts.length);
+    expect(after.receipts.slice(0, state.receipts.length), where).toEqual(state.receipts);
+    for (const r of added) expect(r, where).toEqual({ outcome: 'rejected', status_code: res.status });
+  }
+  state = after;
+  return { status: res.status, error };
+}
+
+// ---------------------------------------------------------------- setup
+
+beforeAll(async () => {
+  env = await createTestEnv({ rateLimiter: neverLimit });
+  t = await env.team();
+  const c = await env.contest(t.teamId, {
+    requireEmailConfirmation: false,
+    purchaseTracking: { enabled: true, pointsPerPurchase: 5, pointsPerCurrencyUnit: 1 },
+    externalTracking: { enabled: true },
+    referral: { advocatePoints: 10, friendPoints: 5 },
+  });
+  const shopifySecret = 'shpss_test_secret';
+  const stripeSecret = 'whsec_stripe_test';
+  const patched = await env.request('PATCH', `/api/admin/contests/${c.id}`, { headers: admin, body: { shopifySecret, stripeSecret } });
+  expect(patched.status).toBe(200);
+  const webhookSecret = (await env.request('POST', `/api/admin/contests/${c.id}/webhook-secret`, { headers: admin })).body.data.secret;
+  const entry = await env.request('POST', `/api/v1/contests/${c.id}/entries`, { key: t.privateKey, body: { email: 'ann@example.com', name: 'Ann' } });
+  expect(entry.status).toBe(201);
+  const referral_code = (await query<{ referral_code: string }>(env.db, sql`select referral_code from entries where id = ${entry.body.data.entryId}`))[0]!.referral_code;
+  const ba = await env.request('POST', `/api/admin/contests/${c.id}/bonus-actions`, { headers: admin, body: { action: 'visit', points: 3 } });
+  expect(ba.status).toBe(201);
+  const key = await env.request('POST', `/api/admin/teams/${t.teamId}/api-keys`, { headers: admin, body: { type: 'public', name: 'spare' } });
+  const game = await env.request('POST', '/api/v1/instant-win-games', {
+    key: t.privateKey,
+    body: {
+      slug: 'spin-to-win', title: 'Wheel', mechanic: 'wheel', layout: 'default', entryLimit: 'none', publishAs: 'landing', status: 'active',
+      tiers: [{ name: 'Prize', oddsPercent: 100, redeemCode: 'WIN' }, { name: 'Miss', oddsPercent: 0, isMiss: true }],
+    },
+  });
+  expect(game.status, JSON.stringify(game.body)).toBe(201);
+  const played = await env.request('POST', `/api/v1/instant-win-games/${game.body.data.id}/play`, { key: t.publicKey, body: {} });
+  expect(played.status).toBe(200);
+  fx = {
+    contestId: c.id,
+    entryId: entry.body.data.entryId,
+    referralCode: referral_code,
+    bonusActionId: ba.body.data.id,
+    gameId: game.body.data.id,
+    playId: played.body.data.playId,
+    playCookie: played.body.data.playCookie,
+    keyId: key.body.data.id,
+    webhookSecret,
+    shopifySecret,
+    stripeSecret,
+  };
+  state = await digest();
+});
+afterAll(async () => {
+  await env.settle();
+  await env.close();
+});
+
+// ---------------------------------------------------------------- the tests
+
+describe('the list of write endpoints', () => {
+  it('is every POST/PUT/PATCH/DELETE route of the app', () => {
+    const routes = new Set(
+      env.app.routes
+        .filter((r) => ['POST', 'PUT', 'PATCH', 'DELETE'].includes(r.method) && !r.path.includes('//') && !r.path.includes('*'))
+        .map((r) => `${r.method} ${r.path}`),
+    );
+    expect([...routes].sort()).toEqual(ENDPOINTS.map((e) => `${e.method} ${e.route}`).sort());
+  });
+
+  it('each baseline request is valid (so that a refusal below is about the hostile value)', async () => {
+    // the baselines of the routes without a body change state (revoke, rotate, count, delete):
+    // those are sent last, in their own test
+    for (const e of ENDPOINTS.filter((x) => x.body)) {
+      const r = await send(e, 'baseline', { raw: JSON.stringify(e.body!()) });
+      expect([e.route, r.status < 300], `${e.route}: ${r.status} ${String(r.error)}`).toEqual([e.route, true]);
+    }
+  });
+});
+
+describe.each(ENDPOINTS.filter((e) => e.body).map((e) => [`${e.method} ${e.route}`, e] as const))('%s', (_name, e) => {
+  it('U+0000 and lone surrogates in any field (or key): 400 naming the field', async () => {
+    const body = e.body!();
+    for (const path of paths(body)) {
+      for (const [kind, raw] of UNSTORABLE) {
+        const r = await send(e, `${label(path)} = ${kind}`, { raw: withRaw(e.body!(), path, raw) });
+        const reason = kind === 'NUL' ? 'must not contain NUL characters' : 'must not contain lone surrogate characters (invalid Unicode)';
+        expect([r.status, r.error], `${label(path)} = ${kind}`).toEqual([400, `${label(path)} ${reason}`]);
+      }
+    }
+    // an unknown field, and a key holding the character
+    const unknown = await send(e, 'unknown field NUL', { raw: withRaw({ ...e.body!(), zz: 1 }, ['zz'], NUL) });
+    expect([unknown.status, unknown.error]).toEqual([400, 'zz must not contain NUL characters']);
+    const key = await send(e, 'key with NUL', { raw: JSON.stringify(e.body!()).replace(/^\{/, '{"a\\u0000":1,') });
+    expect([key.status, key.error]).toEqual([400, 'body must not have keys with NUL characters']);
+    const surrogateKey = await send(e, 'key with lone surrogate', { raw: JSON.stringify(e.body!()).replace(/^\{/, '{"\\ud800":1,') });
+    expect(surrogateKey.status).toBe(400);
+  });
+
+  it('1 MB strings, 5000-deep nesting and wrong JSON types in every field: never 5xx, a refusal changes nothing', async () => {
+    for (const path of paths(e.body!())) {
+      for (const [kind, raw] of OTHER) await send(e, `${label(path)} = ${kind}`, { raw: withRaw(e.body!(), path, raw) });
+    }
+  });
+
+  it('a whole body of the wrong shape: 400 Invalid request body (or 413 when too large), nothing changed', async () => {
+    // DEEP_OBJECT is an object whose one (unknown) field is deep: whatever the endpoint makes of it, no 5xx
+    for (const raw of ['[]', '[{}]', '1', 'null', '"{}"', 'true', DEEP_ARRAY, DEEP_OBJECT, '{', '{"a":1}}', BIG]) {
+      const r = await send(e, `body ${raw.slice(0, 20)}`, { raw });
+      // 64 KiB everywhere but on the store/payment platforms' receivers (1 MiB)
+      if (raw === BIG && !e.route.includes('/referral/')) expect([r.status, r.error]).toEqual([413, 'Request body too large']);
+      else if (raw !== DEEP_OBJECT) expect([r.status, r.error], raw.slice(0, 20)).toEqual([400, 'Invalid request body']);
+    }
+    // nesting inside a field the endpoint ignores: parsed without trouble
+    await send(e, 'deep unknown field', { raw: withRaw({ ...e.body!(), zz: 1 }, ['zz'], DEEP_OBJECT) });
+  });
+
+  if (!e.sign) {
+    it('a body that is not JSON: 415 Content-Type must be application/json, nothing changed', async () => {
+      const valid = JSON.stringify(e.body!());
+      for (const [contentType, raw] of [
+        ['text/plain', valid],
+        ['text/plain;charset=utf-8', valid],
+        ['application/x-www-form-urlencoded', 'name=Acme&email=a%40b.co'],
+        ['multipart/form-data; boundary=X', '--X\r\nContent-Disposition: form-data; name="name"\r\n\r\nAcme\r\n--X--\r\n'],
+        ['application/xml', '<name>Acme</name>'],
+        [null, valid],
+      ] as const) {
+        const r = await send(e, `content-type ${contentType}`, { raw, contentType });
+        expect([r.status, r.error], String(contentType)).toEqual([415, 'Content-Type must be application/json']);
+      }
+    });
+  }
+});
+
+describe('odd path parameters and query strings', () => {
+  const ODD_IDS = ['%00', '%ED%A0%80', '%EF%BF%BF', 'x'.repeat(3000), '%F0%9F%98%80', '..', 'null', '-1', '1e9', "'", '%27%3B--'];
+
+  it('every id in every write path: never 5xx, a refusal changes nothing', async () => {
+    for (const e of ENDPOINTS) {
+      const real = e.path();
+      const ids = [...real.matchAll(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g)].map((m) => m[0]);
+      for (const id of ids) {
+        for (const odd of ODD_IDS) {
+          await send(e, `path ${odd.slice(0, 12)}`, { path: real.replace(id, odd), raw: e.body ? JSON.stringify(e.body()) : undefined });
+        }
+      }
+    }
+  });
+
+  it('U+0000 in any query parameter: 400 naming it', async () => {
+    const del = ENDPOINTS.find((e) => e.method === 'DELETE' && e.route.startsWith('/api/v1/instant-win-games'))!;
+    const r = await send(del, 'force=NUL', { query: '?force=%00' });
+    expect([r.status, r.error]).toEqual([400, 'force must not contain NUL characters']);
+    const gets: [string, string[]][] = [
+      ['/api/v1/contests', ['toolType', 'page', 'limit']],
+      [`/api/v1/contests/${fx.contestId}/entries`, ['search', 'page', 'limit']],
+      [`/api/v1/entries/lookup/bonus-actions?contestId=${fx.contestId}&email=ann%40example.com`, ['email', 'contestId']],
+      ['/api/v1/instant-win-games', ['slug', 'page', 'limit']],
+      [`/api/v1/instant-win-games/${fx.gameId}/plays`, ['status', 'page', 'limit']],
+      [`/api/v1/contests/${fx.contestId}/webhook-receipts`, ['outcome', 'source', 'page', 'limit']],
+      [`/api/admin/teams/${t.teamId}/emails`, ['page', 'limit']],
+    ];
+    for (const [path, params] of gets) {
+      for (const p of params) {
+        const url = new URL(path, 'http://x');
+        url.searchParams.delete(p);
+        const sep = url.search ? '&' : '?';
+        const headers = path.startsWith('/api/admin') ? admin : { 'x-api-key': t.privateKey };
+        for (const [value, error] of [
+          ['%00', `${p} must not contain NUL characters`],
+          ['a%00', `${p} must not contain NUL characters`],
+        ]) {
+          const res = await env.app.request(`${url.pathname}${url.search}${sep}${p}=${value}`, { headers });
+          expect([path, p, res.status, ((await res.json()) as { error?: string }).error]).toEqual([path, p, 400, error]);
+        }
+        // a bare lone-surrogate byte sequence cannot be decoded: the raw text reaches the schema
+        const res = await env.app.request(`${url.pathname}${url.search}${sep}${p}=%ED%A0%80`, { headers });
+        expect(res.status, `${path} ${p}`).toBeLessThan(500);
+      }
+    }
+  });
+
+  it('the routes that read no body, sent once for real: 2xx, and hostile bodies on them change nothing more', async () => {
+    for (const e of ENDPOINTS.filter((x) => !x.body)) {
+      const r = await send(e, 'baseline', {});
+      expect(r.status, `${e.route} ${String(r.error)}`).toBeLessThan(300);
+    }
+  });
+});
