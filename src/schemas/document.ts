@@ -75,6 +75,8 @@ export const documentOptions: Partial<GenerateSpecOptions> = {
       },
     },
   },
+  // /widget.js is an operation like the others (hono-openapi leaves out paths that look like files)
+  excludeStaticFile: false,
   // every route declares its own 400 (with the error envelope) where it validates input
   defaultValidationErrorResponse: false,
 };
