@@ -10,7 +10,6 @@
  */
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
-import { openApiDocument } from '../../scripts/openapi-document.js';
 
 // ajv-formats is CommonJS; its default export differs between loaders
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv2020) => void;
@@ -135,5 +134,6 @@ export function createValidator(doc: Doc): ContractValidator {
 let shared: Promise<ContractValidator> | undefined;
 /** The validator for the app's own document, made once per process. */
 export function contractValidator(): Promise<ContractValidator> {
-  return (shared ??= openApiDocument().then(createValidator));
+  // imported here, not at the top: the workerd suite uses createValidator() with the Worker's own document
+  return (shared ??= import('../../scripts/openapi-document.js').then(async (m) => createValidator(await m.openApiDocument())));
 }
