@@ -21,6 +21,8 @@ import { ok, pagination } from '../http/envelope.js';
 import { Errors } from '../http/errors.js';
 import { jsonBody, pageParams, pageQuerySchema, queryParams, trimmedString } from '../http/validate.js';
 import { timingSafeEqual } from '../lib/crypto.js';
+import { AdminContest, ApiKey, BonusAction, Email, RevokedApiKey, Team, WebhookSecret } from '../schemas/admin.js';
+import { adminErrors, okJson, pageJson, pageQuery, security } from '../schemas/common.js';
 
 const adminAuth = createMiddleware<AppEnv>(async (c, next) => {
   const token = c.var.deps.config.adminToken;
@@ -98,17 +100,28 @@ export function adminRoutes() {
   const r = new Hono<AppEnv>();
   r.use('/api/admin/*', adminAuth);
   const tags = ['Admin'];
+  const admin = { tags, security: security.admin };
 
   r.post(
     '/api/admin/teams',
-    describeRoute({ tags, summary: 'Create a team' }),
+    describeRoute({
+      ...admin,
+      operationId: 'createTeam',
+      summary: 'Create a team',
+      responses: { 201: okJson('The new team', Team), ...adminErrors({ 400: true }) },
+    }),
     jsonBody(v.object({ name: v.pipe(trimmedString('name', 200), v.minLength(1, 'name must not be empty')) })),
     async (c) => ok(c, await createTeam(c.var.db(), c.req.valid('json').name), 201),
   );
 
   r.post(
     '/api/admin/teams/:teamId/api-keys',
-    describeRoute({ tags, summary: 'Create an API key (shown once)' }),
+    describeRoute({
+      ...admin,
+      operationId: 'createApiKey',
+      summary: 'Create an API key (shown once)',
+      responses: { 201: okJson('The new key, shown this once', ApiKey), ...adminErrors({ 400: true, 404: ['Team not found'] }) },
+    }),
     jsonBody(
       v.object({
         type: v.picklist(['public', 'private'], 'type must be public or private'),
@@ -122,13 +135,29 @@ export function adminRoutes() {
     },
   );
 
-  r.delete('/api/admin/api-keys/:keyId', describeRoute({ tags, summary: 'Revoke an API key' }), async (c) =>
+  r.delete(
+    '/api/admin/api-keys/:keyId',
+    describeRoute({
+      ...admin,
+      operationId: 'revokeApiKey',
+      summary: 'Revoke an API key',
+      responses: { 200: okJson('The key is revoked (at once)', RevokedApiKey), ...adminErrors({ 404: ['API key not found'] }, false) },
+    }),
+    async (c) =>
     ok(c, await revokeApiKey(c.var.db(), c.req.param('keyId'), c.var.deps.clock.now())),
   );
 
   r.post(
     '/api/admin/teams/:teamId/contests',
-    describeRoute({ tags, summary: 'Create a contest' }),
+    describeRoute({
+      ...admin,
+      operationId: 'createContest',
+      summary: 'Create a contest',
+      responses: {
+        201: okJson('The new contest with its settings', AdminContest),
+        ...adminErrors({ 400: true, 404: ['Team not found'], 409: ['Slug already in use'] }),
+      },
+    }),
     jsonBody(createSettings),
     async (c) => {
       const contest = await createContest(c.var.db(), c.var.deps.random, c.req.param('teamId'), c.req.valid('json'), c.var.deps.clock.now());
@@ -138,14 +167,27 @@ export function adminRoutes() {
 
   r.patch(
     '/api/admin/contests/:contestId',
-    describeRoute({ tags, summary: 'Update contest settings' }),
+    describeRoute({
+      ...admin,
+      operationId: 'updateContest',
+      summary: 'Update contest settings',
+      responses: {
+        200: okJson('The contest with its settings', AdminContest),
+        ...adminErrors({ 400: true, 404: ['Contest not found'], 409: ['Slug already in use'] }),
+      },
+    }),
     jsonBody(updateSettings),
     async (c) => ok(c, await updateContest(c.var.db(), c.req.param('contestId'), c.req.valid('json'), c.var.deps.clock.now())),
   );
 
   r.post(
     '/api/admin/contests/:contestId/bonus-actions',
-    describeRoute({ tags, summary: 'Add a bonus action to a contest' }),
+    describeRoute({
+      ...admin,
+      operationId: 'createBonusAction',
+      summary: 'Add a bonus action to a contest',
+      responses: { 201: okJson('The new bonus action', BonusAction), ...adminErrors({ 400: true, 404: ['Contest not found'] }) },
+    }),
     jsonBody(
       v.object({
         action: v.pipe(trimmedString('action', 100), v.minLength(1, 'action must not be empty')),
@@ -161,14 +203,28 @@ export function adminRoutes() {
     async (c) => ok(c, await createBonusAction(c.var.db(), c.req.param('contestId'), c.req.valid('json')), 201),
   );
 
-  r.post('/api/admin/contests/:contestId/webhook-secret', describeRoute({ tags, summary: 'Make a new webhook secret' }), async (c) =>
+  r.post(
+    '/api/admin/contests/:contestId/webhook-secret',
+    describeRoute({
+      ...admin,
+      operationId: 'rotateWebhookSecret',
+      summary: 'Make a new webhook secret',
+      responses: { 200: okJson('The new secret', WebhookSecret), ...adminErrors({ 404: ['Contest not found'], 413: true }, false) },
+    }),
+    async (c) =>
     ok(c, await rotateWebhookSecret(c.var.db(), c.var.deps.random, c.req.param('contestId'))),
   );
 
   r.get(
     '/api/admin/teams/:teamId/emails',
-    describeRoute({ tags, summary: 'Emails queued or sent for a team, newest first' }),
+    describeRoute({
+      ...admin,
+      operationId: 'listTeamEmails',
+      summary: 'Emails queued or sent for a team, newest first',
+      responses: { 200: pageJson('Emails, newest first', Email), ...adminErrors({ 400: true, 404: ['Team not found'] }, false) },
+    }),
     queryParams(v.object(pageQuerySchema)),
+    describeRoute({ parameters: pageQuery({ defaultLimit: 50 }) }),
     async (c) => {
       const { page, limit, offset } = pageParams(c.req.valid('query'), { defaultLimit: 50 });
       const { items, total } = await listEmails(c.var.db(), c.req.param('teamId'), limit, offset);

@@ -8,6 +8,8 @@ import { ok } from '../http/envelope.js';
 import { Errors } from '../http/errors.js';
 import { pageParams, queryInteger, queryParams } from '../http/validate.js';
 import { requireContestId } from './contests.js';
+import { apiErrors, intQuery, okJson, security } from '../schemas/common.js';
+import { Analytics, LeaderboardMetric, LeaderboardRow } from '../schemas/contests.js';
 
 const leaderboardQuery = v.object({
   limit: v.optional(queryInteger('rows, 1-100, default 25')),
@@ -20,7 +22,16 @@ export function analyticsRoutes() {
 
   r.get(
     '/api/v1/contests/:contestId/analytics',
-    describeRoute({ tags, summary: 'Contest analytics, computed in real time' }),
+    describeRoute({
+      operationId: 'getContestAnalytics',
+      tags,
+      summary: 'Contest analytics, computed in real time',
+      security: security.publicKey,
+      responses: {
+        200: okJson('The contest\'s figures', Analytics),
+        ...apiErrors({ access: 'public' }, { 400: ['Missing contestId'], 404: ['Contest not found'] }),
+      },
+    }),
     publicKey,
     async (c) => {
       const contestId = requireContestId(c.req.param('contestId'));
@@ -30,9 +41,19 @@ export function analyticsRoutes() {
 
   r.get(
     '/api/v1/contests/:contestId/leaderboard',
-    describeRoute({ tags, summary: 'Leaderboard: confirmed, not disqualified entries; metric points or commission' }),
+    describeRoute({
+      operationId: 'getLeaderboard',
+      tags,
+      summary: 'Leaderboard: confirmed, not disqualified entries; metric points or commission',
+      security: security.publicKey,
+      responses: {
+        200: okJson('The top entries, best first', v.array(LeaderboardRow), { metric: LeaderboardMetric }),
+        ...apiErrors({ access: 'public' }, { 400: ['Missing contestId', 'limit must be between 1 and 100'], 404: ['Contest not found'] }),
+      },
+    }),
     publicKey,
     queryParams(leaderboardQuery),
+    describeRoute({ parameters: [intQuery('limit', 'rows', { min: 1, max: 100, default: 25 })] }),
     async (c) => {
       const contestId = requireContestId(c.req.param('contestId'));
       const { limit } = pageParams({ limit: c.req.valid('query').limit }, { defaultLimit: 25, maxLimit: 100 });

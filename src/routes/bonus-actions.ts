@@ -8,6 +8,8 @@ import type { AppEnv } from '../http/context.js';
 import { ok } from '../http/envelope.js';
 import { Errors } from '../http/errors.js';
 import { emailSchema, jsonBody, queryParams } from '../http/validate.js';
+import { apiErrors, okJson, security } from '../schemas/common.js';
+import { BonusCompletion, EntryBonusActions } from '../schemas/contests.js';
 
 const lookupQuery = v.object({
   email: v.optional(v.pipe(v.string('Invalid email'), v.description('with entryId `lookup`: the entry\'s email'))),
@@ -43,8 +45,20 @@ export function bonusActionRoutes() {
   r.get(
     '/api/v1/entries/:entryId/bonus-actions',
     describeRoute({
+      operationId: 'listEntryBonusActions',
       tags,
       summary: 'Bonus actions of an entry with completion state (entryId `lookup` + ?email&contestId finds the entry by email)',
+      security: security.publicKey,
+      responses: {
+        200: okJson('The contest\'s bonus actions as this entry sees them, in display order', EntryBonusActions),
+        ...apiErrors(
+          { access: 'public', unauthorized: 'Invalid API key' },
+          {
+            400: ['email is required', 'contestId is required', 'Invalid email'],
+            404: ['Entry not found', 'Contest not found'],
+          },
+        ),
+      },
     }),
     publicKey,
     queryParams(lookupQuery),
@@ -65,7 +79,24 @@ export function bonusActionRoutes() {
 
   r.post(
     '/api/v1/entries/:entryId/bonus-actions/:bonusActionId/complete',
-    describeRoute({ tags, summary: 'Complete a bonus action (points once; again: alreadyCompleted)' }),
+    describeRoute({
+      operationId: 'completeBonusAction',
+      tags,
+      summary: 'Complete a bonus action (points once; again: alreadyCompleted)',
+      security: security.publicKey,
+      responses: {
+        200: okJson('Completed now (points added), or completed before (alreadyCompleted, nothing added)', BonusCompletion),
+        ...apiErrors(
+          { access: 'public', unauthorized: 'Invalid API key', body: true },
+          {
+            400: 'Invalid input: `Missing entryId or bonusActionId`, or a message naming the field (`proof must be at most 2000 characters`...)',
+            403: ['Entry is disqualified'],
+            404: ['Entry or bonus action not found'],
+            409: ['Contest is not active'],
+          },
+        ),
+      },
+    }),
     publicKey,
     requireCompleteIds,
     jsonBody(completeBody),

@@ -6,6 +6,16 @@ import { escapeHtml } from '../domain/emails.js';
 import type { AppContext, AppEnv } from '../http/context.js';
 import { ok } from '../http/envelope.js';
 import { ApiError } from '../http/errors.js';
+import { ErrorEnvelope, errors, json, okJson, security } from '../schemas/common.js';
+import { resolver } from 'hono-openapi';
+import * as v from 'valibot';
+
+const html = { 'text/html': { schema: resolver(v.string()) } };
+/** An error: an HTML page by default, the error envelope with Accept: application/json. */
+const pageOrError = (messages: string) => {
+  const res = json(messages, ErrorEnvelope);
+  return { ...res, content: { ...html, ...res.content } };
+};
 
 /** `Accept: application/json` (or any +json type) asks for the JSON envelope instead of the page. */
 const wantsJson = (c: AppContext) => /application\/([\w.-]+\+)?json/i.test(c.req.header('accept') ?? '');
@@ -30,9 +40,21 @@ export function confirmRoutes() {
   r.get(
     '/api/confirm/:token',
     describeRoute({
+      operationId: 'confirmEmail',
       tags: ['Email confirmation'],
       summary: 'Confirm an entry\'s email (link from the confirmation email); HTML, or JSON with Accept: application/json',
-      security: [],
+      security: security.none,
+      responses: {
+        200: (() => {
+          const res = okJson(
+            'Confirmed (also when it was confirmed before): a page for the person, or with Accept: application/json the envelope',
+            v.strictObject({ entryId: v.pipe(v.string(), v.uuid()), emailConfirmed: v.literal(true) }),
+          );
+          return { ...res, content: { ...html, ...res.content } };
+        })(),
+        404: pageOrError('`Confirmation link not found`'),
+        ...errors({ 500: true }),
+      },
     }),
     async (c) => {
       try {

@@ -7,6 +7,8 @@ import type { AppEnv } from '../http/context.js';
 import { ok, pagination } from '../http/envelope.js';
 import { Errors } from '../http/errors.js';
 import { pageParams, pageQuerySchema, queryParams } from '../http/validate.js';
+import { apiErrors, okJson, pageJson, pageQuery, security } from '../schemas/common.js';
+import { Contest, ContestWithViews, ViewCount } from '../schemas/contests.js';
 
 /** `:contestId` that is empty or blank: the reference's `400 Missing contestId`. */
 export function requireContestId(raw: string | undefined): string {
@@ -28,9 +30,19 @@ export function contestRoutes() {
 
   r.get(
     '/api/v1/contests',
-    describeRoute({ tags: ['Contests'], summary: 'List contests (campaigns, or tools with toolType)' }),
+    describeRoute({
+      operationId: 'listContests',
+      tags: ['Contests'],
+      summary: 'List contests (campaigns, or tools with toolType)',
+      security: security.publicKey,
+      responses: {
+        200: pageJson('The team\'s contests, newest first', Contest),
+        ...apiErrors({ access: 'public', unauthorized: 'Invalid API key' }, { 400: true }),
+      },
+    }),
     publicKey,
     queryParams(listQuery),
+    describeRoute({ parameters: pageQuery() }),
     async (c) => {
       const q = c.req.valid('query');
       const { page, limit, offset } = pageParams(q);
@@ -51,7 +63,16 @@ export function contestRoutes() {
 
   r.get(
     '/api/v1/contests/:contestId',
-    describeRoute({ tags: ['Contests'], summary: 'Get a contest with viewsCount' }),
+    describeRoute({
+      operationId: 'getContest',
+      tags: ['Contests'],
+      summary: 'Get a contest with viewsCount',
+      security: security.publicKey,
+      responses: {
+        200: okJson('The contest', ContestWithViews),
+        ...apiErrors({ access: 'public', unauthorized: 'Invalid API key' }, { 400: ['Missing contestId'], 404: ['Contest not found'] }),
+      },
+    }),
     publicKey,
     async (c) => {
       const contestId = requireContestId(c.req.param('contestId'));
@@ -63,7 +84,16 @@ export function contestRoutes() {
 
   r.post(
     '/api/v1/contests/:contestId/views',
-    describeRoute({ tags: ['Contests'], summary: 'Count one page view' }),
+    describeRoute({
+      operationId: 'recordContestView',
+      tags: ['Contests'],
+      summary: 'Count one page view',
+      security: security.publicKey,
+      responses: {
+        200: okJson('The new view count', ViewCount),
+        ...apiErrors({ access: 'public' }, { 400: ['Missing contestId'], 404: ['Contest not found'], 413: true }),
+      },
+    }),
     requireKey('public'),
     async (c) => {
       const contestId = requireContestId(c.req.param('contestId'));

@@ -19,6 +19,8 @@ import { ok, pagination } from '../http/envelope.js';
 import { Errors } from '../http/errors.js';
 import { jsonBody, pageParams, pageQuerySchema, queryParams } from '../http/validate.js';
 import { requireContestId } from './contests.js';
+import { apiErrors, jsonRequest, okJson, pageJson, pageQuery, security } from '../schemas/common.js';
+import { CreateEntryBody, CreatedEntry, Disqualification, UpdateEntryBody, Entry, EntryListItem, PointsAdjustment, UpdatedEntry } from '../schemas/contests.js';
 
 const listQuery = v.object({
   ...pageQuerySchema,
@@ -72,9 +74,19 @@ export function entryRoutes() {
 
   r.get(
     '/api/v1/contests/:contestId/entries',
-    describeRoute({ tags, summary: 'List entries of a contest (page, limit, search on email or name)' }),
+    describeRoute({
+      operationId: 'listEntries',
+      tags,
+      summary: 'List entries of a contest (page, limit, search on email or name)',
+      security: security.publicKey,
+      responses: {
+        200: pageJson('Entries, newest first', EntryListItem),
+        ...apiErrors({ access: 'public' }, { 400: true, 404: ['Contest not found'] }),
+      },
+    }),
     publicKey,
     queryParams(listQuery),
+    describeRoute({ parameters: pageQuery() }),
     async (c) => {
       const contestId = requireContestId(c.req.param('contestId'));
       const q = c.req.valid('query');
@@ -87,15 +99,43 @@ export function entryRoutes() {
     throw Errors.missingContestId();
   });
 
-  r.get('/api/v1/entries/:entryId', describeRoute({ tags, summary: 'Get an entry with its detail fields' }), publicKey, async (c) =>
+  r.get(
+    '/api/v1/entries/:entryId',
+    describeRoute({
+      operationId: 'getEntry',
+      tags,
+      summary: 'Get an entry with its detail fields',
+      security: security.publicKey,
+      responses: { 200: okJson('The entry', Entry), ...apiErrors({ access: 'public' }, { 404: ['Entry not found'] }) },
+    }),
+    publicKey,
+    async (c) =>
     ok(c, await getEntry(c.var.db(), c.var.auth.team, c.req.param('entryId'))),
   );
 
   r.post(
     '/api/v1/contests/:contestId/entries',
-    describeRoute({ tags, summary: 'Create an entry (201), or find the existing one with that email (200)' }),
+    describeRoute({
+      operationId: 'createEntry',
+      tags,
+      summary: 'Create an entry (201), or find the existing one with that email (200)',
+      security: security.privateKey,
+      responses: {
+        201: okJson('The entry was created', CreatedEntry),
+        200: okJson('An entry with this email (or phone, for phone-only entries) already exists: it is answered, unchanged', CreatedEntry),
+        ...apiErrors(
+          { access: 'private', body: true },
+          {
+            400: 'Invalid input: `Email or phone is required`, `Invalid email`, `Invalid phone`, `Missing contestId`, or a message naming the field',
+            404: ['Contest not found'],
+            409: ['Contest is not active'],
+          },
+        ),
+      },
+    }),
     privateKey,
     jsonBody(createEntrySchema),
+    describeRoute({ requestBody: jsonRequest(CreateEntryBody) }),
     async (c) => {
       const contestId = requireContestId(c.req.param('contestId'));
       const body = c.req.valid('json');
@@ -116,9 +156,26 @@ export function entryRoutes() {
 
   r.put(
     '/api/v1/entries/:entryId',
-    describeRoute({ tags, summary: 'Update name, email, phone or customFieldData' }),
+    describeRoute({
+      operationId: 'updateEntry',
+      tags,
+      summary: 'Update name, email, phone or customFieldData',
+      security: security.privateKey,
+      responses: {
+        200: okJson('The updated entry', UpdatedEntry),
+        ...apiErrors(
+          { access: 'private', body: true },
+          {
+            400: 'Invalid input: `At least one of name, email, phone or customFieldData is required`, `Email or phone is required`, or a message naming the field',
+            404: ['Entry not found'],
+            409: ['Email already used by another entry', 'Phone already used by another entry'],
+          },
+        ),
+      },
+    }),
     privateKey,
     jsonBody(updateEntrySchema),
+    describeRoute({ requestBody: jsonRequest(UpdateEntryBody) }),
     async (c) => {
       const result = await updateEntry(c.var.db(), emailCtx(c), c.var.auth.team, c.req.param('entryId'), c.req.valid('json'));
       if (result.emailQueued) triggerEmailDelivery(c);
@@ -128,7 +185,16 @@ export function entryRoutes() {
 
   r.post(
     '/api/v1/entries/:entryId/disqualify',
-    describeRoute({ tags, summary: 'Disqualify (true), re-qualify (false) or toggle (omitted)' }),
+    describeRoute({
+      operationId: 'disqualifyEntry',
+      tags,
+      summary: 'Disqualify (true), re-qualify (false) or toggle (omitted)',
+      security: security.privateKey,
+      responses: {
+        200: okJson('The entry\'s new state', Disqualification),
+        ...apiErrors({ access: 'private', body: true }, { 400: ['disqualify must be a boolean', 'Invalid request body'], 404: ['Entry not found'] }),
+      },
+    }),
     privateKey,
     jsonBody(disqualifyBody),
     async (c) => {
@@ -146,7 +212,19 @@ export function entryRoutes() {
 
   r.post(
     '/api/v1/entries/:entryId/points',
-    describeRoute({ tags, summary: 'Adjust points (never below 0); adjustment = change applied' }),
+    describeRoute({
+      operationId: 'adjustEntryPoints',
+      tags,
+      summary: 'Adjust points (never below 0); adjustment = change applied',
+      security: security.privateKey,
+      responses: {
+        200: okJson('The adjustment made', PointsAdjustment),
+        ...apiErrors(
+          { access: 'private', body: true, forbidden: 'Private key required' },
+          { 400: 'Invalid input: `Missing points or reason`, or a message naming the field', 404: ['Entry not found'] },
+        ),
+      },
+    }),
     requireKey('private', { forbidden: Errors.privateKeyRequiredShort }),
     jsonBody(adjustBody),
     async (c) => {

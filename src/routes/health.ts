@@ -4,17 +4,32 @@ import { describeRoute } from 'hono-openapi';
 import { query } from '../db/client.js';
 import { describeError } from '../lib/describe-error.js';
 import type { AppEnv } from '../http/context.js';
+import * as v from 'valibot';
+import { json, security } from '../schemas/common.js';
 
 export function healthRoutes() {
   const r = new Hono<AppEnv>();
-  r.get('/health', describeRoute({ tags: ['Meta'], summary: 'Liveness: 200 once the database answers' }), async (c) => {
-    try {
-      await query(c.var.db(), sql`select 1`);
-    } catch (e) {
-      c.var.deps.logger.error('health check failed', { requestId: c.var.requestId, ...describeError(e) });
-      return c.json({ status: 'unavailable' }, 503);
-    }
-    return c.json({ status: 'ok' });
-  });
+  r.get(
+    '/health',
+    describeRoute({
+      operationId: 'getHealth',
+      tags: ['Meta'],
+      summary: 'Liveness: 200 once the database answers',
+      security: security.none,
+      responses: {
+        200: json('The service and its database answer', v.strictObject({ status: v.literal('ok') })),
+        503: json('The database does not answer', v.strictObject({ status: v.literal('unavailable') })),
+      },
+    }),
+    async (c) => {
+      try {
+        await query(c.var.db(), sql`select 1`);
+      } catch (e) {
+        c.var.deps.logger.error('health check failed', { requestId: c.var.requestId, ...describeError(e) });
+        return c.json({ status: 'unavailable' }, 503);
+      }
+      return c.json({ status: 'ok' });
+    },
+  );
   return r;
 }

@@ -22,6 +22,8 @@ import { ok, pagination } from '../http/envelope.js';
 import { Errors } from '../http/errors.js';
 import { emailSchema, jsonBody, pageParams, pageQuerySchema, queryParams } from '../http/validate.js';
 import { isUuid, randomUuid } from '../lib/crypto.js';
+import { apiErrors, okJson, pageJson, pageQuery, security } from '../schemas/common.js';
+import { Claim, DeletedGame, Game, Play, PlayResult } from '../schemas/instant-win.js';
 
 const BASE = '/api/v1/instant-win-games';
 const tags = ['Instant win'];
@@ -67,7 +69,16 @@ export function instantWinRoutes() {
 
   r.get(
     BASE,
-    describeRoute({ tags, summary: 'List instant-win games (slug filter accepts retired presets)' }),
+    describeRoute({
+      operationId: 'listInstantWinGames',
+      tags,
+      summary: 'List instant-win games (slug filter accepts retired presets)',
+      security: security.publicKey,
+      responses: {
+        200: pageJson('Games, newest first (fulfilment fields only for a private key)', Game),
+        ...apiErrors({ access: 'public' }, { 400: true }),
+      },
+    }),
     publicKey,
     queryParams(
       v.object({
@@ -75,6 +86,7 @@ export function instantWinRoutes() {
         ...pageQuerySchema,
       }),
     ),
+    describeRoute({ parameters: pageQuery() }),
     async (c) => {
       const q = c.req.valid('query');
       const { page, limit, offset } = pageParams(q);
@@ -86,14 +98,37 @@ export function instantWinRoutes() {
 
   r.get(
     `${BASE}/:gameId`,
-    describeRoute({ tags, summary: 'Get a game: config, tiers, odds, inventory, code counts, stats' }),
+    describeRoute({
+      operationId: 'getInstantWinGame',
+      tags,
+      summary: 'Get a game: config, tiers, odds, inventory, code counts, stats',
+      security: security.publicKey,
+      responses: {
+        200: okJson('The game (redeemCode, redeemUrl and code pools only for a private key)', Game),
+        ...apiErrors({ access: 'public' }, { 404: ['Game not found'] }),
+      },
+    }),
     publicKey,
     async (c) => ok(c, await getGame(c.var.db(), c.var.auth.team, c.req.param('gameId'), c.var.deps.clock.now(), view(c))),
   );
 
   r.post(
     BASE,
-    describeRoute({ tags, summary: 'Create a game' }),
+    describeRoute({
+      operationId: 'createInstantWinGame',
+      tags,
+      summary: 'Create a game',
+      security: security.privateKey,
+      responses: {
+        201: okJson('The new game, as a private key sees it', Game),
+        ...apiErrors(
+          { access: 'private', body: true },
+          {
+            400: 'Invalid input: `Unknown slug`, `At least two tiers are required`, `Tier odds must sum to 100`, `Each prize tier needs a redeemCode or redeemUrl`, or a message naming the field',
+          },
+        ),
+      },
+    }),
     privateKey,
     jsonBody(createGameSchema),
     async (c) => {
@@ -104,7 +139,22 @@ export function instantWinRoutes() {
 
   r.put(
     `${BASE}/:gameId`,
-    describeRoute({ tags, summary: 'Update title, description, tiers, publish mode, status (mechanic, layout, entryLimit are kept)' }),
+    describeRoute({
+      operationId: 'updateInstantWinGame',
+      tags,
+      summary: 'Update title, description, tiers, publish mode, status (mechanic, layout, entryLimit are kept)',
+      security: security.privateKey,
+      responses: {
+        200: okJson('The updated game, as a private key sees it', Game),
+        ...apiErrors(
+          { access: 'private', body: true },
+          {
+            400: 'Invalid input: `At least two tiers are required`, `Tier odds must sum to 100`, `Each prize tier needs a redeemCode or redeemUrl`, or a message naming the field',
+            404: ['Game not found'],
+          },
+        ),
+      },
+    }),
     privateKey,
     jsonBody(updateGameSchema),
     async (c) => {
@@ -116,7 +166,19 @@ export function instantWinRoutes() {
 
   r.delete(
     `${BASE}/:gameId`,
-    describeRoute({ tags, summary: 'Delete a game (force=true when it has claimed plays)' }),
+    describeRoute({
+      operationId: 'deleteInstantWinGame',
+      tags,
+      summary: 'Delete a game (force=true when it has claimed plays)',
+      security: security.privateKey,
+      responses: {
+        200: okJson('The game is deleted', DeletedGame),
+        ...apiErrors(
+          { access: 'private' },
+          { 400: ['force must be true or false'], 404: ['Game not found'], 409: ['Game has claimed entries; pass force=true to delete'] },
+        ),
+      },
+    }),
     privateKey,
     queryParams(v.object({ force: v.optional(v.picklist(['true', 'false'], 'force must be true or false')) })),
     async (c) => {
@@ -127,7 +189,25 @@ export function instantWinRoutes() {
 
   r.post(
     `${BASE}/:gameId/play`,
-    describeRoute({ tags, summary: 'Play: the weighted draw; a win is reserved for 24 hours' }),
+    describeRoute({
+      operationId: 'playInstantWinGame',
+      tags,
+      summary: 'Play: the weighted draw; a win is reserved for 24 hours',
+      security: security.publicKey,
+      responses: {
+        200: okJson('The result of the draw (a miss, or a prize reserved for 24 hours to claim)', PlayResult),
+        ...apiErrors(
+          { access: 'public', body: true },
+          {
+            400: ['Invalid playCookie', 'Invalid request body'],
+            403: ['You have already played', 'You have already played today'],
+            404: ['Game not found'],
+            409: ['Game is not active'],
+            429: true,
+          },
+        ),
+      },
+    }),
     publicKey,
     playRateLimit,
     jsonBody(v.object({ playCookie: playCookieSchema })),
@@ -149,7 +229,26 @@ export function instantWinRoutes() {
 
   r.post(
     `${BASE}/:gameId/plays/:playId/claim`,
-    describeRoute({ tags, summary: 'Claim a win with an email: entry, prize email, coupon code' }),
+    describeRoute({
+      operationId: 'claimInstantWinPrize',
+      tags,
+      summary: 'Claim a win with an email: entry, prize email, coupon code',
+      security: security.publicKey,
+      responses: {
+        200: okJson('The prize (claimed now, or claimed before by the same email: alreadyClaimed)', Claim),
+        ...apiErrors(
+          { access: 'public', body: true },
+          {
+            400: ['Invalid email', 'playCookie is required', 'Invalid playCookie', 'This play did not win a prize', 'Invalid request body'],
+            403: ['This play belongs to another device', 'Entry is disqualified'],
+            404: ['Game not found', 'Play not found'],
+            409: ['This prize has already been claimed', 'Game is not active'],
+            410: ['This prize reservation has expired'],
+            429: true,
+          },
+        ),
+      },
+    }),
     publicKey,
     playRateLimit,
     // a missing email answers the same `Invalid email` as a wrong one (contract §6)
@@ -173,7 +272,16 @@ export function instantWinRoutes() {
 
   r.get(
     `${BASE}/:gameId/plays`,
-    describeRoute({ tags, summary: 'Plays log of a game, newest first' }),
+    describeRoute({
+      operationId: 'listInstantWinPlays',
+      tags,
+      summary: 'Plays log of a game, newest first',
+      security: security.privateKey,
+      responses: {
+        200: pageJson('Plays, newest first', Play),
+        ...apiErrors({ access: 'private' }, { 400: true, 404: ['Game not found'] }),
+      },
+    }),
     privateKey,
     queryParams(
       v.object({
@@ -181,6 +289,7 @@ export function instantWinRoutes() {
         ...pageQuerySchema,
       }),
     ),
+    describeRoute({ parameters: pageQuery() }),
     async (c) => {
       const q = c.req.valid('query');
       const { page, limit, offset } = pageParams(q);

@@ -7,6 +7,8 @@ import { ok } from '../http/envelope.js';
 import { Errors } from '../http/errors.js';
 import { jsonBody } from '../http/validate.js';
 import { requireContestId } from './contests.js';
+import { apiErrors, okJson, security } from '../schemas/common.js';
+import { Purchase } from '../schemas/contests.js';
 
 export function purchaseRoutes() {
   const r = new Hono<AppEnv>();
@@ -14,8 +16,28 @@ export function purchaseRoutes() {
   r.post(
     '/api/v1/contests/:contestId/purchases',
     describeRoute({
+      operationId: 'recordPurchase',
       tags: ['Purchases'],
       summary: 'Record a purchase (points per the contest purchase tracking; duplicate orderId answers 200 alreadyExists)',
+      security: security.privateKey,
+      responses: {
+        201: okJson('The purchase was recorded and its points awarded', Purchase),
+        200: okJson('A purchase with this orderId was recorded before: nothing changed (alreadyExists)', Purchase),
+        ...apiErrors(
+          { access: 'private', body: true, forbidden: 'Private key required' },
+          {
+            400: [
+              'Invalid request body',
+              'Amount must be positive',
+              'Amount is too large',
+              'Purchase tracking is not enabled for this contest',
+              'Missing contestId',
+            ],
+            404: ['Contest not found', 'Entry not found'],
+            409: ['Contest is not active'],
+          },
+        ),
+      },
     }),
     // contract §2: this endpoint words the 403 `Private key required`
     requireKey('private', { forbidden: Errors.privateKeyRequiredShort }),

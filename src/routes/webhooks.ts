@@ -45,6 +45,30 @@ import { triggerEmailDelivery } from '../http/email-trigger.js';
 import { Errors } from '../http/errors.js';
 import { assertStorableStrings, issueToError, pageParams, pageQuerySchema, queryParams } from '../http/validate.js';
 import { requireContestId } from './contests.js';
+import { apiErrors, errors, headerParam as header, okJson, pageJson, pageQuery, security } from '../schemas/common.js';
+import { CreatedEntry, Purchase } from '../schemas/contests.js';
+import { Ignored, Receipt, ReferralCredit } from '../schemas/webhooks.js';
+import { resolver } from 'hono-openapi';
+
+
+/** The generic webhooks' two ways to authenticate (either one). */
+const genericAuthHeaders = [
+  header('webhook-id', 'Standard Webhooks: the delivery id (a repeated id is answered with the stored answer, once processed)'),
+  header('webhook-timestamp', 'Standard Webhooks: Unix seconds, within 5 minutes of the server clock'),
+  header('webhook-signature', 'Standard Webhooks: `v1,<base64 HMAC-SHA256 of "id.timestamp.body">` with the contest webhook secret'),
+  header('x-webhook-secret', 'Instead of a signature: the contest webhook secret itself'),
+];
+
+const jsonBodyOf = (schema: v.GenericSchema, description: string) => ({
+  required: true,
+  description,
+  content: { 'application/json': { schema: resolver(schema) } },
+});
+
+const webhookErrors = (own: Parameters<typeof errors>[0]) =>
+  errors({ ...own, 401: ['Invalid webhook signature'], 413: true, 500: true });
+
+const platformPayload = v.pipe(v.record(v.string(), v.unknown()), v.description('the platform\'s own payload, unchanged'));
 
 type C = Context<AppEnv>;
 type Obj = Record<string, unknown>;
@@ -174,8 +198,21 @@ export function webhookRoutes() {
   r.post(
     '/api/webhooks/purchase/:contestId',
     describeRoute({
+      operationId: 'receivePurchaseWebhook',
       tags,
       summary: 'Record a purchase (Standard Webhooks signature or x-webhook-secret); same record and rules as the API',
+      security: security.none,
+      parameters: genericAuthHeaders,
+      requestBody: jsonBodyOf(purchaseInputSchema, 'The purchase, as for POST /api/v1/contests/{contestId}/purchases'),
+      responses: {
+        201: okJson('The purchase was recorded and its points awarded', Purchase),
+        200: okJson('Recorded before (same orderId, or a repeated delivery id): nothing changed', Purchase),
+        ...webhookErrors({
+          400: ['Invalid request body', 'Amount must be positive', 'Amount is too large', 'Purchase tracking is not enabled for this contest'],
+          404: ['Entry not found'],
+          409: ['Contest is not active'],
+        }),
+      },
     }),
     async (c) => {
       const d = await authenticate(c, 'purchase', 'webhook-id', (contest, raw, now) => verifyGeneric(c, contest, raw, now));
@@ -195,8 +232,29 @@ export function webhookRoutes() {
   r.post(
     '/api/webhooks/signup/:contestId',
     describeRoute({
+      operationId: 'receiveSignupWebhook',
       tags,
       summary: 'Create an entry (Standard Webhooks signature or x-webhook-secret); external tracking must be on',
+      security: security.none,
+      parameters: genericAuthHeaders,
+      requestBody: jsonBodyOf(
+        v.object({
+          email: createEntrySchema.entries.email.wrapped,
+          name: createEntrySchema.entries.name,
+          phone: createEntrySchema.entries.phone,
+          referralCode: createEntrySchema.entries.referralCode,
+        }),
+        'The person: `email` required; `name`, `phone`, `referralCode` optional; other fields are ignored',
+      ),
+      responses: {
+        201: okJson('The entry was created', CreatedEntry),
+        200: okJson('An entry with this email exists, or the delivery id was processed before: answered unchanged', CreatedEntry),
+        ...webhookErrors({
+          400: 'Invalid input: `Invalid request body`, `email is required`, or a message naming the field',
+          403: ['External tracking is not enabled for this contest'],
+          409: ['Contest is not active'],
+        }),
+      },
     }),
     async (c) => {
       const d = await authenticate(c, 'signup', 'webhook-id', (contest, raw, now) => verifyGeneric(c, contest, raw, now));
@@ -217,8 +275,20 @@ export function webhookRoutes() {
   r.post(
     '/api/webhooks/referral/shopify/:contestId',
     describeRoute({
+      operationId: 'receiveShopifyReferralWebhook',
       tags,
       summary: 'Shopify orders/paid: credits the referrer (X-Shopify-Hmac-Sha256 with the contest shopifySecret)',
+      security: security.none,
+      parameters: [
+        header('X-Shopify-Hmac-Sha256', 'base64 HMAC-SHA256 of the raw body with the contest shopifySecret', true),
+        header('X-Shopify-Topic', 'only `orders/paid` is handled; other topics are acknowledged and ignored'),
+        header('X-Shopify-Webhook-Id', 'the delivery id (a repeated id is answered with the stored answer)'),
+      ],
+      requestBody: jsonBodyOf(platformPayload, 'The Shopify order'),
+      responses: {
+        200: okJson('The referrer was credited, or the delivery was acknowledged and ignored', v.union([ReferralCredit, Ignored])),
+        ...webhookErrors({ 400: 'Invalid input: `Invalid request body`, or a message naming the field of the order' }),
+      },
     }),
     async (c) => {
       const d = await authenticate(c, 'shopify', 'x-shopify-webhook-id', (contest, raw) =>
@@ -234,8 +304,16 @@ export function webhookRoutes() {
   r.post(
     '/api/webhooks/referral/stripe/:contestId',
     describeRoute({
+      operationId: 'receiveStripeReferralWebhook',
       tags,
       summary: 'Stripe checkout.session.completed / async_payment_succeeded: credits the referrer (Stripe-Signature)',
+      security: security.none,
+      parameters: [header('Stripe-Signature', '`t=<unix seconds>,v1=<hex HMAC-SHA256>` with the contest stripeSecret', true)],
+      requestBody: jsonBodyOf(platformPayload, 'The Stripe event'),
+      responses: {
+        200: okJson('The referrer was credited, or the event was acknowledged and ignored', v.union([ReferralCredit, Ignored])),
+        ...webhookErrors({ 400: 'Invalid input: `Invalid request body`, `id is required`, `Invalid id`, `type is required`, `Invalid data.object`...' }),
+      },
     }),
     async (c) => {
       const d = await authenticate(c, 'stripe', null, (contest, raw, now) =>
@@ -264,8 +342,14 @@ export function webhookRoutes() {
   r.get(
     '/api/v1/contests/:contestId/webhook-receipts',
     describeRoute({
+      operationId: 'listWebhookReceipts',
       tags,
       summary: 'What arrived on the contest webhooks, newest first (audit; private key)',
+      security: security.privateKey,
+      responses: {
+        200: pageJson('Deliveries, newest first', Receipt),
+        ...apiErrors({ access: 'private' }, { 400: true, 404: ['Contest not found'] }),
+      },
     }),
     requireKey('private'),
     queryParams(
@@ -275,6 +359,7 @@ export function webhookRoutes() {
         source: v.optional(v.picklist(['purchase', 'signup', 'shopify', 'stripe'], 'source must be one of purchase, signup, shopify, stripe')),
       }),
     ),
+    describeRoute({ parameters: pageQuery({ defaultLimit: 50 }) }),
     async (c) => {
       const contestId = requireContestId(c.req.param('contestId'));
       const q = c.req.valid('query');

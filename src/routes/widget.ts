@@ -11,6 +11,7 @@ import type { AppEnv } from '../http/context.js';
 import { escapeHtml } from '../domain/emails.js';
 import { isUuid } from '../lib/crypto.js';
 import { WIDGET_JS, WIDGET_JS_HASH } from '../widget/bundle.generated.js';
+import { errors, headerParam, media, security } from '../schemas/common.js';
 
 const ETAG = `"${WIDGET_JS_HASH}"`;
 /** Public keys as the contract makes them (pk_ + base62); anything else never reaches the page. */
@@ -71,9 +72,18 @@ export function widgetRoutes() {
   r.get(
     '/widget.js',
     describeRoute({
+      operationId: 'getWidgetScript',
       tags: ['Widget'],
       summary: 'The embeddable instant-win widget script (defines <instant-win-game>)',
-      security: [],
+      security: security.none,
+      parameters: [headerParam('If-None-Match', 'the ETag of a copy already held: 304 when it is current')],
+      responses: {
+        200: media('The script (cached 5 minutes, revalidated by ETag)', 'text/javascript', {
+          headers: { ETag: { description: 'the script version', schema: { type: 'string' } } },
+        }),
+        304: { description: 'The copy held (If-None-Match) is current' },
+        ...errors({ 500: true }),
+      },
     }),
     compress(),
     (c) => {
@@ -93,9 +103,25 @@ export function widgetRoutes() {
   r.get(
     '/demo/instant-win/:gameId',
     describeRoute({
+      operationId: 'getInstantWinDemoPage',
       tags: ['Widget'],
       summary: 'A page that embeds the widget for one game: /demo/instant-win/:gameId?key=pk_...',
-      security: [],
+      security: security.none,
+      parameters: [
+        {
+          name: 'key',
+          in: 'query',
+          required: true,
+          description: 'the team\'s public key (`pk_...`); a private key is refused',
+          schema: { type: 'string' },
+        },
+      ],
+      responses: {
+        200: media('The demo page, with the embed snippet', 'text/html'),
+        400: media('A page explaining what is wrong with the key (missing, private, malformed)', 'text/html'),
+        404: media('A page saying that the address names no game', 'text/html'),
+        ...errors({ 500: true }),
+      },
     }),
     (c) => {
       const gameId = c.req.param('gameId');

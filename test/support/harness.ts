@@ -4,11 +4,12 @@
  * an app built by createApp() with test dependencies (movable clock, in-memory rate limiter,
  * recorded log and mail).
  */
-import { readFileSync } from 'node:fs';
+import { appendFileSync, readFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { inject } from 'vitest';
 import { createApp, type App } from '../../src/app.js';
+import { contractValidator } from './contract.js';
 import type { Db } from '../../src/db/client.js';
 import { openPg } from '../../src/db/drivers/pg.js';
 import { openPglite } from '../../src/db/drivers/pglite.js';
@@ -204,6 +205,7 @@ export async function createTestEnv(opts: TestEnvOptions = {}): Promise<TestEnv>
   };
   const app = createApp(deps);
 
+  let contractChecks = 0;
   const request = async (method: string, path: string, ro: RequestOptions = {}) => {
     const headers: Record<string, string> = { ...ro.headers };
     if (ro.key !== undefined) headers['x-api-key'] = ro.key;
@@ -215,6 +217,10 @@ export async function createTestEnv(opts: TestEnvOptions = {}): Promise<TestEnv>
     }
     const res = await app.request(path, { method, headers, body });
     const text = await res.text();
+    // every answer is held to the OpenAPI document: undocumented operation, status or body shape throws
+    const contract = await contractValidator();
+    contract.check({ method: method.toUpperCase(), path, status: res.status, contentType: res.headers.get('content-type'), body: text });
+    contractChecks++;
     let parsed: unknown = text;
     try {
       parsed = JSON.parse(text);
@@ -255,6 +261,8 @@ export async function createTestEnv(opts: TestEnvOptions = {}): Promise<TestEnv>
       // background work (email delivery) finishes before the database goes away
       await settle();
       await database.close();
+      // CONTRACT_COUNT_FILE=path: each test environment appends how many answers it checked
+      if (process.env.CONTRACT_COUNT_FILE) appendFileSync(process.env.CONTRACT_COUNT_FILE, `${contractChecks}\n`);
     },
   };
 }

@@ -7,6 +7,7 @@ import { SELF, env } from 'cloudflare:test';
 import { neonHttpProvider } from '../../../src/db/drivers/neon.js';
 import { query } from '../../../src/db/client.js';
 import type { SQL } from 'drizzle-orm';
+import { type ContractValidator, createValidator } from '../../support/contract.js';
 
 export interface WorkerdEnv {
   DATABASE_URL: string;
@@ -44,6 +45,8 @@ export async function call<T = any>(
     body: opts.body === undefined ? undefined : JSON.stringify(opts.body),
   });
   const text = await res.text();
+  // every answer is held to the Worker's own OpenAPI document (test/support/contract.ts)
+  (await workerContract()).check({ method, path, status: res.status, contentType: res.headers.get('content-type'), body: text });
   let body: unknown = text;
   try {
     body = JSON.parse(text);
@@ -52,6 +55,10 @@ export async function call<T = any>(
   }
   return { status: res.status, headers: res.headers, body: body as T, text };
 }
+
+let contract: Promise<ContractValidator> | undefined;
+const workerContract = () =>
+  (contract ??= SELF.fetch('http://contests.test/api/v1/openapi.json').then(async (r) => createValidator((await r.json()) as Record<string, any>)));
 
 export interface Team {
   teamId: string;
