@@ -1,6 +1,6 @@
 /** Response schemas of the contests, entries, bonus actions, purchases and analytics routes. */
 import * as v from 'valibot';
-import { CUSTOM_FIELDS_MAX, createEntrySchema, updateEntrySchema } from '../domain/entries.js';
+import { CUSTOM_FIELDS_MAX_BYTES, CUSTOM_FIELDS_MAX_DEPTH, createEntrySchema, updateEntrySchema } from '../domain/entries.js';
 import { int, nonNegInt, timestamp, uuid } from './common.js';
 
 /**
@@ -11,7 +11,7 @@ const customFieldData = v.optional(
   v.nullable(
     v.pipe(
       v.record(v.string(), v.unknown()),
-      v.description(`any JSON object (at most ${CUSTOM_FIELDS_MAX} characters as JSON); null clears it on update`),
+      v.description(`any JSON object, at most ${CUSTOM_FIELDS_MAX_DEPTH} levels deep and ${CUSTOM_FIELDS_MAX_BYTES} bytes as UTF-8 JSON; null clears it on update`),
     ),
   ),
 );
