@@ -93,7 +93,7 @@ const replace = (drawId: string, entryId: string, body: Record<string, unknown> 
   env.request('POST', `/api/v1/draws/${drawId}/results/${entryId}/replace`, { key, body });
 const snapshotCsv = async (drawId: string, key = a.publicKey) => env.request('GET', `/api/v1/draws/${drawId}/snapshot`, { key });
 const state = async () =>
-  query(env.db, sql`select (select count(*)::int from draws) as draws, (select count(*)::int from draw_entries) as entries,
+  query(env.db, sql`select (select count(*)::int from draws) as draws, (select count(*)::int from draw_blocks) as blocks, (select count(*)::int from draw_snapshots) as snapshots,
                            (select count(*)::int from draw_results) as results,
                            (select coalesce(string_agg(status || stream_next, ',' order by id), '') from draws) as s,
                            (select coalesce(string_agg(entry_id::text || replaced, ',' order by draw_id, position), '') from draw_results) as r`);
@@ -266,10 +266,12 @@ describe('the algorithm against the reference implementation', () => {
           values (${drawId}, ${a.teamId}, ${c.id}, 'committed', 1, 'points', true, 0, false, 2, ${W.toString()}::bigint, ${hash},
                   decode(${Buffer.from(seed).toString('hex')}, 'hex'), ${sha256(seed)}, decode(${ipad.toString('hex')}, 'hex'), decode(${opad.toString('hex')}, 'hex'))`,
     );
+    const csv = `entry_id,weight,email_sha256\n${ids[0]},${w1},\n${ids[1]},${w2},\n`;
+    await query(env.db, sql`insert into draw_snapshots (draw_id, csv) values (${drawId}, ${csv})`);
     await query(
       env.db,
-      sql`insert into draw_entries (draw_id, cum, entry_id, weight) values
-          (${drawId}, ${w1.toString()}::bigint, ${ids[0]}, ${w1.toString()}::bigint), (${drawId}, ${W.toString()}::bigint, ${ids[1]}, ${w2.toString()}::bigint)`,
+      sql`insert into draw_blocks (draw_id, cum_end, cum_start, char_start, char_len)
+          values (${drawId}, ${W.toString()}::bigint, 0, 29, ${csv.length - 29})`,
     );
     const r = await reveal(drawId);
     expect(r.status, JSON.stringify(r.body)).toBe(200);

@@ -528,23 +528,32 @@ export const draws = pgTable(
 );
 
 /**
- * The frozen eligible set of a draw, one row per entry in entry-id order. `cum` is the running
- * sum of weights up to and including the entry (weights are > 0, so it is strictly increasing
- * and orders the rows as the entry ids do): the primary key finds the entry a number falls on.
- * No foreign keys (a million-row insert stays fast; an erased entry keeps its line); the rows
- * go with their draw (trigger in the migration).
+ * The frozen eligible set of a draw: exactly the published CSV (header line, then one line per
+ * entry in entry-id order), stored as one value (TOAST, uncompressed: a slice reads only the
+ * chunks it needs) so the commit writes one row and hashes the very bytes it stores. No foreign
+ * key to entries (an erased entry keeps its line); it goes with its draw (trigger).
  */
-export const drawEntries = pgTable(
-  'draw_entries',
+export const drawSnapshots = pgTable('draw_snapshots', {
+  drawId: uuid('draw_id').primaryKey(),
+  csv: text('csv').notNull(),
+});
+
+/**
+ * The snapshot's index: one row per 1,000 lines, with the running sum of weights at its last
+ * entry (`cum_end`; weights are > 0, so strictly increasing: the primary key finds the block a
+ * pick falls in), the running sum before its first (`cum_start`), and where its lines are in the
+ * CSV (`char_start`, 0-based, and `char_len`; the CSV is ASCII: characters are bytes).
+ */
+export const drawBlocks = pgTable(
+  'draw_blocks',
   {
     drawId: uuid('draw_id').notNull(),
-    cum: bigint('cum', { mode: 'number' }).notNull(),
-    entryId: uuid('entry_id').notNull(),
-    weight: bigint('weight', { mode: 'number' }).notNull(),
-    /** SHA-256 of the lower-cased email; null for a phone-only entry */
-    emailSha256: bytea('email_sha256'),
+    cumEnd: bigint('cum_end', { mode: 'number' }).notNull(),
+    cumStart: bigint('cum_start', { mode: 'number' }).notNull(),
+    charStart: bigint('char_start', { mode: 'number' }).notNull(),
+    charLen: integer('char_len').notNull(),
   },
-  (t) => [primaryKey({ columns: [t.drawId, t.cum] })],
+  (t) => [primaryKey({ columns: [t.drawId, t.cumEnd] })],
 );
 
 /** Winners of a draw in pick order; a replaced winner stays (replaced = true) and counts as picked. */
@@ -556,7 +565,7 @@ export const drawResults = pgTable(
       .references(() => draws.id, { onDelete: 'cascade' }),
     position: integer('position').notNull(),
     entryId: uuid('entry_id').notNull(),
-    /** the winner's row in draw_entries (cum - weight is where its span starts) */
+    /** the running sum of weights at the winner in the snapshot (cum - weight is where its span starts) */
     cum: bigint('cum', { mode: 'number' }).notNull(),
     weight: bigint('weight', { mode: 'number' }).notNull(),
     /** the index of the u that picked it */

@@ -18,8 +18,8 @@ import { jsonBody, pageParams, pageQuerySchema, queryParams } from '../http/vali
 import { isUuid } from '../lib/crypto.js';
 
 const tags = ['Draws'];
-/** snapshot lines per query (~105 bytes each: about 2 MB a page, under any per-query response limit) */
-export const SNAPSHOT_PAGE = 20_000;
+/** snapshot blocks (of 1,000 lines, ~105 bytes each) per query: about 2 MB a page, under any per-query response limit */
+export const SNAPSHOT_PAGE = 20;
 
 const int = (msg: string, min: number, max: number) =>
   v.pipe(v.number(msg), v.integer(msg), v.minValue(min, msg), v.maxValue(max, msg));

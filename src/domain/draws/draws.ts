@@ -238,20 +238,21 @@ export async function replaceWinner(db: Db, team: Team, drawId: string, entryId:
 export const SNAPSHOT_HEADER = 'entry_id,weight,email_sha256\n';
 
 /**
- * One keyset page of the snapshot CSV (lines after running sum `after`), as text. `found` false:
- * no such draw for this team.
+ * One keyset page of the snapshot CSV: the lines of up to `blocks` blocks of 1,000 after the
+ * block whose running sum is `after` (-1: from the start), as text, sliced out of the stored CSV
+ * (only the TOAST chunks it needs are read). `found` false: no such draw for this team.
  */
-export async function snapshotPage(db: Db, team: Team, drawId: string, after: number, limit: number) {
+export async function snapshotPage(db: Db, team: Team, drawId: string, after: number, blocks: number) {
   const rows = await query<{ found: boolean; last: string | number | null; n: string | number; text: string }>(
     db,
     sql`with ${team.cte} d as (select d.id from draws d where d.id = ${drawId} and d.team_id = ${team.id}),
         page as (
-          select cum, entry_id, weight, email_sha256 from draw_entries
-          where draw_id = (select id from d) and cum > ${after}::bigint order by cum limit ${limit}
+          select cum_end, char_start, char_len from draw_blocks
+          where draw_id = (select id from d) and cum_end > ${after}::bigint order by cum_end limit ${blocks}
         )
-        select exists (select 1 from d) as found, (select max(cum) from page) as last, (select count(*) from page) as n,
-               coalesce((select string_agg(entry_id::text || ',' || weight::text || ',' || coalesce(encode(email_sha256, 'hex'), '') || chr(10), '' order by cum)
-                         from page), '') as text`,
+        select exists (select 1 from d) as found, (select max(cum_end) from page) as last, (select count(*) from page) as n,
+               coalesce((select substr(s.csv, (select min(char_start) from page)::int + 1, (select sum(char_len) from page)::int)
+                         from draw_snapshots s where s.draw_id = (select id from d)), '') as text`,
   );
   const row = rows[0]!;
   return { found: row.found, last: row.last === null ? after : num(row.last), count: num(row.n), text: row.text };
