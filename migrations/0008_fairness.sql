@@ -23,7 +23,7 @@ CREATE TABLE "draw_results" (
 --> statement-breakpoint
 CREATE TABLE "draw_snapshots" (
 	"draw_id" uuid PRIMARY KEY NOT NULL,
-	"csv" text NOT NULL
+	"csv" "bytea" NOT NULL
 );
 --> statement-breakpoint
 CREATE TABLE "draws" (
@@ -161,6 +161,7 @@ DECLARE
   body text;
   last_cum bigint;
   last_chars bigint;
+  bytes bytea;
 BEGIN
   PERFORM 1 FROM contests c WHERE c.id = p_contest AND c.team_id = p_team;
   IF NOT FOUND THEN
@@ -170,7 +171,8 @@ BEGIN
   WITH el AS (
     SELECT e.id, CASE WHEN p_weighting = 'points' THEN e.points::bigint ELSE 1::bigint END AS weight,
            e.id::text || ',' || (CASE WHEN p_weighting = 'points' THEN e.points ELSE 1 END)::text || ','
-             || coalesce(encode(sha256(convert_to(e.email, 'UTF8')), 'hex'), '') || chr(10) AS line
+             || coalesce(encode(sha256(convert_to(e.email, 'UTF8')), 'hex'), '') || chr(10) AS line,
+           e.email IS NOT NULL AS has_email
     FROM entries e
     WHERE e.contest_id = p_contest
       AND NOT e.disqualified
@@ -183,7 +185,8 @@ BEGIN
   ), ordered AS MATERIALIZED (
     SELECT line,
            sum(weight) OVER w AS cum,
-           sum(length(line)) OVER w AS chars,
+           -- the line's length without building it twice: uuid, comma, weight, comma, 64 hex or none, newline
+           sum(39 + length(weight::text) + CASE WHEN has_email THEN 64 ELSE 0 END) OVER w AS chars,
            row_number() OVER w AS rn
     FROM el WINDOW w AS (ORDER BY id ROWS UNBOUNDED PRECEDING)
   ), ends AS (
@@ -206,13 +209,13 @@ BEGIN
     INSERT INTO draw_blocks (draw_id, cum_end, cum_start, char_start, char_len)
     VALUES (p_id, w, last_cum, last_chars, length(header) + length(body) - last_chars);
   END IF;
-  body := header || body;
-  INSERT INTO draw_snapshots (draw_id, csv) VALUES (p_id, body);
+  bytes := convert_to(header || body, 'UTF8');
+  INSERT INTO draw_snapshots (draw_id, csv) VALUES (p_id, bytes);
   INSERT INTO draws (id, team_id, contest_id, label, status, winners, weighting, confirmed_only, min_points,
                      exclude_previous_winners, eligible_count, total_weight, snapshot_hash, seed, seed_hash,
                      hmac_ipad, hmac_opad, created_at)
   VALUES (p_id, p_team, p_contest, p_label, 'committed', p_winners, p_weighting, p_confirmed_only, p_min_points,
-          p_exclude, n, w, encode(sha256(convert_to(body, 'UTF8')), 'hex'), p_seed, p_seed_hash, p_ipad, p_opad, p_at)
+          p_exclude, n, w, encode(sha256(bytes), 'hex'), p_seed, p_seed_hash, p_ipad, p_opad, p_at)
   RETURNING draws.snapshot_hash INTO body;
   RETURN QUERY SELECT 'ok'::text, n, w, body;
 END
@@ -266,7 +269,7 @@ BEGIN
   SELECT bl.cum_start, bl.char_start, bl.char_len INTO b
   FROM draw_blocks bl WHERE bl.draw_id = p_draw AND bl.cum_end > x ORDER BY bl.cum_end LIMIT 1;
   s := b.cum_start;
-  FOREACH ln IN ARRAY (SELECT string_to_array(rtrim(substr(sn.csv, (b.char_start + 1)::int, b.char_len), chr(10)), chr(10))
+  FOREACH ln IN ARRAY (SELECT string_to_array(rtrim(convert_from(substring(sn.csv from (b.char_start + 1)::int for b.char_len), 'UTF8'), chr(10)), chr(10))
                        FROM draw_snapshots sn WHERE sn.draw_id = p_draw) LOOP
     s := s + split_part(ln, ',', 2)::bigint;
     IF s > x THEN

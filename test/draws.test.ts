@@ -267,7 +267,7 @@ describe('the algorithm against the reference implementation', () => {
                   decode(${Buffer.from(seed).toString('hex')}, 'hex'), ${sha256(seed)}, decode(${ipad.toString('hex')}, 'hex'), decode(${opad.toString('hex')}, 'hex'))`,
     );
     const csv = `entry_id,weight,email_sha256\n${ids[0]},${w1},\n${ids[1]},${w2},\n`;
-    await query(env.db, sql`insert into draw_snapshots (draw_id, csv) values (${drawId}, ${csv})`);
+    await query(env.db, sql`insert into draw_snapshots (draw_id, csv) values (${drawId}, convert_to(${csv}, 'UTF8'))`);
     await query(
       env.db,
       sql`insert into draw_blocks (draw_id, cum_end, cum_start, char_start, char_len)

@@ -535,7 +535,8 @@ export const draws = pgTable(
  */
 export const drawSnapshots = pgTable('draw_snapshots', {
   drawId: uuid('draw_id').primaryKey(),
-  csv: text('csv').notNull(),
+  /** the CSV bytes (bytea, not text: a byte slice of an uncompressed TOAST value reads only its chunks) */
+  csv: bytea('csv').notNull(),
 });
 
 /**

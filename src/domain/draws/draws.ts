@@ -251,7 +251,7 @@ export async function snapshotPage(db: Db, team: Team, drawId: string, after: nu
           where draw_id = (select id from d) and cum_end > ${after}::bigint order by cum_end limit ${blocks}
         )
         select exists (select 1 from d) as found, (select max(cum_end) from page) as last, (select count(*) from page) as n,
-               coalesce((select substr(s.csv, (select min(char_start) from page)::int + 1, (select sum(char_len) from page)::int)
+               coalesce((select convert_from(substring(s.csv from (select min(char_start) from page)::int + 1 for (select sum(char_len) from page)::int), 'UTF8')
                          from draw_snapshots s where s.draw_id = (select id from d)), '') as text`,
   );
   const row = rows[0]!;
