@@ -1,6 +1,10 @@
 /**
- * npm run bench [-- --entries N] [--quick] [--duration S] [--connections C]
+ * npm run bench [-- --entries N] [--quick] [--duration S] [--connections C] [--draw]
  * npm run bench -- --edge [--samples N]     (round trips as the edge feels them: bench/edge.ts)
+ *
+ * --draw: instead of the HTTP load, times a giveaway draw over the seeded contest (commit and
+ * reveal of 100 winners, equal and points weighting, in SQL) and the snapshot CSV read back in
+ * its keyset pages, checked against snapshotHash.
  *
  * Creates a fresh database on BENCH_DATABASE_URL's server (default the machine's Postgres), seeds
  * a contest with N entries in SQL (generate_series), starts the bench server (bench/server.ts: the
@@ -19,7 +23,11 @@ import { query } from '../src/db/client.js';
 import { openPg } from '../src/db/drivers/pg.js';
 import { cryptoRandom } from '../src/deps.js';
 import { createApiKey, createBonusAction, createContest, createTeam } from '../src/domain/admin.js';
+import { createHash } from 'node:crypto';
+import { teamById } from '../src/db/team.js';
+import { createDraw, revealDraw, SNAPSHOT_HEADER, snapshotPage } from '../src/domain/draws/draws.js';
 import { hashCookie } from '../src/domain/instant-win/hashing.js';
+import { SNAPSHOT_PAGE } from '../src/routes/draws.js';
 import { edgeBench } from './edge.js';
 
 const args = process.argv.slice(2);
@@ -30,6 +38,7 @@ const arg = (name: string) => {
 const quick = args.includes('--quick');
 /** --keep: leave the bench database behind (to EXPLAIN its queries); it is named in the output */
 const keep = args.includes('--keep');
+const drawMode = args.includes('--draw');
 const N = Number(arg('entries') ?? 1_000_000);
 const duration = Number(arg('duration') ?? (quick ? 2 : 10));
 const connections = Number(arg('connections') ?? 10);
@@ -118,6 +127,11 @@ async function main() {
     // what autovacuum does after a bulk load: statistics, visibility map, GIN pending lists merged
     await query(db, sql`vacuum analyze`);
     log(`seeded ${N.toLocaleString()} entries in ${((Date.now() - seedStart) / 1000).toFixed(1)} s`);
+
+    if (drawMode) {
+      await benchDraws(db, team.id, contest.id);
+      return;
+    }
 
     const sample = await query<{ id: string; email: string; referral_code: string }>(
       db,
@@ -361,6 +375,39 @@ async function main() {
     else await admin.query(`drop database if exists ${dbName} with (force)`).catch(() => {});
     await admin.end();
   }
+}
+
+/** --draw: commit and reveal over the whole contest, then the snapshot read back page by page. */
+async function benchDraws(db: Parameters<typeof createDraw>[0], teamId: string, contestId: string) {
+  const team = teamById(teamId);
+  const secs = (t: number) => ((performance.now() - t) / 1000).toFixed(2);
+  const lines: string[] = [];
+  for (const weighting of ['equal', 'points'] as const) {
+    let t = performance.now();
+    const d = await createDraw(db, cryptoRandom, team, contestId, { winners: 100, weighting, confirmedOnly: false, minPoints: 0, excludePreviousWinners: false, label: null }, new Date());
+    const commit = secs(t);
+    t = performance.now();
+    const revealed = await revealDraw(db, team, d.id, 'bench public randomness', new Date());
+    const reveal = secs(t);
+    t = performance.now();
+    const hash = createHash('sha256').update(SNAPSHOT_HEADER);
+    let after = -1;
+    let pages = 0;
+    for (;;) {
+      const page = await snapshotPage(db, team, d.id, after, SNAPSHOT_PAGE);
+      hash.update(page.text);
+      pages++;
+      after = page.last;
+      if (page.count < SNAPSHOT_PAGE) break;
+    }
+    const same = hash.digest('hex') === d.snapshotHash;
+    lines.push(
+      `draw (${weighting}): ${d.eligibleCount.toLocaleString()} eligible, total weight ${d.totalWeight.toLocaleString()}: commit ${commit} s, reveal of ${revealed.results.length} winners ${reveal} s; snapshot CSV ${pages} pages in ${secs(t)} s, hash ${same ? 'matches' : 'DIFFERS'}`,
+    );
+    log(lines.at(-1));
+  }
+  mkdirSync('bench', { recursive: true });
+  writeFileSync('bench/draw-results.json', JSON.stringify({ date: new Date().toISOString(), entries: N, lines }, null, 2));
 }
 
 const run = args.includes('--edge')

@@ -19,6 +19,7 @@ import { bonusActionRoutes } from './routes/bonus-actions.js';
 import { confirmRoutes } from './routes/confirm.js';
 import { contestRoutes } from './routes/contests.js';
 import { docsRoutes } from './routes/docs.js';
+import { drawRoutes } from './routes/draws.js';
 import { entryRoutes } from './routes/entries.js';
 import { healthRoutes } from './routes/health.js';
 import { instantWinRoutes } from './routes/instant-win.js';
@@ -103,6 +104,7 @@ export function createApp(deps: Deps) {
   app.route('/', confirmRoutes());
   app.route('/', adminRoutes());
   app.route('/', widgetRoutes());
+  app.route('/', drawRoutes());
   app.route('/', docsRoutes(app));
 
   app.notFound((c) => fail(c, 404, 'Not found'));

@@ -6,36 +6,14 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { query, queryOne } from '../src/db/client.js';
-import { cryptoRandom, type RandomSource } from '../src/deps.js';
 import { drawTier } from '../src/domain/instant-win/draw.js';
 import { normalizeTiers } from '../src/domain/instant-win/input.js';
+import { hashCookie } from '../src/domain/instant-win/hashing.js';
 import { sweepExpiredPlays } from '../src/domain/instant-win/sweep.js';
+import { clientSeedFor, nextNonce } from './support/fairness.js';
 import { createTestEnv, type TeamFixture, type TestEnv } from './support/harness.js';
 
-/** crypto randomness, except that the draw's number (the only 7-byte read) can be forced. */
-function forcedRandom() {
-  const queue: number[] = [];
-  const source: RandomSource = {
-    bytes(n) {
-      if (n === 7 && queue.length > 0) {
-        // r = unit * 100: encode the unit as randomUnit() reads it (5 + 48 bits)
-        let x = Math.floor((queue.shift()! / 100) * 2 ** 53);
-        const b = new Uint8Array(7);
-        for (let i = 6; i >= 1; i--) {
-          b[i] = x % 256;
-          x = Math.floor(x / 256);
-        }
-        b[0] = x;
-        return b;
-      }
-      return cryptoRandom.bytes(n);
-    },
-  };
-  return { source, next: (...r: number[]) => queue.push(...r) };
-}
-
 const neverLimit = { limit: async () => ({ success: true, retryAfterSeconds: 0 }) };
-const forced = forcedRandom();
 let env: TestEnv;
 let a: TeamFixture;
 let b: TeamFixture;
@@ -43,7 +21,7 @@ let ipSeq = 0;
 const nextIp = () => `198.51.${Math.floor(++ipSeq / 250)}.${ipSeq % 250}`;
 
 beforeAll(async () => {
-  env = await createTestEnv({ random: forced.source, rateLimiter: neverLimit });
+  env = await createTestEnv({ rateLimiter: neverLimit });
   a = await env.team('A');
   b = await env.team('B');
 });
@@ -85,11 +63,28 @@ async function newGame(o: Record<string, unknown> = {}, team = a) {
 }
 const getGame = async (id: string, key = a.privateKey) => (await env.request('GET', `${BASE}/${id}`, { key })).body.data;
 
-function play(gameId: string, o: { cookie?: string; ip?: string; key?: string; r?: number } = {}) {
-  if (o.r !== undefined) forced.next(o.r);
+/**
+ * A play. With `r`, the play's provably fair number is made to land within `tol` of r and in the
+ * tier r draws: the test reads the game's current seed and picks a clientSeed that gives such a
+ * number (the number itself comes from the seed, as in production).
+ */
+async function play(gameId: string, o: { cookie?: string; ip?: string; key?: string; r?: number; tol?: number } = {}) {
+  const body: Record<string, unknown> = o.cookie ? { playCookie: o.cookie } : {};
+  if (o.r !== undefined) {
+    const target = o.r;
+    const tol = o.tol ?? 0.4;
+    const tiers = await query<{ id: string; odds_percent: number }>(
+      env.db,
+      sql`select id, odds_percent from instant_win_tiers where game_id = ${gameId} and archived_at is null order by position, id`,
+    );
+    const odds = tiers.map((t) => ({ id: t.id, oddsPercent: Number(t.odds_percent) }));
+    const want = drawTier(target, odds)?.id;
+    const nonce = await nextNonce(env.db, gameId, o.cookie ? await hashCookie(o.cookie) : null);
+    body.clientSeed = await clientSeedFor(env.db, gameId, nonce, (r) => Math.abs(r - target) <= tol && drawTier(r, odds)?.id === want);
+  }
   return env.request('POST', `${BASE}/${gameId}/play`, {
     key: o.key ?? a.publicKey,
-    body: o.cookie ? { playCookie: o.cookie } : {},
+    body,
     headers: { 'x-forwarded-for': o.ip ?? nextIp() },
   });
 }
@@ -358,6 +353,7 @@ describe('play', () => {
       playCookie: expect.stringMatching(/^[A-Za-z0-9]{32}$/),
       alreadyPlayed: false,
       result: { id: g.tiers[0]!.id, name: '10% off', isMiss: false, color: '#00ff00' },
+      fairness: { seedId: g.fairness.seedId, seedHash: g.fairness.seedHash, clientSeed: expect.stringMatching(/^t\d+$/), nonce: 1 },
     });
     const m = await play(g.id, { r: 75, cookie: 'my-own-cookie-1234567890' });
     expect(m.body.data).toMatchObject({ playCookie: 'my-own-cookie-1234567890', result: { id: g.tiers[1]!.id, name: 'Try again', isMiss: true, color: '#999' } });
@@ -369,8 +365,9 @@ describe('play', () => {
     expect(dump).not.toContain('192.0.2.77');
     expect(rows[0]!.cookie_hash).toMatch(/^[0-9a-f]{64}$/);
     expect(rows[0]!.ip_hash).toMatch(/^[0-9a-f]{64}$/);
-    expect(Number(rows[0]!.random_value)).toBeCloseTo(10, 9);
-    expect(Number(rows[1]!.random_value)).toBeCloseTo(75, 9);
+    // the number that decided the play is kept (it is the seed's number: within the tolerance of the asked one)
+    expect(Math.abs(Number(rows[0]!.random_value) - 10)).toBeLessThanOrEqual(0.4);
+    expect(Math.abs(Number(rows[1]!.random_value) - 75)).toBeLessThanOrEqual(0.4);
   });
 
   it('refuses a malformed playCookie', async () => {
@@ -392,7 +389,7 @@ describe('play', () => {
       ],
     });
     const names = [];
-    for (const r of [0, 29.999, 30.0001, 55.4999, 55.5001, 99.99]) names.push((await play(g.id, { r })).body.data.result.name);
+    for (const r of [0, 29.999, 30.0001, 55.4999, 55.5001, 99.99]) names.push((await play(g.id, { r, tol: 0.002 })).body.data.result.name);
     expect(names).toEqual(['A', 'A', 'B', 'B', 'M', 'M']);
     // with real randomness: every stored play got the tier drawTier() gives for its number
     for (let i = 0; i < 120; i++) expect((await play(g.id)).status).toBe(200);
@@ -663,10 +660,14 @@ describe('expiry', () => {
     const pending = await env.request('GET', `${BASE}/${g.id}/plays?status=pending`, { key: a.privateKey });
     expect(pending.body.data).toEqual([]);
     expect(await tierRow(g.tiers[0]!.id)).toMatchObject({ remaining: 1 });
+    // the clock stands still between the two sweeps (another game's win of this file could
+    // otherwise expire in the milliseconds between them)
+    env.clock.freeze();
     const swept = await sweepExpiredPlays(env.db, env.clock.now());
     expect(swept).toBeGreaterThanOrEqual(1);
     expect(await tierRow(g.tiers[0]!.id)).toEqual({ quantity: 3, remaining: 2, handed_out: 1 });
     expect(await sweepExpiredPlays(env.db, env.clock.now())).toBe(0);
+    env.clock.thaw();
     expect(await tierRow(g.tiers[0]!.id)).toEqual({ quantity: 3, remaining: 2, handed_out: 1 });
     const stored = await queryOne(env.db, sql`select status from instant_win_plays where id = ${w.playId}`);
     expect(stored).toEqual({ status: 'expired' });
@@ -859,6 +860,10 @@ describe('plays log', () => {
       createdAt: expect.any(String),
       expiresAt: expect.any(String),
       claimedAt: expect.any(String),
+      drawnTier: { id: g.tiers[0]!.id, name: '10% off' },
+      clientSeed: expect.stringMatching(/^t\d+$/),
+      nonce: 1,
+      seedId: g.fairness.seedId,
     });
     expect(all.body.data[2]).toMatchObject({ status: 'miss', tier: { id: g.tiers[1]!.id, name: 'Try again', isMiss: true }, email: null, expiresAt: null, claimedAt: null });
     const statuses = async (status: string) =>

@@ -95,6 +95,15 @@ describe.skipIf(!hasRealPostgres)('round trips per request (node-postgres)', () 
     await one('claim refused (other device)', 'POST', `/api/v1/instant-win-games/${gameId}/plays/${p.body.data.playId}/claim`, { ...pub, body: { email: 'win@example.com', playCookie: 'x'.repeat(32) } }, 403);
     await one('plays list', 'GET', `/api/v1/instant-win-games/${gameId}/plays`, priv, 200);
     await one('receipts list', 'GET', `/api/v1/contests/${c.id}/webhook-receipts`, priv, 200);
+    await one('seeds list', 'GET', `/api/v1/instant-win-games/${gameId}/fairness/seeds`, pub, 200);
+    await one('seed rotate', 'POST', `/api/v1/instant-win-games/${gameId}/fairness/rotate`, priv, 200);
+    await one('play (custom clientSeed)', 'POST', `/api/v1/instant-win-games/${gameId}/play`, { ...pub, body: { clientSeed: 'mine' } }, 200);
+    await one('draw create', 'POST', `/api/v1/contests/${c.id}/draws`, { ...priv, body: { winners: 1, confirmedOnly: false } }, 201);
+    const drawList = await one('draws list', 'GET', `/api/v1/contests/${c.id}/draws`, priv, 200);
+    const drawId = drawList.body.data[0].id;
+    await one('draw get', 'GET', `/api/v1/draws/${drawId}`, pub, 200);
+    await one('draw snapshot (one page)', 'GET', `/api/v1/draws/${drawId}/snapshot`, pub, 200);
+    await one('draw create refused (no eligible)', 'POST', `/api/v1/contests/${c.id}/draws`, { ...priv, body: { minPoints: 1000000 } }, 409);
     // refusals of the key answer after one statement too, and change nothing
     await one('revoked/unknown key', 'GET', `/api/v1/contests/${c.id}`, { key: `pk_${'A'.repeat(40)}` }, 401);
     await one('public key on a private route', 'POST', `/api/v1/entries/${adaId}/points`, { ...pub, body: { points: 1, reason: 'x' } }, 403);
@@ -106,5 +115,15 @@ describe.skipIf(!hasRealPostgres)('round trips per request (node-postgres)', () 
     const upd = await trips('PUT', `/api/v1/instant-win-games/${gameId}`, { ...priv, body: { title: 'Spin 2' } });
     expect(upd.res.status).toBe(200);
     expect(upd.texts.filter((q) => !/^\s*(begin|commit)\b/i.test(q)).length).toBe(3); // read rules' inputs; write; read back
+    // reveal and replace: one batch each (the write, then the draw as it is now)
+    const batchOf = async (name: string, path: string, body: unknown) => {
+      const r = await trips('POST', path, { ...priv, body });
+      expect(r.res.status, `${name}: ${JSON.stringify(r.res.body)}`).toBe(200);
+      expect(r.res.headers.get('server-timing'), name).toMatch(/desc="1 round trip"$/);
+      expect(r.texts.filter((q) => !/^\s*(begin|commit)\b/i.test(q)).length, name).toBe(2);
+      return r.res;
+    };
+    const revealed = await batchOf('draw reveal', `/api/v1/draws/${drawId}/reveal`, {});
+    await batchOf('draw replace', `/api/v1/draws/${drawId}/results/${revealed.body.data.results[0].entryId}/replace`, { reason: 'test' });
   });
 });

@@ -10,6 +10,7 @@ import { sql } from 'drizzle-orm';
 import {
   type AnyPgColumn,
   bigint,
+  customType,
   boolean,
   check,
   date,
@@ -26,6 +27,8 @@ import {
   uuid,
 } from 'drizzle-orm/pg-core';
 
+/** raw bytes (seeds, hashes); drivers hand them over as Buffer/Uint8Array */
+const bytea = customType<{ data: Uint8Array; driverData: Uint8Array }>({ dataType: () => 'bytea' });
 const ts = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
 const createdAt = () => ts('created_at').notNull().defaultNow();
 const id = () => uuid('id').primaryKey().defaultRandom();
@@ -424,8 +427,15 @@ export const instantWinPlays = pgTable(
     createdAt: createdAt(),
     expiresAt: ts('expires_at'),
     claimedAt: ts('claimed_at'),
+    /** provable fairness (docs/fairness.md): the server seed, client seed and nonce that made random_value */
+    seedId: uuid('seed_id'),
+    clientSeed: text('client_seed'),
+    nonce: integer('nonce'),
+    /** the tier the number drew (the result differs when that prize was out of stock) */
+    drawnTierId: uuid('drawn_tier_id'),
   },
   (t) => [
+    uniqueIndex('iw_plays_seed_nonce_uq').on(t.seedId, t.cookieHash, t.nonce).where(sql`${t.seedId} is not null`),
     uniqueIndex('iw_plays_limit_cookie_uq').on(t.gameId, t.limitCookieKey).where(sql`${t.limitCookieKey} is not null`),
     uniqueIndex('iw_plays_limit_ip_uq').on(t.gameId, t.limitIpKey).where(sql`${t.limitIpKey} is not null`),
     index('iw_plays_game_created_idx').on(t.gameId, t.createdAt),
@@ -467,4 +477,143 @@ export const emailOutbox = pgTable(
     check('email_outbox_kind_ck', sql`${t.kind} in ('confirmation', 'prize')`),
     check('email_outbox_status_ck', sql`${t.status} in ('pending', 'sent', 'failed')`),
   ],
+);
+
+// ---------------------------------------------------------------------------------------------
+// Provable fairness (docs/fairness.md): giveaway draws and instant-win server seeds.
+// The functions that pick winners and the cleanup trigger are in migrations/0008_fairness.sql.
+
+/**
+ * A giveaway draw: committed (snapshot frozen, seed secret) then revealed (winners picked, seed
+ * shown). The 32-byte seed is the HMAC-SHA256 key; `hmac_ipad`/`hmac_opad` are the key padded to
+ * 64 bytes and XORed with 0x36/0x5c, so SQL computes HMAC with sha256() alone. Never deleted by
+ * the API.
+ */
+export const draws = pgTable(
+  'draws',
+  {
+    id: uuid('id').primaryKey(),
+    teamId: uuid('team_id')
+      .notNull()
+      .references(() => teams.id, { onDelete: 'cascade' }),
+    contestId: uuid('contest_id')
+      .notNull()
+      .references(() => contests.id, { onDelete: 'cascade' }),
+    label: text('label'),
+    status: text('status').notNull().default('committed'),
+    winners: integer('winners').notNull(),
+    weighting: text('weighting').notNull(),
+    confirmedOnly: boolean('confirmed_only').notNull(),
+    minPoints: integer('min_points').notNull(),
+    excludePreviousWinners: boolean('exclude_previous_winners').notNull(),
+    eligibleCount: integer('eligible_count').notNull(),
+    totalWeight: bigint('total_weight', { mode: 'number' }).notNull(),
+    snapshotHash: text('snapshot_hash').notNull(),
+    seed: bytea('seed').notNull(),
+    seedHash: text('seed_hash').notNull(),
+    hmacIpad: bytea('hmac_ipad').notNull(),
+    hmacOpad: bytea('hmac_opad').notNull(),
+    publicRandomness: text('public_randomness'),
+    /** the index i of the next u_i of the random stream (replacements continue from here) */
+    streamNext: integer('stream_next').notNull().default(0),
+    createdAt: createdAt(),
+    revealedAt: ts('revealed_at'),
+  },
+  (t) => [
+    index('draws_contest_created_idx').on(t.contestId, t.createdAt),
+    check('draws_status_ck', sql`${t.status} in ('committed', 'revealed')`),
+    check('draws_weighting_ck', sql`${t.weighting} in ('equal', 'points')`),
+    check('draws_winners_ck', sql`${t.winners} between 1 and 100`),
+  ],
+);
+
+/**
+ * The frozen eligible set of a draw: exactly the published CSV (header line, then one line per
+ * entry in entry-id order), stored as one value (TOAST, uncompressed: a slice reads only the
+ * chunks it needs) so the commit writes one row and hashes the very bytes it stores. No foreign
+ * key to entries (an erased entry keeps its line); it goes with its draw (trigger).
+ */
+export const drawSnapshots = pgTable('draw_snapshots', {
+  drawId: uuid('draw_id').primaryKey(),
+  /** the CSV bytes (bytea, not text: a byte slice of an uncompressed TOAST value reads only its chunks) */
+  csv: bytea('csv').notNull(),
+});
+
+/**
+ * The snapshot's index: one row per 1,000 lines, with the running sum of weights at its last
+ * entry (`cum_end`; weights are > 0, so strictly increasing: the primary key finds the block a
+ * pick falls in), the running sum before its first (`cum_start`), and where its lines are in the
+ * CSV (`char_start`, 0-based, and `char_len`; the CSV is ASCII: characters are bytes).
+ */
+export const drawBlocks = pgTable(
+  'draw_blocks',
+  {
+    drawId: uuid('draw_id').notNull(),
+    cumEnd: bigint('cum_end', { mode: 'number' }).notNull(),
+    cumStart: bigint('cum_start', { mode: 'number' }).notNull(),
+    charStart: bigint('char_start', { mode: 'number' }).notNull(),
+    charLen: integer('char_len').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.drawId, t.cumEnd] })],
+);
+
+/** Winners of a draw in pick order; a replaced winner stays (replaced = true) and counts as picked. */
+export const drawResults = pgTable(
+  'draw_results',
+  {
+    drawId: uuid('draw_id')
+      .notNull()
+      .references(() => draws.id, { onDelete: 'cascade' }),
+    position: integer('position').notNull(),
+    entryId: uuid('entry_id').notNull(),
+    /** the running sum of weights at the winner in the snapshot (cum - weight is where its span starts) */
+    cum: bigint('cum', { mode: 'number' }).notNull(),
+    weight: bigint('weight', { mode: 'number' }).notNull(),
+    /** the index of the u that picked it */
+    streamIndex: integer('stream_index').notNull(),
+    replaced: boolean('replaced').notNull().default(false),
+    replacedReason: text('replaced_reason'),
+    replacedAt: ts('replaced_at'),
+    createdAt: createdAt(),
+  },
+  (t) => [primaryKey({ columns: [t.drawId, t.position] }), uniqueIndex('draw_results_entry_uq').on(t.drawId, t.entryId)],
+);
+
+/**
+ * Instant-win server seeds: one current (revealed_at null) per game, committed by its hash;
+ * revealed when rotated. `tiers` = [{id, name, oddsPercent}] in tier order as they were under
+ * this seed (changing a game's tiers rotates its seed).
+ */
+export const instantWinSeeds = pgTable(
+  'instant_win_seeds',
+  {
+    id: uuid('id').primaryKey(),
+    gameId: uuid('game_id')
+      .notNull()
+      .references(() => contests.id, { onDelete: 'cascade' }),
+    seed: bytea('seed').notNull(),
+    seedHash: text('seed_hash').notNull(),
+    hmacIpad: bytea('hmac_ipad').notNull(),
+    hmacOpad: bytea('hmac_opad').notNull(),
+    tiers: jsonb('tiers').notNull(),
+    createdAt: createdAt(),
+    revealedAt: ts('revealed_at'),
+  },
+  (t) => [
+    uniqueIndex('iw_seeds_current_uq').on(t.gameId).where(sql`${t.revealedAt} is null`),
+    index('iw_seeds_game_idx').on(t.gameId, t.createdAt),
+  ],
+);
+
+/** The nonce counter of a (seed, play cookie): the last nonce handed out. */
+export const instantWinNonces = pgTable(
+  'instant_win_nonces',
+  {
+    seedId: uuid('seed_id')
+      .notNull()
+      .references(() => instantWinSeeds.id, { onDelete: 'cascade' }),
+    cookieHash: text('cookie_hash').notNull(),
+    lastNonce: integer('last_nonce').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.seedId, t.cookieHash] })],
 );

@@ -77,6 +77,13 @@ export const Errors = {
   prizeAlreadyClaimed: def(409, 'This prize has already been claimed'),
   gameHasClaims: def(409, 'Game has claimed entries; pass force=true to delete'),
 
+  // giveaway draws (docs/fairness.md)
+  drawNotFound: def(404, 'Draw not found'),
+  noEligibleEntries: def(409, 'No eligible entries'),
+  drawAlreadyRevealed: def(409, 'Draw already revealed'),
+  drawNotRevealed: def(409, 'Draw is not revealed'),
+  winnerNotFound: def(404, 'Winner not found'),
+
   // admin (contract §3)
   teamNotFound: def(404, 'Team not found'),
   apiKeyNotFound: def(404, 'API key not found'),

@@ -8,7 +8,7 @@ import { createMiddleware } from 'hono/factory';
 import { describeRoute } from 'hono-openapi';
 import * as v from 'valibot';
 import { claimPlay } from '../domain/instant-win/claim.js';
-import { drawNumber } from '../domain/instant-win/draw.js';
+import { listSeeds, rotateSeed } from '../domain/instant-win/fairness.js';
 import { createGame, deleteGame, getGame, listGames, updateGame } from '../domain/instant-win/games.js';
 import { hashCookie, hashIp, newPlayCookie, PLAY_COOKIE_RE } from '../domain/instant-win/hashing.js';
 import { createGameSchema, updateGameSchema } from '../domain/instant-win/input.js';
@@ -21,7 +21,7 @@ import { triggerEmailDelivery } from '../http/email-trigger.js';
 import { ok, pagination } from '../http/envelope.js';
 import { Errors } from '../http/errors.js';
 import { emailSchema, jsonBody, pageParams, pageQuerySchema, queryParams } from '../http/validate.js';
-import { isUuid, randomUuid } from '../lib/crypto.js';
+import { isUuid, randomUuid, sha256Hex } from '../lib/crypto.js';
 import { apiErrors, okJson, pageJson, pageQuery, security } from '../schemas/common.js';
 import { Claim, DeletedGame, Game, Play, PlayResult } from '../schemas/instant-win.js';
 
@@ -36,6 +36,14 @@ const playCookieSchema = v.optional(
       v.regex(PLAY_COOKIE_RE, 'Invalid playCookie'),
       v.description('the device cookie from an earlier play (16-128 characters: letters, digits, _ and -)'),
     ),
+  ),
+);
+
+const clientSeedSchema = v.optional(
+  v.pipe(
+    v.string('clientSeed must be 1 to 64 printable ASCII characters'),
+    v.regex(/^[\x20-\x7e]{1,64}$/, 'clientSeed must be 1 to 64 printable ASCII characters'),
+    v.description('your own seed for the provably fair number (default: the hex SHA-256 of playCookie)'),
   ),
 );
 
@@ -192,7 +200,7 @@ export function instantWinRoutes() {
     describeRoute({
       operationId: 'playInstantWinGame',
       tags,
-      summary: 'Play: the weighted draw; a win is reserved for 24 hours',
+      summary: 'Play: the provably fair draw; a win is reserved for 24 hours',
       security: security.publicKey,
       responses: {
         200: okJson('The result of the draw (a miss, or a prize reserved for 24 hours to claim)', PlayResult),
@@ -210,21 +218,36 @@ export function instantWinRoutes() {
     }),
     publicKey,
     playRateLimit,
-    jsonBody(v.object({ playCookie: playCookieSchema })),
+    jsonBody(v.object({ playCookie: playCookieSchema, clientSeed: clientSeedSchema })),
     async (c) => {
       const d = c.var.deps;
-      const playCookie = c.req.valid('json').playCookie ?? newPlayCookie(d.random);
+      const body = c.req.valid('json');
+      const playCookie = body.playCookie ?? newPlayCookie(d.random);
       const outcome = await playGame(c.var.db(), {
         team: c.var.auth.team,
         gameId: c.req.param('gameId'),
         playId: randomUuid(d.random),
-        r: drawNumber(d.random),
         cookieHash: await hashCookie(playCookie),
+        clientSeed: body.clientSeed ?? (await sha256Hex(playCookie)),
         ipHash: await callerIpHash(c),
         now: d.clock.now(),
       });
-      return ok(c, { playId: outcome.playId, playCookie, alreadyPlayed: false, result: outcome.result });
+      return ok(c, { playId: outcome.playId, playCookie, alreadyPlayed: false, result: outcome.result, fairness: outcome.fairness });
     },
+  );
+
+  r.post(
+    `${BASE}/:gameId/fairness/rotate`,
+    describeRoute({ operationId: 'rotateInstantWinSeed', tags, summary: 'Reveal the current server seed and commit a new one' }),
+    privateKey,
+    async (c) => ok(c, await rotateSeed(c.var.db(), c.var.deps.random, c.var.auth.team, c.req.param('gameId'), c.var.deps.clock.now())),
+  );
+
+  r.get(
+    `${BASE}/:gameId/fairness/seeds`,
+    describeRoute({ operationId: 'listInstantWinSeeds', tags, summary: 'Every server seed of a game, newest first (revealed ones with their seed)' }),
+    publicKey,
+    async (c) => ok(c, await listSeeds(c.var.db(), c.var.auth.team, c.req.param('gameId'))),
   );
 
   r.post(

@@ -30,5 +30,14 @@ export const ENDPOINTS: Row[] = [
   ['POST', `/api/v1/instant-win-games/${ID}/play`, 'pub', MISSING],
   ['POST', `/api/v1/instant-win-games/${ID}/plays/${ID}/claim`, 'pub', MISSING],
   ['GET', `/api/v1/instant-win-games/${ID}/plays`, 'priv', MISSING, PRIVATE],
+  // provable fairness (docs/fairness.md)
+  ['POST', `/api/v1/instant-win-games/${ID}/fairness/rotate`, 'priv', MISSING, PRIVATE],
+  ['GET', `/api/v1/instant-win-games/${ID}/fairness/seeds`, 'pub', MISSING],
+  ['POST', `/api/v1/contests/${ID}/draws`, 'priv', MISSING, PRIVATE],
+  ['GET', `/api/v1/contests/${ID}/draws`, 'priv', MISSING, PRIVATE],
+  ['GET', `/api/v1/draws/${ID}`, 'pub', MISSING],
+  ['POST', `/api/v1/draws/${ID}/reveal`, 'priv', MISSING, PRIVATE],
+  ['POST', `/api/v1/draws/${ID}/results/${ID}/replace`, 'priv', MISSING, PRIVATE],
+  ['GET', `/api/v1/draws/${ID}/snapshot`, 'pub', MISSING],
 ];
 

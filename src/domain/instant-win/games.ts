@@ -21,6 +21,8 @@ import {
   type TierSpec,
   type UpdateGameInput,
 } from './input.js';
+import { newSeed, type SeedMaterial } from './fairness-seed.js';
+import { SEED_COLUMNS, seedValues, sqlGameFairness } from './fairness.js';
 import type { DeliveryType } from './presets.js';
 
 export interface View {
@@ -63,6 +65,7 @@ interface GameRow {
   embed_url: string | null;
   tiers: TierJsonRow[] | string;
   stats: { plays: number; wins: number; claims: number } | string;
+  fairness: { seedId: string; seedHash: string } | string | null;
 }
 
 const parseJson = <T>(x: T | string): T => (typeof x === 'string' ? (JSON.parse(x) as T) : x);
@@ -91,7 +94,8 @@ function gameColumns(view: View): SQL {
         'plays', count(*),
         'wins', count(*) filter (where p.status <> 'miss'),
         'claims', count(*) filter (where p.status = 'claimed'))
-      from instant_win_plays p where p.game_id = c.id) as stats`;
+      from instant_win_plays p where p.game_id = c.id) as stats,
+    ${sqlGameFairness}`;
 }
 
 function tierJson(t: TierJsonRow, view: View) {
@@ -130,6 +134,7 @@ export function gameJson(row: GameRow, now: Date, view: View) {
     embedUrl: row.embed_url,
     tiers: parseJson(row.tiers).map((t) => tierJson(t, view)),
     stats: { plays: num(stats.plays), wins: num(stats.wins), claims: num(stats.claims) },
+    fairness: row.fairness === null ? null : parseJson(row.fairness),
     createdAt: iso(row.created_at),
     updatedAt: iso(row.updated_at),
   };
@@ -213,6 +218,8 @@ export async function createGame(db: Db, random: RandomSource, team: Team, input
   const gameId = randomUuid(random);
   const specs = tiers.map((t) => ({ ...t, id: randomUuid(random), isNew: true }));
   const at = now.toISOString();
+  const seed = await newSeed(random);
+  const seedId = randomUuid(random);
   const [, read] = await batch(db, [
     sql`with ${team.cte} c as (
           insert into contests (id, team_id, tool_type, title, description, status, slug, is_evergreen, created_at, updated_at)
@@ -235,6 +242,10 @@ export async function createGame(db: Db, random: RandomSource, team: Team, input
           select x.tier_id, c.id, x.code, ${at}::timestamptz
           from c, jsonb_to_recordset(${codesJsonParam(specs)}::jsonb) as x(tier_id uuid, code text)
           returning id
+        ), s as (
+          insert into instant_win_seeds ${SEED_COLUMNS}
+          select ${seedValues(seedId, seed, sql`c.id`, seedTiersJson(specs), at)} from c
+          returning id
         )
         select (select count(*) from g) as games, (select count(*) from t) as tiers, (select count(*) from k) as codes`,
     getGameSql(team, gameId, PRIVATE_VIEW),
@@ -243,6 +254,10 @@ export async function createGame(db: Db, random: RandomSource, team: Team, input
 }
 
 const PRIVATE_VIEW: View = { secrets: true, codes: true };
+
+/** The tiers a seed keeps ([{id, name, oddsPercent}] in draw order), from the tier list being written. */
+const seedTiersJson = (specs: readonly (TierSpec & { id: string })[]) =>
+  sql`${JSON.stringify(specs.map((t) => ({ id: t.id, name: t.name, oddsPercent: t.oddsPercent })))}::jsonb`;
 
 /**
  * Updates title, description, status, publishAs/embedUrl and (when sent) the tiers. The tier
@@ -300,7 +315,9 @@ export async function updateGame(
     // 2. one batch: the write, guarded by "the game and its live tiers are as step 1 read them"
     //    (a concurrent update or a first play in between makes it write nothing: go round
     //    again), then the game as it is now
-    const [written, read] = await batch(db, [updateGameSql(team, gameId, input, publishAs, embedUrl, specs, seen, at), getGameSql(team, gameId, PRIVATE_VIEW)]);
+    // a new seed, used only when the tiers drawn change (id, name or odds, or their order)
+    const rotation = specs ? { seedId: randomUuid(random), seed: await newSeed(random) } : undefined;
+    const [written, read] = await batch(db, [updateGameSql(team, gameId, input, publishAs, embedUrl, specs, seen, at, rotation), getGameSql(team, gameId, PRIVATE_VIEW)]);
     if (written![0]?.updated) return gameFromRows(read!, now, PRIVATE_VIEW);
     if (!read![0]) throw Errors.gameNotFound();
   }
@@ -323,6 +340,7 @@ function updateGameSql(
   specs: (TierSpec & { id: string; isNew: boolean })[] | undefined,
   seen: readonly StoredTier[],
   at: string,
+  rotation?: { seedId: string; seed: SeedMaterial },
 ): SQL {
   const seenJson = JSON.stringify(
     seen.map((t) => ({ id: t.id, is_miss: t.isMiss, delivery_type: t.deliveryType, has_plays: t.hasPlays, has_codes: t.codesTotal > 0 })),
@@ -393,6 +411,17 @@ function updateGameSql(
         from jsonb_to_recordset(${specs ? codesJsonParam(specs) : '[]'}::jsonb) as x(tier_id uuid, code text)
         where exists (select 1 from go)
         on conflict (tier_id, code) do nothing
+        returning id
+      ), seed_old as (
+        -- changing the tiers drawn reveals the current seed and commits a new one (fairness.ts)
+        update instant_win_seeds cs set revealed_at = ${at}::timestamptz
+        where ${rotation ? sql`true` : sql`false`} and cs.game_id in (select id from go) and cs.revealed_at is null
+          and cs.tiers is distinct from ${specs ? seedTiersJson(specs) : sql`null::jsonb`}
+        returning cs.id
+      ), seed_new as (
+        insert into instant_win_seeds ${SEED_COLUMNS}
+        select ${rotation && specs ? seedValues(rotation.seedId, rotation.seed, sql`${gameId}::uuid`, seedTiersJson(specs), at) : sql`null, null, null, null, null, null, null, null`}
+        where exists (select 1 from seed_old)
         returning id
       )
       select (select count(*) from c) > 0 as updated, (select count(*) from upd) as tiers_updated,

@@ -18,6 +18,11 @@ interface Row {
   created_at: Date | string;
   expires_at: Date | string | null;
   claimed_at: Date | string | null;
+  drawn_tier_id: string | null;
+  drawn_tier_name: string | null;
+  client_seed: string | null;
+  nonce: number | null;
+  seed_id: string | null;
 }
 
 /**
@@ -56,8 +61,10 @@ export async function listPlays(
         )
         select total.n as total, exists (select 1 from g) as found, page.* from total left join lateral (
           select p.id, ${sqlPlayStatus(at)} as status, p.tier_id, t.name as tier_name, t.is_miss as tier_is_miss,
-                 p.email, p.created_at, p.expires_at, p.claimed_at
+                 p.email, p.created_at, p.expires_at, p.claimed_at,
+                 p.drawn_tier_id, dt.name as drawn_tier_name, p.client_seed, p.nonce, p.seed_id
           from instant_win_plays p left join instant_win_tiers t on t.id = p.tier_id
+               left join instant_win_tiers dt on dt.id = p.drawn_tier_id
           where exists (select 1 from g) and ${where}
           order by p.created_at desc, p.id desc
           limit ${opts.limit} offset ${opts.offset}
@@ -76,6 +83,11 @@ export async function listPlays(
         createdAt: iso(r.created_at),
         expiresAt: iso(r.expires_at),
         claimedAt: iso(r.claimed_at),
+        // provable fairness (docs/fairness.md): null for plays made before it existed
+        drawnTier: r.drawn_tier_id ? { id: r.drawn_tier_id, name: r.drawn_tier_name! } : null,
+        clientSeed: r.client_seed,
+        nonce: r.nonce === null ? null : Number(r.nonce),
+        seedId: r.seed_id,
       })),
   };
 }

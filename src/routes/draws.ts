@@ -1,0 +1,249 @@
+/**
+ * Giveaway draws (docs/fairness.md): commit, reveal, replace, get, list, the snapshot CSV, and a
+ * public page that re-checks a draw in the browser. Thin handlers: the rules live in
+ * src/domain/draws/.
+ */
+import { type Context, Hono } from 'hono';
+import { describeRoute } from 'hono-openapi';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import * as v from 'valibot';
+import { createDraw, getDraw, listDraws, replaceWinner, revealDraw, SNAPSHOT_HEADER, snapshotPage } from '../domain/draws/draws.js';
+import { VERIFY_JS, verifyPageBody } from '../domain/draws/verify-page.js';
+import { escapeHtml } from '../domain/emails.js';
+import { requireKey } from '../http/auth.js';
+import type { AppEnv } from '../http/context.js';
+import { ok, pagination } from '../http/envelope.js';
+import { Errors } from '../http/errors.js';
+import { jsonBody, pageParams, pageQuerySchema, queryParams } from '../http/validate.js';
+import { isUuid } from '../lib/crypto.js';
+
+const tags = ['Draws'];
+/** snapshot blocks (of 1,000 lines, ~105 bytes each) per query: about 2 MB a page, under any per-query response limit */
+export const SNAPSHOT_PAGE = 20;
+
+const int = (msg: string, min: number, max: number) =>
+  v.pipe(v.number(msg), v.integer(msg), v.minValue(min, msg), v.maxValue(max, msg));
+const bool = (field: string) => v.boolean(`${field} must be true or false`);
+
+const createDrawSchema = v.object({
+  winners: v.optional(int('winners must be an integer between 1 and 100', 1, 100), 1),
+  weighting: v.optional(v.picklist(['equal', 'points'], 'weighting must be equal or points'), 'equal'),
+  confirmedOnly: v.optional(bool('confirmedOnly'), true),
+  minPoints: v.optional(int('minPoints must be an integer >= 0', 0, 2147483647), 0),
+  excludePreviousWinners: v.optional(bool('excludePreviousWinners'), true),
+  label: v.optional(
+    v.nullable(v.pipe(v.string('label must be a string'), v.maxLength(200, 'label must be at most 200 characters'))),
+    null,
+  ),
+});
+
+const PRINTABLE_512 = /^[\x20-\x7e]{1,512}$/;
+const revealSchema = v.object({
+  publicRandomness: v.optional(
+    v.nullable(
+      v.pipe(
+        v.string('publicRandomness must be 1 to 512 printable ASCII characters'),
+        v.regex(PRINTABLE_512, 'publicRandomness must be 1 to 512 printable ASCII characters'),
+        v.description('public randomness published after the commit (a drand round, lottery numbers...)'),
+      ),
+    ),
+  ),
+});
+
+const replaceSchema = v.object({
+  reason: v.pipe(
+    v.string('reason is required'),
+    v.minLength(1, 'reason must be 1 to 500 characters'),
+    v.maxLength(500, 'reason must be 1 to 500 characters'),
+  ),
+});
+
+const PUBLIC_KEY_RE = /^pk_[A-Za-z0-9]{16,128}$/;
+const PAGE_CSP = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "connect-src 'self'",
+  "style-src 'unsafe-inline'",
+  "img-src 'self' data:",
+  "base-uri 'none'",
+  "form-action 'none'",
+].join('; ');
+
+function page(c: Context<AppEnv>, status: ContentfulStatusCode, title: string, body: string, script: boolean) {
+  c.header('Content-Security-Policy', PAGE_CSP);
+  c.header('Referrer-Policy', 'no-referrer');
+  c.header('X-Content-Type-Options', 'nosniff');
+  c.header('Cache-Control', 'no-store');
+  return c.html(
+    `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="robots" content="noindex">
+<link rel="icon" href="data:,">
+<title>${escapeHtml(title)}</title>
+<style>
+body{margin:0;padding:24px 12px;background:#f3f4f6;color:#1f2937;font-family:system-ui,-apple-system,"Segoe UI",Roboto,Arial,sans-serif;line-height:1.5}
+main{max-width:760px;margin:0 auto}
+h1{font-size:1.25rem}
+code{word-break:break-all}
+ol#steps li{margin:6px 0}
+.ok{color:#047857;font-weight:600}
+.bad{color:#b91c1c;font-weight:600}
+table{border-collapse:collapse;font-size:.85rem;width:100%}
+td,th{border:1px solid #d1d5db;padding:4px 6px;text-align:left}
+</style>
+${script ? '<script src="/draws/verify.js" defer></script>\n' : ''}</head>
+<body>
+<main>
+${body}
+</main>
+</body>
+</html>
+`,
+    status,
+  );
+}
+
+export function drawRoutes() {
+  const r = new Hono<AppEnv>();
+  const publicKey = requireKey('public');
+  const privateKey = requireKey('private');
+
+  r.post(
+    '/api/v1/contests/:contestId/draws',
+    describeRoute({ operationId: 'createDraw', tags, summary: 'Commit a draw: freeze the eligible entries, commit a secret seed by its hash' }),
+    privateKey,
+    jsonBody(createDrawSchema),
+    async (c) => {
+      const d = c.var.deps;
+      return ok(c, await createDraw(c.var.db(), d.random, c.var.auth.team, c.req.param('contestId'), c.req.valid('json'), d.clock.now()), 201);
+    },
+  );
+
+  r.get(
+    '/api/v1/contests/:contestId/draws',
+    describeRoute({ operationId: 'listDraws', tags, summary: "A contest's draws, newest first" }),
+    privateKey,
+    queryParams(v.object({ ...pageQuerySchema })),
+    async (c) => {
+      const { page: p, limit, offset } = pageParams(c.req.valid('query'));
+      const { items, total } = await listDraws(c.var.db(), c.var.auth.team, c.req.param('contestId'), { limit, offset });
+      return ok(c, items, 200, { pagination: pagination(p, limit, total) });
+    },
+  );
+
+  r.get(
+    '/api/v1/draws/:drawId',
+    describeRoute({ operationId: 'getDraw', tags, summary: 'A draw: settings, hashes, and once revealed the seed and the winners' }),
+    publicKey,
+    async (c) => ok(c, await getDraw(c.var.db(), c.var.auth.team, c.req.param('drawId'))),
+  );
+
+  r.post(
+    '/api/v1/draws/:drawId/reveal',
+    describeRoute({ operationId: 'revealDraw', tags, summary: 'Reveal: pick the winners from the committed seed (and optional public randomness), show the seed' }),
+    privateKey,
+    jsonBody(revealSchema),
+    async (c) => {
+      const body = c.req.valid('json');
+      return ok(c, await revealDraw(c.var.db(), c.var.auth.team, c.req.param('drawId'), body.publicRandomness ?? null, c.var.deps.clock.now()));
+    },
+  );
+
+  r.post(
+    '/api/v1/draws/:drawId/results/:entryId/replace',
+    describeRoute({ operationId: 'replaceDrawWinner', tags, summary: 'Replace a winner: the next pick of the same random stream is appended' }),
+    privateKey,
+    jsonBody(replaceSchema),
+    async (c) =>
+      ok(c, await replaceWinner(c.var.db(), c.var.auth.team, c.req.param('drawId'), c.req.param('entryId'), c.req.valid('json').reason, c.var.deps.clock.now())),
+  );
+
+  r.get(
+    '/api/v1/draws/:drawId/snapshot',
+    describeRoute({
+      operationId: 'getDrawSnapshot',
+      tags,
+      summary: 'The frozen eligible set as CSV (entry_id,weight,email_sha256); its SHA-256 is snapshotHash',
+      responses: { 200: { description: 'the snapshot', content: { 'text/csv': { schema: { type: 'string' } } } } },
+    }),
+    publicKey,
+    async (c) => {
+      const drawId = c.req.param('drawId');
+      if (!isUuid(drawId)) throw Errors.drawNotFound();
+      const team = c.var.auth.team;
+      const first = await snapshotPage(c.var.db(), team, drawId, -1, SNAPSHOT_PAGE);
+      if (!first.found) throw Errors.drawNotFound();
+      const enc = new TextEncoder();
+      const deps = c.var.deps;
+      let after = first.last;
+      let done = first.count < SNAPSHOT_PAGE;
+      let handle: ReturnType<typeof deps.database.acquire> | undefined;
+      // the later pages run on a handle of the stream's own: the request's is released when the
+      // handler returns, before the body has been sent
+      const body = new ReadableStream<Uint8Array>({
+        start(controller) {
+          controller.enqueue(enc.encode(SNAPSHOT_HEADER + first.text));
+          if (done) controller.close();
+        },
+        async pull(controller) {
+          if (done) return;
+          try {
+            handle ??= deps.database.acquire();
+            const next = await snapshotPage(handle.db, team, drawId, after, SNAPSHOT_PAGE);
+            after = next.last;
+            done = next.count < SNAPSHOT_PAGE;
+            if (next.text) controller.enqueue(enc.encode(next.text));
+            if (done) {
+              controller.close();
+              await handle.release();
+            }
+          } catch (e) {
+            deps.logger.error('snapshot stream failed', { drawId, error: String(e) });
+            controller.error(e);
+            await handle?.release();
+          }
+        },
+        async cancel() {
+          done = true;
+          await handle?.release();
+        },
+      });
+      c.header('Content-Type', 'text/csv; charset=utf-8');
+      c.header('Content-Disposition', `attachment; filename="draw-${drawId.toLowerCase()}.csv"`);
+      return c.body(body, 200);
+    },
+  );
+
+  r.get(
+    '/draws/verify.js',
+    describeRoute({ tags, summary: 'The script of the draw verification page', security: [] }),
+    (c) => {
+      c.header('Content-Type', 'text/javascript; charset=utf-8');
+      c.header('X-Content-Type-Options', 'nosniff');
+      c.header('Cache-Control', 'public, max-age=300');
+      return c.body(VERIFY_JS, 200);
+    },
+  );
+
+  r.get(
+    '/draws/:drawId/verify',
+    describeRoute({ tags, summary: 'A page that re-checks a draw in the browser: /draws/:drawId/verify?key=pk_...', security: [] }),
+    (c) => {
+      const drawId = c.req.param('drawId');
+      const key = c.req.query('key') ?? '';
+      if (!isUuid(drawId)) return page(c, 404, 'Draw not found', '<h1>Draw not found</h1><p>This address does not name a draw.</p>', false);
+      if (key.startsWith('sk_')) {
+        return page(c, 400, 'Private key refused', '<h1>Private key refused</h1><p>That is a private key: never put it in a link. Use the public key (pk_...).</p>', false);
+      }
+      if (!PUBLIC_KEY_RE.test(key)) {
+        return page(c, 400, 'Public key needed', '<h1>Public key needed</h1><p>Add the public API key to the address: <code>?key=pk_...</code></p>', false);
+      }
+      return page(c, 200, 'Verify a draw', verifyPageBody(drawId.toLowerCase()), true);
+    },
+  );
+
+  return r;
+}
