@@ -16,6 +16,8 @@ import { ok, pagination } from '../http/envelope.js';
 import { Errors } from '../http/errors.js';
 import { jsonBody, pageParams, pageQuerySchema, queryParams } from '../http/validate.js';
 import { isUuid } from '../lib/crypto.js';
+import { apiErrors, media, okJson, pageJson, security } from '../schemas/common.js';
+import { Draw } from '../schemas/fairness.js';
 
 const tags = ['Draws'];
 /** snapshot blocks (of 1,000 lines, ~105 bytes each) per query: about 2 MB a page, under any per-query response limit */
@@ -113,7 +115,16 @@ export function drawRoutes() {
 
   r.post(
     '/api/v1/contests/:contestId/draws',
-    describeRoute({ operationId: 'createDraw', tags, summary: 'Commit a draw: freeze the eligible entries, commit a secret seed by its hash' }),
+    describeRoute({
+      operationId: 'createDraw',
+      tags,
+      summary: 'Commit a draw: freeze the eligible entries, commit a secret seed by its hash',
+      security: security.privateKey,
+      responses: {
+        201: okJson('The committed draw (seed hidden, no results yet)', Draw),
+        ...apiErrors({ access: 'private', body: true }, { 400: true, 404: ['Contest not found'], 409: ['No eligible entries'] }),
+      },
+    }),
     privateKey,
     jsonBody(createDrawSchema),
     async (c) => {
@@ -124,7 +135,16 @@ export function drawRoutes() {
 
   r.get(
     '/api/v1/contests/:contestId/draws',
-    describeRoute({ operationId: 'listDraws', tags, summary: "A contest's draws, newest first" }),
+    describeRoute({
+      operationId: 'listDraws',
+      tags,
+      summary: "A contest's draws, newest first",
+      security: security.privateKey,
+      responses: {
+        200: pageJson('One page of draws', Draw),
+        ...apiErrors({ access: 'private' }, { 400: true, 404: ['Contest not found'] }),
+      },
+    }),
     privateKey,
     queryParams(v.object({ ...pageQuerySchema })),
     async (c) => {
@@ -136,14 +156,32 @@ export function drawRoutes() {
 
   r.get(
     '/api/v1/draws/:drawId',
-    describeRoute({ operationId: 'getDraw', tags, summary: 'A draw: settings, hashes, and once revealed the seed and the winners' }),
+    describeRoute({
+      operationId: 'getDraw',
+      tags,
+      summary: 'A draw: settings, hashes, and once revealed the seed and the winners',
+      security: security.publicKey,
+      responses: {
+        200: okJson('The draw', Draw),
+        ...apiErrors({ access: 'public' }, { 404: ['Draw not found'] }),
+      },
+    }),
     publicKey,
     async (c) => ok(c, await getDraw(c.var.db(), c.var.auth.team, c.req.param('drawId'))),
   );
 
   r.post(
     '/api/v1/draws/:drawId/reveal',
-    describeRoute({ operationId: 'revealDraw', tags, summary: 'Reveal: pick the winners from the committed seed (and optional public randomness), show the seed' }),
+    describeRoute({
+      operationId: 'revealDraw',
+      tags,
+      summary: 'Reveal: pick the winners from the committed seed (and optional public randomness), show the seed',
+      security: security.privateKey,
+      responses: {
+        200: okJson('The revealed draw with its winners and seed', Draw),
+        ...apiErrors({ access: 'private', body: true }, { 400: true, 404: ['Draw not found'], 409: ['Draw already revealed'] }),
+      },
+    }),
     privateKey,
     jsonBody(revealSchema),
     async (c) => {
@@ -154,7 +192,19 @@ export function drawRoutes() {
 
   r.post(
     '/api/v1/draws/:drawId/results/:entryId/replace',
-    describeRoute({ operationId: 'replaceDrawWinner', tags, summary: 'Replace a winner: the next pick of the same random stream is appended' }),
+    describeRoute({
+      operationId: 'replaceDrawWinner',
+      tags,
+      summary: 'Replace a winner: the next pick of the same random stream is appended',
+      security: security.privateKey,
+      responses: {
+        200: okJson('The draw with the replacement appended', Draw),
+        ...apiErrors(
+          { access: 'private', body: true },
+          { 400: true, 404: ['Draw not found', 'Winner not found'], 409: ['Draw is not revealed', 'No eligible entries'] },
+        ),
+      },
+    }),
     privateKey,
     jsonBody(replaceSchema),
     async (c) =>
@@ -167,7 +217,11 @@ export function drawRoutes() {
       operationId: 'getDrawSnapshot',
       tags,
       summary: 'The frozen eligible set as CSV (entry_id,weight,email_sha256); its SHA-256 is snapshotHash',
-      responses: { 200: { description: 'the snapshot', content: { 'text/csv': { schema: { type: 'string' } } } } },
+      security: security.publicKey,
+      responses: {
+        200: media('The snapshot: a header line, then one line per entry in entry id order, each ending with a line feed', 'text/csv'),
+        ...apiErrors({ access: 'public' }, { 404: ['Draw not found'] }),
+      },
     }),
     publicKey,
     async (c) => {
@@ -219,7 +273,13 @@ export function drawRoutes() {
 
   r.get(
     '/draws/verify.js',
-    describeRoute({ tags, summary: 'The script of the draw verification page', security: [] }),
+    describeRoute({
+      operationId: 'getDrawVerifyScript',
+      tags,
+      summary: 'The script of the draw verification page',
+      security: security.none,
+      responses: { 200: media('The script', 'text/javascript') },
+    }),
     (c) => {
       c.header('Content-Type', 'text/javascript; charset=utf-8');
       c.header('X-Content-Type-Options', 'nosniff');
@@ -230,7 +290,17 @@ export function drawRoutes() {
 
   r.get(
     '/draws/:drawId/verify',
-    describeRoute({ tags, summary: 'A page that re-checks a draw in the browser: /draws/:drawId/verify?key=pk_...', security: [] }),
+    describeRoute({
+      operationId: 'getDrawVerifyPage',
+      tags,
+      summary: 'A page that re-checks a draw in the browser: /draws/:drawId/verify?key=pk_...',
+      security: security.none,
+      responses: {
+        200: media('The verification page (it fetches the draw, snapshot and seed with the public key and recomputes the winners)', 'text/html'),
+        400: media('A page explaining what is wrong with the key', 'text/html'),
+        404: media('Draw not found (a malformed id)', 'text/html'),
+      },
+    }),
     (c) => {
       const drawId = c.req.param('drawId');
       const key = c.req.query('key') ?? '';

@@ -23,6 +23,7 @@ import { Errors } from '../http/errors.js';
 import { emailSchema, jsonBody, pageParams, pageQuerySchema, queryParams } from '../http/validate.js';
 import { isUuid, randomUuid, sha256Hex } from '../lib/crypto.js';
 import { apiErrors, okJson, pageJson, pageQuery, security } from '../schemas/common.js';
+import { Seed, SeedRotation } from '../schemas/fairness.js';
 import { Claim, DeletedGame, Game, Play, PlayResult } from '../schemas/instant-win.js';
 
 const BASE = '/api/v1/instant-win-games';
@@ -207,7 +208,7 @@ export function instantWinRoutes() {
         ...apiErrors(
           { access: 'public', body: true },
           {
-            400: ['Invalid playCookie', 'Invalid request body'],
+            400: ['Invalid playCookie', 'clientSeed must be 1 to 64 printable ASCII characters', 'Invalid request body'],
             403: ['You have already played', 'You have already played today'],
             404: ['Game not found'],
             409: ['Game is not active'],
@@ -238,14 +239,32 @@ export function instantWinRoutes() {
 
   r.post(
     `${BASE}/:gameId/fairness/rotate`,
-    describeRoute({ operationId: 'rotateInstantWinSeed', tags, summary: 'Reveal the current server seed and commit a new one' }),
+    describeRoute({
+      operationId: 'rotateInstantWinSeed',
+      tags,
+      summary: 'Reveal the current server seed and commit a new one',
+      security: security.privateKey,
+      responses: {
+        200: okJson('The revealed seed and the newly committed one', SeedRotation),
+        ...apiErrors({ access: 'private' }, { 404: ['Game not found'] }),
+      },
+    }),
     privateKey,
     async (c) => ok(c, await rotateSeed(c.var.db(), c.var.deps.random, c.var.auth.team, c.req.param('gameId'), c.var.deps.clock.now())),
   );
 
   r.get(
     `${BASE}/:gameId/fairness/seeds`,
-    describeRoute({ operationId: 'listInstantWinSeeds', tags, summary: 'Every server seed of a game, newest first (revealed ones with their seed)' }),
+    describeRoute({
+      operationId: 'listInstantWinSeeds',
+      tags,
+      summary: 'Every server seed of a game, newest first (revealed ones with their seed)',
+      security: security.publicKey,
+      responses: {
+        200: okJson('The seeds, newest first, not paginated', v.array(Seed)),
+        ...apiErrors({ access: 'public' }, { 404: ['Game not found'] }),
+      },
+    }),
     publicKey,
     async (c) => ok(c, await listSeeds(c.var.db(), c.var.auth.team, c.req.param('gameId'))),
   );

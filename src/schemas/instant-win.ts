@@ -10,6 +10,7 @@ import {
   PUBLISH_AS,
 } from '../domain/instant-win/presets.js';
 import { nonNegInt, timestamp, uuid } from './common.js';
+import { GameFairness, PlayFairness } from './fairness.js';
 
 export const Tier = v.strictObject({
   id: uuid,
@@ -40,6 +41,7 @@ export const Game = v.strictObject({
   embedUrl: v.nullable(v.string()),
   tiers: v.array(Tier),
   stats: v.strictObject({ plays: nonNegInt, wins: nonNegInt, claims: nonNegInt }),
+  fairness: v.pipe(v.nullable(GameFairness), v.description('the committed server seed the next plays are drawn with')),
   createdAt: timestamp,
   updatedAt: timestamp,
 });
@@ -56,6 +58,7 @@ export const PlayResult = v.strictObject({
     isMiss: v.boolean(),
     color: v.nullable(v.string()),
   }),
+  fairness: PlayFairness,
 });
 
 export const Claim = v.strictObject({
@@ -73,4 +76,8 @@ export const Play = v.strictObject({
   createdAt: timestamp,
   expiresAt: v.nullable(timestamp),
   claimedAt: v.nullable(timestamp),
+  drawnTier: v.pipe(v.nullable(v.strictObject({ id: uuid, name: v.string() })), v.description('the tier the number drew (the result differs when it was out of stock)')),
+  clientSeed: v.nullable(v.string()),
+  nonce: v.nullable(nonNegInt),
+  seedId: v.nullable(uuid),
 });
