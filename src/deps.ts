@@ -49,6 +49,8 @@ export interface AppConfig {
   publicUrl: string;
   /** salt for hashing IP addresses (instant-win entry limits) */
   ipHashSalt: string;
+  /** the runtime compresses responses itself (Workers): the app must not compress them again */
+  platformCompresses?: boolean;
 }
 
 export interface Deps {
