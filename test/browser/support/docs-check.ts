@@ -43,6 +43,23 @@ export async function checkDocsPage(browser: Browser, origin: string, screenshot
     await one.locator('.opblock-summary').first().click();
     await one.locator('.responses-wrapper').waitFor();
 
+    // try one out: the request goes to the app (connect-src 'self') and the answer is shown
+    const health = page.locator('.opblock').filter({ hasText: '/health' }).first();
+    await health.locator('.opblock-summary').first().click();
+    await health.getByRole('button', { name: 'Try it out' }).click();
+    const answered = page.waitForResponse((r) => r.url() === `${origin}/health`);
+    await health.getByRole('button', { name: 'Execute' }).click();
+    expect((await answered).status()).toBe(200);
+    await expect.poll(() => health.locator('.live-responses-table tr.response .response-col_status').first().textContent()).toContain('200');
+    await expect.poll(() => health.locator('.live-responses-table tr.response .response-col_description pre').first().textContent()).toContain('"ok"');
+
+    // the schemas section expands too
+    const models = page.locator('section.models');
+    if (await models.count()) {
+      await models.locator('h4').first().click();
+      await models.locator('.model-container').first().waitFor();
+    }
+
     mkdirSync(ARTIFACTS, { recursive: true });
     await page.screenshot({ path: join(ARTIFACTS, `${screenshot}.png`) });
 
