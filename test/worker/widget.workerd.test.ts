@@ -88,3 +88,23 @@ describe.skipIf(!hasPostgres)('Worker in workerd: /widget.js and the demo page a
     expect(game.body.data.title).toBe('Spin on Workers');
   });
 });
+
+describe('Worker in workerd: /docs', () => {
+  it('serves the reference page and its start script from the Worker, with a CSP of only the app itself', async () => {
+    const page = await SELF.fetch('http://contests.test/docs', { headers: BROWSER_HEADERS });
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-security-policy')).toMatch(/^default-src 'none'; script-src 'self'; style-src 'self'/);
+    const html = await page.text();
+    expect(html).toContain('<script src="/docs/assets/swagger-ui-bundle.js" defer></script>');
+    expect(html).not.toMatch(/https?:\/\//);
+    const init = await SELF.fetch('http://contests.test/docs/init.js', { headers: BROWSER_HEADERS });
+    expect(init.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
+    expect(await init.text()).toContain('SwaggerUIBundle(');
+    // the UI files are Workers static assets, answered by the platform before the Worker runs
+    // (SELF reaches the Worker itself, as a request for a missing asset would): the Worker has no
+    // copy of them, so its script stays small. `npm run dev` serves them: test/browser/dev-server.test.ts
+    const css = await SELF.fetch('http://contests.test/docs/assets/swagger-ui.css', { headers: BROWSER_HEADERS });
+    expect(css.status).toBe(404);
+    expect(await css.json()).toEqual({ success: false, error: 'Not found' });
+  });
+});
