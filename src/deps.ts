@@ -49,6 +49,12 @@ export interface Logger {
   error(msg: string, fields?: Record<string, unknown>): void;
 }
 
+/** Files served as they are (the /docs UI bundle), too big to go into the Worker script. */
+export interface StaticFiles {
+  /** The file at `path` (relative, e.g. "docs/assets/swagger-ui.css"), or null when there is none. */
+  read(path: string): Promise<{ body: Uint8Array; etag: string } | null>;
+}
+
 export interface AppConfig {
   /** enables /api/admin/*; unset = every admin route answers 404 */
   adminToken?: string;
@@ -56,6 +62,8 @@ export interface AppConfig {
   publicUrl: string;
   /** salt for hashing IP addresses (instant-win entry limits) */
   ipHashSalt: string;
+  /** the runtime compresses responses itself (Workers): the app must not compress them again */
+  platformCompresses?: boolean;
 }
 
 export interface Deps {
@@ -70,6 +78,8 @@ export interface Deps {
   clientIp(c: Context): string | null;
   /** Runs work after the response (Worker: ctx.waitUntil; Node: fire and forget with logging). */
   background(c: Context, work: Promise<unknown>): void;
+  /** Node: read from installed packages. Workers: unset, the platform serves them (static assets). */
+  staticFiles?: StaticFiles;
 }
 
 export const systemClock: Clock = { now: () => new Date() };

@@ -18,6 +18,7 @@ import {
 } from './deps.js';
 import { runScheduledJobs } from './domain/jobs.js';
 import { seedIfEmpty } from './domain/seed.js';
+import { docsFiles } from './lib/docs-files.js';
 import { logTransport } from './mail/log.js';
 import { resendTransport } from './mail/resend.js';
 import { mailConfigProblem, transportKind } from './mail/select.js';
@@ -92,6 +93,7 @@ async function main() {
     background: (_c, work) => {
       work.catch((e) => logger.error('background task failed', { ...describeError(e) }));
     },
+    staticFiles: docsFiles(),
   };
 
   const seeded = await seedIfEmpty(database.db, deps.random, deps.clock.now());

@@ -63,6 +63,7 @@ function depsFor(env: Env, requestUrl?: string): { deps: Deps; app: App } {
       adminToken: env.ADMIN_TOKEN || undefined,
       publicUrl: publicUrl.replace(/\/+$/, ''),
       ipHashSalt: env.IP_HASH_SALT ?? 'contest-engine-dev-salt',
+      platformCompresses: true,
     },
     clientIp: (c) => c.req.header('cf-connecting-ip') ?? null,
     background: (c, work) => c.executionCtx.waitUntil(work),

@@ -17,6 +17,8 @@ const ETAG = `"${WIDGET_JS_HASH}"`;
 /** Public keys as the contract makes them (pk_ + base62); anything else never reaches the page. */
 const PUBLIC_KEY_RE = /^pk_[A-Za-z0-9]{16,128}$/;
 
+const gzip = compress();
+
 function etagMatches(header: string | undefined): boolean {
   if (!header) return false;
   if (header.trim() === '*') return true;
@@ -85,7 +87,9 @@ export function widgetRoutes() {
         ...errors({ 500: true }),
       },
     }),
-    compress(),
+    // Node answers as it is told, so the app compresses there; on Workers the platform compresses
+    // (a body compressed here would be compressed again and reach the browser as binary)
+    (c, next) => (c.var.deps.config.platformCompresses ? next() : gzip(c, next)),
     (c) => {
       c.header('Access-Control-Allow-Origin', '*');
       c.header('Cross-Origin-Resource-Policy', 'cross-origin');

@@ -6,7 +6,7 @@
 import { toJsonSchema } from '@valibot/to-json-schema';
 import type { GenerateSpecOptions } from 'hono-openapi';
 import * as v from 'valibot';
-import { SECURITY_SCHEMES } from './common.js';
+import { ErrorEnvelope, SECURITY_SCHEMES } from './common.js';
 
 const OPENAPI_PATH = '/api/v1/openapi.json';
 
@@ -70,6 +70,39 @@ export const documentOptions: Partial<GenerateSpecOptions> = {
           security: [],
           responses: {
             200: { description: 'The page', content: { 'text/html': { schema: schemaOf(v.string()) } } },
+          },
+        },
+      },
+      '/docs/init.js': {
+        get: {
+          operationId: 'getApiReferenceScript',
+          tags: ['Meta'],
+          summary: 'The script that starts the reference page (its own file: the page allows no inline script)',
+          security: [],
+          responses: {
+            200: { description: 'The script', content: { 'text/javascript': { schema: schemaOf(v.string()) } } },
+          },
+        },
+      },
+      '/docs/assets/{file}': {
+        get: {
+          operationId: 'getApiReferenceAsset',
+          tags: ['Meta'],
+          summary: "The reference page's own files (Swagger UI), served by this server: no CDN",
+          security: [],
+          parameters: [
+            { name: 'file', in: 'path', required: true, schema: { type: 'string', enum: ['swagger-ui-bundle.js', 'swagger-ui.css'] } },
+          ],
+          responses: {
+            200: {
+              description: 'The file (ETag; gzip when asked, on Workers by the platform)',
+              content: { 'text/javascript': { schema: schemaOf(v.string()) }, 'text/css': { schema: schemaOf(v.string()) } },
+            },
+            304: { description: 'Not modified (If-None-Match)' },
+            404: {
+              description: 'No such file',
+              content: { 'application/json': { schema: schemaOf(ErrorEnvelope) } },
+            },
           },
         },
       },
