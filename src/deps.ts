@@ -56,6 +56,8 @@ export interface AppConfig {
   publicUrl: string;
   /** salt for hashing IP addresses (instant-win entry limits) */
   ipHashSalt: string;
+  /** ALLOW_HTTP_WEBHOOKS=1: event receivers may be http://localhost and private addresses (development) */
+  allowHttpWebhooks?: boolean;
 }
 
 export interface Deps {
@@ -70,6 +72,16 @@ export interface Deps {
   clientIp(c: Context): string | null;
   /** Runs work after the response (Worker: ctx.waitUntil; Node: fire and forget with logging). */
   background(c: Context, work: Promise<unknown>): void;
+  /** fetch for outbound events (tests inject a receiver); default globalThis.fetch */
+  fetch?: typeof fetch;
+  /** resolves a host name to its addresses (Node: dns.lookup); absent where the runtime cannot (Workers) */
+  resolveHost?: (host: string) => Promise<string[]>;
+  /**
+   * Event delivery after a request: 'shared' (default; one delivery loop per process that
+   * requests join, Node) or 'per-request' (each request runs its own pass: Workers, where a
+   * request may not wait on another request's I/O).
+   */
+  eventKick?: 'shared' | 'per-request';
 }
 
 export const systemClock: Clock = { now: () => new Date() };

@@ -76,6 +76,14 @@ export const Errors = {
   prizeAlreadyClaimed: def(409, 'This prize has already been claimed'),
   gameHasClaims: def(409, 'Game has claimed entries; pass force=true to delete'),
 
+  // outbound events (contract §11)
+  invalidUrl: def(400, 'Invalid url'),
+  unknownEventType: def(400, 'Unknown event type'),
+  webhookEndpointNotFound: def(404, 'Webhook endpoint not found'),
+  deliveryNotFound: def(404, 'Delivery not found'),
+  deliveryAlreadyDelivered: def(409, 'Delivery already delivered'),
+  deliveryInProgress: def(409, 'Delivery in progress'),
+
   // admin (contract §3)
   teamNotFound: def(404, 'Team not found'),
   apiKeyNotFound: def(404, 'API key not found'),
