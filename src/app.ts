@@ -27,6 +27,7 @@ import { instantWinRoutes } from './routes/instant-win.js';
 import { purchaseRoutes } from './routes/purchases.js';
 import { webhookRoutes } from './routes/webhooks.js';
 import { webhookEndpointRoutes } from './routes/webhook-endpoints.js';
+import { privacyRoutes } from './routes/privacy.js';
 import { widgetRoutes } from './routes/widget.js';
 
 export const MAX_BODY_BYTES = 64 * 1024;
@@ -107,6 +108,7 @@ export function createApp(deps: Deps) {
   app.route('/', instantWinRoutes());
   app.route('/', webhookRoutes());
   app.route('/', webhookEndpointRoutes());
+  app.route('/', privacyRoutes());
   app.route('/', confirmRoutes());
   app.route('/', adminRoutes());
   app.route('/', widgetRoutes());
