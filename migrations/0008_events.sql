@@ -46,8 +46,8 @@ CREATE INDEX "event_deliveries_due_idx" ON "event_deliveries" USING btree ("next
 CREATE INDEX "event_deliveries_endpoint_idx" ON "event_deliveries" USING btree ("endpoint_id","created_at");--> statement-breakpoint
 CREATE INDEX "event_deliveries_event_idx" ON "event_deliveries" USING btree ("event_id");--> statement-breakpoint
 CREATE INDEX "event_deliveries_created_idx" ON "event_deliveries" USING btree ("created_at");--> statement-breakpoint
-CREATE INDEX "entries_erased_idx" ON "entries" USING btree ("contest_id") WHERE "entries"."erased_at" is not null;--> statement-breakpoint
 CREATE INDEX "events_created_idx" ON "events" USING btree ("created_at");--> statement-breakpoint
 CREATE INDEX "webhook_endpoints_team_idx" ON "webhook_endpoints" USING btree ("team_id","created_at");--> statement-breakpoint
+CREATE INDEX "entries_erased_idx" ON "entries" USING btree ("contest_id") WHERE "entries"."erased_at" is not null;--> statement-breakpoint
 ALTER TABLE "email_outbox" ADD CONSTRAINT "email_outbox_status_ck" CHECK ("email_outbox"."status" in ('pending', 'sent', 'failed', 'cancelled'));--> statement-breakpoint
 ALTER TABLE "entries" ADD CONSTRAINT "entries_contact_ck" CHECK ("entries"."email" is not null or "entries"."phone" is not null or "entries"."erased_at" is not null);
