@@ -269,6 +269,20 @@ describe('events', () => {
     expect(received).toEqual([]);
   });
 
+  it('an event committed by a process that never started its delivery is delivered by the cron', async () => {
+    const team = await fresh();
+    await endpoint({ url: 'https://hooks.example.test/cron' }, team);
+    const c = await env.contest(team.teamId, { requireEmailConfirmation: false });
+    const e = await env.request('POST', `/api/v1/contests/${c.id}/entries`, { key: team.privateKey, body: { email: 'cron@example.com' } });
+    await env.settle();
+    received = [];
+    // the change and its event commit, and nothing starts a delivery (as if the process died right after the commit)
+    await setDisqualified(env.db, teamById(team.teamId), e.body.data.entryId, true, env.clock.now());
+    expect(received).toEqual([]);
+    await runScheduledJobs(env.deps);
+    expect(received.map((r) => [r.url, r.json.type])).toEqual([['https://hooks.example.test/cron', 'entry.disqualified']]);
+  });
+
   it('failures are retried with backoff (first retry >= 30 s), 9 attempts over more than 24 h, then failed; manual retry', async () => {
     const team = await fresh();
     const ep = await endpoint({ url: 'https://hooks.example.test/retries' }, team);

@@ -17,7 +17,7 @@
  *   then `failed`.
  * - Times come from the caller's clock (`now`), never SQL now().
  */
-import { type SQL, sql } from 'drizzle-orm';
+import { sql } from 'drizzle-orm';
 import type { Context } from 'hono';
 import { type Db, iso, num, query } from '../../db/client.js';
 import type { Deps, Logger } from '../../deps.js';
@@ -191,11 +191,11 @@ export async function attemptDelivery(
 }
 
 /** Records outcomes of one lease; a deliverer whose lease was taken over records nothing. */
-export async function recordOutcomes(db: Db, token: string, now: string, outcomes: AttemptOutcome[], extra: SQL = sql``) {
+export async function recordOutcomes(db: Db, token: string, now: string, outcomes: AttemptOutcome[]) {
   if (outcomes.length === 0) return [];
   return query<DeliveryRow>(
     db,
-    sql`${extra} update event_deliveries d set
+    sql`update event_deliveries d set
           attempts = d.attempts + 1,
           status = case when x.ok then 'delivered' when x.final then 'failed' else 'pending' end,
           delivered_at = case when x.ok then ${now}::timestamptz else d.delivered_at end,
