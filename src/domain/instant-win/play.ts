@@ -121,10 +121,10 @@ export async function playGame(db: Db, input: PlayInput): Promise<PlayOutcome> {
                    case when res.won then ${expires}::timestamptz end
             from g, res where g.open
             returning id, tier_id, status, expires_at
-          ), ${sqlEmitEvent('ev_won', 'instant_win.won', sql`select ${team.id} as team_id, ins.game_id_ev as contest_id,
-            json_build_object('gameId', ins.game_id_ev, 'playId', ins.id, 'tierId', ins.tier_id, 'prizeName', t.name,
+          ), ${sqlEmitEvent('ev_won', 'instant_win.won', sql`select ${team.id} as team_id, g.id as contest_id,
+            json_build_object('gameId', g.id, 'playId', ins.id, 'tierId', ins.tier_id, 'prizeName', t.name,
               'createdAt', ${sqlIso(sql`${at}::timestamptz`)}, 'expiresAt', ${sqlIso(sql`ins.expires_at`)}) as data
-            from (select ins.*, ${gameId}::uuid as game_id_ev from ins) ins join t on t.id = ins.tier_id where ins.status = 'pending'`, now)}
+            from ins join t on t.id = ins.tier_id cross join g where ins.status = 'pending'`, now)}
           select g.open, g.entry_limit, ins.id as play_id, ins.status, ins.expires_at, ins.tier_id,
                  t.name as tier_name, t.is_miss as tier_is_miss, t.color as tier_color
           from g left join ins on true left join t on t.id = ins.tier_id`,
