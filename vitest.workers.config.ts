@@ -47,6 +47,8 @@ export default defineConfig({
                   RESEND_API_KEY: 're_test_key',
                   RESEND_API_URL: ctx?.resendUrl ?? 'http://127.0.0.1:1',
                   WORKERD_ENABLED: ctx ? '1' : '',
+                  // outbound events go to the local fake server (http://127.0.0.1:...) in these tests
+                  ALLOW_HTTP_WEBHOOKS: '1',
                 },
               },
             };

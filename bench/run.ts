@@ -1,5 +1,5 @@
 /**
- * npm run bench [-- --entries N] [--quick] [--duration S] [--connections C] [--draw]
+ * npm run bench [-- --entries N] [--quick] [--duration S] [--connections C] [--draw] [--no-data-out]
  * npm run bench -- --edge [--samples N]     (round trips as the edge feels them: bench/edge.ts)
  *
  * --draw: instead of the HTTP load, times a giveaway draw over the seeded contest (commit and
@@ -365,6 +365,11 @@ async function main() {
       JSON.stringify({ date: new Date().toISOString(), entries: N, connections, duration, quick, results }, null, 2),
     );
     log(`\nwrote bench/results.json (total ${((Date.now() - t0) / 1000).toFixed(0)} s)`);
+    // getting data out (bench/data-out.ts): CSV export of N entries (s, peak RSS) and event throughput
+    if (!args.includes('--no-data-out')) {
+      const { dataOutBench } = await import('./data-out.js');
+      await dataOutBench({ entries: N, events: quick ? 2000 : 20_000, baseUrl, port: port + 1, log });
+    }
   } finally {
     if (child && child.exitCode === null) {
       const exited = new Promise((r) => child!.once('exit', r));

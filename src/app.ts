@@ -8,6 +8,8 @@ import { HTTPException } from 'hono/http-exception';
 import type { Deps } from './deps.js';
 import type { AppEnv } from './http/context.js';
 import { dbTiming } from './db/client.js';
+import { eventScope } from './domain/events/emit.js';
+import { kickEventDelivery } from './domain/events/deliver.js';
 import { fail } from './http/envelope.js';
 import { keyError } from './http/auth.js';
 import { ApiError, Errors } from './http/errors.js';
@@ -25,6 +27,8 @@ import { healthRoutes } from './routes/health.js';
 import { instantWinRoutes } from './routes/instant-win.js';
 import { purchaseRoutes } from './routes/purchases.js';
 import { webhookRoutes } from './routes/webhooks.js';
+import { webhookEndpointRoutes } from './routes/webhook-endpoints.js';
+import { privacyRoutes } from './routes/privacy.js';
 import { widgetRoutes } from './routes/widget.js';
 
 export const MAX_BODY_BYTES = 64 * 1024;
@@ -49,8 +53,11 @@ export function createApp(deps: Deps) {
       return (txHandle ??= deps.database.acquireInteractive()).db;
     });
     const timing = { trips: 0, ms: 0 };
+    const events = { emitted: false };
     try {
-      await dbTiming.run(timing, next);
+      await eventScope.run(events, () => dbTiming.run(timing, next));
+      // a statement of this request recorded outbound events: deliver them after the answer
+      if (events.emitted) kickEventDelivery(deps, c);
     } finally {
       c.header('x-request-id', requestId);
       // the database's share of this answer: round trips (statements or batches) and their time
@@ -74,7 +81,7 @@ export function createApp(deps: Deps) {
     cors({
       origin: '*',
       allowHeaders: ['x-api-key', 'content-type'],
-      allowMethods: ['GET', 'POST', 'PUT', 'DELETE', 'OPTIONS'],
+      allowMethods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
       exposeHeaders: ['x-request-id', 'retry-after', 'server-timing'],
       maxAge: 86400,
     }),
@@ -101,6 +108,8 @@ export function createApp(deps: Deps) {
   app.route('/', purchaseRoutes());
   app.route('/', instantWinRoutes());
   app.route('/', webhookRoutes());
+  app.route('/', webhookEndpointRoutes());
+  app.route('/', privacyRoutes());
   app.route('/', confirmRoutes());
   app.route('/', adminRoutes());
   app.route('/', widgetRoutes());

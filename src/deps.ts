@@ -64,6 +64,8 @@ export interface AppConfig {
   ipHashSalt: string;
   /** the runtime compresses responses itself (Workers): the app must not compress them again */
   platformCompresses?: boolean;
+  /** ALLOW_HTTP_WEBHOOKS=1: event receivers may be http://localhost and private addresses (development) */
+  allowHttpWebhooks?: boolean;
 }
 
 export interface Deps {
@@ -80,6 +82,16 @@ export interface Deps {
   background(c: Context, work: Promise<unknown>): void;
   /** Node: read from installed packages. Workers: unset, the platform serves them (static assets). */
   staticFiles?: StaticFiles;
+  /** fetch for outbound events (tests inject a receiver); default globalThis.fetch */
+  fetch?: typeof fetch;
+  /** resolves a host name to its addresses (Node: dns.lookup); absent where the runtime cannot (Workers) */
+  resolveHost?: (host: string) => Promise<string[]>;
+  /**
+   * Event delivery after a request: 'shared' (default; one delivery loop per process that
+   * requests join, Node) or 'per-request' (each request runs its own pass: Workers, where a
+   * request may not wait on another request's I/O).
+   */
+  eventKick?: 'shared' | 'per-request';
 }
 
 export const systemClock: Clock = { now: () => new Date() };

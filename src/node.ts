@@ -2,6 +2,7 @@
  * Node runner: builds the dependencies (PGlite by default, or DATABASE_URL), migrates, seeds an
  * empty database, and serves createApp(deps). Nothing else knows it runs on Node.
  */
+import { lookup } from 'node:dns/promises';
 import { mkdirSync } from 'node:fs';
 import { serve } from '@hono/node-server';
 import { getConnInfo } from '@hono/node-server/conninfo';
@@ -77,7 +78,11 @@ async function main() {
       adminToken: env.ADMIN_TOKEN || undefined,
       publicUrl: (env.PUBLIC_URL ?? `http://localhost:${port}`).replace(/\/+$/, ''),
       ipHashSalt: env.IP_HASH_SALT ?? 'contest-engine-dev-salt',
+      allowHttpWebhooks: env.ALLOW_HTTP_WEBHOOKS === '1',
     },
+    // outbound events: receivers' names are resolved and checked at create/update and before each attempt
+    fetch: globalThis.fetch,
+    resolveHost: async (host) => (await lookup(host, { all: true, verbatim: true })).map((a) => a.address),
     clientIp: (c) => {
       // behind a proxy (TRUST_PROXY=1) the first X-Forwarded-For hop is the client
       if (env.TRUST_PROXY === '1') {

@@ -28,6 +28,8 @@ export interface Env {
   NEON_HTTP_ENDPOINT?: string;
   /** test/dev only: host:port of the local WebSocket-to-Postgres proxy (scripts/ws-proxy.ts) */
   NEON_WS_PROXY?: string;
+  /** "1": outbound events may go to http://localhost and private addresses (development only) */
+  ALLOW_HTTP_WEBHOOKS?: string;
 }
 
 function databaseFor(env: Env) {
@@ -64,7 +66,10 @@ function depsFor(env: Env, requestUrl?: string): { deps: Deps; app: App } {
       publicUrl: publicUrl.replace(/\/+$/, ''),
       ipHashSalt: env.IP_HASH_SALT ?? 'contest-engine-dev-salt',
       platformCompresses: true,
+      allowHttpWebhooks: env.ALLOW_HTTP_WEBHOOKS === '1',
     },
+    // outbound events: a delivery pass per request, kept alive by waitUntil (the cron is the safety net)
+    eventKick: 'per-request',
     clientIp: (c) => c.req.header('cf-connecting-ip') ?? null,
     background: (c, work) => c.executionCtx.waitUntil(work),
   };

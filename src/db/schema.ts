@@ -140,6 +140,8 @@ export const entries = pgTable(
     customFieldData: jsonb('custom_field_data'),
     createdAt: createdAt(),
     updatedAt: ts('updated_at').notNull().defaultNow(),
+    /** set by erasure (DELETE /entries/:id): personal data removed; the row stays so totals stay exact */
+    erasedAt: ts('erased_at'),
   },
   (t) => [
     uniqueIndex('entries_contest_email_uq').on(t.contestId, t.email).where(sql`${t.email} is not null`),
@@ -160,9 +162,11 @@ export const entries = pgTable(
     index('entries_leaderboard_commission_idx')
       .on(t.contestId, t.commission.desc(), t.createdAt, t.id)
       .where(sql`${t.emailConfirmed} and not ${t.disqualified}`),
+    // erased entries per contest (lists subtract them from contest_stats' total)
+    index('entries_erased_idx').on(t.contestId).where(sql`${t.erasedAt} is not null`),
     check('entries_points_ck', sql`${t.points} >= 0 and ${t.pointsUsed} >= 0`),
     check('entries_commission_ck', sql`${t.commission} >= 0`),
-    check('entries_contact_ck', sql`${t.email} is not null or ${t.phone} is not null`),
+    check('entries_contact_ck', sql`${t.email} is not null or ${t.phone} is not null or ${t.erasedAt} is not null`),
   ],
 );
 
@@ -475,7 +479,82 @@ export const emailOutbox = pgTable(
     index('email_outbox_team_idx').on(t.teamId, t.createdAt),
     index('email_outbox_due_idx').on(t.nextAttemptAt).where(sql`${t.status} = 'pending'`),
     check('email_outbox_kind_ck', sql`${t.kind} in ('confirmation', 'prize')`),
-    check('email_outbox_status_ck', sql`${t.status} in ('pending', 'sent', 'failed')`),
+    check('email_outbox_status_ck', sql`${t.status} in ('pending', 'sent', 'failed', 'cancelled')`),
+  ],
+);
+
+// ---------------------------------------------------------------- outbound events (webhooks to the team's servers)
+
+/** A team's receiver of outbound events. `events` null = every type. */
+export const webhookEndpoints = pgTable(
+  'webhook_endpoints',
+  {
+    id: id(),
+    teamId: uuid('team_id')
+      .notNull()
+      .references(() => teams.id, { onDelete: 'cascade' }),
+    url: text('url').notNull(),
+    /** subscribed event types; null = all */
+    events: text('events').array(),
+    description: text('description'),
+    enabled: boolean('enabled').notNull().default(true),
+    /** `whsec_` + base64 of 32 random bytes: the Standard Webhooks signing key */
+    secret: text('secret').notNull(),
+    createdAt: createdAt(),
+    updatedAt: ts('updated_at').notNull().defaultNow(),
+  },
+  (t) => [index('webhook_endpoints_team_idx').on(t.teamId, t.createdAt)],
+);
+
+/**
+ * Outbound events, written by the same statement as the change that caused them (only when
+ * at least one enabled endpoint of the team is subscribed to the type).
+ */
+export const events = pgTable(
+  'events',
+  {
+    id: id(),
+    teamId: uuid('team_id')
+      .notNull()
+      .references(() => teams.id, { onDelete: 'cascade' }),
+    /** no foreign key: the event outlives nothing it names, and erasure keeps contests anyway */
+    contestId: uuid('contest_id'),
+    type: text('type').notNull(),
+    data: jsonb('data').notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [index('events_created_idx').on(t.createdAt)],
+);
+
+/** One event's delivery to one endpoint: its attempts, lease and outcome. */
+export const eventDeliveries = pgTable(
+  'event_deliveries',
+  {
+    id: id(),
+    eventId: uuid('event_id')
+      .notNull()
+      .references(() => events.id, { onDelete: 'cascade' }),
+    endpointId: uuid('endpoint_id')
+      .notNull()
+      .references(() => webhookEndpoints.id, { onDelete: 'cascade' }),
+    status: text('status').notNull().default('pending'),
+    attempts: integer('attempts').notNull().default(0),
+    nextAttemptAt: ts('next_attempt_at').notNull().defaultNow(),
+    /** a deliverer's claim: until then no other deliverer takes the row */
+    lockedUntil: ts('locked_until'),
+    /** the claim's random token: only its holder records the outcome */
+    leaseToken: uuid('lease_token'),
+    lastStatusCode: integer('last_status_code'),
+    lastError: text('last_error'),
+    deliveredAt: ts('delivered_at'),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    index('event_deliveries_due_idx').on(t.nextAttemptAt).where(sql`${t.status} = 'pending'`),
+    index('event_deliveries_endpoint_idx').on(t.endpointId, t.createdAt),
+    index('event_deliveries_event_idx').on(t.eventId),
+    index('event_deliveries_created_idx').on(t.createdAt),
+    check('event_deliveries_status_ck', sql`${t.status} in ('pending', 'delivered', 'failed')`),
   ],
 );
 

@@ -9,6 +9,7 @@ import { Errors } from '../http/errors.js';
 import { isUuid } from '../lib/crypto.js';
 import { sqlContestOpen } from './contests.js';
 import { MAX_POINTS_TOTAL } from './points.js';
+import { sqlEmitEvent, sqlIso } from './events/emit.js';
 
 export const PROOF_MAX = 2000;
 export const ANSWER_MAX = 2000;
@@ -53,7 +54,7 @@ export async function listBonusActionsForEntry(db: Db, team: Team, ref: EntryRef
     db,
     sql`with ${team.cte} e as (
           select e.id, e.email, e.points, e.contest_id from entries e join contests c on c.id = e.contest_id
-          where ${where} and c.team_id = ${team.id}
+          where ${where} and c.team_id = ${team.id} and e.erased_at is null
         )
         select ${contestFound} as contest_found, x.* from (select 1) one left join lateral (
           select e.id as entry_id, e.email, e.points as total_points,
@@ -141,7 +142,7 @@ export async function completeBonusAction(
             from entries e
             join contests c on c.id = e.contest_id
             join bonus_actions ba on ba.contest_id = e.contest_id
-            where e.id = ${entryId} and ba.id = ${bonusActionId} and c.team_id = ${team.id}
+            where e.id = ${entryId} and ba.id = ${bonusActionId} and c.team_id = ${team.id} and e.erased_at is null
             for update of e
           ), ins as (
             insert into bonus_completions (entry_id, bonus_action_id, contest_id, status, proof, answer, points_awarded, completed_at)
@@ -160,7 +161,11 @@ export async function completeBonusAction(
               left('Bonus action: ' || t.action, 500), ins.id::text, ${t}::timestamptz
             from ins, t where ins.points_awarded > 0
             returning 1
-          )
+          ), ${sqlEmitEvent('ev_bonus', 'bonus_action.completed',
+            sql`select ${team.id} as team_id, t.contest_id, json_build_object('entryId', ins.entry_id, 'contestId', t.contest_id,
+              'bonusActionId', t.action_id, 'completionId', ins.id, 'action', t.action, 'pointsAwarded', ins.points_awarded,
+              'newTotalPoints', coalesce((select points from upd), t.points), 'completedAt', ${sqlIso(sql`ins.completed_at`)}) as data
+              from ins, t`, now)}
           select t.entry_id, t.disqualified, t.is_open, ins.id as completion_id, ins.points_awarded, ins.completed_at,
             coalesce(upd.points, t.points) as new_total,
             (select completed_at from bonus_completions where entry_id = t.entry_id and bonus_action_id = t.action_id) as prev_completed_at

@@ -12,6 +12,7 @@ import { Errors } from '../http/errors.js';
 import { sha256Hex, toHex } from '../lib/crypto.js';
 import { newEmailToken } from './codes.js';
 import { confirmationEmail } from './emails.js';
+import { sqlEmitEvent, sqlEntryEventData } from './events/emit.js';
 
 export const TOKEN_RE = /^[A-Za-z0-9]{32}$/;
 
@@ -77,14 +78,15 @@ export async function confirmEmail(db: Db, token: string, now: Date): Promise<Co
     sql`with t as (
           select e.id, e.email_confirmed, e.email, c.title
           from entries e join contests c on c.id = e.contest_id
-          where e.confirmation_token_hash = ${hash}
+          where e.confirmation_token_hash = ${hash} and e.erased_at is null
           for update of e
         ), u as (
           update entries e set email_confirmed = true, confirmed_at = coalesce(e.confirmed_at, ${now.toISOString()}::timestamptz),
             updated_at = ${now.toISOString()}::timestamptz
           from t where e.id = t.id and not t.email_confirmed
-          returning e.id
-        )
+          returning e.id, e.contest_id, ${sqlEntryEventData('e')} as ev_data
+        ), ${sqlEmitEvent('ev_confirmed', 'entry.confirmed',
+          sql`select c.team_id, u.contest_id, u.ev_data as data from u join contests c on c.id = u.contest_id`, now)}
         select t.id, t.email_confirmed as was_confirmed, t.title, t.email from t`,
   );
   if (!row) throw Errors.confirmationNotFound();

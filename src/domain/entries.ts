@@ -18,6 +18,7 @@ import { newReferralCode } from './codes.js';
 import { newConfirmation } from './confirm.js';
 import { sqlContestOpen } from './contests.js';
 import { sqlClampedTotal } from './points.js';
+import { sqlEmitEvent, sqlEntryEventData } from './events/emit.js';
 
 // ---------------------------------------------------------------- input rules
 
@@ -203,7 +204,7 @@ export async function createEntry(
                or (${email}::text is null and e.email is null and e.phone = ${phone}::text)
           ), ref as (
             select e.id, e.points from entries e join c on e.contest_id = c.id
-            where ${referralCode}::text is not null and e.referral_code = ${referralCode}::text
+            where ${referralCode}::text is not null and e.referral_code = ${referralCode}::text and e.erased_at is null
               and c.is_open and not exists (select 1 from existing)
             for update of e
           ), ins as (
@@ -218,7 +219,7 @@ export async function createEntry(
             from c left join ref on true
             where c.is_open and not exists (select 1 from existing)
             on conflict do nothing
-            returning id, email, referred_by, points, confirmation_token_hash, referral_code
+            returning id, email, referred_by, points, confirmation_token_hash, referral_code, ${sqlEntryEventData('entries')} as ev_data
           ), adv as (
             update entries e set points = ${sqlClampedTotal(sql`ref.points`, sql`c.referral_advocate_points`)},
               updated_at = ${now}::timestamptz
@@ -235,7 +236,10 @@ export async function createEntry(
               ins.id::text, ${now}::timestamptz
             from adv, ins, c
             returning 1
-          ), mail as (
+          ), ${sqlEmitEvent('ev_entry', 'entry.created', sql`select c.team_id, c.id as contest_id, ins.ev_data as data from ins, c`, now)},
+          ${sqlEmitEvent('ev_ref', 'referral.credited', sql`select c.team_id, c.id as contest_id, json_build_object('advocateEntryId', ins.referred_by,
+            'friendEntryId', ins.id, 'contestId', c.id, 'advocatePoints', coalesce((select delta from adv), 0), 'friendPoints', ins.points) as data
+            from ins, c where ins.referred_by is not null`, now)}, mail as (
             ${
               mail
                 ? sql`insert into email_outbox (team_id, contest_id, "to", kind, subject, text, html, created_at, next_attempt_at)
@@ -341,13 +345,14 @@ export async function listEntries(
   // without a search the total comes from contest_stats (exact, kept by triggers) and the page
   // from entries_contest_created_idx; with one, the trigram index finds the matches
   const total = pattern === null
-    ? sql`(select coalesce(sum(s.entries), 0) from contest_stats s where s.contest_id = ${contestId})`
+    ? sql`(select coalesce(sum(s.entries), 0) from contest_stats s where s.contest_id = ${contestId})
+          - (select count(*) from entries x where x.contest_id = ${contestId} and x.erased_at is not null)`
     : sql`(select count(*) from f)`;
   const rows = await query<EntryRow & { contest_found: boolean; total: number | string }>(
     db,
     sql`with ${team.cte} c as (select id from contests where id = ${contestId} and team_id = ${team.id}),
         f as (
-          select e.* from entries e join c on e.contest_id = c.id
+          select e.* from entries e join c on e.contest_id = c.id and e.erased_at is null
           ${
             pattern === null
               ? sql``
@@ -389,7 +394,7 @@ export async function getEntry(db: Db, team: Team, entryId: string) {
         from entries e
         join contests c on c.id = e.contest_id
         cross join lateral (select coalesce(sum(amount), 0) as value, count(*) as n from purchases where entry_id = e.id) p
-        where e.id = ${entryId} and c.team_id = ${team.id}`,
+        where e.id = ${entryId} and c.team_id = ${team.id} and e.erased_at is null`,
   );
   if (!r) throw Errors.entryNotFound();
   return {
@@ -446,7 +451,7 @@ export async function updateEntry(
             select e.id, c.id as contest_id, c.team_id, c.title, c.require_email_confirmation,
               (${has('email')}::boolean and e.email is distinct from ${email}::text) as email_changed
             from entries e join contests c on c.id = e.contest_id
-            where e.id = ${entryId} and c.team_id = ${team.id}
+            where e.id = ${entryId} and c.team_id = ${team.id} and e.erased_at is null
             for update of e
           ), u as (
             update entries e set
@@ -499,12 +504,15 @@ export async function setDisqualified(db: Db, team: Team, entryId: string, disqu
   if (!isUuid(entryId)) throw Errors.entryNotFound();
   const row = await queryOne<{ id: string; disqualified: boolean }>(
     db,
-    sql`with ${team.cte} _ as (select 1)
-        update entries e set disqualified = coalesce(${disqualify ?? null}::boolean, not e.disqualified),
-          updated_at = ${now.toISOString()}::timestamptz
-        from contests c
-        where e.id = ${entryId} and c.id = e.contest_id and c.team_id = ${team.id}
-        returning e.id, e.disqualified`,
+    sql`with ${team.cte} u as (
+          update entries e set disqualified = coalesce(${disqualify ?? null}::boolean, not e.disqualified),
+            updated_at = ${now.toISOString()}::timestamptz
+          from contests c
+          where e.id = ${entryId} and c.id = e.contest_id and c.team_id = ${team.id} and e.erased_at is null
+          returning e.id, e.disqualified, e.contest_id, c.team_id, ${sqlEntryEventData('e')} as ev_data
+        ), ${sqlEmitEvent('ev_dq', 'entry.disqualified', sql`select team_id, contest_id, ev_data as data from u where u.disqualified`, now)},
+        ${sqlEmitEvent('ev_rq', 'entry.requalified', sql`select team_id, contest_id, ev_data as data from u where not u.disqualified`, now)}
+        select u.id, u.disqualified from u`,
   );
   if (!row) throw Errors.entryNotFound();
   return {

@@ -9,6 +9,7 @@ import { type Db, iso, num, query, queryOne } from '../db/client.js';
 import type { Team } from '../db/team.js';
 import { Errors } from '../http/errors.js';
 import { isUuid } from '../lib/crypto.js';
+import { sqlEmitEvent, sqlIso } from './events/emit.js';
 
 /** Largest total an entry can hold (entries.points is an int4). */
 export const MAX_POINTS_TOTAL = 2_147_483_647;
@@ -60,13 +61,16 @@ export async function adjustPoints(
     sql`with ${team.cte} t as (
           select e.id, e.contest_id, e.points
           from entries e join contests c on c.id = e.contest_id
-          where e.id = ${entryId} and c.team_id = ${team.id}
+          where e.id = ${entryId} and c.team_id = ${team.id} and e.erased_at is null
           for update of e
         ), u as (
           update entries e set points = ${sqlClampedTotal(sql`t.points`, sql`${points}::int`)}, updated_at = ${t}::timestamptz
           from t where e.id = t.id
           returning e.id, e.contest_id, t.points as previous, e.points as total
-        ), l as (
+        ), ${sqlEmitEvent('ev_points', 'points.adjusted',
+          sql`select ${team.id} as team_id, u.contest_id, json_build_object('entryId', u.id, 'contestId', u.contest_id,
+            'previousTotal', u.previous, 'newTotal', u.total, 'adjustment', u.total - u.previous, 'requested', ${points}::int,
+            'reason', ${why}::text, 'createdAt', ${sqlIso(sql`${t}::timestamptz`)}) as data from u`, now)}, l as (
           insert into points_ledger (entry_id, contest_id, delta, requested_delta, source, reason, created_at)
           select u.id, u.contest_id, u.total - u.previous, ${points}::int, 'manual', ${why}, ${t}::timestamptz from u
           returning 1

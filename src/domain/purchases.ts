@@ -21,6 +21,7 @@ import { emailOf } from '../http/validate.js';
 import { isUuid } from '../lib/crypto.js';
 import { sqlContestOpen } from './contests.js';
 import { MAX_POINTS_TOTAL, sqlClampedTotal } from './points.js';
+import { sqlEmitEvent, sqlIso } from './events/emit.js';
 
 /** Largest amount accepted (numeric(18,4) holds up to 10^14). */
 export const MAX_AMOUNT = 1_000_000_000_000;
@@ -171,8 +172,11 @@ export async function recordPurchase(
                    ${sqlClampedTotal(sql`req.points`, sql`req.requested`)} - req.points, ${input.source}, ${t}::timestamptz
             from c, req
             on conflict (contest_id, order_id) do nothing
-            returning id, entry_id, points_awarded
-          ), upd as (
+            returning id, entry_id, points_awarded, json_build_object('purchaseId', id, 'contestId', contest_id, 'entryId', entry_id,
+              'orderId', order_id, 'amount', amount, 'currency', currency, 'pointsAwarded', points_awarded, 'source', source,
+              'createdAt', ${sqlIso(sql`created_at`)}) as ev_data
+          ), ${sqlEmitEvent('ev_purchase', 'purchase.recorded', sql`select ${contest.team.id} as team_id, c.id as contest_id, ins.ev_data as data from ins, c`, now)},
+          upd as (
             update entries en set points = en.points + ins.points_awarded, updated_at = ${t}::timestamptz
             from ins where en.id = ins.entry_id and ins.points_awarded <> 0
             returning en.id

@@ -83,6 +83,13 @@ export const Errors = {
   drawAlreadyRevealed: def(409, 'Draw already revealed'),
   drawNotRevealed: def(409, 'Draw is not revealed'),
   winnerNotFound: def(404, 'Winner not found'),
+  // outbound events (docs/events.md)
+  invalidUrl: def(400, 'Invalid url'),
+  unknownEventType: def(400, 'Unknown event type'),
+  webhookEndpointNotFound: def(404, 'Webhook endpoint not found'),
+  deliveryNotFound: def(404, 'Delivery not found'),
+  deliveryAlreadyDelivered: def(409, 'Delivery already delivered'),
+  deliveryInProgress: def(409, 'Delivery in progress'),
 
   // admin (contract §3)
   teamNotFound: def(404, 'Team not found'),

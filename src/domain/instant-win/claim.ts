@@ -18,6 +18,7 @@ import { isUuid, randomUuid, timingSafeEqual, toHex } from '../../lib/crypto.js'
 import { newReferralCode } from '../codes.js';
 import { prizeEmail } from '../emails.js';
 import { sqlEscapeHtml } from '../confirm.js';
+import { sqlEmitEvent, sqlIso } from '../events/emit.js';
 
 export interface ClaimInput {
   team: Team;
@@ -179,7 +180,9 @@ async function claimAtOnce(db: Db, random: RandomSource, input: ClaimInput): Pro
                    ${at}::timestamptz, ${at}::timestamptz
             from g, pz
             returning id
-          )
+          ), ${sqlEmitEvent('ev_claimed', 'instant_win.claimed', sql`select g.team_id, g.id as contest_id, json_build_object('gameId', g.id,
+            'playId', upd.id, 'entryId', upd.entry_id, 'tierId', upd.tier_id, 'email', ${input.email}::text, 'prizeName', pz.name,
+            'claimedAt', ${sqlIso(sql`${at}::timestamptz`)}) as data from upd, g, pz`, input.now)}
           select pz.name as prize_name, pz.coupon, pz.redeem_url as prize_redeem_url,
                  (select count(*) from entry) as entries, (select count(*) from queued) as mails, r.*
           from (select 1) one

@@ -20,6 +20,7 @@ import { Errors } from '../../http/errors.js';
 import { normalizeEmail } from '../../lib/email.js';
 import { sqlContestOpen } from '../contests.js';
 import { sqlClampedTotal } from '../points.js';
+import { sqlEmitEvent, sqlIso } from '../events/emit.js';
 import { decimalStringAmount, MAX_AMOUNT, mapAmountOverflow, ORDER_ID_MAX } from '../purchases.js';
 
 export interface ReferredSale {
@@ -199,7 +200,7 @@ export async function creditReferredSale(db: Db, now: Date, contestId: string, s
     row = await queryOne<Row>(
       db,
       sql`with c as (
-            select c.id, c.campaign_type = 'affiliate' as affiliate, c.referral_advocate_points as advocate_points,
+            select c.id, c.team_id, c.campaign_type = 'affiliate' as affiliate, c.referral_advocate_points as advocate_points,
                    c.affiliate_commission_percent as pct, ${sqlContestOpen(now, 'c')} as open
             from contests c where c.id = ${contestId}
           ), existing as (
@@ -210,11 +211,11 @@ export async function creditReferredSale(db: Db, now: Date, contestId: string, s
             select k.code, k.pos from jsonb_array_elements_text(${JSON.stringify(sale.codes)}::jsonb) with ordinality as k(code, pos)
           ), exact as (
             select en.id, cand.pos from cand join go on true
-            join entries en on en.referral_code = cand.code and en.contest_id = go.id
+            join entries en on en.referral_code = cand.code and en.contest_id = go.id and en.erased_at is null
             where ${notSelf}
           ), folded as (
             select (array_agg(en.id))[1] as id, cand.pos from cand join go on true
-            join entries en on en.contest_id = go.id and lower(en.referral_code) = lower(cand.code)
+            join entries en on en.contest_id = go.id and lower(en.referral_code) = lower(cand.code) and en.erased_at is null
             where not exists (select 1 from exact) and ${notSelf}
             group by cand.pos having count(*) = 1
           ), pick as (
@@ -237,8 +238,16 @@ export async function creditReferredSale(db: Db, now: Date, contestId: string, s
                    coalesce(req.commission, 0), ${sale.source}, ${t}::timestamptz
             from go left join req on true
             on conflict (contest_id, order_id) do nothing
-            returning id, referrer_entry_id, points_awarded, commission_awarded
-          ), upd as (
+            returning id, referrer_entry_id, points_awarded, commission_awarded, json_build_object('purchaseId', id,
+              'contestId', contest_id, 'entryId', entry_id, 'referrerEntryId', referrer_entry_id, 'orderId', order_id, 'amount', amount,
+              'currency', currency, 'pointsAwarded', points_awarded, 'commissionAwarded', commission_awarded, 'source', source,
+              'createdAt', ${sqlIso(sql`created_at`)}) as ev_data, entry_id
+          ), ${sqlEmitEvent('ev_purchase', 'purchase.recorded', sql`select go.team_id, go.id as contest_id, ins.ev_data as data from ins, go`, now)},
+          ${sqlEmitEvent('ev_ref', 'referral.credited', sql`select go.team_id, go.id as contest_id, json_build_object('advocateEntryId',
+            ins.referrer_entry_id, 'friendEntryId', ins.entry_id, 'contestId', go.id, 'orderId', ${sale.orderId}::text,
+            'advocatePoints', ins.points_awarded, 'commissionAwarded', ins.commission_awarded) as data
+            from ins, go where ins.referrer_entry_id is not null`, now)},
+          upd as (
             update entries en set points = en.points + ins.points_awarded, commission = en.commission + ins.commission_awarded,
                    updated_at = ${t}::timestamptz
             from ins where en.id = ins.referrer_entry_id and (ins.points_awarded <> 0 or ins.commission_awarded <> 0)
