@@ -15,20 +15,68 @@ export async function createTeam(db: Db, name: string) {
   return team!;
 }
 
-/** Makes a key: `pk_`/`sk_` + 40 base62 characters (238 bits). Only its SHA-256 is stored. */
-export async function createApiKey(db: Db, random: RandomSource, teamId: string, type: 'public' | 'private', name: string | null) {
+/**
+ * Makes a key: `pk_`/`sk_` + 40 base62 characters (238 bits). Only its SHA-256 is stored.
+ * `personalData` (public keys only; default "full"): "masked" makes every answer to the key mask
+ * entries' personal data (src/domain/privacy.ts).
+ */
+export async function createApiKey(
+  db: Db,
+  random: RandomSource,
+  teamId: string,
+  type: 'public' | 'private',
+  name: string | null,
+  personalData?: 'full' | 'masked',
+) {
+  if (type === 'private' && personalData !== undefined) throw Errors.personalDataPublicOnly();
   if (!isUuid(teamId)) throw Errors.teamNotFound();
+  const pd = type === 'public' ? (personalData ?? 'full') : null;
   const key = `${type === 'public' ? 'pk' : 'sk'}_${randomBase62(random, 40)}`;
   const prefix = key.slice(0, 11);
   const keyHash = await sha256Hex(key);
   const row = await queryOne<{ id: string }>(
     db,
-    sql`insert into api_keys (team_id, type, name, key_hash, prefix)
-        select id, ${type}, ${name}, ${keyHash}, ${prefix} from teams where id = ${teamId}
+    sql`insert into api_keys (team_id, type, name, key_hash, prefix, personal_data)
+        select id, ${type}, ${name}, ${keyHash}, ${prefix}, ${pd}::text from teams where id = ${teamId}
         returning id`,
   );
   if (!row) throw Errors.teamNotFound();
-  return { id: row.id, type, name, key, prefix };
+  return { id: row.id, type, name, key, prefix, personalData: pd };
+}
+
+/** The team's keys, newest first, never the key itself. */
+export async function listApiKeys(db: Db, teamId: string) {
+  if (!isUuid(teamId)) throw Errors.teamNotFound();
+  const rows = await query<{
+    team_found: boolean;
+    id: string | null;
+    type: 'public' | 'private';
+    name: string | null;
+    prefix: string;
+    personal_data: 'full' | 'masked' | null;
+    created_at: Date;
+    revoked_at: Date | null;
+  }>(
+    db,
+    sql`select exists (select 1 from teams where id = ${teamId}) as team_found, k.*
+        from (select 1) one left join lateral (
+          select id, type, name, prefix, case when type = 'public' then coalesce(personal_data, 'full') end as personal_data,
+            created_at, revoked_at
+          from api_keys where team_id = ${teamId} order by created_at desc, id desc
+        ) k on true`,
+  );
+  if (!rows[0]?.team_found) throw Errors.teamNotFound();
+  return rows
+    .filter((r) => r.id !== null)
+    .map((r) => ({
+      id: r.id!,
+      type: r.type,
+      name: r.name,
+      prefix: r.prefix,
+      personalData: r.personal_data,
+      createdAt: iso(r.created_at),
+      revokedAt: iso(r.revoked_at),
+    }));
 }
 
 export async function revokeApiKey(db: Db, keyId: string, now: Date) {

@@ -9,6 +9,7 @@ import { Errors } from '../http/errors.js';
 import { isUuid } from '../lib/crypto.js';
 import { sqlContestOpen } from './contests.js';
 import { MAX_POINTS_TOTAL } from './points.js';
+import { sqlEmail } from './privacy.js';
 
 export const PROOF_MAX = 2000;
 export const ANSWER_MAX = 2000;
@@ -56,7 +57,7 @@ export async function listBonusActionsForEntry(db: Db, team: Team, ref: EntryRef
           where ${where} and c.team_id = ${team.id}
         )
         select ${contestFound} as contest_found, x.* from (select 1) one left join lateral (
-          select e.id as entry_id, e.email, e.points as total_points,
+          select e.id as entry_id, ${sqlEmail(team, sql`e.email`)} as email, e.points as total_points,
             ba.id as action_id, ba.action, ba.description, ba.icon, ba.icon_color, ba.points, ba.confirmation_type,
             ba.destination_url, ba."order", ba.created_at as action_created_at,
             bc.completed_at, bc.status as completion_status, bc.points_awarded

@@ -18,6 +18,7 @@ import { newReferralCode } from './codes.js';
 import { newConfirmation } from './confirm.js';
 import { sqlContestOpen } from './contests.js';
 import { sqlClampedTotal } from './points.js';
+import { sqlCustomFields, sqlEmail, sqlMasked, sqlName, sqlPhone } from './privacy.js';
 
 // ---------------------------------------------------------------- input rules
 
@@ -292,6 +293,26 @@ interface EntryRow {
   disqualified: boolean;
   referral_code: string | null;
   created_at: Date | string;
+  risk_level?: string;
+  risk_reasons?: string[] | string | null;
+  risk_review?: string | null;
+}
+
+/** risk {level, reasons, review} of an entry row (signals computed at creation). */
+export function riskJson(r: { risk_level?: string; risk_reasons?: string[] | string | null; risk_review?: string | null }) {
+  return {
+    level: (r.risk_level ?? 'none') as 'none' | 'review' | 'high',
+    reasons: parsePgTextArray(r.risk_reasons),
+    review: (r.risk_review ?? null) as 'approved' | 'rejected' | null,
+  };
+}
+
+/** text[] as the drivers give it: an array, or (some drivers) the literal `{a,b}`. */
+function parsePgTextArray(v: string[] | string | null | undefined): string[] {
+  if (v === null || v === undefined) return [];
+  if (Array.isArray(v)) return v;
+  const inner = v.replace(/^\{|\}$/g, '');
+  return inner === '' ? [] : inner.split(',');
 }
 
 export function entryListJson(r: EntryRow) {
@@ -305,31 +326,38 @@ export function entryListJson(r: EntryRow) {
     disqualified: r.disqualified,
     referralCode: r.referral_code,
     createdAt: iso(r.created_at),
+    risk: riskJson(r),
   };
 }
 export type EntryListItem = ReturnType<typeof entryListJson>;
 
-const LIST_COLUMNS = sql`e.id, e.email, e.name, e.phone, e.points, e.email_confirmed, e.disqualified, e.referral_code, e.created_at`;
+/** the list's columns; email, name and phone masked for a masked public key (src/domain/privacy.ts) */
+const listColumns = (team: Team) =>
+  sql`e.id, ${sqlEmail(team, sql`e.email`)} as email, ${sqlName(team, sql`e.name`)} as name, ${sqlPhone(team, sql`e.phone`)} as phone,
+    e.points, e.email_confirmed, e.disqualified, e.referral_code, e.created_at, e.risk_level, e.risk_reasons, e.risk_review`;
 
 /** `%`, `_` and `\` taken literally in a LIKE pattern (escape character `\`). */
 export const escapeLike = (s: string) => s.replace(/[\\%_]/g, '\\$&');
 
 /**
  * A page of a contest's entries, newest first. `search`: case-insensitive substring of the
- * email or the name. Throws contestNotFound for another team's contest.
+ * email or the name; for a masked public key only a whole email matches (no enumeration).
+ * `risk`: entries of exactly that risk level. Throws contestNotFound for another team's contest.
  */
 export async function listEntries(
   db: Db,
   team: Team,
   contestId: string,
-  opts: { limit: number; offset: number; search?: string | null },
+  opts: { limit: number; offset: number; search?: string | null; risk?: 'review' | 'high' | null },
 ): Promise<{ items: EntryListItem[]; total: number }> {
   if (!isUuid(contestId)) throw Errors.contestNotFound();
   const search = opts.search?.trim() || null;
   const pattern = search === null ? null : `%${escapeLike(search)}%`;
+  const risk = opts.risk ?? null;
   // without a search the total comes from contest_stats (exact, kept by triggers) and the page
-  // from entries_contest_created_idx; with one, the trigram index finds the matches
-  const total = pattern === null
+  // from entries_contest_created_idx; with one, the trigram index finds the matches; a risk
+  // filter reads entries_contest_risk_idx
+  const total = pattern === null && risk === null
     ? sql`(select coalesce(sum(s.entries), 0) from contest_stats s where s.contest_id = ${contestId})`
     : sql`(select count(*) from f)`;
   const rows = await query<EntryRow & { contest_found: boolean; total: number | string }>(
@@ -337,17 +365,22 @@ export async function listEntries(
     sql`with ${team.cte} c as (select id from contests where id = ${contestId} and team_id = ${team.id}),
         f as (
           select e.* from entries e join c on e.contest_id = c.id
+          where true
           ${
             pattern === null
               ? sql``
-              : // the first condition is what entries_search_trgm_idx answers; the second is the exact rule
-                sql`where (coalesce(e.email, '') || ' ' || coalesce(e.name, '')) ilike ${pattern}::text escape '\\'
-                      and (e.email ilike ${pattern}::text escape '\\' or e.name ilike ${pattern}::text escape '\\')`
+              : // the first condition is what entries_search_trgm_idx answers; the second is the exact
+                // rule; a masked key matches whole emails only (entries_contest_email_uq)
+                sql`and ((not ${sqlMasked(team)}
+                      and (coalesce(e.email, '') || ' ' || coalesce(e.name, '')) ilike ${pattern}::text escape '\\'
+                      and (e.email ilike ${pattern}::text escape '\\' or e.name ilike ${pattern}::text escape '\\'))
+                    or (${sqlMasked(team)} and e.email = ${search!.toLowerCase()}::text))`
           }
+          ${risk === null ? sql`` : sql`and e.risk_level = ${risk}::text`}
         )
         select exists (select 1 from c) as contest_found, ${total} as total, p.*
         from (select 1) one left join lateral (
-          select ${LIST_COLUMNS} from f e order by e.created_at desc, e.id desc limit ${opts.limit} offset ${opts.offset}
+          select ${listColumns(team)} from f e order by e.created_at desc, e.id desc limit ${opts.limit} offset ${opts.offset}
         ) p on true`,
   );
   if (!rows[0]?.contest_found) throw Errors.contestNotFound();
@@ -371,7 +404,8 @@ export async function getEntry(db: Db, team: Team, entryId: string) {
   >(
     db,
     sql`with ${team.cte} _ as (select 1)
-        select ${LIST_COLUMNS}, e.points_used, e.contest_id, c.title as contest_title, e.custom_field_data,
+        select ${listColumns(team)}, e.points_used, e.contest_id, c.title as contest_title,
+          ${sqlCustomFields(team, sql`e.custom_field_data`)} as custom_field_data,
           (select count(*) from entries r where r.referred_by = e.id) as referrals_count,
           (select count(*) from bonus_completions b where b.entry_id = e.id) as bonus_actions_completed,
           p.value as total_purchase_value, p.n as total_purchase_count

@@ -11,6 +11,7 @@ import {
   createBonusAction,
   createContest,
   createTeam,
+  listApiKeys,
   listEmails,
   revokeApiKey,
   rotateWebhookSecret,
@@ -110,16 +111,38 @@ export function adminRoutes() {
     '/api/admin/teams/:teamId/api-keys',
     describeRoute({ tags, summary: 'Create an API key (shown once)' }),
     jsonBody(
+      v.pipe(
       v.object({
         type: v.picklist(['public', 'private'], 'type must be public or private'),
         name: v.optional(v.nullable(trimmedString('name', 200))),
+        // any value on a private key: 400 personalData applies to public keys only (checked first)
+        personalData: v.optional(v.unknown()),
       }),
+      v.check(
+        (b) => b.type === 'private' || b.personalData === undefined || b.personalData === 'full' || b.personalData === 'masked',
+        'personalData must be full or masked',
+      ),
+      ),
     ),
     async (c) => {
       const body = c.req.valid('json');
-      const key = await createApiKey(c.var.db(), c.var.deps.random, c.req.param('teamId'), body.type, body.name ?? null);
+      if (body.type === 'private' && body.personalData !== undefined) throw Errors.personalDataPublicOnly();
+      const key = await createApiKey(
+        c.var.db(),
+        c.var.deps.random,
+        c.req.param('teamId'),
+        body.type,
+        body.name ?? null,
+        body.personalData as 'full' | 'masked' | undefined,
+      );
       return ok(c, key, 201);
     },
+  );
+
+  r.get(
+    '/api/admin/teams/:teamId/api-keys',
+    describeRoute({ operationId: 'adminListApiKeys', tags, summary: "The team's API keys, newest first (never the key itself)" }),
+    async (c) => ok(c, await listApiKeys(c.var.db(), c.req.param('teamId'))),
   );
 
   r.delete('/api/admin/api-keys/:keyId', describeRoute({ tags, summary: 'Revoke an API key' }), async (c) =>
