@@ -101,7 +101,8 @@ export interface ContestSettings {
   isEvergreen?: boolean;
   campaignType?: 'viral' | 'referral' | 'affiliate';
   requireEmailConfirmation?: boolean;
-  referral?: { advocatePoints?: number; friendPoints?: number };
+  referral?: { advocatePoints?: number; friendPoints?: number; creditOn?: 'create' | 'confirm' };
+  risk?: { mode?: 'flag' | 'hold' | 'block'; maxEntriesPerIpPerHour?: number; maxReferralsPerHour?: number };
   purchaseTracking?: { enabled?: boolean; pointsPerPurchase?: number; pointsPerCurrencyUnit?: number };
   externalTracking?: { enabled?: boolean };
   affiliate?: { commissionPercent?: number };
@@ -136,6 +137,10 @@ function settingsToColumns(s: ContestSettings): Partial<typeof contests.$inferIn
   if (s.requireEmailConfirmation !== undefined) out.requireEmailConfirmation = s.requireEmailConfirmation;
   if (s.referral?.advocatePoints !== undefined) out.referralAdvocatePoints = s.referral.advocatePoints;
   if (s.referral?.friendPoints !== undefined) out.referralFriendPoints = s.referral.friendPoints;
+  if (s.referral?.creditOn !== undefined) out.referralCreditOn = s.referral.creditOn;
+  if (s.risk?.mode !== undefined) out.riskMode = s.risk.mode;
+  if (s.risk?.maxEntriesPerIpPerHour !== undefined) out.riskMaxEntriesPerIpPerHour = s.risk.maxEntriesPerIpPerHour;
+  if (s.risk?.maxReferralsPerHour !== undefined) out.riskMaxReferralsPerHour = s.risk.maxReferralsPerHour;
   if (s.purchaseTracking?.enabled !== undefined) out.purchaseTrackingEnabled = s.purchaseTracking.enabled;
   if (s.purchaseTracking?.pointsPerPurchase !== undefined) out.pointsPerPurchase = s.purchaseTracking.pointsPerPurchase;
   if (s.purchaseTracking?.pointsPerCurrencyUnit !== undefined) {
@@ -209,6 +214,10 @@ interface AdminContestRow extends ContestRow {
   has_stripe_secret: boolean;
   has_webhook_secret: boolean;
   team_id: string;
+  referral_credit_on: string;
+  risk_mode: string;
+  risk_max_entries_per_ip_per_hour: number;
+  risk_max_referrals_per_hour: number;
 }
 
 /** The contest as the v1 API shows it, plus its settings (secrets only as "set or not"). */
@@ -227,7 +236,12 @@ export async function getAdminContest(db: Db, contestId: string, now: Date) {
     teamId: row.team_id,
     campaignType: row.campaign_type,
     requireEmailConfirmation: row.require_email_confirmation,
-    referral: { advocatePoints: row.referral_advocate_points, friendPoints: row.referral_friend_points },
+    referral: { advocatePoints: row.referral_advocate_points, friendPoints: row.referral_friend_points, creditOn: row.referral_credit_on },
+    risk: {
+      mode: row.risk_mode,
+      maxEntriesPerIpPerHour: row.risk_max_entries_per_ip_per_hour,
+      maxReferralsPerHour: row.risk_max_referrals_per_hour,
+    },
     purchaseTracking: {
       enabled: row.purchase_tracking_enabled,
       pointsPerPurchase: row.points_per_purchase,

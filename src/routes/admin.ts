@@ -35,6 +35,9 @@ const adminAuth = createMiddleware<AppEnv>(async (c, next) => {
 const nonNegInt = (field: string) =>
   v.pipe(v.number(`${field} must be a number`), v.integer(`${field} must be an integer`), v.minValue(0, `${field} must be at least 0`), v.maxValue(1_000_000_000, `${field} is too large`));
 
+const riskLimit = (field: string) =>
+  v.pipe(v.number(`${field} must be a number`), v.integer(`${field} must be an integer`), v.minValue(1, `${field} must be between 1 and 1000`), v.maxValue(1000, `${field} must be between 1 and 1000`));
+
 const isoDate = (field: string) =>
   v.pipe(
     v.string(`${field} must be an ISO 8601 date`),
@@ -59,6 +62,12 @@ const settingsEntries = {
   referral: v.object({
     advocatePoints: v.optional(nonNegInt('referral.advocatePoints')),
     friendPoints: v.optional(nonNegInt('referral.friendPoints')),
+    creditOn: v.optional(v.picklist(['create', 'confirm'], 'referral.creditOn must be create or confirm')),
+  }),
+  risk: v.object({
+    mode: v.optional(v.picklist(['flag', 'hold', 'block'], 'risk.mode must be one of flag, hold, block')),
+    maxEntriesPerIpPerHour: v.optional(riskLimit('risk.maxEntriesPerIpPerHour')),
+    maxReferralsPerHour: v.optional(riskLimit('risk.maxReferralsPerHour')),
   }),
   purchaseTracking: v.object({
     enabled: v.optional(v.boolean('purchaseTracking.enabled must be a boolean')),
