@@ -201,7 +201,7 @@ describe('modes', () => {
     expect(s.total).toBe(15); // the referrer 10 + the clean friend 5; the held 15 is not in it
     const ok = await env.request('POST', `/api/v1/entries/${id}/review`, { key: t.privateKey, body: { decision: 'approve' } });
     expect(ok.status).toBe(200);
-    expect(ok.body.data).toMatchObject({ id, points: 5, risk: { level: 'high', reasons: ['email_alias'], review: 'approved' }, disqualified: false });
+    expect(ok.body.data).toMatchObject({ id, points: 5, risk: { level: 'high', reasons: ['email_alias', 'self_referral'], review: 'approved' }, disqualified: false });
     expect(await points(a.id)).toBe(20);
     s = await stats(c.id);
     expect(s.total).toBe(s.pts);
