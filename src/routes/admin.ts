@@ -18,6 +18,7 @@ import {
   updateContest,
 } from '../domain/admin.js';
 import type { AppEnv } from '../http/context.js';
+import { apiKeySchema, okResponses } from './trust-schemas.js';
 import { ok, pagination } from '../http/envelope.js';
 import { Errors } from '../http/errors.js';
 import { jsonBody, pageParams, pageQuerySchema, queryParams, trimmedString } from '../http/validate.js';
@@ -150,7 +151,12 @@ export function adminRoutes() {
 
   r.get(
     '/api/admin/teams/:teamId/api-keys',
-    describeRoute({ operationId: 'adminListApiKeys', tags, summary: "The team's API keys, newest first (never the key itself)" }),
+    describeRoute({
+      operationId: 'adminListApiKeys',
+      tags,
+      summary: "The team's API keys, newest first (never the key itself)",
+      responses: okResponses(v.array(apiKeySchema), 'The keys', { 404: 'Team not found' }),
+    }),
     async (c) => ok(c, await listApiKeys(c.var.db(), c.req.param('teamId'))),
   );
 
