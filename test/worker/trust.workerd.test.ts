@@ -37,8 +37,16 @@ describe.skipIf(!hasPostgres)('Worker in workerd: public keys and risk signals',
     const refused = await call('POST', `/api/v1/contests/${b.id}/entries`, { key: team.privateKey, body: { email: `x-${tag}@mailinator.com`, ipAddress: '203.0.113.4' } });
     expect(refused.status).toBe(403);
     expect(refused.body.error).toBe('Entry refused by risk rules');
+    // the risk checks run inside the create statement: still one round trip at the edge
+    expect(refused.headers.get('server-timing')).toMatch(/desc="1 round trip"/);
+    const flagged = await call('POST', `/api/v1/contests/${b.id}/entries`, {
+      key: team.privateKey,
+      body: { email: `y-${tag}@example.com`, ipAddress: '203.0.113.4', userAgent: 'UA' },
+    });
+    expect(flagged.status).toBe(201);
+    expect(flagged.headers.get('server-timing')).toMatch(/desc="1 round trip"/);
     const rows = await sqlRows<{ n: number }>(sql`select count(*)::int as n from entries where contest_id = ${b.id}`);
-    expect(rows[0]!.n).toBe(0);
+    expect(rows[0]!.n).toBe(1);
 
     const h = await makeContest(team.teamId, { requireEmailConfirmation: false, referral: { advocatePoints: 10, friendPoints: 5 }, risk: { mode: 'hold' } });
     const a = await call('POST', `/api/v1/contests/${h.id}/entries`, { key: team.privateKey, body: { email: `amy-${tag}@example.com` } });
