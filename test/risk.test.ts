@@ -115,6 +115,28 @@ describe('signals and levels (mode flag)', () => {
     expect(same.status).toBe(200);
   });
 
+  it('the alias counts follow email changes and deletions (risk_windows kept by triggers)', async () => {
+    const c = await contest();
+    const first = await create(c.id, { email: 'kim@example.com' });
+    const moved = await env.request('PUT', `/api/v1/entries/${first.body.data.entryId}`, { key: t.privateKey, body: { email: 'kimberly@example.com' } });
+    expect(moved.status).toBe(200);
+    const back = await create(c.id, { email: 'kim+1@example.com' });
+    expect((await detail(back.body.data.entryId)).risk.level).toBe('none');
+    const alias = await create(c.id, { email: 'kimberly+1@example.com' });
+    expect((await detail(alias.body.data.entryId)).risk.reasons).toEqual(['email_alias']);
+    await query(env.db, sql`delete from entries where contest_id = ${c.id} and email like 'kimberly%'`);
+    const counts = await query<{ key: string; n: number }>(
+      env.db,
+      sql`select key, n::int as n from risk_windows where contest_id = ${c.id} and kind = 'email' order by key`,
+    );
+    expect(counts).toEqual([
+      { key: 'kim@example.com', n: 1 },
+      { key: 'kimberly@example.com', n: 0 },
+    ]);
+    const again = await create(c.id, { email: 'kimberly@example.com' });
+    expect((await detail(again.body.data.entryId)).risk.level).toBe('none');
+  });
+
   it('self_referral by normalised email or by IP hash', async () => {
     const c = await contest();
     const a = await referrer(c.id, 'amy@example.com', { ipAddress: '198.51.100.20' });

@@ -126,7 +126,9 @@ export function adminRoutes() {
         type: v.picklist(['public', 'private'], 'type must be public or private'),
         name: v.optional(v.nullable(trimmedString('name', 200))),
         // any value on a private key: 400 personalData applies to public keys only (checked first)
-        personalData: v.optional(v.unknown()),
+        personalData: v.optional(
+          v.pipe(v.unknown(), v.description('"full" (default) or "masked": what the key sees of entries\' personal data; public keys only')),
+        ),
       }),
       v.check(
         (b) => b.type === 'private' || b.personalData === undefined || b.personalData === 'full' || b.personalData === 'masked',
