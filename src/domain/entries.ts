@@ -448,7 +448,7 @@ export function entryDetailSql(team: Team, source: SQL): SQL {
   return sql`select ${listColumns(team)}, e.points_used, e.contest_id, c.title as contest_title,
           ${sqlCustomFields(team, sql`e.custom_field_data`)} as custom_field_data,
           (select count(*) from entries r where r.referred_by = e.id) as referrals_count,
-          (select count(*) from bonus_completions b where b.entry_id = e.id) as bonus_actions_completed,
+          (select count(*) from bonus_completions b where b.entry_id = e.id and b.status <> 'rejected') as bonus_actions_completed,
           p.value as total_purchase_value, p.n as total_purchase_count
         from ${source} e
         join contests c on c.id = e.contest_id
