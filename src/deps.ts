@@ -73,6 +73,11 @@ export interface Deps {
   clock: Clock;
   random: RandomSource;
   rateLimiter: RateLimiter;
+  /**
+   * Requests made with a public key, per (key, client IP): PUBLIC_RATE_LIMIT a minute (default
+   * 600; play and claim are not counted here, they keep rateLimiter). Omitted: 600 in memory.
+   */
+  publicRateLimiter?: RateLimiter;
   mailer: Mailer;
   logger: Logger;
   config: AppConfig;
@@ -129,6 +134,27 @@ export function memoryRateLimiter(limit: number, windowSeconds: number, clock: C
       return { success: true, retryAfterSeconds: 0 };
     },
   };
+}
+
+/** PUBLIC_RATE_LIMIT (requests a minute per public key and client IP); default 600. */
+export function publicRateLimit(value: string | undefined): number {
+  const n = Number(value ?? 600);
+  if (!Number.isInteger(n) || n < 1) throw new Error(`PUBLIC_RATE_LIMIT must be a positive integer, not ${value}`);
+  return n;
+}
+
+/**
+ * The client's address behind `hops` trusted proxies (TRUST_PROXY=N): each proxy appends the
+ * address it saw to X-Forwarded-For, so the client is the N-th entry from the right. Entries
+ * further left were written by the client and are never used. Fewer entries than hops: null.
+ */
+export function forwardedClientIp(header: string | undefined, hops: number): string | null {
+  if (!header || hops < 1) return null;
+  const list = header
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
+  return list.length >= hops ? list[list.length - hops]! : null;
 }
 
 /** Prints emails instead of sending them (the default locally). */

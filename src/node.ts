@@ -14,7 +14,9 @@ import {
   type Mailer,
   consoleLogger,
   cryptoRandom,
+  forwardedClientIp,
   memoryRateLimiter,
+  publicRateLimit,
   systemClock,
 } from './deps.js';
 import { runScheduledJobs } from './domain/jobs.js';
@@ -27,6 +29,7 @@ import { describeError } from './lib/describe-error.js';
 
 const env = process.env;
 const port = Number(env.PORT ?? 8787);
+const trustedHops = env.TRUST_PROXY === 'true' ? 1 : Math.max(0, Math.trunc(Number(env.TRUST_PROXY ?? 0)) || 0);
 
 async function openDatabase(): Promise<{ db: Db; provider: Deps['database']; label: string; close(): Promise<void> }> {
   if (env.DATABASE_URL) {
@@ -72,6 +75,7 @@ async function main() {
     clock: systemClock,
     random: cryptoRandom,
     rateLimiter: memoryRateLimiter(30, 60),
+    publicRateLimiter: memoryRateLimiter(publicRateLimit(env.PUBLIC_RATE_LIMIT), 60),
     mailer: mail.mailer,
     logger,
     config: {
@@ -84,9 +88,9 @@ async function main() {
     fetch: globalThis.fetch,
     resolveHost: async (host) => (await lookup(host, { all: true, verbatim: true })).map((a) => a.address),
     clientIp: (c) => {
-      // behind a proxy (TRUST_PROXY=1) the first X-Forwarded-For hop is the client
-      if (env.TRUST_PROXY === '1') {
-        const fwd = c.req.header('x-forwarded-for')?.split(',')[0]?.trim();
+      // behind N trusted proxies (TRUST_PROXY=N) the client is the N-th X-Forwarded-For entry from the right
+      if (trustedHops > 0) {
+        const fwd = forwardedClientIp(c.req.header('x-forwarded-for'), trustedHops);
         if (fwd) return fwd;
       }
       try {

@@ -6,7 +6,7 @@
  */
 import { createApp, type App } from './app.js';
 import { neonHttpProvider, neonProvider } from './db/drivers/neon.js';
-import { type Deps, type RateLimiter, consoleLogger, cryptoRandom, memoryRateLimiter, systemClock } from './deps.js';
+import { type Deps, type RateLimiter, consoleLogger, cryptoRandom, memoryRateLimiter, publicRateLimit, systemClock } from './deps.js';
 import { runScheduledJobs } from './domain/jobs.js';
 import { workerMailer } from './mail/select.js';
 
@@ -17,6 +17,10 @@ export interface Env {
   IP_HASH_SALT?: string;
   /** Workers Rate Limiting binding ([[ratelimits]] in wrangler.toml) */
   PLAY_LIMITER?: { limit(opts: { key: string }): Promise<{ success: boolean }> };
+  /** public-key requests per (key, client IP): PUBLIC_RATE_LIMIT a minute, set in wrangler.toml */
+  PUBLIC_LIMITER?: { limit(opts: { key: string }): Promise<{ success: boolean }> };
+  /** used only without the PUBLIC_LIMITER binding (in-memory, per isolate) */
+  PUBLIC_RATE_LIMIT?: string;
   /** email: RESEND_API_KEY + MAIL_FROM send through Resend; nothing set = log transport */
   MAIL_TRANSPORT?: string;
   MAIL_FROM?: string;
@@ -59,6 +63,7 @@ function depsFor(env: Env, requestUrl?: string): { deps: Deps; app: App } {
     clock: systemClock,
     random: cryptoRandom,
     rateLimiter: env.PLAY_LIMITER ? bindingRateLimiter(env.PLAY_LIMITER) : memoryRateLimiter(30, 60),
+    publicRateLimiter: env.PUBLIC_LIMITER ? bindingRateLimiter(env.PUBLIC_LIMITER) : memoryRateLimiter(publicRateLimit(env.PUBLIC_RATE_LIMIT), 60),
     mailer: workerMailer(env, logger),
     logger,
     config: {

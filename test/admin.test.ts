@@ -64,7 +64,7 @@ describe('teams and API keys', () => {
     const r = await adm('POST', `/api/admin/teams/${team.id}/api-keys`, { type: 'private', name: 'server' });
     expect(r.status).toBe(201);
     const k = r.body.data;
-    expect(k).toEqual({ id: expect.any(String), type: 'private', name: 'server', key: expect.stringMatching(/^sk_[A-Za-z0-9]{40}$/), prefix: k.key.slice(0, 11) });
+    expect(k).toEqual({ id: expect.any(String), type: 'private', name: 'server', key: expect.stringMatching(/^sk_[A-Za-z0-9]{40}$/), prefix: k.key.slice(0, 11), personalData: null });
     const pub = await adm('POST', `/api/admin/teams/${team.id}/api-keys`, { type: 'public' });
     expect(pub.body.data.key).toMatch(/^pk_[A-Za-z0-9]{40}$/);
     expect(pub.body.data.name).toBeNull();

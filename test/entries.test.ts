@@ -339,7 +339,7 @@ describe('list entries', () => {
       'alice@example.com',
     ]);
     expect(Object.keys(r.body.data[0]).sort()).toEqual(
-      ['createdAt', 'disqualified', 'email', 'emailConfirmed', 'id', 'name', 'phone', 'points', 'referralCode'].sort(),
+      ['createdAt', 'disqualified', 'email', 'emailConfirmed', 'id', 'name', 'phone', 'points', 'referralCode', 'risk'].sort(),
     );
     expect(r.body.data[4]).toMatchObject({ name: 'Alice Smith', phone: null, points: 0, emailConfirmed: false, disqualified: false });
   });
@@ -438,6 +438,7 @@ describe('get entry', () => {
       totalPurchaseValue: 25,
       totalPurchaseCount: 2,
       customFieldData: { team: 'red' },
+      risk: { level: 'none', reasons: [], review: null },
     });
   });
 

@@ -228,3 +228,33 @@ describe('the contract check catches a document that lies', () => {
     }
   });
 });
+
+describe('trust and safety in the document', () => {
+  let doc: any;
+  beforeAll(async () => {
+    doc = await openApiDocument();
+  });
+
+  it('documents the trust-and-safety endpoints and fields with their response schemas', () => {
+    const review = doc.paths['/api/v1/entries/{entryId}/review'].post;
+    expect(review.operationId).toBe('reviewEntry');
+    expect(review.requestBody.content['application/json'].schema.properties.decision.enum).toEqual(['approve', 'reject']);
+    const reviewed = review.responses['200'].content['application/json'].schema.properties.data;
+    expect(reviewed.properties.risk.properties.level.enum).toEqual(['none', 'review', 'high']);
+    expect(review.responses['409']).toBeDefined();
+    const verify = doc.paths['/api/v1/entries/{entryId}/bonus-actions/{bonusActionId}/verify'].post;
+    expect(verify.operationId).toBe('verifyBonusCompletion');
+    expect(verify.responses['200'].content['application/json'].schema.properties.data.properties.completionStatus.enum).toEqual(['verified', 'rejected']);
+    const keys = doc.paths['/api/admin/teams/{teamId}/api-keys'];
+    expect(keys.get.operationId).toBe('adminListApiKeys');
+    expect(keys.post.requestBody.content['application/json'].schema.properties).toHaveProperty('personalData');
+    const create = doc.paths['/api/v1/contests/{contestId}/entries'];
+    expect(Object.keys(create.post.requestBody.content['application/json'].schema.properties)).toEqual(
+      expect.arrayContaining(['ipAddress', 'userAgent']),
+    );
+    expect(create.get.parameters.find((p: { name: string }) => p.name === 'risk').schema.enum).toEqual(['review', 'high']);
+    const settings = doc.paths['/api/admin/teams/{teamId}/contests'].post.requestBody.content['application/json'].schema.properties;
+    expect(settings.risk.properties.mode.enum).toEqual(['flag', 'hold', 'block']);
+    expect(settings.referral.properties.creditOn.enum).toEqual(['create', 'confirm']);
+  });
+});

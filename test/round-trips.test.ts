@@ -7,7 +7,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createBonusAction } from '../src/domain/admin.js';
+import { createApiKey, createBonusAction } from '../src/domain/admin.js';
 import { createTestEnv, hasRealPostgres, type TeamFixture, type TestEnv } from './support/harness.js';
 
 const counter = new AsyncLocalStorage<{ texts: string[] }>();
@@ -80,6 +80,17 @@ describe.skipIf(!hasRealPostgres)('round trips per request (node-postgres)', () 
     await one('analytics', 'GET', `/api/v1/contests/${c.id}/analytics`, pub, 200);
     await one('leaderboard', 'GET', `/api/v1/contests/${c.id}/leaderboard`, pub, 200);
     await one('disqualify', 'POST', `/api/v1/entries/${adaId}/disqualify`, { ...priv, body: { disqualify: false } }, 200);
+    // trust and safety: risk signals inside the create, masked reads, manual verify, review
+    await one('entry create (ipAddress, userAgent)', 'POST', `/api/v1/contests/${c.id}/entries`, { ...priv, body: { email: 'ada+2@example.com', ipAddress: '203.0.113.5', userAgent: 'UA', referralCode: ada.body.data.referralCode } }, 201);
+    const manual = await createBonusAction(env.db, c.id, { action: 'follow', points: 5, confirmationType: 'manual' });
+    await one('bonus complete (manual, pending)', 'POST', `/api/v1/entries/${adaId}/bonus-actions/${manual.id}/complete`, pub, 200);
+    await one('bonus verify', 'POST', `/api/v1/entries/${adaId}/bonus-actions/${manual.id}/verify`, { ...priv, body: { approve: true } }, 200);
+    await one('entries list ?risk=high', 'GET', `/api/v1/contests/${c.id}/entries?risk=high`, priv, 200);
+    const maskedKey = (await createApiKey(env.db, env.deps.random, t.teamId, 'public', 'masked', 'masked')).key;
+    await one('entries search (masked key)', 'GET', `/api/v1/contests/${c.id}/entries?search=ada@example.com`, { key: maskedKey }, 200);
+    await one('entry get (masked key)', 'GET', `/api/v1/entries/${adaId}`, { key: maskedKey }, 200);
+    await one('review', 'POST', `/api/v1/entries/${adaId}/review`, { ...priv, body: { decision: 'approve' } }, 200);
+    await one('review again (409)', 'POST', `/api/v1/entries/${adaId}/review`, { ...priv, body: { decision: 'approve' } }, 409);
     const game = await env.request('POST', '/api/v1/instant-win-games', {
       ...priv,
       body: {

@@ -55,11 +55,14 @@ export const apiKeys = pgTable(
     createdAt: createdAt(),
     revokedAt: ts('revoked_at'),
     lastUsedAt: ts('last_used_at'),
+    /** public keys: 'full' or 'masked' (personal data of entries masked in every answer); private: null */
+    personalData: text('personal_data'),
   },
   (t) => [
     uniqueIndex('api_keys_key_hash_uq').on(t.keyHash),
     index('api_keys_team_idx').on(t.teamId),
     check('api_keys_type_ck', sql`${t.type} in ('public', 'private')`),
+    check('api_keys_personal_data_ck', sql`${t.personalData} is null or (${t.type} = 'public' and ${t.personalData} in ('full', 'masked'))`),
   ],
 );
 
@@ -100,6 +103,12 @@ export const contests = pgTable(
     webhookSecret: text('webhook_secret'),
     viewsCount: bigint('views_count', { mode: 'number' }).notNull().default(0),
     createdAt: createdAt(),
+    /** referral points credited at entry creation ('create') or when the new entry confirms its email ('confirm') */
+    referralCreditOn: text('referral_credit_on').notNull().default('create'),
+    /** risk signals: 'flag' records them, 'hold' holds referral points until review, 'block' refuses high-risk entries */
+    riskMode: text('risk_mode').notNull().default('flag'),
+    riskMaxEntriesPerIpPerHour: integer('risk_max_entries_per_ip_per_hour').notNull().default(10),
+    riskMaxReferralsPerHour: integer('risk_max_referrals_per_hour').notNull().default(20),
     updatedAt: ts('updated_at').notNull().defaultNow(),
   },
   (t) => [
@@ -113,6 +122,8 @@ export const contests = pgTable(
     check('contests_commission_ck', sql`${t.affiliateCommissionPercent} >= 0 and ${t.affiliateCommissionPercent} <= 100`),
     check('contests_views_ck', sql`${t.viewsCount} >= 0`),
     check('contests_dates_ck', sql`${t.endDate} is null or ${t.startDate} is null or ${t.endDate} > ${t.startDate}`),
+    check('contests_credit_on_ck', sql`${t.referralCreditOn} in ('create', 'confirm')`),
+    check('contests_risk_ck', sql`${t.riskMode} in ('flag', 'hold', 'block') and ${t.riskMaxEntriesPerIpPerHour} between 1 and 1000 and ${t.riskMaxReferralsPerHour} between 1 and 1000`),
   ],
 );
 
@@ -142,6 +153,15 @@ export const entries = pgTable(
     updatedAt: ts('updated_at').notNull().defaultNow(),
     /** set by erasure (DELETE /entries/:id): personal data removed; the row stays so totals stay exact */
     erasedAt: ts('erased_at'),
+    /** salted hashes (HMAC with IP_HASH_SALT) of the participant's IP address and user agent, as the team's server sent them */
+    ipHash: text('ip_hash'),
+    userAgentHash: text('user_agent_hash'),
+    /** the email without +tag (gmail: without dots, googlemail.com as gmail.com): the email_alias signal */
+    emailNorm: text('email_norm').generatedAlwaysAs(sql`ce_email_norm(email)`),
+    /** risk signals computed at creation: level none | review | high, the reason codes, the review decision */
+    riskLevel: text('risk_level').notNull().default('none'),
+    riskReasons: text('risk_reasons').array().notNull().default(sql`'{}'::text[]`),
+    riskReview: text('risk_review'),
   },
   (t) => [
     uniqueIndex('entries_contest_email_uq').on(t.contestId, t.email).where(sql`${t.email} is not null`),
@@ -167,6 +187,8 @@ export const entries = pgTable(
     check('entries_points_ck', sql`${t.points} >= 0 and ${t.pointsUsed} >= 0`),
     check('entries_commission_ck', sql`${t.commission} >= 0`),
     check('entries_contact_ck', sql`${t.email} is not null or ${t.phone} is not null or ${t.erasedAt} is not null`),
+    index('entries_contest_risk_idx').on(t.contestId, t.riskLevel, t.createdAt, t.id).where(sql`${t.riskLevel} <> 'none'`),
+    check('entries_risk_ck', sql`${t.riskLevel} in ('none', 'review', 'high') and (${t.riskReview} is null or ${t.riskReview} in ('approved', 'rejected'))`),
   ],
 );
 
@@ -212,9 +234,20 @@ export const pointsLedger = pgTable(
     /** id of the thing that caused it: bonus completion, purchase, play, referred entry */
     refId: text('ref_id'),
     createdAt: createdAt(),
+    /**
+     * 'applied' (in the total); 'pending': held (delta 0, requested_delta the held amount) until
+     * held_for confirms its email (wait_confirm) and/or is approved (wait_review); then
+     * 'released' (an applied row carries the points) or 'dropped'
+     */
+    status: text('status').notNull().default('applied'),
+    heldFor: uuid('held_for'),
+    waitConfirm: boolean('wait_confirm').notNull().default(false),
+    waitReview: boolean('wait_review').notNull().default(false),
   },
   (t) => [
     index('points_ledger_entry_idx').on(t.entryId, t.createdAt),
+    index('points_ledger_held_idx').on(t.heldFor).where(sql`${t.status} = 'pending'`),
+    check('points_ledger_status_ck', sql`${t.status} in ('applied', 'pending', 'released', 'dropped') and (${t.status} = 'applied' or ${t.delta} = 0)`),
     check('points_ledger_source_ck', sql`${t.source} in ('referral', 'bonus_action', 'purchase', 'manual', 'instant_win')`),
   ],
 );
@@ -696,3 +729,38 @@ export const instantWinNonces = pgTable(
   },
   (t) => [primaryKey({ columns: [t.seedId, t.cookieHash] })],
 );
+
+/**
+ * Race-free risk counting (migrations/*_trust.sql): one row per (contest, kind, key), kept by
+ * triggers on entries. kind 'email' (key: normalised email): n = entries with it; 'ip' (key: IP
+ * hash) and 'ref' (key: referrer id): times = creation times of the last hour (at most 1001).
+ * Entry create locks the rows it reads (insert ... on conflict do update), so concurrent creates
+ * sharing a key take turns and each sees the others.
+ */
+export const riskWindows = pgTable(
+  'risk_windows',
+  {
+    contestId: uuid('contest_id')
+      .notNull()
+      .references(() => contests.id, { onDelete: 'cascade' }),
+    kind: text('kind').notNull(),
+    key: text('key').notNull(),
+    n: bigint('n', { mode: 'number' }).notNull().default(0),
+    times: ts('times').array().notNull().default(sql`'{}'::timestamptz[]`),
+  },
+  (t) => [primaryKey({ columns: [t.contestId, t.kind, t.key] }), check('risk_windows_kind_ck', sql`${t.kind} in ('email', 'ip', 'ref')`)],
+);
+
+/** Disposable-mail domains, loaded from the disposable-email-domains-js package at migrate time (src/db/disposable.ts). */
+export const disposableDomains = pgTable('disposable_domains', {
+  domain: text('domain').primaryKey(),
+});
+
+/** Which package version disposable_domains holds (one row). */
+export const disposableDomainsSource = pgTable('disposable_domains_source', {
+  id: integer('id').primaryKey().default(1),
+  package: text('package').notNull(),
+  version: text('version').notNull(),
+  domains: integer('domains').notNull(),
+  loadedAt: ts('loaded_at').notNull().defaultNow(),
+});

@@ -24,11 +24,16 @@ export interface Team {
   readonly cte: SQL;
   /** the team id, as an SQL expression of type uuid */
   readonly id: SQL;
+  /**
+   * true (an SQL boolean) when the caller is a public key with personalData "masked": the
+   * statement must mask entries' personal data (src/domain/privacy.ts). Omitted: false.
+   */
+  readonly masked?: SQL;
 }
 
 /** A known team: no key check in the statement. */
 export function teamById(teamId: string): Team {
-  return { cte: sql``, id: sql`${teamId}::uuid` };
+  return { cte: sql``, id: sql`${teamId}::uuid`, masked: sql`false` };
 }
 
 /** SQLSTATEs raised by ce_auth() */
@@ -66,6 +71,7 @@ export function teamOfKey(keyHash: string, type: 'public' | 'private', access: '
       return cte;
     },
     id: sql`(select team_id from ce_key)`,
+    masked: sql`coalesce((select personal_data = 'masked' from ce_key), false)`,
     get embedded() {
       return embedded;
     },

@@ -15,20 +15,68 @@ export async function createTeam(db: Db, name: string) {
   return team!;
 }
 
-/** Makes a key: `pk_`/`sk_` + 40 base62 characters (238 bits). Only its SHA-256 is stored. */
-export async function createApiKey(db: Db, random: RandomSource, teamId: string, type: 'public' | 'private', name: string | null) {
+/**
+ * Makes a key: `pk_`/`sk_` + 40 base62 characters (238 bits). Only its SHA-256 is stored.
+ * `personalData` (public keys only; default "full"): "masked" makes every answer to the key mask
+ * entries' personal data (src/domain/privacy.ts).
+ */
+export async function createApiKey(
+  db: Db,
+  random: RandomSource,
+  teamId: string,
+  type: 'public' | 'private',
+  name: string | null,
+  personalData?: 'full' | 'masked',
+) {
+  if (type === 'private' && personalData !== undefined) throw Errors.personalDataPublicOnly();
   if (!isUuid(teamId)) throw Errors.teamNotFound();
+  const pd = type === 'public' ? (personalData ?? 'full') : null;
   const key = `${type === 'public' ? 'pk' : 'sk'}_${randomBase62(random, 40)}`;
   const prefix = key.slice(0, 11);
   const keyHash = await sha256Hex(key);
   const row = await queryOne<{ id: string }>(
     db,
-    sql`insert into api_keys (team_id, type, name, key_hash, prefix)
-        select id, ${type}, ${name}, ${keyHash}, ${prefix} from teams where id = ${teamId}
+    sql`insert into api_keys (team_id, type, name, key_hash, prefix, personal_data)
+        select id, ${type}, ${name}, ${keyHash}, ${prefix}, ${pd}::text from teams where id = ${teamId}
         returning id`,
   );
   if (!row) throw Errors.teamNotFound();
-  return { id: row.id, type, name, key, prefix };
+  return { id: row.id, type, name, key, prefix, personalData: pd };
+}
+
+/** The team's keys, newest first, never the key itself. */
+export async function listApiKeys(db: Db, teamId: string) {
+  if (!isUuid(teamId)) throw Errors.teamNotFound();
+  const rows = await query<{
+    team_found: boolean;
+    id: string | null;
+    type: 'public' | 'private';
+    name: string | null;
+    prefix: string;
+    personal_data: 'full' | 'masked' | null;
+    created_at: Date;
+    revoked_at: Date | null;
+  }>(
+    db,
+    sql`select exists (select 1 from teams where id = ${teamId}) as team_found, k.*
+        from (select 1) one left join lateral (
+          select id, type, name, prefix, case when type = 'public' then coalesce(personal_data, 'full') end as personal_data,
+            created_at, revoked_at
+          from api_keys where team_id = ${teamId} order by created_at desc, id desc
+        ) k on true`,
+  );
+  if (!rows[0]?.team_found) throw Errors.teamNotFound();
+  return rows
+    .filter((r) => r.id !== null)
+    .map((r) => ({
+      id: r.id!,
+      type: r.type,
+      name: r.name,
+      prefix: r.prefix,
+      personalData: r.personal_data,
+      createdAt: iso(r.created_at),
+      revokedAt: iso(r.revoked_at),
+    }));
 }
 
 export async function revokeApiKey(db: Db, keyId: string, now: Date) {
@@ -53,7 +101,8 @@ export interface ContestSettings {
   isEvergreen?: boolean;
   campaignType?: 'viral' | 'referral' | 'affiliate';
   requireEmailConfirmation?: boolean;
-  referral?: { advocatePoints?: number; friendPoints?: number };
+  referral?: { advocatePoints?: number; friendPoints?: number; creditOn?: 'create' | 'confirm' };
+  risk?: { mode?: 'flag' | 'hold' | 'block'; maxEntriesPerIpPerHour?: number; maxReferralsPerHour?: number };
   purchaseTracking?: { enabled?: boolean; pointsPerPurchase?: number; pointsPerCurrencyUnit?: number };
   externalTracking?: { enabled?: boolean };
   affiliate?: { commissionPercent?: number };
@@ -88,6 +137,10 @@ function settingsToColumns(s: ContestSettings): Partial<typeof contests.$inferIn
   if (s.requireEmailConfirmation !== undefined) out.requireEmailConfirmation = s.requireEmailConfirmation;
   if (s.referral?.advocatePoints !== undefined) out.referralAdvocatePoints = s.referral.advocatePoints;
   if (s.referral?.friendPoints !== undefined) out.referralFriendPoints = s.referral.friendPoints;
+  if (s.referral?.creditOn !== undefined) out.referralCreditOn = s.referral.creditOn;
+  if (s.risk?.mode !== undefined) out.riskMode = s.risk.mode;
+  if (s.risk?.maxEntriesPerIpPerHour !== undefined) out.riskMaxEntriesPerIpPerHour = s.risk.maxEntriesPerIpPerHour;
+  if (s.risk?.maxReferralsPerHour !== undefined) out.riskMaxReferralsPerHour = s.risk.maxReferralsPerHour;
   if (s.purchaseTracking?.enabled !== undefined) out.purchaseTrackingEnabled = s.purchaseTracking.enabled;
   if (s.purchaseTracking?.pointsPerPurchase !== undefined) out.pointsPerPurchase = s.purchaseTracking.pointsPerPurchase;
   if (s.purchaseTracking?.pointsPerCurrencyUnit !== undefined) {
@@ -161,6 +214,10 @@ interface AdminContestRow extends ContestRow {
   has_stripe_secret: boolean;
   has_webhook_secret: boolean;
   team_id: string;
+  referral_credit_on: string;
+  risk_mode: string;
+  risk_max_entries_per_ip_per_hour: number;
+  risk_max_referrals_per_hour: number;
 }
 
 /** The contest as the v1 API shows it, plus its settings (secrets only as "set or not"). */
@@ -179,7 +236,12 @@ export async function getAdminContest(db: Db, contestId: string, now: Date) {
     teamId: row.team_id,
     campaignType: row.campaign_type,
     requireEmailConfirmation: row.require_email_confirmation,
-    referral: { advocatePoints: row.referral_advocate_points, friendPoints: row.referral_friend_points },
+    referral: { advocatePoints: row.referral_advocate_points, friendPoints: row.referral_friend_points, creditOn: row.referral_credit_on },
+    risk: {
+      mode: row.risk_mode,
+      maxEntriesPerIpPerHour: row.risk_max_entries_per_ip_per_hour,
+      maxReferralsPerHour: row.risk_max_referrals_per_hour,
+    },
     purchaseTracking: {
       enabled: row.purchase_tracking_enabled,
       pointsPerPurchase: row.points_per_purchase,

@@ -6,6 +6,7 @@ import { type Db, iso, num, query, queryOne } from '../db/client.js';
 import type { Team } from '../db/team.js';
 import { Errors } from '../http/errors.js';
 import { isUuid } from '../lib/crypto.js';
+import { sqlEmail, sqlName } from './privacy.js';
 
 export interface Analytics {
   totalEntries: number;
@@ -110,7 +111,9 @@ export async function getLeaderboard(
            order by e.commission desc nulls last, e.created_at, e.id limit ${limit})
         )
         select c.campaign_type, x.* from c left join lateral (
-          select top.*, (select count(*) from entries r where r.referred_by = top.id) as referrals_count from top
+          select top.id, ${sqlEmail(team, sql`top.email`)} as email, ${sqlName(team, sql`top.name`)} as name, top.points,
+            top.commission, top.referral_code, top.created_at,
+            (select count(*) from entries r where r.referred_by = top.id) as referrals_count from top
         ) x on true
         order by (case when c.campaign_type = 'affiliate' then x.commission else x.points end) desc, x.created_at, x.id`,
   );

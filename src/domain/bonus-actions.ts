@@ -10,6 +10,7 @@ import { isUuid } from '../lib/crypto.js';
 import { sqlContestOpen } from './contests.js';
 import { MAX_POINTS_TOTAL } from './points.js';
 import { sqlEmitEvent, sqlIso } from './events/emit.js';
+import { sqlEmail } from './privacy.js';
 
 export const PROOF_MAX = 2000;
 export const ANSWER_MAX = 2000;
@@ -57,7 +58,7 @@ export async function listBonusActionsForEntry(db: Db, team: Team, ref: EntryRef
           where ${where} and c.team_id = ${team.id} and e.erased_at is null
         )
         select ${contestFound} as contest_found, x.* from (select 1) one left join lateral (
-          select e.id as entry_id, e.email, e.points as total_points,
+          select e.id as entry_id, ${sqlEmail(team, sql`e.email`)} as email, e.points as total_points,
             ba.id as action_id, ba.action, ba.description, ba.icon, ba.icon_color, ba.points, ba.confirmation_type,
             ba.destination_url, ba."order", ba.created_at as action_created_at,
             bc.completed_at, bc.status as completion_status, bc.points_awarded
@@ -82,11 +83,11 @@ export async function listBonusActionsForEntry(db: Db, team: Team, ref: EntryRef
       confirmationType: r.confirmation_type,
       destinationUrl: r.destination_url,
       order: num(r.order),
-      completed: r.completed_at !== null,
+      completed: r.completed_at !== null && r.completion_status !== 'rejected',
       completedAt: iso(r.completed_at),
       completionStatus: r.completion_status,
     }));
-  const done = rows.filter((r) => r.completed_at !== null);
+  const done = rows.filter((r) => r.completed_at !== null && r.completion_status !== 'rejected');
   return {
     entryId: first.entry_id,
     email: first.email,
@@ -111,6 +112,7 @@ interface CompleteRow {
   completed_at: Date | string | null;
   new_total: number;
   prev_completed_at: Date | string | null;
+  completion_status: string | null;
 }
 
 const MAX_COMPLETE_ATTEMPTS = 5;
@@ -130,6 +132,8 @@ export async function completeBonusAction(
   bonusActionId: string,
   input: { proof?: string | null; answer?: string | null },
   now: Date,
+  /** private keys: a manual action is verified at once; public keys: stored pending, no points */
+  opts: { verifyManual?: boolean } = {},
 ): Promise<CompleteResult> {
   if (!isUuid(entryId) || !isUuid(bonusActionId)) throw Errors.entryOrBonusActionNotFound();
   const t = now.toISOString();
@@ -138,7 +142,8 @@ export async function completeBonusAction(
       db,
       sql`with ${team.cte} t as (
             select e.id as entry_id, e.contest_id, e.disqualified, e.points, ba.id as action_id, ba.points as action_points,
-              ba.action, ${sqlContestOpen(now, 'c')} as is_open
+              ba.action, ${sqlContestOpen(now, 'c')} as is_open,
+              (ba.confirmation_type = 'manual' and not ${opts.verifyManual ?? false}::boolean) as held
             from entries e
             join contests c on c.id = e.contest_id
             join bonus_actions ba on ba.contest_id = e.contest_id
@@ -146,11 +151,15 @@ export async function completeBonusAction(
             for update of e
           ), ins as (
             insert into bonus_completions (entry_id, bonus_action_id, contest_id, status, proof, answer, points_awarded, completed_at)
-            select entry_id, action_id, contest_id, 'verified', ${input.proof ?? null}::text, ${input.answer ?? null}::text,
-              least(action_points::bigint, ${MAX_POINTS_TOTAL}::bigint - points)::int, ${t}::timestamptz
+            select entry_id, action_id, contest_id, case when held then 'pending' else 'verified' end,
+              ${input.proof ?? null}::text, ${input.answer ?? null}::text,
+              case when held then 0 else least(action_points::bigint, ${MAX_POINTS_TOTAL}::bigint - points)::int end, ${t}::timestamptz
             from t where not disqualified and is_open
-            on conflict (entry_id, bonus_action_id) do nothing
-            returning id, entry_id, points_awarded, completed_at
+            -- a rejected manual completion may be completed again
+            on conflict (entry_id, bonus_action_id) do update set status = excluded.status, proof = excluded.proof,
+              answer = excluded.answer, points_awarded = excluded.points_awarded, completed_at = excluded.completed_at
+              where bonus_completions.status = 'rejected'
+            returning id, entry_id, points_awarded, completed_at, status
           ), upd as (
             update entries e set points = e.points + ins.points_awarded, updated_at = ${t}::timestamptz
             from ins where e.id = ins.entry_id and ins.points_awarded > 0
@@ -167,6 +176,7 @@ export async function completeBonusAction(
               'newTotalPoints', coalesce((select points from upd), t.points), 'completedAt', ${sqlIso(sql`ins.completed_at`)}) as data
               from ins, t`, now)}
           select t.entry_id, t.disqualified, t.is_open, ins.id as completion_id, ins.points_awarded, ins.completed_at,
+            ins.status as completion_status,
             coalesce(upd.points, t.points) as new_total,
             (select completed_at from bonus_completions where entry_id = t.entry_id and bonus_action_id = t.action_id) as prev_completed_at
           from t left join ins on true left join upd on true`,
@@ -181,7 +191,12 @@ export async function completeBonusAction(
         completedAt: iso(row.completed_at)!,
         pointsAdded,
         newTotalPoints: num(row.new_total),
-        message: pointsAdded > 0 ? `Bonus action completed: ${pointsAdded} points added` : 'Bonus action completed',
+        message:
+          row.completion_status === 'pending'
+            ? 'Bonus action submitted: points are added once it is verified'
+            : pointsAdded > 0
+              ? `Bonus action completed: ${pointsAdded} points added`
+              : 'Bonus action completed',
       };
     }
     if (row.prev_completed_at) {
@@ -190,4 +205,71 @@ export async function completeBonusAction(
     // completed by a concurrent request this statement's snapshot predates: read again
   }
   throw new Error('completeBonusAction: completion neither inserted nor found after retries');
+}
+
+export interface VerifyResult {
+  completionStatus: 'verified' | 'rejected';
+  pointsAdded: number;
+  newTotalPoints: number;
+}
+
+/**
+ * A private key's decision on a pending (manual) completion: `approve` turns it verified and adds
+ * the action's points once (ledger row); otherwise rejected, no points, and the entry may
+ * complete the action again. One statement; the completion row is locked, so two decisions
+ * never both apply (the second finds nothing pending: 409 No pending completion).
+ */
+export async function verifyBonusCompletion(
+  db: Db,
+  team: Team,
+  entryId: string,
+  bonusActionId: string,
+  approve: boolean,
+  now: Date,
+): Promise<VerifyResult> {
+  if (!isUuid(entryId) || !isUuid(bonusActionId)) throw Errors.entryOrBonusActionNotFound();
+  const t = now.toISOString();
+  const row = await queryOne<{ found: boolean; completion_id: string | null; status: string | null; points_awarded: number | null; new_total: number | null }>(
+    db,
+    sql`with ${team.cte} x as (
+          select e.id as entry_id, e.contest_id, e.points, ba.id as action_id, ba.points as action_points, ba.action
+          from entries e
+          join contests c on c.id = e.contest_id
+          join bonus_actions ba on ba.contest_id = e.contest_id
+          where e.id = ${entryId} and ba.id = ${bonusActionId} and c.team_id = ${team.id}
+        ), p as (
+          select bc.id, x.* from bonus_completions bc join x on bc.entry_id = x.entry_id and bc.bonus_action_id = x.action_id
+          where bc.status = 'pending'
+          for update of bc
+        ), e as (
+          select e.id, e.points from entries e join p on e.id = p.entry_id for update of e
+        ), u as (
+          update bonus_completions bc set
+            status = case when ${approve}::boolean then 'verified' else 'rejected' end,
+            points_awarded = case when ${approve}::boolean
+              then least(p.action_points::bigint, ${MAX_POINTS_TOTAL}::bigint - (select points from e))::int else 0 end
+          from p where bc.id = p.id and bc.status = 'pending'
+          returning bc.id, bc.entry_id, bc.status, bc.points_awarded
+        ), upd as (
+          update entries en set points = en.points + u.points_awarded, updated_at = ${t}::timestamptz
+          from u where en.id = u.entry_id and u.points_awarded > 0
+          returning en.points
+        ), ledger as (
+          insert into points_ledger (entry_id, contest_id, delta, requested_delta, source, reason, ref_id, created_at)
+          select u.entry_id, p.contest_id, u.points_awarded, p.action_points, 'bonus_action',
+            left('Bonus action: ' || p.action, 500), u.id::text, ${t}::timestamptz
+          from u, p where u.points_awarded > 0
+          returning 1
+        )
+        select exists (select 1 from x) as found, u.id as completion_id, u.status, u.points_awarded,
+          coalesce((select points from upd), (select points from e), (select points from x)) as new_total
+        from (select 1) one left join u on true`,
+  );
+  if (!row?.found) throw Errors.entryOrBonusActionNotFound();
+  if (!row.completion_id) throw Errors.noPendingCompletion();
+  return {
+    completionStatus: row.status as 'verified' | 'rejected',
+    pointsAdded: num(row.points_awarded),
+    newTotalPoints: num(row.new_total),
+  };
 }

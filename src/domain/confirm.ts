@@ -13,6 +13,8 @@ import { sha256Hex, toHex } from '../lib/crypto.js';
 import { newEmailToken } from './codes.js';
 import { confirmationEmail } from './emails.js';
 import { sqlEmitEvent, sqlEntryEventData } from './events/emit.js';
+import { sqlClampedTotal } from './points.js';
+import { sqlOwnReleased, sqlReleaseOnConfirm } from './risk.js';
 
 export const TOKEN_RE = /^[A-Za-z0-9]{32}$/;
 
@@ -76,15 +78,21 @@ export async function confirmEmail(db: Db, token: string, now: Date): Promise<Co
   const row = await queryOne<{ id: string; was_confirmed: boolean; title: string; email: string | null }>(
     db,
     sql`with t as (
-          select e.id, e.email_confirmed, e.email, c.title
+          select e.id, e.email_confirmed, e.email, e.points, e.contest_id, c.title
           from entries e join contests c on c.id = e.contest_id
           where e.confirmation_token_hash = ${hash} and e.erased_at is null
           for update of e
-        ), u as (
+        ), ${sqlReleaseOnConfirm(now.toISOString())} u as (
           update entries e set email_confirmed = true, confirmed_at = coalesce(e.confirmed_at, ${now.toISOString()}::timestamptz),
+            points = ${sqlClampedTotal(sql`t.points`, sqlOwnReleased(sql`t.id`))},
             updated_at = ${now.toISOString()}::timestamptz
           from t where e.id = t.id and not t.email_confirmed
-          returning e.id, e.contest_id, ${sqlEntryEventData('e')} as ev_data
+          returning e.id, e.contest_id, ${sqlEntryEventData('e')} as ev_data, e.points - t.points as delta
+        ), own_ledger as (
+          insert into points_ledger (entry_id, contest_id, delta, requested_delta, source, reason, ref_id, created_at)
+          select u.id, t.contest_id, u.delta, ${sqlOwnReleased(sql`t.id`)}, 'referral', r.reason, r.ref_id, ${now.toISOString()}::timestamptz
+          from u, t, (select reason, ref_id from rel where entry_id = (select id from t) and status = 'released' limit 1) r
+          returning 1
         ), ${sqlEmitEvent('ev_confirmed', 'entry.confirmed',
           sql`select c.team_id, u.contest_id, u.ev_data as data from u join contests c on c.id = u.contest_id`, now)}
         select t.id, t.email_confirmed as was_confirmed, t.title, t.email from t`,

@@ -6,7 +6,7 @@
  * referral codes), `on conflict do nothing` and row locks taken inside the statement, never
  * from reading in JavaScript first.
  */
-import { sql } from 'drizzle-orm';
+import { type SQL, sql } from 'drizzle-orm';
 import * as v from 'valibot';
 import { type Db, iso, num, pgError, query, queryOne } from '../db/client.js';
 import type { Team } from '../db/team.js';
@@ -19,6 +19,8 @@ import { newConfirmation } from './confirm.js';
 import { sqlContestOpen } from './contests.js';
 import { sqlClampedTotal } from './points.js';
 import { sqlEmitEvent, sqlEntryEventData } from './events/emit.js';
+import { sqlCustomFields, sqlEmail, sqlMasked, sqlName, sqlPhone } from './privacy.js';
+import { hashEntryIp, hashUserAgent, RISK_REFUSED_SQLSTATE, riskInputSchema, sqlRiskCtes } from './risk.js';
 
 // ---------------------------------------------------------------- input rules
 
@@ -129,6 +131,9 @@ export interface CreateEntryInput {
   name?: string;
   referralCode?: string;
   customFieldData?: Record<string, unknown>;
+  /** the participant's IP address and user agent as the team's server saw them (risk signals; stored only as salted hashes) */
+  ipAddress?: string | null;
+  userAgent?: string | null;
 }
 
 export interface CreateEntryResult {
@@ -141,6 +146,8 @@ export interface CreateEntryResult {
     alreadyExists: boolean;
     isReferred: boolean;
     pointsAwarded: { advocate: number; friend: number };
+    /** referral points deferred (referral.creditOn "confirm") or held for review (risk.mode "hold") */
+    pointsPending?: { advocate: number; friend: number };
   };
   /** true when a confirmation email was queued (the route then calls triggerEmailDelivery) */
   emailQueued: boolean;
@@ -160,6 +167,9 @@ interface CreateRow {
   existing_referred_by: string | null;
   new_referral_code: string | null;
   existing_referral_code: string | null;
+  deferred: boolean | null;
+  pending_friend: number | string | null;
+  pending_advocate: number | string | null;
 }
 
 const MAX_CREATE_ATTEMPTS = 8;
@@ -178,68 +188,91 @@ const MAX_CREATE_ATTEMPTS = 8;
  */
 export async function createEntry(
   db: Db,
-  ctx: { now: Date; random: RandomSource; publicUrl: string },
+  ctx: { now: Date; random: RandomSource; publicUrl: string; ipHashSalt?: string },
   contest: { id: string; team: Team },
   input: CreateEntryInput,
 ): Promise<CreateEntryResult> {
   const { email = null, phone = null, name = null, referralCode = null, customFieldData = null } = parse(createEntrySchema, input);
+  const { ipAddress = null, userAgent = null } = parse(riskInputSchema, { ipAddress: input.ipAddress, userAgent: input.userAgent });
   if (!email && !phone) throw Errors.emailOrPhoneRequired();
   if (!isUuid(contest.id)) throw Errors.contestNotFound();
   const now = ctx.now.toISOString();
   const custom = customFieldData === null ? null : JSON.stringify(customFieldData);
+  const salt = ctx.ipHashSalt ?? '';
+  const ipHash = ipAddress ? await hashEntryIp(salt, ipAddress) : null;
+  const uaHash = userAgent ? await hashUserAgent(salt, userAgent) : null;
+  const hourAgo = new Date(ctx.now.getTime() - 3_600_000).toISOString();
 
   for (let attempt = 0; attempt < MAX_CREATE_ATTEMPTS; attempt++) {
     const code = newReferralCode(ctx.random);
     const confirmation = email ? await newConfirmation(ctx.random, ctx.publicUrl) : null;
     const mail = confirmation?.content({ title: sql`c.title`, name: sql`${name}::text` });
-    const row = await queryOne<CreateRow>(
+    let row: CreateRow | undefined;
+    try {
+    row = await queryOne<CreateRow>(
       db,
       sql`with ${contest.team.cte} c as (
             select c.id, c.team_id, c.title, c.require_email_confirmation,
-              c.referral_advocate_points, c.referral_friend_points, ${sqlContestOpen(ctx.now, 'c')} as is_open
+              c.referral_advocate_points, c.referral_friend_points, ${sqlContestOpen(ctx.now, 'c')} as is_open,
+              c.referral_credit_on, c.risk_mode, c.risk_max_entries_per_ip_per_hour, c.risk_max_referrals_per_hour
             from contests c where c.id = ${contest.id} and c.team_id = ${contest.team.id}
           ), existing as (
             select e.id, e.email, e.referred_by, e.referral_code from entries e join c on e.contest_id = c.id
             where (${email}::text is not null and e.email = ${email}::text)
                or (${email}::text is null and e.email is null and e.phone = ${phone}::text)
           ), ref as (
-            select e.id, e.points from entries e join c on e.contest_id = c.id
+            select e.id, e.points, e.email_norm, e.ip_hash from entries e join c on e.contest_id = c.id
             where ${referralCode}::text is not null and e.referral_code = ${referralCode}::text and e.erased_at is null
               and c.is_open and not exists (select 1 from existing)
             for update of e
-          ), ins as (
+          ), ${sqlRiskCtes({ email, ipHash, now, hourAgo })} ins as (
             insert into entries (contest_id, email, phone, name, referral_code, referred_by, points,
-              email_confirmed, confirmed_at, confirmation_token_hash, custom_field_data, created_at, updated_at)
+              email_confirmed, confirmed_at, confirmation_token_hash, custom_field_data, created_at, updated_at,
+              ip_hash, user_agent_hash, risk_level, risk_reasons)
             select c.id, ${email}::text, ${phone}::text, ${name}::text, ${code}::text, ref.id,
-              case when ref.id is null then 0 else c.referral_friend_points end,
+              case when ref.id is null or risk.deferred then 0 else c.referral_friend_points end,
               not c.require_email_confirmation,
               case when c.require_email_confirmation then null else ${now}::timestamptz end,
               case when c.require_email_confirmation then ${confirmation?.tokenHash ?? null}::text end,
-              ${custom}::jsonb, ${now}::timestamptz, ${now}::timestamptz
-            from c left join ref on true
+              ${custom}::jsonb, ${now}::timestamptz, ${now}::timestamptz,
+              ${ipHash}::text, ${uaHash}::text, risk.level, risk.reasons
+            from c left join ref on true cross join risk
             where c.is_open and not exists (select 1 from existing)
+              and ce_risk_gate(c.is_open and not exists (select 1 from existing) and c.risk_mode = 'block' and risk.level = 'high')
             on conflict do nothing
-            returning id, email, referred_by, points, confirmation_token_hash, referral_code, ${sqlEntryEventData('entries')} as ev_data
+            returning id, email, referred_by, points, confirmation_token_hash, referral_code, risk_level, ${sqlEntryEventData('entries')} as ev_data
           ), adv as (
             update entries e set points = ${sqlClampedTotal(sql`ref.points`, sql`c.referral_advocate_points`)},
               updated_at = ${now}::timestamptz
-            from ref, c, ins
-            where e.id = ref.id and ins.referred_by = ref.id and c.referral_advocate_points > 0
+            from ref, c, ins, risk
+            where e.id = ref.id and ins.referred_by = ref.id and c.referral_advocate_points > 0 and not risk.deferred
             returning e.id, e.points - ref.points as delta
           ), ledger as (
-            insert into points_ledger (entry_id, contest_id, delta, requested_delta, source, reason, ref_id, created_at)
+            insert into points_ledger (entry_id, contest_id, delta, requested_delta, source, reason, ref_id, created_at,
+              status, held_for, wait_confirm, wait_review)
             select ins.id, c.id, ins.points, c.referral_friend_points, 'referral', 'Joined with a referral code',
-              ins.referred_by::text, ${now}::timestamptz
+              ins.referred_by::text, ${now}::timestamptz, 'applied', null::uuid, false, false
             from ins, c where ins.referred_by is not null and ins.points > 0
             union all
             select adv.id, c.id, adv.delta, c.referral_advocate_points, 'referral', 'Referred a new entry',
-              ins.id::text, ${now}::timestamptz
+              ins.id::text, ${now}::timestamptz, 'applied', null::uuid, false, false
             from adv, ins, c
-            returning 1
+            union all
+            -- deferred referral points: pending rows (delta 0) released by the confirmation and/or the review
+            select p.entry_id, c.id, 0, p.points, 'referral', p.reason, p.ref_id, ${now}::timestamptz,
+              'pending', ins.id, risk.wait_confirm, risk.wait_review
+            from ins, c, risk, lateral (values
+              (ins.id, c.referral_friend_points, 'Joined with a referral code', ins.referred_by::text),
+              (ins.referred_by, c.referral_advocate_points, 'Referred a new entry', ins.id::text)
+            ) p(entry_id, points, reason, ref_id)
+            where ins.referred_by is not null and risk.deferred and p.points > 0
+            returning entry_id, requested_delta, status
           ), ${sqlEmitEvent('ev_entry', 'entry.created', sql`select c.team_id, c.id as contest_id, ins.ev_data as data from ins, c`, now)},
           ${sqlEmitEvent('ev_ref', 'referral.credited', sql`select c.team_id, c.id as contest_id, json_build_object('advocateEntryId', ins.referred_by,
             'friendEntryId', ins.id, 'contestId', c.id, 'advocatePoints', coalesce((select delta from adv), 0), 'friendPoints', ins.points) as data
-            from ins, c where ins.referred_by is not null`, now)}, mail as (
+            from ins, c where ins.referred_by is not null`, now)},
+          ${sqlEmitEvent('ev_flagged', 'entry.flagged', sql`select c.team_id, c.id as contest_id, ins.ev_data as data from ins, c where ins.risk_level <> 'none'`, now)},
+          mail as (
             ${
               mail
                 ? sql`insert into email_outbox (team_id, contest_id, "to", kind, subject, text, html, created_at, next_attempt_at)
@@ -256,13 +289,21 @@ export async function createEntry(
             ins.referral_code as new_referral_code, existing.referral_code as existing_referral_code,
             (select delta from adv) as advocate_points,
             (select count(*) from mail) as mails,
+            (select deferred from risk) as deferred,
+            (select sum(requested_delta) from ledger l where l.status = 'pending' and l.entry_id = ins.id) as pending_friend,
+            (select sum(requested_delta) from ledger l where l.status = 'pending' and l.entry_id = ins.referred_by) as pending_advocate,
             existing.id as existing_id, existing.email as existing_email, existing.referred_by as existing_referred_by
           from (select 1) one left join ins on true left join existing on true`,
     );
+    } catch (e) {
+      if (pgError(e)?.code === RISK_REFUSED_SQLSTATE) throw Errors.entryRefusedByRisk();
+      throw e;
+    }
     if (!row?.contest_found) throw Errors.contestNotFound();
     if (!row.is_open) throw Errors.contestNotActive();
     if (row.new_id) {
       const referred = row.new_referred_by !== null;
+      const deferred = referred && row.deferred === true;
       return {
         status: 201,
         data: {
@@ -272,6 +313,7 @@ export async function createEntry(
           alreadyExists: false,
           isReferred: referred,
           pointsAwarded: { advocate: referred ? num(row.advocate_points) : 0, friend: referred ? num(row.friend_points) : 0 },
+          ...(deferred ? { pointsPending: { advocate: num(row.pending_advocate), friend: num(row.pending_friend) } } : {}),
         },
         emailQueued: num(row.mails) > 0,
       };
@@ -307,6 +349,26 @@ interface EntryRow {
   disqualified: boolean;
   referral_code: string | null;
   created_at: Date | string;
+  risk_level?: string;
+  risk_reasons?: string[] | string | null;
+  risk_review?: string | null;
+}
+
+/** risk {level, reasons, review} of an entry row (signals computed at creation). */
+export function riskJson(r: { risk_level?: string; risk_reasons?: string[] | string | null; risk_review?: string | null }) {
+  return {
+    level: (r.risk_level ?? 'none') as 'none' | 'review' | 'high',
+    reasons: parsePgTextArray(r.risk_reasons),
+    review: (r.risk_review ?? null) as 'approved' | 'rejected' | null,
+  };
+}
+
+/** text[] as the drivers give it: an array, or (some drivers) the literal `{a,b}`. */
+function parsePgTextArray(v: string[] | string | null | undefined): string[] {
+  if (v === null || v === undefined) return [];
+  if (Array.isArray(v)) return v;
+  const inner = v.replace(/^\{|\}$/g, '');
+  return inner === '' ? [] : inner.split(',');
 }
 
 export function entryListJson(r: EntryRow) {
@@ -320,31 +382,38 @@ export function entryListJson(r: EntryRow) {
     disqualified: r.disqualified,
     referralCode: r.referral_code,
     createdAt: iso(r.created_at),
+    risk: riskJson(r),
   };
 }
 export type EntryListItem = ReturnType<typeof entryListJson>;
 
-const LIST_COLUMNS = sql`e.id, e.email, e.name, e.phone, e.points, e.email_confirmed, e.disqualified, e.referral_code, e.created_at`;
+/** the list's columns; email, name and phone masked for a masked public key (src/domain/privacy.ts) */
+const listColumns = (team: Team) =>
+  sql`e.id, ${sqlEmail(team, sql`e.email`)} as email, ${sqlName(team, sql`e.name`)} as name, ${sqlPhone(team, sql`e.phone`)} as phone,
+    e.points, e.email_confirmed, e.disqualified, e.referral_code, e.created_at, e.risk_level, e.risk_reasons, e.risk_review`;
 
 /** `%`, `_` and `\` taken literally in a LIKE pattern (escape character `\`). */
 export const escapeLike = (s: string) => s.replace(/[\\%_]/g, '\\$&');
 
 /**
  * A page of a contest's entries, newest first. `search`: case-insensitive substring of the
- * email or the name. Throws contestNotFound for another team's contest.
+ * email or the name; for a masked public key only a whole email matches (no enumeration).
+ * `risk`: entries of exactly that risk level. Throws contestNotFound for another team's contest.
  */
 export async function listEntries(
   db: Db,
   team: Team,
   contestId: string,
-  opts: { limit: number; offset: number; search?: string | null },
+  opts: { limit: number; offset: number; search?: string | null; risk?: 'review' | 'high' | null },
 ): Promise<{ items: EntryListItem[]; total: number }> {
   if (!isUuid(contestId)) throw Errors.contestNotFound();
   const search = opts.search?.trim() || null;
   const pattern = search === null ? null : `%${escapeLike(search)}%`;
+  const risk = opts.risk ?? null;
   // without a search the total comes from contest_stats (exact, kept by triggers) and the page
-  // from entries_contest_created_idx; with one, the trigram index finds the matches
-  const total = pattern === null
+  // from entries_contest_created_idx; with one, the trigram index finds the matches; a risk
+  // filter reads entries_contest_risk_idx
+  const total = pattern === null && risk === null
     ? sql`(select coalesce(sum(s.entries), 0) from contest_stats s where s.contest_id = ${contestId})
           - (select count(*) from entries x where x.contest_id = ${contestId} and x.erased_at is not null)`
     : sql`(select count(*) from f)`;
@@ -353,50 +422,55 @@ export async function listEntries(
     sql`with ${team.cte} c as (select id from contests where id = ${contestId} and team_id = ${team.id}),
         f as (
           select e.* from entries e join c on e.contest_id = c.id and e.erased_at is null
+          where true
           ${
             pattern === null
               ? sql``
-              : // the first condition is what entries_search_trgm_idx answers; the second is the exact rule
-                sql`where (coalesce(e.email, '') || ' ' || coalesce(e.name, '')) ilike ${pattern}::text escape '\\'
-                      and (e.email ilike ${pattern}::text escape '\\' or e.name ilike ${pattern}::text escape '\\')`
+              : // the first condition is what entries_search_trgm_idx answers; the second is the exact
+                // rule; a masked key matches whole emails only (entries_contest_email_uq)
+                sql`and ((not ${sqlMasked(team)}
+                      and (coalesce(e.email, '') || ' ' || coalesce(e.name, '')) ilike ${pattern}::text escape '\\'
+                      and (e.email ilike ${pattern}::text escape '\\' or e.name ilike ${pattern}::text escape '\\'))
+                    or (${sqlMasked(team)} and e.email = ${search!.toLowerCase()}::text))`
           }
+          ${risk === null ? sql`` : sql`and e.risk_level = ${risk}::text`}
         )
         select exists (select 1 from c) as contest_found, ${total} as total, p.*
         from (select 1) one left join lateral (
-          select ${LIST_COLUMNS} from f e order by e.created_at desc, e.id desc limit ${opts.limit} offset ${opts.offset}
+          select ${listColumns(team)} from f e order by e.created_at desc, e.id desc limit ${opts.limit} offset ${opts.offset}
         ) p on true`,
   );
   if (!rows[0]?.contest_found) throw Errors.contestNotFound();
   return { total: num(rows[0].total), items: rows.filter((r) => r.id !== null).map(entryListJson) };
 }
 
-/** The entry detail of the reference, plus customFieldData. Another team's entry: entryNotFound. */
-export async function getEntry(db: Db, team: Team, entryId: string) {
-  if (!isUuid(entryId)) throw Errors.entryNotFound();
-  const r = await queryOne<
-    EntryRow & {
-      points_used: number;
-      contest_id: string;
-      contest_title: string;
-      custom_field_data: unknown;
-      referrals_count: number | string;
-      bonus_actions_completed: number | string;
-      total_purchase_value: number | string;
-      total_purchase_count: number | string;
-    }
-  >(
-    db,
-    sql`with ${team.cte} _ as (select 1)
-        select ${LIST_COLUMNS}, e.points_used, e.contest_id, c.title as contest_title, e.custom_field_data,
+type EntryDetailRow = EntryRow & {
+  points_used: number;
+  contest_id: string;
+  contest_title: string;
+  custom_field_data: unknown;
+  referrals_count: number | string;
+  bonus_actions_completed: number | string;
+  total_purchase_value: number | string;
+  total_purchase_count: number | string;
+};
+
+/**
+ * The detail's select list and joins over `source` (entries, or a CTE of entries rows named e:
+ * a statement that changed the entry answers with its new version); masked for a masked key.
+ */
+export function entryDetailSql(team: Team, source: SQL): SQL {
+  return sql`select ${listColumns(team)}, e.points_used, e.contest_id, c.title as contest_title,
+          ${sqlCustomFields(team, sql`e.custom_field_data`)} as custom_field_data,
           (select count(*) from entries r where r.referred_by = e.id) as referrals_count,
-          (select count(*) from bonus_completions b where b.entry_id = e.id) as bonus_actions_completed,
+          (select count(*) from bonus_completions b where b.entry_id = e.id and b.status <> 'rejected') as bonus_actions_completed,
           p.value as total_purchase_value, p.n as total_purchase_count
-        from entries e
+        from ${source} e
         join contests c on c.id = e.contest_id
-        cross join lateral (select coalesce(sum(amount), 0) as value, count(*) as n from purchases where entry_id = e.id) p
-        where e.id = ${entryId} and c.team_id = ${team.id} and e.erased_at is null`,
-  );
-  if (!r) throw Errors.entryNotFound();
+        cross join lateral (select coalesce(sum(amount), 0) as value, count(*) as n from purchases where entry_id = e.id) p`;
+}
+
+export function entryDetailJson(r: EntryDetailRow) {
   return {
     ...entryListJson(r),
     pointsUsed: num(r.points_used),
@@ -408,6 +482,20 @@ export async function getEntry(db: Db, team: Team, entryId: string) {
     totalPurchaseCount: num(r.total_purchase_count),
     customFieldData: (r.custom_field_data ?? null) as Record<string, unknown> | null,
   };
+}
+export type EntryDetail = ReturnType<typeof entryDetailJson>;
+
+/** The entry detail of the reference, plus customFieldData and risk. Another team's entry: entryNotFound. */
+export async function getEntry(db: Db, team: Team, entryId: string) {
+  if (!isUuid(entryId)) throw Errors.entryNotFound();
+  const r = await queryOne<EntryDetailRow>(
+    db,
+    sql`with ${team.cte} _ as (select 1)
+        ${entryDetailSql(team, sql`entries`)}
+        where e.id = ${entryId} and c.team_id = ${team.id} and e.erased_at is null`,
+  );
+  if (!r) throw Errors.entryNotFound();
+  return entryDetailJson(r);
 }
 
 // ---------------------------------------------------------------- update

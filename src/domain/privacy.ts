@@ -22,12 +22,8 @@ export const EXPORT_HEADER =
   'id,email,name,phone,points,emailConfirmed,disqualified,referralCode,referredBy,referralsCount,riskLevel,createdAt';
 export const EXPORT_PAGE_SIZE = 5000;
 
-/**
- * The export's `riskLevel` cell, as an SQL expression over the entry `e` (text or null). The
- * risk-signals work sets it to the entry's risk level (e.g. `e.risk_level`); until then the cell
- * is empty.
- */
-export const SQL_EXPORT_RISK_LEVEL: SQL = sql`null::text`;
+/** The export's `riskLevel` cell: the entry's risk level (none, review, high), computed at creation. */
+export const SQL_EXPORT_RISK_LEVEL: SQL = sql`e.risk_level`;
 
 const FORMULA_START = /^[=+\-@\t\r]/;
 const NEEDS_QUOTES = /[",\r\n]/;
@@ -306,3 +302,6 @@ export async function eraseEntry(db: Db, team: Team, entryId: string, now: Date)
   if (!row) throw Errors.entryNotFound();
   return { entryId: row.id, erased: true as const };
 }
+
+// masking of personal data for masked public keys lives in masking.ts; re-exported for its callers
+export * from './masking.js';

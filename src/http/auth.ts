@@ -12,11 +12,22 @@
 import { createMiddleware } from 'hono/factory';
 import { pgError, query } from '../db/client.js';
 import { KEY_FORBIDDEN_SQLSTATE, KEY_INVALID_SQLSTATE, teamOfKey } from '../db/team.js';
+import { type Deps, memoryRateLimiter, type RateLimiter } from '../deps.js';
 import { sha256Hex } from '../lib/crypto.js';
 import type { AppContext, AppEnv } from './context.js';
 import { type ApiError, Errors } from './errors.js';
 
 export const KEY_RE = /^(pk|sk)_[A-Za-z0-9]{32,128}$/;
+
+/** play and claim keep their own limit (per IP and game) and are not counted by the public-key limit */
+const OWN_LIMIT_PATH = /^\/api\/v1\/instant-win-games\/[^/]+\/(play|plays\/[^/]+\/claim)\/?$/;
+
+const defaultLimiters = new WeakMap<Deps, RateLimiter>();
+const defaultPublicLimiter = (deps: Deps) => {
+  let l = defaultLimiters.get(deps);
+  if (!l) defaultLimiters.set(deps, (l = memoryRateLimiter(600, 60, deps.clock)));
+  return l;
+};
 
 interface KeyOptions {
   /** the 401 answer; default `Missing or invalid API key` */
@@ -36,7 +47,15 @@ export function requireKey(access: 'public' | 'private', opts: KeyOptions = {}) 
     const key = c.req.header('x-api-key')?.trim();
     if (!key || !KEY_RE.test(key)) throw unauthorized();
     const type = key.startsWith('sk_') ? 'private' : 'public';
-    const team = teamOfKey(await sha256Hex(key), type, access, c.var.deps.clock.now());
+    const keyHash = await sha256Hex(key);
+    if (type === 'public' && !OWN_LIMIT_PATH.test(c.req.path)) {
+      // a public key is in page source: its requests are limited per (key, client IP), before any database work
+      const deps = c.var.deps;
+      const limiter = deps.publicRateLimiter ?? defaultPublicLimiter(deps);
+      const { success, retryAfterSeconds } = await limiter.limit(`pk:${keyHash}:${deps.clientIp(c) ?? 'unknown'}`);
+      if (!success) throw Errors.tooManyRequests(retryAfterSeconds);
+    }
+    const team = teamOfKey(keyHash, type, access, c.var.deps.clock.now());
     c.set('auth', { team, type, keyHash: team.keyHash });
     c.set('keyErrors', keyErrors);
     // a statement that raised the key check's SQLSTATE is answered by app.onError (keyError below)

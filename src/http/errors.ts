@@ -94,4 +94,11 @@ export const Errors = {
   // admin (contract §3)
   teamNotFound: def(404, 'Team not found'),
   apiKeyNotFound: def(404, 'API key not found'),
+
+  // trust and safety: public keys, manual bonus actions, risk signals
+  personalDataPublicOnly: def(400, 'personalData applies to public keys only'),
+  noPendingCompletion: def(409, 'No pending completion'),
+  entryRefusedByRisk: def(403, 'Entry refused by risk rules'),
+  entryAlreadyReviewed: def(409, 'Entry already reviewed'),
+  invalidIpAddress: def(400, 'Invalid ipAddress'),
 } as const;

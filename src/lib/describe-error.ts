@@ -18,7 +18,7 @@ export function describeError(err: unknown): Record<string, unknown> {
     cur = o.cause;
   }
   if (typeof q.query === 'string') {
-    out.statement = q.query.replace(/\s+/g, ' ').slice(0, 2000);
+    out.statement = q.query.replace(/\s+/g, ' ').slice(0, 8000);
     const cause = q.cause instanceof Error ? q.cause : undefined;
     out.error = `${cause?.name ?? 'Error'}: ${redact(cause?.message ?? 'query failed')}`;
   } else {

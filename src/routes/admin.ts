@@ -11,12 +11,14 @@ import {
   createBonusAction,
   createContest,
   createTeam,
+  listApiKeys,
   listEmails,
   revokeApiKey,
   rotateWebhookSecret,
   updateContest,
 } from '../domain/admin.js';
 import type { AppEnv } from '../http/context.js';
+import { apiKeySchema, okResponses } from './trust-schemas.js';
 import { ok, pagination } from '../http/envelope.js';
 import { Errors } from '../http/errors.js';
 import { jsonBody, pageParams, pageQuerySchema, queryParams, trimmedString } from '../http/validate.js';
@@ -35,6 +37,9 @@ const adminAuth = createMiddleware<AppEnv>(async (c, next) => {
 
 const nonNegInt = (field: string) =>
   v.pipe(v.number(`${field} must be a number`), v.integer(`${field} must be an integer`), v.minValue(0, `${field} must be at least 0`), v.maxValue(1_000_000_000, `${field} is too large`));
+
+const riskLimit = (field: string) =>
+  v.pipe(v.number(`${field} must be a number`), v.integer(`${field} must be an integer`), v.minValue(1, `${field} must be between 1 and 1000`), v.maxValue(1000, `${field} must be between 1 and 1000`));
 
 const isoDate = (field: string) =>
   v.pipe(
@@ -60,6 +65,12 @@ const settingsEntries = {
   referral: v.object({
     advocatePoints: v.optional(nonNegInt('referral.advocatePoints')),
     friendPoints: v.optional(nonNegInt('referral.friendPoints')),
+    creditOn: v.optional(v.picklist(['create', 'confirm'], 'referral.creditOn must be create or confirm')),
+  }),
+  risk: v.object({
+    mode: v.optional(v.picklist(['flag', 'hold', 'block'], 'risk.mode must be one of flag, hold, block')),
+    maxEntriesPerIpPerHour: v.optional(riskLimit('risk.maxEntriesPerIpPerHour')),
+    maxReferralsPerHour: v.optional(riskLimit('risk.maxReferralsPerHour')),
   }),
   purchaseTracking: v.object({
     enabled: v.optional(v.boolean('purchaseTracking.enabled must be a boolean')),
@@ -123,16 +134,45 @@ export function adminRoutes() {
       responses: { 201: okJson('The new key, shown this once', ApiKey), ...adminErrors({ 400: true, 404: ['Team not found'] }) },
     }),
     jsonBody(
+      v.pipe(
       v.object({
         type: v.picklist(['public', 'private'], 'type must be public or private'),
         name: v.optional(v.nullable(trimmedString('name', 200))),
+        // any value on a private key: 400 personalData applies to public keys only (checked first)
+        personalData: v.optional(
+          v.pipe(v.unknown(), v.description('"full" (default) or "masked": what the key sees of entries\' personal data; public keys only')),
+        ),
       }),
+      v.check(
+        (b) => b.type === 'private' || b.personalData === undefined || b.personalData === 'full' || b.personalData === 'masked',
+        'personalData must be full or masked',
+      ),
+      ),
     ),
     async (c) => {
       const body = c.req.valid('json');
-      const key = await createApiKey(c.var.db(), c.var.deps.random, c.req.param('teamId'), body.type, body.name ?? null);
+      if (body.type === 'private' && body.personalData !== undefined) throw Errors.personalDataPublicOnly();
+      const key = await createApiKey(
+        c.var.db(),
+        c.var.deps.random,
+        c.req.param('teamId'),
+        body.type,
+        body.name ?? null,
+        body.personalData as 'full' | 'masked' | undefined,
+      );
       return ok(c, key, 201);
     },
+  );
+
+  r.get(
+    '/api/admin/teams/:teamId/api-keys',
+    describeRoute({
+      ...admin,
+      operationId: 'adminListApiKeys',
+      summary: "The team's API keys, newest first (never the key itself)",
+      responses: okResponses(v.array(apiKeySchema), 'The keys', { 404: 'Team not found' }),
+    }),
+    async (c) => ok(c, await listApiKeys(c.var.db(), c.req.param('teamId'))),
   );
 
   r.delete(

@@ -2,9 +2,10 @@ import { Hono } from 'hono';
 import { createMiddleware } from 'hono/factory';
 import { describeRoute } from 'hono-openapi';
 import * as v from 'valibot';
-import { ANSWER_MAX, completeBonusAction, listBonusActionsForEntry, PROOF_MAX } from '../domain/bonus-actions.js';
+import { ANSWER_MAX, completeBonusAction, listBonusActionsForEntry, PROOF_MAX, verifyBonusCompletion } from '../domain/bonus-actions.js';
 import { requireKey } from '../http/auth.js';
 import type { AppEnv } from '../http/context.js';
+import { okResponses, verifyResultSchema } from './trust-schemas.js';
 import { ok } from '../http/envelope.js';
 import { Errors } from '../http/errors.js';
 import { emailSchema, jsonBody, queryParams } from '../http/validate.js';
@@ -28,6 +29,10 @@ const note = (field: string, max: number) =>
       ),
     ),
   );
+
+const verifyBody = v.object({
+  approve: v.pipe(v.boolean('approve must be a boolean')),
+});
 
 const completeBody = v.object({ proof: note('proof', PROOF_MAX), answer: note('answer', ANSWER_MAX) });
 
@@ -109,10 +114,38 @@ export function bonusActionRoutes() {
         c.req.param('bonusActionId').trim(),
         { proof: body.proof || null, answer: body.answer || null },
         c.var.deps.clock.now(),
+        { verifyManual: c.var.auth.type === 'private' },
       );
       return ok(c, result);
     },
   );
+  r.post(
+    '/api/v1/entries/:entryId/bonus-actions/:bonusActionId/verify',
+    describeRoute({
+      operationId: 'verifyBonusCompletion',
+      tags,
+      summary: 'Approve or reject a pending (manual) completion: verified adds the points once; rejected may be completed again',
+      responses: okResponses(verifyResultSchema, 'The decision applied', {
+        404: 'Entry or bonus action not found',
+        409: 'No pending completion',
+      }),
+    }),
+    requireKey('private'),
+    jsonBody(verifyBody),
+    async (c) =>
+      ok(
+        c,
+        await verifyBonusCompletion(
+          c.var.db(),
+          c.var.auth.team,
+          c.req.param('entryId').trim(),
+          c.req.param('bonusActionId').trim(),
+          c.req.valid('json').approve!,
+          c.var.deps.clock.now(),
+        ),
+      ),
+  );
+
   // empty path segments never match `:param`; these make the reference's 400 reachable
   for (const path of [
     '/api/v1/entries//bonus-actions/:bonusActionId/complete',

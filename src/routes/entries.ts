@@ -12,8 +12,10 @@ import {
   updateEntrySchema,
 } from '../domain/entries.js';
 import { adjustPoints, MAX_POINTS_ADJUSTMENT, REASON_MAX } from '../domain/points.js';
+import { reviewDecisionSchema, reviewEntry, riskInputEntries } from '../domain/risk.js';
 import { requireKey } from '../http/auth.js';
 import type { AppContext, AppEnv } from '../http/context.js';
+import { entryDetailSchema, okResponses } from './trust-schemas.js';
 import { triggerEmailDelivery } from '../http/email-trigger.js';
 import { ok, pagination } from '../http/envelope.js';
 import { Errors } from '../http/errors.js';
@@ -28,10 +30,13 @@ const listQuery = v.object({
     v.pipe(
       v.string('Invalid search'),
       v.maxLength(SEARCH_MAX, `search must be at most ${SEARCH_MAX} characters`),
-      v.description('case-insensitive substring of the email or the name'),
+      v.description('case-insensitive substring of the email or the name (a masked public key: a whole email only)'),
     ),
   ),
+  risk: v.optional(v.pipe(v.picklist(['review', 'high'], 'risk must be review or high'), v.description('entries of exactly this risk level'))),
 });
+
+const createBody = v.object({ ...createEntrySchema.entries, ...riskInputEntries });
 
 const disqualifyBody = v.object({
   disqualify: v.optional(v.boolean('disqualify must be a boolean')),
@@ -91,7 +96,7 @@ export function entryRoutes() {
       const contestId = requireContestId(c.req.param('contestId'));
       const q = c.req.valid('query');
       const { page, limit, offset } = pageParams(q);
-      const { items, total } = await listEntries(c.var.db(), c.var.auth.team, contestId, { limit, offset, search: q.search });
+      const { items, total } = await listEntries(c.var.db(), c.var.auth.team, contestId, { limit, offset, search: q.search, risk: q.risk });
       return ok(c, items, 200, { pagination: pagination(page, limit, total) });
     },
   );
@@ -134,12 +139,15 @@ export function entryRoutes() {
       },
     }),
     privateKey,
-    jsonBody(createEntrySchema),
+    jsonBody(createBody),
     describeRoute({ requestBody: jsonRequest(CreateEntryBody) }),
     async (c) => {
       const contestId = requireContestId(c.req.param('contestId'));
       const body = c.req.valid('json');
-      const result = await createEntry(c.var.db(), emailCtx(c), { id: contestId, team: c.var.auth.team }, {
+      const ctx = { ...emailCtx(c), ipHashSalt: c.var.deps.config.ipHashSalt };
+      const result = await createEntry(c.var.db(), ctx, { id: contestId, team: c.var.auth.team }, {
+        ipAddress: body.ipAddress,
+        userAgent: body.userAgent,
         email: body.email ?? undefined,
         phone: body.phone ?? undefined,
         name: body.name ?? undefined,
@@ -208,6 +216,19 @@ export function entryRoutes() {
       );
       return ok(c, result);
     },
+  );
+
+  r.post(
+    '/api/v1/entries/:entryId/review',
+    describeRoute({
+      operationId: 'reviewEntry',
+      tags,
+      summary: 'Review a flagged entry: approve releases held referral points; reject disqualifies it and takes back its referral points',
+      responses: okResponses(entryDetailSchema, 'The entry after the review', { 404: 'Entry not found', 409: 'Entry already reviewed' }),
+    }),
+    privateKey,
+    jsonBody(reviewDecisionSchema),
+    async (c) => ok(c, await reviewEntry(c.var.db(), c.var.auth.team, c.req.param('entryId'), c.req.valid('json').decision, c.var.deps.clock.now())),
   );
 
   r.post(

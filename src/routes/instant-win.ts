@@ -305,6 +305,7 @@ export function instantWinRoutes() {
         email: body.email,
         cookieHash: body.playCookie ? await hashCookie(body.playCookie) : null,
         now: d.clock.now(),
+        ipHash: await callerIpHash(c),
       });
       if (result.emailQueued) triggerEmailDelivery(c);
       const { emailQueued: _, ...data } = result;

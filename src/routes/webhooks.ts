@@ -18,6 +18,7 @@ import { Hono } from 'hono';
 import { describeRoute } from 'hono-openapi';
 import * as v from 'valibot';
 import { createEntry, type CreateEntryInput, createEntrySchema } from '../domain/entries.js';
+import { riskInputEntries } from '../domain/risk.js';
 import { purchaseInputSchema, recordPurchase, toPurchaseInput } from '../domain/purchases.js';
 import { loadWebhookContest, type WebhookContest } from '../domain/webhooks/contest.js';
 import {
@@ -171,8 +172,8 @@ function signupInput(body: Obj): CreateEntryInput {
     throw Errors.validation('email is required');
   }
   const input: Record<string, unknown> = { email: body.email };
-  for (const k of ['name', 'phone', 'referralCode'] as const) if (body[k] !== undefined) input[k] = body[k];
-  const parsed = v.safeParse(createEntrySchema, input);
+  for (const k of ['name', 'phone', 'referralCode', 'ipAddress', 'userAgent'] as const) if (body[k] !== undefined) input[k] = body[k];
+  const parsed = v.safeParse(v.object({ ...createEntrySchema.entries, ...riskInputEntries }), input);
   if (!parsed.success) throw issueToError(parsed.issues as unknown as Parameters<typeof issueToError>[0]);
   return input as CreateEntryInput;
 }
@@ -263,7 +264,7 @@ export function webhookRoutes() {
       const a = await processDelivery(d.db, d.now, d.meta, async (tx) => {
         if (!d.contest.externalTrackingEnabled) throw Errors.externalTrackingDisabled();
         const deps = c.var.deps;
-        const res = await createEntry(tx, { now: d.now, random: deps.random, publicUrl: deps.config.publicUrl }, d.contest, input);
+        const res = await createEntry(tx, { now: d.now, random: deps.random, publicUrl: deps.config.publicUrl, ipHashSalt: deps.config.ipHashSalt }, d.contest, input);
         emailQueued = res.emailQueued;
         return { outcome: 'processed', status: res.status, body: { success: true, data: res.data }, dedupeKey: res.data.entryId };
       });

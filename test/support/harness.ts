@@ -103,6 +103,8 @@ export interface TestEnvOptions {
   clock?: TestClock;
   random?: RandomSource;
   rateLimiter?: RateLimiter;
+  /** public-key limit per (key, client IP); default 600 a minute on the test clock */
+  publicRateLimiter?: RateLimiter;
   adminToken?: string | null;
   publicUrl?: string;
   poolMax?: number;
@@ -184,6 +186,7 @@ export async function createTestEnv(opts: TestEnvOptions = {}): Promise<TestEnv>
     clock,
     random: opts.random ?? cryptoRandom,
     rateLimiter: opts.rateLimiter ?? memoryRateLimiter(30, 60, clock),
+    publicRateLimiter: opts.publicRateLimiter ?? memoryRateLimiter(600, 60, clock),
     mailer: {
       async send(email) {
         sent.push(email);

@@ -3,6 +3,7 @@ import { migrate } from 'drizzle-orm/node-postgres/migrator';
 import pg from 'pg';
 import type { DatabaseProvider } from '../../deps.js';
 import { type Db, useNamedStatements } from '../client.js';
+import { loadDisposableDomains } from '../disposable.js';
 import { migrationsFolder } from '../migrate.js';
 import * as schema from '../schema.js';
 
@@ -35,6 +36,7 @@ export async function openPg(
   if (opts.namedStatements !== false) useNamedStatements(db);
   if (opts.migrate !== false) {
     await migrate(drizzle({ client: pool }), { migrationsFolder, migrationsSchema: opts.searchPath });
+    await loadDisposableDomains(db);
   }
   return {
     pool,

@@ -4,6 +4,7 @@ import { drizzle } from 'drizzle-orm/pglite';
 import { migrate } from 'drizzle-orm/pglite/migrator';
 import type { DatabaseProvider } from '../../deps.js';
 import type { Db } from '../client.js';
+import { loadDisposableDomains } from '../disposable.js';
 import { migrationsFolder } from '../migrate.js';
 import * as schema from '../schema.js';
 
@@ -24,6 +25,7 @@ export async function openPglite(opts: { dataDir?: string; loadDataDir?: Blob | 
   const db = drizzle({ client, schema }) as unknown as Db;
   if (opts.migrate !== false) {
     await migrate(drizzle({ client }), { migrationsFolder });
+    await loadDisposableDomains(db);
   }
   return {
     client,

@@ -29,6 +29,8 @@ export interface ClaimInput {
   /** null when the claim sent no playCookie (refused, after the play is known to exist) */
   cookieHash: string | null;
   now: Date;
+  /** the claimer's IP hash: stored on the entry the claim creates (risk signals) */
+  ipHash?: string | null;
 }
 
 export interface ClaimResult {
@@ -169,8 +171,9 @@ async function claimAtOnce(db: Db, random: RandomSource, input: ClaimInput): Pro
             from upd join instant_win_tiers t on t.id = upd.tier_id
             left join instant_win_codes ic on ic.id = upd.code_id
           ), entry as (
-            insert into entries (id, contest_id, email, referral_code, created_at, updated_at)
-            select upd.entry_id, ${input.gameId}, ${input.email}, ${newReferralCode(random)}, ${at}::timestamptz, ${at}::timestamptz
+            insert into entries (id, contest_id, email, referral_code, created_at, updated_at, ip_hash)
+            select upd.entry_id, ${input.gameId}, ${input.email}, ${newReferralCode(random)}, ${at}::timestamptz, ${at}::timestamptz,
+              ${input.ipHash ?? null}::text
             from upd where upd.entry_id = ${newEntryId}::uuid
             on conflict do nothing
             returning id

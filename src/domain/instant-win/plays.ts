@@ -4,6 +4,7 @@ import { type Db, iso, num, query } from '../../db/client.js';
 import type { Team } from '../../db/team.js';
 import { Errors } from '../../http/errors.js';
 import { isUuid } from '../../lib/crypto.js';
+import { sqlEmail } from '../privacy.js';
 import { NO_PRIZE, type PlayStatus } from './presets.js';
 
 interface Row {
@@ -61,7 +62,7 @@ export async function listPlays(
         )
         select total.n as total, exists (select 1 from g) as found, page.* from total left join lateral (
           select p.id, ${sqlPlayStatus(at)} as status, p.tier_id, t.name as tier_name, t.is_miss as tier_is_miss,
-                 p.email, p.created_at, p.expires_at, p.claimed_at,
+                 ${sqlEmail(team, sql`p.email`)} as email, p.created_at, p.expires_at, p.claimed_at,
                  p.drawn_tier_id, dt.name as drawn_tier_name, p.client_seed, p.nonce, p.seed_id
           from instant_win_plays p left join instant_win_tiers t on t.id = p.tier_id
                left join instant_win_tiers dt on dt.id = p.drawn_tier_id
