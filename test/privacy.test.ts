@@ -101,9 +101,9 @@ describe('CSV export', () => {
     const entries = (await env.request('GET', `/api/v1/contests/${c.id}/entries`, { key: t.publicKey })).body.data as { id: string; createdAt: string; referralCode: string }[];
     const byId = Object.fromEntries(entries.map((e) => [e.id, e]));
     expect(rows.slice(1)).toEqual([
-      [a.entryId, 'ann@example.com', 'Ann, "the" first', "'+15550100", '2', 'true', 'false', byId[a.entryId]!.referralCode, '', '1', '', byId[a.entryId]!.createdAt],
-      [b.entryId, 'bob@example.com', '\'=HYPERLINK("http://x","y")', '', '1', 'true', 'false', byId[b.entryId]!.referralCode, a.entryId, '0', '', byId[b.entryId]!.createdAt],
-      [cc.entryId, '', "'@evil", "'+15550199", '0', 'true', 'false', byId[cc.entryId]!.referralCode, '', '0', '', byId[cc.entryId]!.createdAt],
+      [a.entryId, 'ann@example.com', 'Ann, "the" first', "'+15550100", '2', 'true', 'false', byId[a.entryId]!.referralCode, '', '1', 'none', byId[a.entryId]!.createdAt],
+      [b.entryId, 'bob@example.com', '\'=HYPERLINK("http://x","y")', '', '1', 'true', 'false', byId[b.entryId]!.referralCode, a.entryId, '0', 'none', byId[b.entryId]!.createdAt],
+      [cc.entryId, '', "'@evil", "'+15550199", '0', 'true', 'false', byId[cc.entryId]!.referralCode, '', '0', 'none', byId[cc.entryId]!.createdAt],
     ]);
     expect(byId[a.entryId]!.createdAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
   });

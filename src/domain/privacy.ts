@@ -16,6 +16,7 @@ import { type Db, iso, num, query, queryOne } from '../db/client.js';
 import type { Team } from '../db/team.js';
 import { Errors } from '../http/errors.js';
 import { isUuid } from '../lib/crypto.js';
+import { riskJson } from './entries.js';
 import { sqlEmitEvent } from './events/emit.js';
 
 export const EXPORT_HEADER =
@@ -199,9 +200,9 @@ export async function exportPerson(db: Db, team: Team, entryId: string) {
           left join instant_win_tiers t on t.id = p.tier_id
         )
         select e.id, e.email, e.name, e.phone, e.points, e.email_confirmed, e.disqualified, e.referral_code, e.created_at,
-          e.points_used, e.contest_id, e.contest_title, e.custom_field_data,
+          e.points_used, e.contest_id, e.contest_title, e.custom_field_data, e.risk_level, e.risk_reasons, e.risk_review,
           (select count(*) from entries r where r.referred_by = e.id) as referrals_count,
-          (select count(*) from bonus_completions b where b.entry_id = e.id) as bonus_actions_completed,
+          (select count(*) from bonus_completions b where b.entry_id = e.id and b.status <> 'rejected') as bonus_actions_completed,
           (select coalesce(sum(amount), 0) from purchases where entry_id = e.id) as total_purchase_value,
           (select count(*) from purchases where entry_id = e.id) as total_purchase_count,
           (select coalesce(json_agg(json_build_object('delta', l.delta, 'reason', l.reason, 'source', l.source, 'createdAt', l.created_at)
@@ -244,6 +245,7 @@ export async function exportPerson(db: Db, team: Team, entryId: string) {
       disqualified: r.disqualified,
       referralCode: r.referral_code,
       createdAt: iso(r.created_at),
+      risk: riskJson(r as { risk_level?: string; risk_reasons?: string[] | string | null; risk_review?: string | null }),
       pointsUsed: num(r.points_used),
       contestId: r.contest_id,
       contestTitle: r.contest_title,

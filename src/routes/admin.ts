@@ -18,7 +18,7 @@ import {
   updateContest,
 } from '../domain/admin.js';
 import type { AppEnv } from '../http/context.js';
-import { apiKeySchema, okResponses } from './trust-schemas.js';
+import { apiKeySchema } from './trust-schemas.js';
 import { ok, pagination } from '../http/envelope.js';
 import { Errors } from '../http/errors.js';
 import { jsonBody, pageParams, pageQuerySchema, queryParams, trimmedString } from '../http/validate.js';
@@ -170,7 +170,7 @@ export function adminRoutes() {
       ...admin,
       operationId: 'adminListApiKeys',
       summary: "The team's API keys, newest first (never the key itself)",
-      responses: okResponses(v.array(apiKeySchema), 'The keys', { 404: 'Team not found' }),
+      responses: { 200: okJson('The keys, newest first (never the key itself)', v.array(apiKeySchema)), ...adminErrors({ 404: ['Team not found'] }, false) },
     }),
     async (c) => ok(c, await listApiKeys(c.var.db(), c.req.param('teamId'))),
   );

@@ -5,7 +5,7 @@ import * as v from 'valibot';
 import { ANSWER_MAX, completeBonusAction, listBonusActionsForEntry, PROOF_MAX, verifyBonusCompletion } from '../domain/bonus-actions.js';
 import { requireKey } from '../http/auth.js';
 import type { AppEnv } from '../http/context.js';
-import { okResponses, verifyResultSchema } from './trust-schemas.js';
+import { verifyResultSchema } from './trust-schemas.js';
 import { ok } from '../http/envelope.js';
 import { Errors } from '../http/errors.js';
 import { emailSchema, jsonBody, queryParams } from '../http/validate.js';
@@ -125,10 +125,11 @@ export function bonusActionRoutes() {
       operationId: 'verifyBonusCompletion',
       tags,
       summary: 'Approve or reject a pending (manual) completion: verified adds the points once; rejected may be completed again',
-      responses: okResponses(verifyResultSchema, 'The decision applied', {
-        404: 'Entry or bonus action not found',
-        409: 'No pending completion',
-      }),
+      security: security.privateKey,
+      responses: {
+        200: okJson('The decision applied', verifyResultSchema),
+        ...apiErrors({ access: 'private', body: true }, { 400: true, 404: ['Entry or bonus action not found'], 409: ['No pending completion'] }),
+      },
     }),
     requireKey('private'),
     jsonBody(verifyBody),

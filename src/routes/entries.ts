@@ -15,7 +15,6 @@ import { adjustPoints, MAX_POINTS_ADJUSTMENT, REASON_MAX } from '../domain/point
 import { reviewDecisionSchema, reviewEntry, riskInputEntries } from '../domain/risk.js';
 import { requireKey } from '../http/auth.js';
 import type { AppContext, AppEnv } from '../http/context.js';
-import { entryDetailSchema, okResponses } from './trust-schemas.js';
 import { triggerEmailDelivery } from '../http/email-trigger.js';
 import { ok, pagination } from '../http/envelope.js';
 import { Errors } from '../http/errors.js';
@@ -224,7 +223,11 @@ export function entryRoutes() {
       operationId: 'reviewEntry',
       tags,
       summary: 'Review a flagged entry: approve releases held referral points; reject disqualifies it and takes back its referral points',
-      responses: okResponses(entryDetailSchema, 'The entry after the review', { 404: 'Entry not found', 409: 'Entry already reviewed' }),
+      security: security.privateKey,
+      responses: {
+        200: okJson('The entry after the review', Entry),
+        ...apiErrors({ access: 'private', body: true }, { 400: true, 404: ['Entry not found'], 409: ['Entry already reviewed'] }),
+      },
     }),
     privateKey,
     jsonBody(reviewDecisionSchema),

@@ -5,13 +5,14 @@
 import { Hono } from 'hono';
 import { describeRoute, resolver } from 'hono-openapi';
 import * as v from 'valibot';
+import { ErrorEnvelope, security } from '../schemas/common.js';
 import { eraseEntry, exportEntries, exportPerson } from '../domain/privacy.js';
 import { requireKey } from '../http/auth.js';
 import type { AppEnv } from '../http/context.js';
 import { ok } from '../http/envelope.js';
 import { requireContestId } from './contests.js';
 
-const errorSchema = v.object({ success: v.literal(false), error: v.string() });
+const errorSchema = ErrorEnvelope;
 const json = (description: string, schema: v.GenericSchema) => ({
   description,
   content: { 'application/json': { schema: resolver(schema) } },
@@ -43,6 +44,7 @@ export function privacyRoutes() {
     describeRoute({
       tags,
       operationId: 'exportEntries',
+      security: security.privateKey,
       summary: "Every entry of a contest as CSV, oldest first (streamed)",
       responses: {
         200: {
@@ -71,6 +73,7 @@ export function privacyRoutes() {
     describeRoute({
       tags,
       operationId: 'exportPerson',
+      security: security.privateKey,
       summary: 'Everything held about one person in the contest (access request)',
       responses: { 200: json('The entry, its ledger, completions, purchases, plays and emails, oldest first', personSchema), ...keyErrors, 404: json('Entry not found', errorSchema) },
     }),
@@ -86,6 +89,7 @@ export function privacyRoutes() {
     describeRoute({
       tags,
       operationId: 'eraseEntry',
+      security: security.privateKey,
       summary: 'Erase a person: personal data removed, totals kept; the entry answers 404 from then on',
       responses: {
         200: json('Erased', v.object({ success: v.literal(true), data: v.object({ entryId: v.string(), erased: v.literal(true) }) })),

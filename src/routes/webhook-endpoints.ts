@@ -5,6 +5,7 @@
 import { Hono } from 'hono';
 import { describeRoute, resolver } from 'hono-openapi';
 import * as v from 'valibot';
+import { ErrorEnvelope, security } from '../schemas/common.js';
 import { deliveryContext } from '../domain/events/deliver.js';
 import { EVENT_TYPES } from '../domain/events/emit.js';
 import {
@@ -46,7 +47,7 @@ const deliverySchema = v.object({
   createdAt: v.string(),
 });
 const paginationSchema = v.object({ page: v.number(), limit: v.number(), total: v.number(), totalPages: v.number() });
-const errorSchema = v.object({ success: v.literal(false), error: v.string() });
+const errorSchema = ErrorEnvelope;
 const envelope = <S extends v.GenericSchema>(data: S, extra: v.ObjectEntries = {}) =>
   v.object({ success: v.literal(true), data, ...extra });
 
@@ -80,6 +81,7 @@ export function webhookEndpointRoutes() {
     describeRoute({
       tags,
       operationId: 'createWebhookEndpoint',
+      security: security.privateKey,
       summary: 'Add a receiver of outbound events (the signing secret is shown only here)',
       responses: {
         201: json('The endpoint, with its secret', envelope(v.object({ ...endpointSchema.entries, secret: v.string() }))),
@@ -100,6 +102,7 @@ export function webhookEndpointRoutes() {
     describeRoute({
       tags,
       operationId: 'listWebhookEndpoints',
+      security: security.privateKey,
       summary: "List the team's webhook endpoints",
       responses: { 200: json('The endpoints, oldest first', envelope(v.array(endpointSchema))), 401: errors[401], 403: errors[403] },
     }),
@@ -112,6 +115,7 @@ export function webhookEndpointRoutes() {
     describeRoute({
       tags,
       operationId: 'updateWebhookEndpoint',
+      security: security.privateKey,
       summary: 'Change url, events, enabled or description',
       responses: { 200: json('The updated endpoint', envelope(endpointSchema)), ...errors },
     }),
@@ -129,6 +133,7 @@ export function webhookEndpointRoutes() {
     describeRoute({
       tags,
       operationId: 'deleteWebhookEndpoint',
+      security: security.privateKey,
       summary: 'Delete an endpoint and its deliveries log',
       responses: {
         200: json('Deleted', envelope(v.object({ id: v.string(), deleted: v.literal(true) }))),
@@ -146,6 +151,7 @@ export function webhookEndpointRoutes() {
     describeRoute({
       tags,
       operationId: 'testWebhookEndpoint',
+      security: security.privateKey,
       summary: 'Send a webhook.test event to this endpoint alone (delivered after the answer)',
       responses: {
         202: json('The test event was recorded', envelope(v.object({ eventId: v.pipe(v.string(), v.uuid()) }))),
@@ -163,6 +169,7 @@ export function webhookEndpointRoutes() {
     describeRoute({
       tags,
       operationId: 'listWebhookDeliveries',
+      security: security.privateKey,
       summary: "An endpoint's deliveries, newest first (page, limit, status)",
       responses: { 200: json('A page of deliveries', envelope(v.array(deliverySchema), { pagination: paginationSchema })), ...errors },
     }),
@@ -181,6 +188,7 @@ export function webhookEndpointRoutes() {
     describeRoute({
       tags,
       operationId: 'retryWebhookDelivery',
+      security: security.privateKey,
       summary: 'Attempt a pending or failed delivery now; answers the delivery after the attempt',
       responses: {
         200: json('The delivery after the attempt', envelope(deliverySchema)),

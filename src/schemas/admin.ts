@@ -11,6 +11,7 @@ export const ApiKey = v.strictObject({
   name: v.nullable(v.string()),
   key: v.pipe(v.string(), v.description('the key itself: shown this once, only its hash is stored')),
   prefix: v.string(),
+  personalData: v.pipe(v.nullable(v.picklist(['full', 'masked'])), v.description('public keys: full, or masked personal data in every answer; null for private keys')),
 });
 
 export const RevokedApiKey = v.strictObject({ id: uuid, revoked: v.literal(true) });
@@ -21,7 +22,12 @@ export const AdminContest = v.strictObject({
   teamId: uuid,
   campaignType: v.picklist(['viral', 'referral', 'affiliate']),
   requireEmailConfirmation: v.boolean(),
-  referral: v.strictObject({ advocatePoints: nonNegInt, friendPoints: nonNegInt }),
+  referral: v.strictObject({ advocatePoints: nonNegInt, friendPoints: nonNegInt, creditOn: v.picklist(['create', 'confirm']) }),
+  risk: v.strictObject({
+    mode: v.picklist(['flag', 'hold', 'block']),
+    maxEntriesPerIpPerHour: nonNegInt,
+    maxReferralsPerHour: nonNegInt,
+  }),
   purchaseTracking: v.strictObject({
     enabled: v.boolean(),
     pointsPerPurchase: nonNegInt,

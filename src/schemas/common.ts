@@ -151,6 +151,8 @@ export function apiErrors(
     401: [opts.unauthorized ?? MISSING_KEY],
     ...(opts.access === 'private' ? { 403: [opts.forbidden ?? 'This endpoint requires a private API key', ...asList(own[403])] } : {}),
     ...(opts.body ? { 413: true, 415: true } : {}),
+    // public keys are rate limited per (key, client address); play and claim have their own limit
+    429: true,
     500: true,
   });
 }

@@ -1,5 +1,6 @@
 /** Response schemas of the contests, entries, bonus actions, purchases and analytics routes. */
 import * as v from 'valibot';
+import { riskInputEntries } from '../domain/risk.js';
 import { CUSTOM_FIELDS_MAX_BYTES, CUSTOM_FIELDS_MAX_DEPTH, createEntrySchema, updateEntrySchema } from '../domain/entries.js';
 import { int, nonNegInt, timestamp, uuid } from './common.js';
 
@@ -17,7 +18,7 @@ const customFieldData = v.optional(
 );
 
 /** The create-entry and update-entry bodies, from the routes' own schemas. */
-export const CreateEntryBody = v.object({ ...createEntrySchema.entries, customFieldData });
+export const CreateEntryBody = v.object({ ...createEntrySchema.entries, ...riskInputEntries, customFieldData });
 export const UpdateEntryBody = v.object({ ...updateEntrySchema.entries, customFieldData });
 
 export const ContestStatus = v.picklist(['draft', 'active', 'ended', 'paused']);
@@ -45,7 +46,15 @@ export const ViewCount = v.strictObject({ viewsCount: nonNegInt });
 
 // ---------------------------------------------------------------- entries
 
+/** risk signals computed when the entry was created */
+export const Risk = v.strictObject({
+  level: v.picklist(['none', 'review', 'high']),
+  reasons: v.array(v.picklist(['disposable_email', 'email_alias', 'self_referral', 'ip_velocity', 'referral_velocity'])),
+  review: v.nullable(v.picklist(['approved', 'rejected'])),
+});
+
 const entryListFields = {
+  risk: Risk,
   id: uuid,
   email: v.nullable(v.string()),
   name: v.nullable(v.string()),
@@ -78,6 +87,10 @@ export const CreatedEntry = v.strictObject({
   alreadyExists: v.boolean(),
   isReferred: v.boolean(),
   pointsAwarded: v.strictObject({ advocate: nonNegInt, friend: nonNegInt }),
+  pointsPending: v.pipe(
+    v.optional(v.strictObject({ advocate: nonNegInt, friend: nonNegInt })),
+    v.description('referral points held until the email is confirmed or the entry approved (then pointsAwarded is 0)'),
+  ),
 });
 
 export const UpdatedEntry = v.strictObject({
