@@ -8,7 +8,7 @@
  *    counted for that request (AsyncLocalStorage) and reported in the `x-round-trips` response
  *    header. Work a request leaves in the background (email delivery) is not on its path and is
  *    not counted. bench/run.ts reads it from sequential requests, where attribution is exact.
- * Play/claim rate limiting is off (the load comes from one address). Emails are not delivered.
+ * Rate limiting is off, play/claim and the public key limit alike (the load comes from one address). Emails are not delivered.
  * Started by bench/run.ts as a child process so that load generation does not share its CPU.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
@@ -61,6 +61,8 @@ const deps: Deps = {
   clock: systemClock,
   random: cryptoRandom,
   rateLimiter: { limit: async () => ({ success: true, retryAfterSeconds: 0 }) },
+  // the load comes from one address with one key: the public per-(key, address) limit would refuse it
+  publicRateLimiter: { limit: async () => ({ success: true, retryAfterSeconds: 0 }) },
   mailer: { send: async () => {} },
   logger: silent,
   config: { adminToken: undefined, publicUrl: `http://localhost:${port}`, ipHashSalt: 'bench' },
