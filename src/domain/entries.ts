@@ -410,6 +410,7 @@ export async function listEntries(
   const search = opts.search?.trim() || null;
   const pattern = search === null ? null : `%${escapeLike(search)}%`;
   const risk = opts.risk ?? null;
+  const riskFilter = risk === null ? sql`` : sql`and e.risk_level = ${risk}::text`;
   // without a search the total comes from contest_stats (exact, kept by triggers) and the page
   // from entries_contest_created_idx; with one, the trigram index finds the matches; a risk
   // filter reads entries_contest_risk_idx
@@ -420,21 +421,21 @@ export async function listEntries(
   const rows = await query<EntryRow & { contest_found: boolean; total: number | string }>(
     db,
     sql`with ${team.cte} c as (select id from contests where id = ${contestId} and team_id = ${team.id}),
-        f as (
-          select e.* from entries e join c on e.contest_id = c.id and e.erased_at is null
-          where true
-          ${
-            pattern === null
-              ? sql``
-              : // the first condition is what entries_search_trgm_idx answers; the second is the exact
-                // rule; a masked key matches whole emails only (entries_contest_email_uq)
-                sql`and ((not ${sqlMasked(team)}
-                      and (coalesce(e.email, '') || ' ' || coalesce(e.name, '')) ilike ${pattern}::text escape '\\'
-                      and (e.email ilike ${pattern}::text escape '\\' or e.name ilike ${pattern}::text escape '\\'))
-                    or (${sqlMasked(team)} and e.email = ${search!.toLowerCase()}::text))`
-          }
-          ${risk === null ? sql`` : sql`and e.risk_level = ${risk}::text`}
-        )
+        f as (${
+          pattern === null
+            ? sql`select e.* from entries e join c on e.contest_id = c.id and e.erased_at is null where true ${riskFilter}`
+            : // two arms, each with its own index, so the planner never has to choose between them:
+              // entries_search_trgm_idx for a full key (its first condition is what that index
+              // answers, the second the exact rule), entries_contest_email_uq for a masked key,
+              // which matches whole emails only; the arm that does not apply stops at once
+              sql`select e.* from entries e join c on e.contest_id = c.id and e.erased_at is null
+                  where not ${sqlMasked(team)}
+                    and (coalesce(e.email, '') || ' ' || coalesce(e.name, '')) ilike ${pattern}::text escape '\\'
+                    and (e.email ilike ${pattern}::text escape '\\' or e.name ilike ${pattern}::text escape '\\') ${riskFilter}
+                  union all
+                  select e.* from entries e join c on e.contest_id = c.id and e.erased_at is null
+                  where ${sqlMasked(team)} and e.email = ${search!.toLowerCase()}::text ${riskFilter}`
+        })
         select exists (select 1 from c) as contest_found, ${total} as total, p.*
         from (select 1) one left join lateral (
           select ${listColumns(team)} from f e order by e.created_at desc, e.id desc limit ${opts.limit} offset ${opts.offset}
