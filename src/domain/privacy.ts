@@ -16,7 +16,7 @@ import { type Db, iso, num, query, queryOne } from '../db/client.js';
 import type { Team } from '../db/team.js';
 import { Errors } from '../http/errors.js';
 import { isUuid } from '../lib/crypto.js';
-import { riskJson } from './entries.js';
+import { entryDetailJson, entryDetailSql } from './entries.js';
 import { sqlEmitEvent } from './events/emit.js';
 
 export const EXPORT_HEADER =
@@ -166,23 +166,6 @@ export async function exportEntries(
 export async function exportPerson(db: Db, team: Team, entryId: string) {
   if (!isUuid(entryId)) throw Errors.entryNotFound();
   const r = await queryOne<{
-    id: string;
-    email: string | null;
-    name: string | null;
-    phone: string | null;
-    points: number;
-    email_confirmed: boolean;
-    disqualified: boolean;
-    referral_code: string | null;
-    created_at: Date | string;
-    points_used: number;
-    contest_id: string;
-    contest_title: string;
-    custom_field_data: unknown;
-    referrals_count: number | string;
-    bonus_actions_completed: number | string;
-    total_purchase_value: number | string;
-    total_purchase_count: number | string;
     ledger: unknown;
     bonus: unknown;
     purchases: unknown;
@@ -199,12 +182,7 @@ export async function exportPerson(db: Db, team: Team, entryId: string) {
           join contests g on g.id = p.game_id and g.team_id = e.team_id
           left join instant_win_tiers t on t.id = p.tier_id
         )
-        select e.id, e.email, e.name, e.phone, e.points, e.email_confirmed, e.disqualified, e.referral_code, e.created_at,
-          e.points_used, e.contest_id, e.contest_title, e.custom_field_data, e.risk_level, e.risk_reasons, e.risk_review,
-          (select count(*) from entries r where r.referred_by = e.id) as referrals_count,
-          (select count(*) from bonus_completions b where b.entry_id = e.id and b.status <> 'rejected') as bonus_actions_completed,
-          (select coalesce(sum(amount), 0) from purchases where entry_id = e.id) as total_purchase_value,
-          (select count(*) from purchases where entry_id = e.id) as total_purchase_count,
+        select d.*,
           (select coalesce(json_agg(json_build_object('delta', l.delta, 'reason', l.reason, 'source', l.source, 'createdAt', l.created_at)
              order by l.created_at, l.id), '[]') from points_ledger l where l.entry_id = e.id) as ledger,
           (select coalesce(json_agg(json_build_object('bonusActionId', b.bonus_action_id, 'action', ba.action, 'status', b.status,
@@ -222,7 +200,8 @@ export async function exportPerson(db: Db, team: Team, entryId: string) {
              order by o.created_at, o.id), '[]')
            from email_outbox o where o.team_id = e.team_id and o."to" = e.email
              and (o.contest_id = e.contest_id or o.contest_id in (select game_id from plays))) as emails
-        from e`,
+        -- the entry exactly as GET /entries/:id shows it
+        from e cross join lateral (${entryDetailSql(team, sql`entries`)} where e.id = ${entryId}) d`,
   );
   if (!r) throw Errors.entryNotFound();
   const list = (x: unknown) => (typeof x === 'string' ? JSON.parse(x) : x) as Record<string, unknown>[];
@@ -235,26 +214,7 @@ export async function exportPerson(db: Db, team: Team, entryId: string) {
       return out;
     });
   return {
-    entry: {
-      id: r.id,
-      email: r.email,
-      name: r.name,
-      phone: r.phone,
-      points: num(r.points),
-      emailConfirmed: r.email_confirmed,
-      disqualified: r.disqualified,
-      referralCode: r.referral_code,
-      createdAt: iso(r.created_at),
-      risk: riskJson(r as { risk_level?: string; risk_reasons?: string[] | string | null; risk_review?: string | null }),
-      pointsUsed: num(r.points_used),
-      contestId: r.contest_id,
-      contestTitle: r.contest_title,
-      referralsCount: num(r.referrals_count),
-      bonusActionsCompleted: num(r.bonus_actions_completed),
-      totalPurchaseValue: num(r.total_purchase_value),
-      totalPurchaseCount: num(r.total_purchase_count),
-      customFieldData: (r.custom_field_data ?? null) as Record<string, unknown> | null,
-    },
+    entry: entryDetailJson(r as unknown as Parameters<typeof entryDetailJson>[0]),
     ledger: fix(list(r.ledger), ['createdAt']),
     bonusActions: fix(list(r.bonus), ['completedAt']),
     purchases: fix(list(r.purchases), ['createdAt'], ['amount']),
