@@ -27,7 +27,7 @@ import { createHash } from 'node:crypto';
 import { teamById } from '../src/db/team.js';
 import { createDraw, revealDraw, SNAPSHOT_HEADER, snapshotPage } from '../src/domain/draws/draws.js';
 import { hashCookie } from '../src/domain/instant-win/hashing.js';
-import { SNAPSHOT_PAGE } from '../src/routes/draws.js';
+import { SNAPSHOT_PAGE_BYTES } from '../src/routes/draws.js';
 import { edgeBench } from './edge.js';
 
 const args = process.argv.slice(2);
@@ -399,11 +399,11 @@ async function benchDraws(db: Parameters<typeof createDraw>[0], teamId: string, 
     let after = -1;
     let pages = 0;
     for (;;) {
-      const page = await snapshotPage(db, team, d.id, after, SNAPSHOT_PAGE);
+      const page = await snapshotPage(db, team, d.id, after, SNAPSHOT_PAGE_BYTES);
       hash.update(page.text);
       pages++;
       after = page.last;
-      if (page.count < SNAPSHOT_PAGE) break;
+      if (!page.more) break;
     }
     const same = hash.digest('hex') === d.snapshotHash;
     lines.push(

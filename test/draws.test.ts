@@ -13,6 +13,7 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { query, queryOne } from '../src/db/client.js';
 import { cryptoRandom, type RandomSource } from '../src/deps.js';
+import { createApiKey } from '../src/domain/admin.js';
 import { verifyDraw } from '../scripts/verify-draw.js';
 import { createTestEnv, type TeamFixture, type TestEnv } from './support/harness.js';
 
@@ -93,7 +94,7 @@ const replace = (drawId: string, entryId: string, body: Record<string, unknown> 
   env.request('POST', `/api/v1/draws/${drawId}/results/${entryId}/replace`, { key, body });
 const snapshotCsv = async (drawId: string, key = a.publicKey) => env.request('GET', `/api/v1/draws/${drawId}/snapshot`, { key });
 const state = async () =>
-  query(env.db, sql`select (select count(*)::int from draws) as draws, (select count(*)::int from draw_blocks) as blocks, (select count(*)::int from draw_snapshots) as snapshots,
+  query(env.db, sql`select (select count(*)::int from draws) as draws, (select count(*)::int from draw_blocks) as blocks,
                            (select count(*)::int from draw_results) as results,
                            (select coalesce(string_agg(status || stream_next, ',' order by id), '') from draws) as s,
                            (select coalesce(string_agg(entry_id::text || replaced, ',' order by draw_id, position), '') from draw_results) as r`);
@@ -267,11 +268,10 @@ describe('the algorithm against the reference implementation', () => {
                   decode(${Buffer.from(seed).toString('hex')}, 'hex'), ${sha256(seed)}, decode(${ipad.toString('hex')}, 'hex'), decode(${opad.toString('hex')}, 'hex'))`,
     );
     const csv = `entry_id,weight,email_sha256\n${ids[0]},${w1},\n${ids[1]},${w2},\n`;
-    await query(env.db, sql`insert into draw_snapshots (draw_id, csv) values (${drawId}, convert_to(${csv}, 'UTF8'))`);
     await query(
       env.db,
-      sql`insert into draw_blocks (draw_id, cum_end, cum_start, char_start, char_len)
-          values (${drawId}, ${W.toString()}::bigint, 0, 29, ${csv.length - 29})`,
+      sql`insert into draw_blocks (draw_id, cum_end, cum_start, lines)
+          values (${drawId}, ${W.toString()}::bigint, 0, ${csv.slice(29)})`,
     );
     const r = await reveal(drawId);
     expect(r.status, JSON.stringify(r.body)).toBe(200);
@@ -333,6 +333,86 @@ describe('eligibility', () => {
     const other = await env.contest(a.teamId);
     await addEntries(other.id, [{ id: uuidN(9, 'f') }]);
     expect((await draw(other.id)).body.data.eligibleCount).toBe(1);
+  });
+});
+
+describe('erasure, masked keys, the draw.revealed event', () => {
+  it('an erased entry is not eligible; erased after the commit it stays in the snapshot, and as a winner shows no email or name', async () => {
+    const c = await env.contest(a.teamId);
+    const [x, y, z] = [uuidN(1, 'a9'), uuidN(2, 'a9'), uuidN(3, 'a9')];
+    await addEntries(c.id, [
+      { id: x, email: 'xavier@example.com', name: 'Xavier Lane' },
+      { id: y, email: 'yara@example.com', name: 'Yara Holt' },
+      { id: z, email: 'zoe@example.com', name: 'Zoe Park' },
+    ]);
+    const erase = async (id: string) => expect((await env.request('DELETE', `/api/v1/entries/${id}`, { key: a.privateKey })).status).toBe(200);
+    await erase(z);
+    const d = (await draw(c.id, { winners: 2, excludePreviousWinners: false })).body.data;
+    expect(d.eligibleCount).toBe(2);
+    const before = (await snapshotOf(d.id)).text;
+    expect(before).toBe(`entry_id,weight,email_sha256\n${x},1,${sha256('xavier@example.com')}\n${y},1,${sha256('yara@example.com')}\n`);
+    await erase(x);
+    const r = (await reveal(d.id)).body.data;
+    // both remaining lines are picked (two winners); the erased one shows null email and name
+    const byId = Object.fromEntries(r.results.map((w: { entryId: string }) => [w.entryId, w]));
+    expect(byId[x]).toMatchObject({ email: null, name: null, weight: 1, replaced: false });
+    expect(byId[y]).toMatchObject({ email: 'yara@example.com', name: 'Yara Holt' });
+    // the published snapshot still has the erased entry's line and hash: snapshotHash still holds
+    expect((await snapshotOf(d.id)).text).toBe(before);
+    expect(sha256(before)).toBe(d.snapshotHash);
+    expect((await draw(c.id, { excludePreviousWinners: false })).body.data.eligibleCount).toBe(1);
+  });
+
+  it('a masked public key sees the winners masked (the draw otherwise unchanged); a full key sees them whole', async () => {
+    const c = await env.contest(a.teamId);
+    const id = uuidN(1, 'a8');
+    await addEntries(c.id, [{ id, email: 'marguerite@example.com', name: 'Marguerite Anne Duval' }]);
+    const d = (await draw(c.id, { excludePreviousWinners: false })).body.data;
+    await reveal(d.id);
+    const masked = (await createApiKey(env.db, cryptoRandom, a.teamId, 'public', 'page', 'masked')).key;
+    const full = await env.request('GET', `/api/v1/draws/${d.id}`, { key: a.publicKey });
+    const seen = await env.request('GET', `/api/v1/draws/${d.id}`, { key: masked });
+    expect(full.body.data.results[0]).toMatchObject({ entryId: id, email: 'marguerite@example.com', name: 'Marguerite Anne Duval' });
+    expect(seen.status).toBe(200);
+    expect(seen.body.data).toEqual({
+      ...full.body.data,
+      results: [{ ...full.body.data.results[0], email: 'm***@example.com', name: 'Marguerite D.' }],
+    });
+    // the snapshot has no personal data beyond the email hash: the same bytes for both keys
+    expect((await snapshotCsv(d.id, masked)).text).toBe((await snapshotCsv(d.id)).text);
+  });
+
+  it('the reveal records one draw.revealed event with the draw (drawId, seed, winners) in the same transaction; a refused reveal records none', async () => {
+    const team = await env.team('events');
+    const sent: { type: string; contestId: string; data: Record<string, unknown> }[] = [];
+    const saved = env.deps.fetch;
+    env.deps.fetch = async (_url, init) => {
+      sent.push(JSON.parse(String(init?.body)));
+      return new Response('ok');
+    };
+    try {
+      const ep = await env.request('POST', '/api/v1/webhook-endpoints', {
+        key: team.privateKey,
+        body: { url: 'https://hooks.example.test/draws', events: ['draw.revealed'] },
+      });
+      expect(ep.status, JSON.stringify(ep.body)).toBe(201);
+      const c = await env.contest(team.teamId);
+      await addEntries(c.id, [{ id: uuidN(1, 'a7'), email: 'wendy@example.com', name: 'Wendy Ng' }, { id: uuidN(2, 'a7') }]);
+      const d = (await draw(c.id, { winners: 1, label: 'A bike' }, team.privateKey)).body.data;
+      const r = await reveal(d.id, { publicRandomness: 'drand 123' }, team.privateKey);
+      expect(r.status).toBe(200);
+      expect((await reveal(d.id, {}, team.privateKey)).status).toBe(409);
+      await env.settle();
+      const events = await query<{ type: string; contest_id: string; data: Record<string, unknown> }>(
+        env.db,
+        sql`select type, contest_id, data from events where team_id = ${team.teamId} order by created_at`,
+      );
+      const { id: drawId, ...rest } = r.body.data;
+      expect(events).toEqual([{ type: 'draw.revealed', contest_id: c.id, data: { drawId, ...rest } }]);
+      expect(sent).toMatchObject([{ type: 'draw.revealed', contestId: c.id, data: { drawId, ...rest } }]);
+    } finally {
+      env.deps.fetch = saved;
+    }
   });
 });
 

@@ -158,6 +158,8 @@ export const entries = pgTable(
     userAgentHash: text('user_agent_hash'),
     /** the email without +tag (gmail: without dots, googlemail.com as gmail.com): the email_alias signal */
     emailNorm: text('email_norm').generatedAlwaysAs(sql`ce_email_norm(email)`),
+    /** SHA-256 of the email's UTF-8 bytes (null without an email): a draw's snapshot lists it, hashed once at write time, not a million times at commit */
+    emailSha256: bytea('email_sha256').generatedAlwaysAs(sql`ce_email_sha256(email)`),
     /** risk signals computed at creation: level none | review | high, the reason codes, the review decision */
     riskLevel: text('risk_level').notNull().default('none'),
     riskReasons: text('risk_reasons').array().notNull().default(sql`'{}'::text[]`),
@@ -640,22 +642,14 @@ export const draws = pgTable(
 );
 
 /**
- * The frozen eligible set of a draw: exactly the published CSV (header line, then one line per
- * entry in entry-id order), stored as one value (TOAST, uncompressed: a slice reads only the
- * chunks it needs) so the commit writes one row and hashes the very bytes it stores. No foreign
- * key to entries (an erased entry keeps its line); it goes with its draw (trigger).
- */
-export const drawSnapshots = pgTable('draw_snapshots', {
-  drawId: uuid('draw_id').primaryKey(),
-  /** the CSV bytes (bytea, not text: a byte slice of an uncompressed TOAST value reads only its chunks) */
-  csv: bytea('csv').notNull(),
-});
-
-/**
- * The snapshot's index: one row per 1,000 lines, with the running sum of weights at its last
- * entry (`cum_end`; weights are > 0, so strictly increasing: the primary key finds the block a
- * pick falls in), the running sum before its first (`cum_start`), and where its lines are in the
- * CSV (`char_start`, 0-based, and `char_len`; the CSV is ASCII: characters are bytes).
+ * The frozen eligible set of a draw (its snapshot), in blocks: each block holds the CSV lines of
+ * a contiguous run of entries in entry-id order (entries whose id starts with the same three hex
+ * digits, so at most 4,096 blocks, ~250 lines each at a million entries), with the running sum
+ * of weights at its last entry (`cum_end`; weights are > 0, so strictly increasing: the primary
+ * key finds the block a pick falls in) and before its first (`cum_start`). The published CSV is
+ * the header line then every block's `lines` in `cum_end` order; `snapshot_hash` hashes exactly
+ * that. No foreign key to entries (an erased entry keeps its line); blocks go with their draw
+ * (trigger).
  */
 export const drawBlocks = pgTable(
   'draw_blocks',
@@ -663,8 +657,8 @@ export const drawBlocks = pgTable(
     drawId: uuid('draw_id').notNull(),
     cumEnd: bigint('cum_end', { mode: 'number' }).notNull(),
     cumStart: bigint('cum_start', { mode: 'number' }).notNull(),
-    charStart: bigint('char_start', { mode: 'number' }).notNull(),
-    charLen: integer('char_len').notNull(),
+    /** the block's CSV lines, each ending with a line feed (stored uncompressed: it is mostly hex) */
+    lines: text('lines').notNull(),
   },
   (t) => [primaryKey({ columns: [t.drawId, t.cumEnd] })],
 );

@@ -20,8 +20,8 @@ import { apiErrors, media, okJson, pageJson, security } from '../schemas/common.
 import { Draw } from '../schemas/fairness.js';
 
 const tags = ['Draws'];
-/** snapshot blocks (of 1,000 lines, ~105 bytes each) per query: about 2 MB a page, under any per-query response limit */
-export const SNAPSHOT_PAGE = 20;
+/** bytes of snapshot CSV per query: about 2 MB a page (whole blocks), under any per-query response limit */
+export const SNAPSHOT_PAGE_BYTES = 2_000_000;
 
 const int = (msg: string, min: number, max: number) =>
   v.pipe(v.number(msg), v.integer(msg), v.minValue(min, msg), v.maxValue(max, msg));
@@ -228,12 +228,12 @@ export function drawRoutes() {
       const drawId = c.req.param('drawId');
       if (!isUuid(drawId)) throw Errors.drawNotFound();
       const team = c.var.auth.team;
-      const first = await snapshotPage(c.var.db(), team, drawId, -1, SNAPSHOT_PAGE);
+      const first = await snapshotPage(c.var.db(), team, drawId, -1, SNAPSHOT_PAGE_BYTES);
       if (!first.found) throw Errors.drawNotFound();
       const enc = new TextEncoder();
       const deps = c.var.deps;
       let after = first.last;
-      let done = first.count < SNAPSHOT_PAGE;
+      let done = !first.more;
       let handle: ReturnType<typeof deps.database.acquire> | undefined;
       // the later pages run on a handle of the stream's own: the request's is released when the
       // handler returns, before the body has been sent
@@ -246,9 +246,9 @@ export function drawRoutes() {
           if (done) return;
           try {
             handle ??= deps.database.acquire();
-            const next = await snapshotPage(handle.db, team, drawId, after, SNAPSHOT_PAGE);
+            const next = await snapshotPage(handle.db, team, drawId, after, SNAPSHOT_PAGE_BYTES);
             after = next.last;
-            done = next.count < SNAPSHOT_PAGE;
+            done = !next.more;
             if (next.text) controller.enqueue(enc.encode(next.text));
             if (done) {
               controller.close();

@@ -1,14 +1,15 @@
 /**
  * Giveaway draws with verifiable winners (docs/fairness.md "Verifying a draw").
  *
- * Commit freezes the contest's eligible entries as rows of draw_entries (entry-id order, with
- * the running sum of weights), hashes exactly the published CSV bytes, and keeps a 32-byte seed
- * secret behind its SHA-256. Reveal picks the winners with the published walk over the HMAC
- * stream. Both run inside the database (plpgsql functions of migrations/0008_fairness.sql): the
- * snapshot, up to millions of rows, never travels to the application.
+ * Commit freezes the contest's eligible entries as blocks of CSV lines (draw_blocks: entry-id
+ * order, with the running sums of weights), hashes exactly the published CSV bytes, and keeps a
+ * 32-byte seed secret behind its SHA-256. Reveal picks the winners with the published walk over
+ * the HMAC stream. Both run inside the database (plpgsql functions of migrations/0008_fairness.sql
+ * and 0011_draw_blocks.sql): the snapshot, up to millions of rows, never travels to the application.
  *
  * One round trip per request: create is one statement (the function returns what the answer
- * needs); reveal and replace are one batch (the write, then the draw as it is now).
+ * needs); reveal and replace are one batch (the write, then the draw as it is now; the reveal's
+ * second statement also records the draw.revealed event, in the same transaction).
  */
 import { type SQL, sql } from 'drizzle-orm';
 import { batch, type Db, iso, num, query } from '../../db/client.js';
@@ -16,7 +17,9 @@ import type { Team } from '../../db/team.js';
 import type { RandomSource } from '../../deps.js';
 import { Errors } from '../../http/errors.js';
 import { isUuid, randomUuid } from '../../lib/crypto.js';
+import { sqlEmitEvent, sqlIso } from '../events/emit.js';
 import { newSeed } from '../instant-win/fairness-seed.js';
+import { sqlEmail, sqlName } from '../masking.js';
 
 export type Weighting = 'equal' | 'points';
 
@@ -81,16 +84,39 @@ interface DrawRow {
   results: DrawResultJson[] | string | null;
 }
 
-/** A draw's columns (alias `d`); the seed only once revealed. Erased entries show null email and name. */
-const DRAW_COLUMNS = sql`d.id, d.contest_id, d.label, d.status, d.winners, d.weighting, d.confirmed_only, d.min_points,
+/**
+ * A draw's columns (alias `d`); the seed only once revealed. Erased entries show null email and
+ * name; a public key of a team whose personal data is masked sees winners masked (as entries).
+ */
+const drawColumns = (team: Team) => sql`d.id, d.contest_id, d.label, d.status, d.winners, d.weighting, d.confirmed_only, d.min_points,
   d.exclude_previous_winners, d.eligible_count, d.total_weight, d.snapshot_hash, d.seed_hash,
   case when d.status = 'revealed' then encode(d.seed, 'hex') end as seed, d.public_randomness, d.created_at, d.revealed_at,
   coalesce((
-    select json_agg(json_build_object('position', r.position, 'entryId', r.entry_id, 'email', e.email, 'name', e.name,
-                                      'weight', r.weight, 'replaced', r.replaced, 'replacedReason', r.replaced_reason)
+    select json_agg(json_build_object('position', r.position, 'entryId', r.entry_id, 'email', ${sqlEmail(team, sql`e.email`)},
+                                      'name', ${sqlName(team, sql`e.name`)}, 'weight', r.weight, 'replaced', r.replaced,
+                                      'replacedReason', r.replaced_reason)
                     order by r.position)
     from draw_results r left join entries e on e.id = r.entry_id
     where r.draw_id = d.id), '[]'::json) as results`;
+
+/**
+ * `draw.revealed`: the draw as the API shows it (`drawId` for its id), from the row `x` of a
+ * statement that selected drawColumns() of the draw that ce_draw_reveal() revealed in this very
+ * transaction (it names it in the transaction-local setting ce.draw_revealed).
+ */
+const revealedEvent = (team: Team, now: Date) =>
+  sqlEmitEvent(
+    'ev_draw',
+    'draw.revealed',
+    sql`select ${team.id} as team_id, x.contest_id,
+          json_build_object('drawId', x.id, 'contestId', x.contest_id, 'label', x.label, 'status', x.status, 'winners', x.winners,
+            'weighting', x.weighting, 'confirmedOnly', x.confirmed_only, 'minPoints', x.min_points,
+            'excludePreviousWinners', x.exclude_previous_winners, 'eligibleCount', x.eligible_count, 'totalWeight', x.total_weight,
+            'snapshotHash', x.snapshot_hash, 'seedHash', x.seed_hash, 'seed', x.seed, 'publicRandomness', x.public_randomness,
+            'createdAt', ${sqlIso(sql`x.created_at`)}, 'revealedAt', ${sqlIso(sql`x.revealed_at`)}, 'results', x.results) as data
+        from x where current_setting('ce.draw_revealed', true) = x.id::text`,
+    now,
+  );
 
 export function drawJson(row: DrawRow): DrawJson {
   const results = (typeof row.results === 'string' ? JSON.parse(row.results) : (row.results ?? [])) as DrawResultJson[];
@@ -124,10 +150,14 @@ export function drawJson(row: DrawRow): DrawJson {
   };
 }
 
-/** The statement that reads one draw of the team (alone, or after a write in the same batch). */
-const readDrawSql = (team: Team, drawId: string): SQL =>
-  sql`with ${team.cte} _ as (select 1)
-      select ${DRAW_COLUMNS} from draws d where d.id = ${drawId} and d.team_id = ${team.id}`;
+/**
+ * The statement that reads one draw of the team (alone, or after a write in the same batch); with
+ * `revealedAt`, it also records the draw.revealed event when the batch's first statement revealed it.
+ */
+const readDrawSql = (team: Team, drawId: string, revealedAt?: Date): SQL =>
+  sql`with ${team.cte} x as (select ${drawColumns(team)} from draws d where d.id = ${drawId} and d.team_id = ${team.id})
+      ${revealedAt ? sql`, ${revealedEvent(team, revealedAt)}` : sql``}
+      select * from x`;
 
 function fromRows(rows: readonly Record<string, unknown>[]): DrawJson {
   const row = rows[0] as DrawRow | undefined;
@@ -189,7 +219,7 @@ export async function listDraws(db: Db, team: Team, contestId: string, opts: { l
     sql`with ${team.cte} c as (select c.id from contests c where c.id = ${contestId} and c.team_id = ${team.id}),
         total as (select count(*) as n from draws d where d.contest_id in (select id from c))
         select exists (select 1 from c) as found, total.n as total, page.* from total left join lateral (
-          select ${DRAW_COLUMNS} from draws d where d.contest_id in (select id from c)
+          select ${drawColumns(team)} from draws d where d.contest_id in (select id from c)
           order by d.created_at desc, d.id desc limit ${opts.limit} offset ${opts.offset}
         ) page on true`,
   );
@@ -203,7 +233,7 @@ export async function revealDraw(db: Db, team: Team, drawId: string, publicRando
   const [act, read] = await batch(db, [
     sql`with ${team.cte} x as (select ce_draw_reveal(${drawId}::uuid, ${team.id}, ${publicRandomness}::text, ${now.toISOString()}::timestamptz) as outcome)
         select outcome from x`,
-    readDrawSql(team, drawId),
+    readDrawSql(team, drawId, now),
   ]);
   const outcome = act![0]?.outcome as string | undefined;
   if (outcome === 'not_found' || !outcome) throw Errors.drawNotFound();
@@ -238,22 +268,24 @@ export async function replaceWinner(db: Db, team: Team, drawId: string, entryId:
 export const SNAPSHOT_HEADER = 'entry_id,weight,email_sha256\n';
 
 /**
- * One keyset page of the snapshot CSV: the lines of up to `blocks` blocks of 1,000 after the
- * block whose running sum is `after` (-1: from the start), as text, sliced out of the stored CSV
- * (only the TOAST chunks it needs are read). `found` false: no such draw for this team.
+ * One keyset page of the snapshot CSV: the lines of the blocks after the block whose running sum
+ * is `after` (-1: from the start), as many as fit in about `maxBytes` (at least one block), as
+ * text. `found` false: no such draw for this team; `more`: blocks remain after this page.
+ * Only the page's blocks are read (a block's size is known without reading it).
  */
-export async function snapshotPage(db: Db, team: Team, drawId: string, after: number, blocks: number) {
-  const rows = await query<{ found: boolean; last: string | number | null; n: string | number; text: string }>(
+export async function snapshotPage(db: Db, team: Team, drawId: string, after: number, maxBytes: number) {
+  const rows = await query<{ found: boolean; last: string | number | null; more: boolean; text: string }>(
     db,
     sql`with ${team.cte} d as (select d.id from draws d where d.id = ${drawId} and d.team_id = ${team.id}),
-        page as (
-          select cum_end, char_start, char_len from draw_blocks
-          where draw_id = (select id from d) and cum_end > ${after}::bigint order by cum_end limit ${blocks}
-        )
-        select exists (select 1 from d) as found, (select max(cum_end) from page) as last, (select count(*) from page) as n,
-               coalesce((select convert_from(substring(s.csv from (select min(char_start) from page)::int + 1 for (select sum(char_len) from page)::int), 'UTF8')
-                         from draw_snapshots s where s.draw_id = (select id from d)), '') as text`,
+        blocks as (
+          select cum_end, lines, sum(octet_length(lines)) over (order by cum_end) - octet_length(lines) as before
+          from draw_blocks where draw_id = (select id from d) and cum_end > ${after}::bigint
+        ),
+        page as (select cum_end, lines from blocks where before < ${maxBytes}::bigint)
+        select exists (select 1 from d) as found, (select max(cum_end) from page) as last,
+               exists (select 1 from blocks where before >= ${maxBytes}::bigint) as more,
+               coalesce((select string_agg(lines, '' order by cum_end) from page), '') as text`,
   );
   const row = rows[0]!;
-  return { found: row.found, last: row.last === null ? after : num(row.last), count: num(row.n), text: row.text };
+  return { found: row.found, last: row.last === null ? after : num(row.last), more: row.more, text: row.text };
 }
