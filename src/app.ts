@@ -12,7 +12,7 @@ import { eventScope } from './domain/events/emit.js';
 import { kickEventDelivery } from './domain/events/deliver.js';
 import { fail } from './http/envelope.js';
 import { keyError } from './http/auth.js';
-import { ApiError, Errors } from './http/errors.js';
+import { ApiError, Errors } from './errors.js';
 import { describeError } from './lib/describe-error.js';
 import { toHex } from './lib/crypto.js';
 import { adminRoutes } from './routes/admin.js';

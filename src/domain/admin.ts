@@ -6,7 +6,7 @@ import { eq, sql } from 'drizzle-orm';
 import { type Db, iso, isUniqueViolation, num, pgError, query, queryOne } from '../db/client.js';
 import { apiKeys, bonusActions, contests, teams } from '../db/schema.js';
 import type { RandomSource } from '../deps.js';
-import { Errors } from '../http/errors.js';
+import { Errors } from '../errors.js';
 import { isUuid, randomBase62, sha256Hex, toBase64 } from '../lib/crypto.js';
 import { contestJson, type ContestRow } from './contests.js';
 

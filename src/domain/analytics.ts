@@ -4,7 +4,7 @@
 import { sql } from 'drizzle-orm';
 import { type Db, iso, num, query, queryOne } from '../db/client.js';
 import type { Team } from '../db/team.js';
-import { Errors } from '../http/errors.js';
+import { Errors } from '../errors.js';
 import { isUuid } from '../lib/crypto.js';
 import { sqlEmail, sqlName } from './privacy.js';
 

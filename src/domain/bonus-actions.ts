@@ -5,7 +5,7 @@
 import { sql } from 'drizzle-orm';
 import { type Db, iso, num, query, queryOne } from '../db/client.js';
 import type { Team } from '../db/team.js';
-import { Errors } from '../http/errors.js';
+import { Errors } from '../errors.js';
 import { isUuid } from '../lib/crypto.js';
 import { sqlContestOpen } from './contests.js';
 import { MAX_POINTS_TOTAL } from './points.js';

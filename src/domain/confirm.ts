@@ -8,7 +8,7 @@
 import { type SQL, sql } from 'drizzle-orm';
 import { type Db, queryOne } from '../db/client.js';
 import type { RandomSource } from '../deps.js';
-import { Errors } from '../http/errors.js';
+import { Errors } from '../errors.js';
 import { sha256Hex, toHex } from '../lib/crypto.js';
 import { newEmailToken } from './codes.js';
 import { confirmationEmail } from './emails.js';

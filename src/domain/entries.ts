@@ -11,7 +11,7 @@ import * as v from 'valibot';
 import { type Db, iso, num, pgError, query, queryOne } from '../db/client.js';
 import type { Team } from '../db/team.js';
 import type { RandomSource } from '../deps.js';
-import { Errors } from '../http/errors.js';
+import { Errors } from '../errors.js';
 import { assertStorableStrings, emailSchema, issueToError, jsonDepth } from '../http/validate.js';
 import { isUuid } from '../lib/crypto.js';
 import { newReferralCode } from './codes.js';

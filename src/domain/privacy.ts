@@ -14,7 +14,7 @@
 import { type SQL, sql } from 'drizzle-orm';
 import { type Db, iso, num, query, queryOne } from '../db/client.js';
 import type { Team } from '../db/team.js';
-import { Errors } from '../http/errors.js';
+import { Errors } from '../errors.js';
 import { isUuid } from '../lib/crypto.js';
 import { entryDetailJson, entryDetailSql } from './entries.js';
 import { sqlEmitEvent } from './events/emit.js';

@@ -16,7 +16,7 @@ import { sql } from 'drizzle-orm';
 import * as v from 'valibot';
 import { type Db, num, pgError, queryOne } from '../db/client.js';
 import type { Team } from '../db/team.js';
-import { Errors } from '../http/errors.js';
+import { Errors } from '../errors.js';
 import { emailOf } from '../http/validate.js';
 import { isUuid } from '../lib/crypto.js';
 import { sqlContestOpen } from './contests.js';

@@ -18,7 +18,7 @@ import { type SQL, sql } from 'drizzle-orm';
 import * as v from 'valibot';
 import { type Db, query } from '../db/client.js';
 import type { Team } from '../db/team.js';
-import { Errors } from '../http/errors.js';
+import { Errors } from '../errors.js';
 import { hmacSha256, isUuid, toHex } from '../lib/crypto.js';
 import { hashIp } from './instant-win/hashing.js';
 import { entryDetailJson, entryDetailSql } from './entries.js';

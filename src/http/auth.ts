@@ -15,7 +15,7 @@ import { KEY_FORBIDDEN_SQLSTATE, KEY_INVALID_SQLSTATE, teamOfKey } from '../db/t
 import { type Deps, memoryRateLimiter, type RateLimiter } from '../deps.js';
 import { sha256Hex } from '../lib/crypto.js';
 import type { AppContext, AppEnv } from './context.js';
-import { type ApiError, Errors } from './errors.js';
+import { type ApiError, Errors } from '../errors.js';
 
 export const KEY_RE = /^(pk|sk)_[A-Za-z0-9]{32,128}$/;
 

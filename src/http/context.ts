@@ -2,7 +2,7 @@ import type { Context } from 'hono';
 import type { Db } from '../db/client.js';
 import type { KeyTeam } from '../db/team.js';
 import type { Deps } from '../deps.js';
-import type { ApiError } from './errors.js';
+import type { ApiError } from '../errors.js';
 
 export interface AuthInfo {
   /** the key's team, checked inside the request's statement (src/db/team.ts) */

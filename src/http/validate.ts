@@ -15,7 +15,7 @@ import type { Context, MiddlewareHandler, ValidationTargets } from 'hono';
 import { validator } from 'hono-openapi';
 import * as v from 'valibot';
 import { normalizeEmail } from '../lib/email.js';
-import { ApiError, Errors } from './errors.js';
+import { ApiError, Errors } from '../errors.js';
 
 interface Issue {
   message: string;

@@ -20,7 +20,7 @@ import {
 import type { AppEnv } from '../http/context.js';
 import { apiKeySchema } from './trust-schemas.js';
 import { ok, pagination } from '../http/envelope.js';
-import { Errors } from '../http/errors.js';
+import { Errors } from '../errors.js';
 import { jsonBody, pageParams, pageQuerySchema, queryParams, trimmedString } from '../http/validate.js';
 import { timingSafeEqual } from '../lib/crypto.js';
 import { AdminContest, ApiKey, BonusAction, Email, RevokedApiKey, Team, WebhookSecret } from '../schemas/admin.js';

@@ -5,7 +5,7 @@ import { getAnalytics, getLeaderboard } from '../domain/analytics.js';
 import { requireKey } from '../http/auth.js';
 import type { AppEnv } from '../http/context.js';
 import { ok } from '../http/envelope.js';
-import { Errors } from '../http/errors.js';
+import { Errors } from '../errors.js';
 import { pageParams, queryInteger, queryParams } from '../http/validate.js';
 import { requireContestId } from './contests.js';
 import { apiErrors, intQuery, okJson, security } from '../schemas/common.js';

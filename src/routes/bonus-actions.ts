@@ -7,7 +7,7 @@ import { requireKey } from '../http/auth.js';
 import type { AppEnv } from '../http/context.js';
 import { verifyResultSchema } from './trust-schemas.js';
 import { ok } from '../http/envelope.js';
-import { Errors } from '../http/errors.js';
+import { Errors } from '../errors.js';
 import { emailSchema, jsonBody, queryParams } from '../http/validate.js';
 import { apiErrors, okJson, security } from '../schemas/common.js';
 import { BonusCompletion, EntryBonusActions } from '../schemas/contests.js';

@@ -5,7 +5,7 @@ import { confirmEmail } from '../domain/confirm.js';
 import { escapeHtml } from '../domain/emails.js';
 import type { AppContext, AppEnv } from '../http/context.js';
 import { ok } from '../http/envelope.js';
-import { ApiError } from '../http/errors.js';
+import { ApiError } from '../errors.js';
 import { ErrorEnvelope, errors, json, okJson, security } from '../schemas/common.js';
 import { resolver } from 'hono-openapi';
 import * as v from 'valibot';

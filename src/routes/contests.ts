@@ -5,7 +5,7 @@ import { contestJson, getContest, listContests, recordView, TOOL_TYPES } from '.
 import { requireKey } from '../http/auth.js';
 import type { AppEnv } from '../http/context.js';
 import { ok, pagination } from '../http/envelope.js';
-import { Errors } from '../http/errors.js';
+import { Errors } from '../errors.js';
 import { pageParams, pageQuerySchema, queryParams } from '../http/validate.js';
 import { apiErrors, okJson, pageJson, pageQuery, security } from '../schemas/common.js';
 import { Contest, ContestWithViews, ViewCount } from '../schemas/contests.js';

@@ -13,7 +13,7 @@ import { escapeHtml } from '../domain/emails.js';
 import { requireKey } from '../http/auth.js';
 import type { AppEnv } from '../http/context.js';
 import { ok, pagination } from '../http/envelope.js';
-import { Errors } from '../http/errors.js';
+import { Errors } from '../errors.js';
 import { jsonBody, pageParams, pageQuerySchema, queryParams } from '../http/validate.js';
 import { isUuid } from '../lib/crypto.js';
 import { apiErrors, media, okJson, pageJson, security } from '../schemas/common.js';

@@ -17,7 +17,7 @@ import { requireKey } from '../http/auth.js';
 import type { AppContext, AppEnv } from '../http/context.js';
 import { triggerEmailDelivery } from '../http/email-trigger.js';
 import { ok, pagination } from '../http/envelope.js';
-import { Errors } from '../http/errors.js';
+import { Errors } from '../errors.js';
 import { jsonBody, pageParams, pageQuerySchema, queryParams } from '../http/validate.js';
 import { requireContestId } from './contests.js';
 import { apiErrors, jsonRequest, okJson, pageJson, pageQuery, security } from '../schemas/common.js';

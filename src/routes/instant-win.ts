@@ -19,7 +19,7 @@ import { requireKey } from '../http/auth.js';
 import type { AppEnv } from '../http/context.js';
 import { triggerEmailDelivery } from '../http/email-trigger.js';
 import { ok, pagination } from '../http/envelope.js';
-import { Errors } from '../http/errors.js';
+import { Errors } from '../errors.js';
 import { emailSchema, jsonBody, pageParams, pageQuerySchema, queryParams } from '../http/validate.js';
 import { isUuid, randomUuid, sha256Hex } from '../lib/crypto.js';
 import { apiErrors, okJson, pageJson, pageQuery, security } from '../schemas/common.js';

@@ -4,7 +4,7 @@ import { purchaseInputSchema, recordPurchase, toPurchaseInput } from '../domain/
 import { requireKey } from '../http/auth.js';
 import type { AppEnv } from '../http/context.js';
 import { ok } from '../http/envelope.js';
-import { Errors } from '../http/errors.js';
+import { Errors } from '../errors.js';
 import { jsonBody } from '../http/validate.js';
 import { requireContestId } from './contests.js';
 import { apiErrors, okJson, security } from '../schemas/common.js';

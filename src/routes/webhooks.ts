@@ -43,7 +43,7 @@ import { requireKey } from '../http/auth.js';
 import type { AppEnv } from '../http/context.js';
 import { ok, pagination } from '../http/envelope.js';
 import { triggerEmailDelivery } from '../http/email-trigger.js';
-import { Errors } from '../http/errors.js';
+import { Errors } from '../errors.js';
 import { assertStorableStrings, issueToError, pageParams, pageQuerySchema, queryParams } from '../http/validate.js';
 import { requireContestId } from './contests.js';
 import { apiErrors, errors, headerParam as header, okJson, pageJson, pageQuery, security } from '../schemas/common.js';

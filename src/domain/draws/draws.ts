@@ -15,7 +15,7 @@ import { type SQL, sql } from 'drizzle-orm';
 import { batch, type Db, iso, num, query } from '../../db/client.js';
 import type { Team } from '../../db/team.js';
 import type { RandomSource } from '../../deps.js';
-import { Errors } from '../../http/errors.js';
+import { Errors } from '../../errors.js';
 import { isUuid, randomUuid } from '../../lib/crypto.js';
 import { sqlEmitEvent, sqlIso } from '../events/emit.js';
 import { newSeed } from '../instant-win/fairness-seed.js';

@@ -8,7 +8,7 @@ import * as v from 'valibot';
 import { type Db, iso, num, query, queryOne } from '../../db/client.js';
 import type { Team } from '../../db/team.js';
 import type { RandomSource } from '../../deps.js';
-import { Errors } from '../../http/errors.js';
+import { Errors } from '../../errors.js';
 import { isUuid, toBase64 } from '../../lib/crypto.js';
 import {
   attemptDelivery,

@@ -12,7 +12,7 @@
  * checked where the runtime can resolve names (Node: `Deps.resolveHost`, dns.lookup) at create,
  * at update and before every delivery attempt.
  */
-import { Errors } from '../../http/errors.js';
+import { Errors } from '../../errors.js';
 
 export const WEBHOOK_URL_MAX = 2048;
 

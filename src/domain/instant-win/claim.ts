@@ -13,7 +13,7 @@ import { type SQL, sql } from 'drizzle-orm';
 import { type Db, pgError, queryOne } from '../../db/client.js';
 import type { Team } from '../../db/team.js';
 import type { RandomSource } from '../../deps.js';
-import { Errors } from '../../http/errors.js';
+import { Errors } from '../../errors.js';
 import { isUuid, randomUuid, timingSafeEqual, toHex } from '../../lib/crypto.js';
 import { newReferralCode } from '../codes.js';
 import { prizeEmail } from '../emails.js';

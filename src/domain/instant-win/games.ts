@@ -10,7 +10,7 @@ import { type SQL, sql } from 'drizzle-orm';
 import { batch, type Db, iso, num, query, queryOne } from '../../db/client.js';
 import type { Team } from '../../db/team.js';
 import type { RandomSource } from '../../deps.js';
-import { Errors } from '../../http/errors.js';
+import { Errors } from '../../errors.js';
 import { isUuid, randomUuid } from '../../lib/crypto.js';
 import { effectiveStatus } from '../contests.js';
 import {

@@ -3,7 +3,7 @@
  * rules that need the whole body or the stored game, with messages that name the tier.
  */
 import * as v from 'valibot';
-import { Errors } from '../../http/errors.js';
+import { Errors } from '../../errors.js';
 import {
   DELIVERY_TYPES,
   type DeliveryType,

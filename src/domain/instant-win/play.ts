@@ -23,7 +23,7 @@
 import { sql } from 'drizzle-orm';
 import { type Db, iso, pgError, queryOne } from '../../db/client.js';
 import type { Team } from '../../db/team.js';
-import { Errors } from '../../http/errors.js';
+import { Errors } from '../../errors.js';
 import { isUuid } from '../../lib/crypto.js';
 import { sqlContestOpen } from '../contests.js';
 import { sqlEmitEvent, sqlIso } from '../events/emit.js';

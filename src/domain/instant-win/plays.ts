@@ -2,7 +2,7 @@
 import { type SQL, sql } from 'drizzle-orm';
 import { type Db, iso, num, query } from '../../db/client.js';
 import type { Team } from '../../db/team.js';
-import { Errors } from '../../http/errors.js';
+import { Errors } from '../../errors.js';
 import { isUuid } from '../../lib/crypto.js';
 import { sqlEmail } from '../privacy.js';
 import { NO_PRIZE, type PlayStatus } from './presets.js';

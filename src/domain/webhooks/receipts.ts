@@ -14,7 +14,7 @@
 import { sql } from 'drizzle-orm';
 import { type Db, num, query, queryOne } from '../../db/client.js';
 import type { Team } from '../../db/team.js';
-import { ApiError, Errors } from '../../http/errors.js';
+import { ApiError, Errors } from '../../errors.js';
 import { isUuid } from '../../lib/crypto.js';
 import { MAX_EXTERNAL_ID_LENGTH } from './signatures.js';
 

@@ -16,7 +16,7 @@
  */
 import { sql } from 'drizzle-orm';
 import { type Db, num, queryOne } from '../../db/client.js';
-import { Errors } from '../../http/errors.js';
+import { Errors } from '../../errors.js';
 import { normalizeEmail } from '../../lib/email.js';
 import { sqlContestOpen } from '../contests.js';
 import { sqlClampedTotal } from '../points.js';

@@ -1,12 +1,16 @@
 /**
  * The one place that defines what an error answers: status + exact message. Clients match on
- * these strings (API reference + contract), so they are written once, here.
+ * these strings (the API reference), so they are written once, here. A ground-floor module:
+ * domain code throws these, and the HTTP layer (src/http/envelope.ts, app.onError) turns them
+ * into the error envelope; nothing here knows about HTTP frameworks.
  */
-import type { ContentfulStatusCode } from 'hono/utils/http-status';
+
+/** The statuses an API error answers with. */
+export type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 410 | 413 | 415 | 422 | 429 | 500 | 502 | 503;
 
 export class ApiError extends Error {
   constructor(
-    readonly status: ContentfulStatusCode,
+    readonly status: ErrorStatus,
     message: string,
     readonly headers: Record<string, string> = {},
   ) {
@@ -15,7 +19,7 @@ export class ApiError extends Error {
   }
 }
 
-const def = (status: ContentfulStatusCode, message: string) => () => new ApiError(status, message);
+const def = (status: ErrorStatus, message: string) => () => new ApiError(status, message);
 
 export const Errors = {
   // conventions (contract §2)
