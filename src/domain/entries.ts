@@ -12,7 +12,7 @@ import { type Db, iso, num, pgError, query, queryOne } from '../db/client.js';
 import type { Team } from '../db/team.js';
 import type { RandomSource } from '../deps.js';
 import { Errors } from '../errors.js';
-import { assertStorableStrings, emailSchema, issueToError, jsonDepth } from '../http/validate.js';
+import { assertStorableStrings, emailSchema, issueToError, jsonDepth } from '../lib/validation.js';
 import { isUuid } from '../lib/crypto.js';
 import { newReferralCode } from './codes.js';
 import { newConfirmation } from './confirm.js';

@@ -17,7 +17,7 @@ import * as v from 'valibot';
 import { type Db, num, pgError, queryOne } from '../db/client.js';
 import type { Team } from '../db/team.js';
 import { Errors } from '../errors.js';
-import { emailOf } from '../http/validate.js';
+import { emailOf } from '../lib/validation.js';
 import { isUuid } from '../lib/crypto.js';
 import { sqlContestOpen } from './contests.js';
 import { MAX_POINTS_TOTAL, sqlClampedTotal } from './points.js';

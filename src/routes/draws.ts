@@ -53,8 +53,9 @@ const revealSchema = v.object({
 });
 
 const replaceSchema = v.object({
+  // missing: `reason is required`; not a string: `Invalid reason` (the default messages)
   reason: v.pipe(
-    v.string('reason is required'),
+    v.string(),
     v.minLength(1, 'reason must be 1 to 500 characters'),
     v.maxLength(500, 'reason must be 1 to 500 characters'),
   ),

@@ -3,9 +3,9 @@
  * (private key). Delivery itself runs after the response and in the cron (src/domain/events).
  */
 import { Hono } from 'hono';
-import { describeRoute, resolver } from 'hono-openapi';
+import { describeRoute } from 'hono-openapi';
 import * as v from 'valibot';
-import { ErrorEnvelope, security } from '../schemas/common.js';
+import { apiErrors, int, nonNegInt, okJson, pageJson, security, timestamp, uuid } from '../schemas/common.js';
 import { deliveryContext } from '../domain/events/deliver.js';
 import { EVENT_TYPES } from '../domain/events/emit.js';
 import {
@@ -26,41 +26,28 @@ import { ok, pagination } from '../http/envelope.js';
 import { jsonBody, pageParams, pageQuerySchema, queryParams } from '../http/validate.js';
 
 const eventType = v.picklist(EVENT_TYPES);
-const endpointSchema = v.object({
-  id: v.pipe(v.string(), v.uuid()),
+const endpointSchema = v.strictObject({
+  id: uuid,
   url: v.string(),
   events: v.array(eventType),
   description: v.nullable(v.string()),
   enabled: v.boolean(),
-  createdAt: v.string(),
+  createdAt: timestamp,
 });
-const deliverySchema = v.object({
-  id: v.pipe(v.string(), v.uuid()),
-  eventId: v.pipe(v.string(), v.uuid()),
+const deliverySchema = v.strictObject({
+  id: uuid,
+  eventId: uuid,
   type: eventType,
   status: v.picklist(DELIVERY_STATUSES),
-  attempts: v.number(),
-  lastStatusCode: v.nullable(v.number()),
+  attempts: nonNegInt,
+  lastStatusCode: v.nullable(int),
   lastError: v.nullable(v.string()),
-  nextAttemptAt: v.nullable(v.string()),
-  deliveredAt: v.nullable(v.string()),
-  createdAt: v.string(),
+  nextAttemptAt: v.nullable(timestamp),
+  deliveredAt: v.nullable(timestamp),
+  createdAt: timestamp,
 });
-const paginationSchema = v.object({ page: v.number(), limit: v.number(), total: v.number(), totalPages: v.number() });
-const errorSchema = ErrorEnvelope;
-const envelope = <S extends v.GenericSchema>(data: S, extra: v.ObjectEntries = {}) =>
-  v.object({ success: v.literal(true), data, ...extra });
-
-const json = (description: string, schema: v.GenericSchema) => ({
-  description,
-  content: { 'application/json': { schema: resolver(schema) } },
-});
-const errors = {
-  400: json('Invalid input (`Invalid url`, `Unknown event type`, ...)', errorSchema),
-  401: json('Missing or invalid API key', errorSchema),
-  403: json('This endpoint requires a private API key', errorSchema),
-  404: json('Webhook endpoint not found', errorSchema),
-};
+const ENDPOINT_404 = ['Webhook endpoint not found'];
+const INPUT_400 = true as const;
 
 const deliveriesQuery = v.object({
   ...pageQuerySchema,
@@ -84,8 +71,8 @@ export function webhookEndpointRoutes() {
       security: security.privateKey,
       summary: 'Add a receiver of outbound events (the signing secret is shown only here)',
       responses: {
-        201: json('The endpoint, with its secret', envelope(v.object({ ...endpointSchema.entries, secret: v.string() }))),
-        ...errors,
+        201: okJson('The endpoint, with its secret', v.strictObject({ ...endpointSchema.entries, secret: v.string() })),
+        ...apiErrors({ access: 'private', body: true }, { 400: INPUT_400 }),
       },
     }),
     privateKey,
@@ -104,7 +91,7 @@ export function webhookEndpointRoutes() {
       operationId: 'listWebhookEndpoints',
       security: security.privateKey,
       summary: "List the team's webhook endpoints",
-      responses: { 200: json('The endpoints, oldest first', envelope(v.array(endpointSchema))), 401: errors[401], 403: errors[403] },
+      responses: { 200: okJson('The endpoints, oldest first', v.array(endpointSchema)), ...apiErrors({ access: 'private' }) },
     }),
     privateKey,
     async (c) => ok(c, await listEndpoints(c.var.db(), c.var.auth.team)),
@@ -117,7 +104,10 @@ export function webhookEndpointRoutes() {
       operationId: 'updateWebhookEndpoint',
       security: security.privateKey,
       summary: 'Change url, events, enabled or description',
-      responses: { 200: json('The updated endpoint', envelope(endpointSchema)), ...errors },
+      responses: {
+        200: okJson('The updated endpoint', endpointSchema),
+        ...apiErrors({ access: 'private', body: true }, { 400: INPUT_400, 404: ENDPOINT_404 }),
+      },
     }),
     privateKey,
     jsonBody(updateEndpointSchema),
@@ -136,10 +126,8 @@ export function webhookEndpointRoutes() {
       security: security.privateKey,
       summary: 'Delete an endpoint and its deliveries log',
       responses: {
-        200: json('Deleted', envelope(v.object({ id: v.string(), deleted: v.literal(true) }))),
-        401: errors[401],
-        403: errors[403],
-        404: errors[404],
+        200: okJson('Deleted', v.strictObject({ id: uuid, deleted: v.literal(true) })),
+        ...apiErrors({ access: 'private' }, { 404: ENDPOINT_404 }),
       },
     }),
     privateKey,
@@ -154,10 +142,8 @@ export function webhookEndpointRoutes() {
       security: security.privateKey,
       summary: 'Send a webhook.test event to this endpoint alone (delivered after the answer)',
       responses: {
-        202: json('The test event was recorded', envelope(v.object({ eventId: v.pipe(v.string(), v.uuid()) }))),
-        401: errors[401],
-        403: errors[403],
-        404: errors[404],
+        202: okJson('The test event was recorded', v.strictObject({ eventId: uuid })),
+        ...apiErrors({ access: 'private' }, { 404: ENDPOINT_404 }),
       },
     }),
     privateKey,
@@ -171,7 +157,10 @@ export function webhookEndpointRoutes() {
       operationId: 'listWebhookDeliveries',
       security: security.privateKey,
       summary: "An endpoint's deliveries, newest first (page, limit, status)",
-      responses: { 200: json('A page of deliveries', envelope(v.array(deliverySchema), { pagination: paginationSchema })), ...errors },
+      responses: {
+        200: pageJson('A page of deliveries', deliverySchema),
+        ...apiErrors({ access: 'private' }, { 400: INPUT_400, 404: ENDPOINT_404 }),
+      },
     }),
     privateKey,
     queryParams(deliveriesQuery),
@@ -191,11 +180,8 @@ export function webhookEndpointRoutes() {
       security: security.privateKey,
       summary: 'Attempt a pending or failed delivery now; answers the delivery after the attempt',
       responses: {
-        200: json('The delivery after the attempt', envelope(deliverySchema)),
-        401: errors[401],
-        403: errors[403],
-        404: json('Webhook endpoint not found / Delivery not found', errorSchema),
-        409: json('Delivery already delivered', errorSchema),
+        200: okJson('The delivery after the attempt', deliverySchema),
+        ...apiErrors({ access: 'private' }, { 404: [...ENDPOINT_404, 'Delivery not found'], 409: ['Delivery already delivered'] }),
       },
     }),
     privateKey,

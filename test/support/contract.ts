@@ -82,7 +82,13 @@ export function createValidator(doc: Doc): ContractValidator {
       return checked;
     },
     check({ method, path, status, contentType, body }) {
-      const pathname = decodeURI(new URL(path, 'http://x').pathname);
+      const raw = new URL(path, 'http://x').pathname;
+      let pathname = raw;
+      try {
+        pathname = decodeURI(raw);
+      } catch {
+        /* a malformed escape in a hostile path: matched as sent */
+      }
       const where = `${method} ${pathname} → ${status}`;
       // CORS preflights are answered by the CORS middleware for every /api/v1 path
       if (method === 'OPTIONS') return;
