@@ -9,9 +9,9 @@ import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import * as v from 'valibot';
 import { createDraw, getDraw, listDraws, replaceWinner, revealDraw, SNAPSHOT_HEADER, snapshotPage } from '../domain/draws/draws.js';
 import { VERIFY_JS, verifyPageBody } from '../domain/draws/verify-page.js';
-import { escapeHtml } from '../domain/emails.js';
 import { requireKey } from '../http/auth.js';
 import type { AppEnv } from '../http/context.js';
+import { htmlPage } from '../http/page.js';
 import { ok, pagination } from '../http/envelope.js';
 import { Errors } from '../errors.js';
 import { jsonBody, pageParams, pageQuerySchema, queryParams } from '../http/validate.js';
@@ -62,52 +62,15 @@ const replaceSchema = v.object({
 });
 
 const PUBLIC_KEY_RE = /^pk_[A-Za-z0-9]{16,128}$/;
-const PAGE_CSP = [
-  "default-src 'none'",
-  "script-src 'self'",
-  "connect-src 'self'",
-  "style-src 'unsafe-inline'",
-  "img-src 'self' data:",
-  "base-uri 'none'",
-  "form-action 'none'",
-].join('; ');
-
-function page(c: Context<AppEnv>, status: ContentfulStatusCode, title: string, body: string, script: boolean) {
-  c.header('Content-Security-Policy', PAGE_CSP);
-  c.header('Referrer-Policy', 'no-referrer');
-  c.header('X-Content-Type-Options', 'nosniff');
-  c.header('Cache-Control', 'no-store');
-  return c.html(
-    `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="robots" content="noindex">
-<link rel="icon" href="data:,">
-<title>${escapeHtml(title)}</title>
-<style>
-body{margin:0;padding:24px 12px;background:#f3f4f6;color:#1f2937;font-family:system-ui,-apple-system,"Segoe UI",Roboto,Arial,sans-serif;line-height:1.5}
-main{max-width:760px;margin:0 auto}
-h1{font-size:1.25rem}
-code{word-break:break-all}
+const VERIFY_CSS = `code{word-break:break-all}
 ol#steps li{margin:6px 0}
 .ok{color:#047857;font-weight:600}
 .bad{color:#b91c1c;font-weight:600}
 table{border-collapse:collapse;font-size:.85rem;width:100%}
-td,th{border:1px solid #d1d5db;padding:4px 6px;text-align:left}
-</style>
-${script ? '<script src="/draws/verify.js" defer></script>\n' : ''}</head>
-<body>
-<main>
-${body}
-</main>
-</body>
-</html>
-`,
-    status,
-  );
-}
+td,th{border:1px solid #d1d5db;padding:4px 6px;text-align:left}`;
+
+const pageOf = (c: Context<AppEnv>, status: ContentfulStatusCode, title: string, body: string, script: boolean) =>
+  htmlPage(c, status, { title, body, css: VERIFY_CSS, width: 760, script: script ? '/draws/verify.js' : null });
 
 export function drawRoutes() {
   const r = new Hono<AppEnv>();
@@ -305,14 +268,14 @@ export function drawRoutes() {
     (c) => {
       const drawId = c.req.param('drawId');
       const key = c.req.query('key') ?? '';
-      if (!isUuid(drawId)) return page(c, 404, 'Draw not found', '<h1>Draw not found</h1><p>This address does not name a draw.</p>', false);
+      if (!isUuid(drawId)) return pageOf(c, 404, 'Draw not found', '<h1>Draw not found</h1><p>This address does not name a draw.</p>', false);
       if (key.startsWith('sk_')) {
-        return page(c, 400, 'Private key refused', '<h1>Private key refused</h1><p>That is a private key: never put it in a link. Use the public key (pk_...).</p>', false);
+        return pageOf(c, 400, 'Private key refused', '<h1>Private key refused</h1><p>That is a private key: never put it in a link. Use the public key (pk_...).</p>', false);
       }
       if (!PUBLIC_KEY_RE.test(key)) {
-        return page(c, 400, 'Public key needed', '<h1>Public key needed</h1><p>Add the public API key to the address: <code>?key=pk_...</code></p>', false);
+        return pageOf(c, 400, 'Public key needed', '<h1>Public key needed</h1><p>Add the public API key to the address: <code>?key=pk_...</code></p>', false);
       }
-      return page(c, 200, 'Verify a draw', verifyPageBody(drawId.toLowerCase()), true);
+      return pageOf(c, 200, 'Verify a draw', verifyPageBody(drawId.toLowerCase()), true);
     },
   );
 

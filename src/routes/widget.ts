@@ -8,6 +8,7 @@ import { compress } from 'hono/compress';
 import { describeRoute } from 'hono-openapi';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { AppEnv } from '../http/context.js';
+import { htmlPage } from '../http/page.js';
 import { escapeHtml } from '../domain/emails.js';
 import { isUuid } from '../lib/crypto.js';
 import { WIDGET_JS, WIDGET_JS_HASH } from '../widget/bundle.generated.js';
@@ -25,48 +26,11 @@ function etagMatches(header: string | undefined): boolean {
   return header.split(',').some((t) => t.trim().replace(/^W\//, '') === ETAG);
 }
 
-const PAGE_CSP = [
-  "default-src 'none'",
-  "script-src 'self'",
-  "connect-src 'self'",
-  "style-src 'unsafe-inline'",
-  "img-src 'self' data:",
-  "base-uri 'none'",
-  "form-action 'none'",
-].join('; ');
+const WIDGET_CSS = `h2{font-size:1rem;margin-top:32px}
+pre{white-space:pre-wrap;word-break:break-all;background:#111827;color:#f9fafb;padding:12px;border-radius:8px;font-size:.8rem}`;
 
-function page(c: Context<AppEnv>, status: ContentfulStatusCode, title: string, body: string) {
-  c.header('Content-Security-Policy', PAGE_CSP);
-  c.header('Referrer-Policy', 'no-referrer');
-  c.header('X-Content-Type-Options', 'nosniff');
-  c.header('Cache-Control', 'no-store');
-  return c.html(
-    `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="robots" content="noindex">
-<link rel="icon" href="data:,">
-<title>${escapeHtml(title)}</title>
-<style>
-body{margin:0;padding:24px 12px;background:#f3f4f6;color:#1f2937;font-family:system-ui,-apple-system,"Segoe UI",Roboto,Arial,sans-serif;line-height:1.5}
-main{max-width:560px;margin:0 auto}
-h1{font-size:1.25rem}
-h2{font-size:1rem;margin-top:32px}
-pre{white-space:pre-wrap;word-break:break-all;background:#111827;color:#f9fafb;padding:12px;border-radius:8px;font-size:.8rem}
-</style>
-${body.includes('<instant-win-game') ? '<script src="/widget.js" defer></script>\n' : ''}</head>
-<body>
-<main>
-${body}
-</main>
-</body>
-</html>
-`,
-    status,
-  );
-}
+const pageOf = (c: Context<AppEnv>, status: ContentfulStatusCode, title: string, body: string) =>
+  htmlPage(c, status, { title, body, css: WIDGET_CSS, script: body.includes('<instant-win-game') ? '/widget.js' : null });
 
 export function widgetRoutes() {
   const r = new Hono<AppEnv>();
@@ -131,10 +95,10 @@ export function widgetRoutes() {
       const gameId = c.req.param('gameId');
       const key = c.req.query('key') ?? '';
       if (!isUuid(gameId)) {
-        return page(c, 404, 'Game not found', '<h1>Game not found</h1><p>This address does not name a game: check the game id in the link.</p>');
+        return pageOf(c, 404, 'Game not found', '<h1>Game not found</h1><p>This address does not name a game: check the game id in the link.</p>');
       }
       if (!key) {
-        return page(
+        return pageOf(
           c,
           400,
           'Public key needed',
@@ -142,7 +106,7 @@ export function widgetRoutes() {
         );
       }
       if (key.startsWith('sk_')) {
-        return page(
+        return pageOf(
           c,
           400,
           'Private key refused',
@@ -150,11 +114,11 @@ export function widgetRoutes() {
         );
       }
       if (!PUBLIC_KEY_RE.test(key)) {
-        return page(c, 400, 'Invalid public key', '<h1>Invalid public key</h1><p>The key in the address is not a public API key (pk_...).</p>');
+        return pageOf(c, 400, 'Invalid public key', '<h1>Invalid public key</h1><p>The key in the address is not a public API key (pk_...).</p>');
       }
       const base = c.var.deps.config.publicUrl;
       const snippet = `<script src="${base}/widget.js" defer></script>\n<instant-win-game game="${gameId}" api-key="${key}"></instant-win-game>`;
-      return page(
+      return pageOf(
         c,
         200,
         'Instant win demo',

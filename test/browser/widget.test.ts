@@ -6,26 +6,19 @@
  *
  * Without Chromium the suite is skipped, loudly. Screenshots go to test/artifacts/ (git-ignored).
  */
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { serve } from '@hono/node-server';
 import { sql } from 'drizzle-orm';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { memoryRateLimiter, type RateLimiter } from '../../src/deps.js';
 import { createTestEnv, query, testClock, type TeamFixture, type TestEnv } from '../support/harness.js';
+import { CHROMIUM, launchChromium, warnIfNoChromium } from './support/chromium.js';
 
-const CHROMIUM = [process.env.CHROMIUM_PATH, '/usr/lib/chromium/chromium', '/usr/bin/chromium'].find(
-  (p): p is string => !!p && existsSync(p),
-);
-if (!CHROMIUM) {
-  console.warn(
-    '\n*** No Chromium found (/usr/lib/chromium/chromium, /usr/bin/chromium or CHROMIUM_PATH): the widget BROWSER tests are SKIPPED. ' +
-      'Install it with: apt-get update && apt-get install -y chromium ***\n',
-  );
-}
+warnIfNoChromium('the widget BROWSER tests');
 
 const ARTIFACTS = join(process.cwd(), 'test/artifacts');
 const HOUR = 3_600_000;
@@ -84,18 +77,7 @@ ${widgets.join('\n')}
     await listening(shop);
     shopOrigin = `http://127.0.0.1:${(shop.address() as AddressInfo).port}`;
 
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-dev-shm-usage',
-        '--disable-component-update',
-        '--no-first-run',
-      ],
-    });
+    browser = await launchChromium();
   });
 
   afterAll(async () => {
