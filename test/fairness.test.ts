@@ -257,6 +257,10 @@ describe('verify-plays script', () => {
   it('confirms the plays of a revealed seed and catches a tampered one', async () => {
     const g = await newGame();
     for (let i = 0; i < 12; i++) await play(g.id, i % 3 === 0 ? { playCookie: 'repeat-cookie-eeeeeeeeeee' } : i % 3 === 1 ? { clientSeed: `cs${i}` } : {});
+    // one device that changes its clientSeed between plays: its nonces run on (1, 2, 3) across them
+    const switching = [];
+    for (const clientSeed of ['switch a', 'switch b', 'switch a']) switching.push((await play(g.id, { playCookie: 'switching-cookie-fffffff', clientSeed })).body.data.fairness.nonce);
+    expect(switching).toEqual([1, 2, 3]);
     const seedId = g.fairness.seedId;
     await env.request('POST', `${BASE}/${g.id}/fairness/rotate`, { key: a.privateKey });
     const server = serve({ fetch: env.app.fetch, port: 0, hostname: '127.0.0.1' });
@@ -265,7 +269,7 @@ describe('verify-plays script', () => {
     try {
       const good = await verifyPlays(base, g.id, seedId, a.privateKey);
       expect(good.ok, good.difference).toBe(true);
-      expect(good.log.at(-1)).toBe('12 plays recomputed (9 client seeds): every drawn tier matches');
+      expect(good.log.at(-1)).toBe('15 plays recomputed (11 client seeds, 10 devices): every drawn tier matches, no nonce skipped');
       // a play whose drawn tier was changed afterwards is caught
       const victim = await queryOne<{ id: string; drawn_tier_id: string }>(env.db, sql`select id, drawn_tier_id from instant_win_plays where game_id = ${g.id} order by created_at limit 1`);
       const other = g.tiers.find((t: { id: string }) => t.id !== victim!.drawn_tier_id).id;
