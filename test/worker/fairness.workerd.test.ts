@@ -13,15 +13,15 @@ const tag = Math.random().toString(36).slice(2, 8);
 const TWO64 = 1n << 64n;
 const enc = new TextEncoder();
 const hex = (b: ArrayBuffer) => [...new Uint8Array(b)].map((x) => x.toString(16).padStart(2, '0')).join('');
-const bytes = (h: string) => Uint8Array.from(h.match(/../g)!.map((x) => parseInt(x, 16)));
-const sha256 = async (data: string | Uint8Array) => hex(await crypto.subtle.digest('SHA-256', typeof data === 'string' ? enc.encode(data) : data));
-async function u64(key: Uint8Array, message: string): Promise<bigint> {
+const bytes = (h: string): Uint8Array<ArrayBuffer> => new Uint8Array(h.match(/../g)!.map((x) => parseInt(x, 16)));
+const sha256 = async (data: string | Uint8Array<ArrayBuffer>) => hex(await crypto.subtle.digest('SHA-256', typeof data === 'string' ? enc.encode(data) : data));
+async function u64(key: Uint8Array<ArrayBuffer>, message: string): Promise<bigint> {
   const k = await crypto.subtle.importKey('raw', key, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
   return new DataView(await crypto.subtle.sign('HMAC', k, enc.encode(message))).getBigUint64(0);
 }
 
 /** The published walk: `picks` winners from the snapshot rows, continuing the stream from u_0. */
-async function winners(rows: { id: string; weight: bigint }[], seed: Uint8Array, snapshotHash: string, pr: string | null, picks: number) {
+async function winners(rows: { id: string; weight: bigint }[], seed: Uint8Array<ArrayBuffer>, snapshotHash: string, pr: string | null, picks: number) {
   const remaining = [...rows];
   const out: string[] = [];
   let i = 0;
