@@ -34,6 +34,26 @@ describe('analytics', () => {
     });
   });
 
+  it('totalBonusCompletions counts verified completions: not one waiting for the decision, nor a rejected one', async () => {
+    const c = await env.contest(a.teamId, { requireEmailConfirmation: false });
+    const [x, y] = [await newEntry(c.id, 'm1@example.com'), await newEntry(c.id, 'm2@example.com')];
+    const manual = await createBonusAction(env.db, c.id, { action: 'photo', points: 5, confirmationType: 'manual' });
+    const total = async () => (await analytics(c.id)).body.data.totalBonusCompletions;
+    const complete = (id: string) => env.request('POST', `/api/v1/entries/${id}/bonus-actions/${manual.id}/complete`, { key: a.publicKey, body: {} });
+    const verify = (id: string, approve: boolean) =>
+      env.request('POST', `/api/v1/entries/${id}/bonus-actions/${manual.id}/verify`, { key: a.privateKey, body: { approve } });
+    for (const id of [x, y]) expect((await complete(id)).body.data.pointsAdded).toBe(0);
+    expect(await total()).toBe(0);
+    expect((await verify(x, true)).body.data.completionStatus).toBe('verified');
+    expect((await verify(y, false)).body.data.completionStatus).toBe('rejected');
+    expect(await total()).toBe(1);
+    // y completes again: pending again, still not counted; approved: counted
+    await complete(y);
+    expect(await total()).toBe(1);
+    await verify(y, true);
+    expect(await total()).toBe(2);
+  });
+
   it('counts entries, confirmations, disqualifications, views, completions and points, right after each change', async () => {
     const c = await env.contest(a.teamId, { requireEmailConfirmation: false });
     const other = await env.contest(a.teamId, { requireEmailConfirmation: false });

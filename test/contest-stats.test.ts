@@ -19,7 +19,7 @@ async function recount(env: TestEnv, contestId: string) {
     env.db,
     sql`select count(*)::int as entries, (count(*) filter (where email_confirmed))::int as confirmed,
           (count(*) filter (where disqualified))::int as disqualified, coalesce(sum(points), 0)::int as points,
-          (select count(*)::int from bonus_completions where contest_id = ${contestId}) as bonus
+          (select count(*)::int from bonus_completions where contest_id = ${contestId} and status = 'verified') as bonus
         from entries where contest_id = ${contestId}`,
   );
   return { stats, truth };
