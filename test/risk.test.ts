@@ -188,6 +188,32 @@ describe('signals and levels (mode flag)', () => {
   });
 });
 
+describe('entries created by an instant-win claim', () => {
+  it('get the signals of their email and the claimer\'s address (recorded, never blocking a prize)', async () => {
+    const g = await env.request('POST', '/api/v1/instant-win-games', {
+      key: t.privateKey,
+      body: { slug: 'spin-to-win', title: 'Spin', mechanic: 'wheel', layout: 'default', entryLimit: 'none', publishAs: 'landing',
+              tiers: [{ name: 'Prize', oddsPercent: 100, redeemCode: 'WIN' }, { name: 'Miss', oddsPercent: 0, isMiss: true }] },
+    });
+    expect(g.status, g.text).toBe(201);
+    const claimAs = async (email: string, ip: string) => {
+      const p = await env.request('POST', `/api/v1/instant-win-games/${g.body.data.id}/play`, { key: t.publicKey, body: {}, headers: { 'x-forwarded-for': ip } });
+      const c = await env.request('POST', `/api/v1/instant-win-games/${g.body.data.id}/plays/${p.body.data.playId}/claim`, {
+        key: t.publicKey,
+        body: { email, playCookie: p.body.data.playCookie },
+        headers: { 'x-forwarded-for': ip },
+      });
+      expect([c.status, c.body.data?.prizeName], c.text).toEqual([200, 'Prize']);
+      const row = await queryOne<{ id: string; ip_hash: string | null }>(env.db, sql`select id, ip_hash from entries where contest_id = ${g.body.data.id} and email = ${email}`);
+      expect(row!.ip_hash).toMatch(/^[0-9a-f]{64}$/);
+      return (await detail(row!.id)).risk;
+    };
+    expect(await claimAs('fan@gmail.com', '192.0.2.80')).toEqual({ level: 'none', reasons: [], review: null });
+    expect(await claimAs('f.a.n+again@gmail.com', '192.0.2.81')).toEqual({ level: 'high', reasons: ['email_alias'], review: null });
+    expect(await claimAs('prize@mailinator.com', '192.0.2.82')).toEqual({ level: 'high', reasons: ['disposable_email'], review: null });
+  });
+});
+
 describe('modes', () => {
   it('flag: points credited as before, signals recorded', async () => {
     const c = await contest();

@@ -18,7 +18,8 @@ import { isUuid, randomUuid, timingSafeEqual, toHex } from '../../lib/crypto.js'
 import { newReferralCode } from '../codes.js';
 import { prizeEmail } from '../emails.js';
 import { sqlEscapeHtml } from '../confirm.js';
-import { sqlEmitEvent, sqlIso } from '../events/emit.js';
+import { sqlEmitEvent, sqlEntryEventData, sqlIso } from '../events/emit.js';
+import { sqlRiskCtes } from '../risk.js';
 
 export interface ClaimInput {
   team: Team;
@@ -140,6 +141,7 @@ export function sqlPrizeEmail(random: RandomSource, v: { title: SQL; prize: SQL;
  */
 async function claimAtOnce(db: Db, random: RandomSource, input: ClaimInput): Promise<ClaimResult | 'retry'> {
   const at = input.now.toISOString();
+  const hourAgo = new Date(input.now.getTime() - 3_600_000).toISOString();
   const newEntryId = randomUuid(random);
   const mail = sqlPrizeEmail(random, {
     title: sql`g.title`,
@@ -170,14 +172,26 @@ async function claimAtOnce(db: Db, random: RandomSource, input: ClaimInput): Pro
                    case when t.delivery_type = 'unique_code' then ic.code else t.redeem_code end as coupon
             from upd join instant_win_tiers t on t.id = upd.tier_id
             left join instant_win_codes ic on ic.id = upd.code_id
-          ), entry as (
-            insert into entries (id, contest_id, email, referral_code, created_at, updated_at, ip_hash)
+          ), c as (
+            -- the risk signals of an entry this claim creates (the claimer's address, no referrer):
+            -- recorded (entry.flagged), never blocking or holding anything: a claim has no points
+            select gc.id, gc.team_id, exists (select 1 from upd where upd.entry_id = ${newEntryId}::uuid) as is_open,
+                   gc.risk_max_entries_per_ip_per_hour, gc.risk_max_referrals_per_hour, gc.referral_credit_on,
+                   gc.require_email_confirmation, 'flag'::text as risk_mode
+            from contests gc where gc.id = (select id from g)
+          ), existing as (
+            select 1 where false
+          ), ref as (
+            select null::uuid as id, null::text as email_norm, null::text as ip_hash where false
+          ), ${sqlRiskCtes({ email: input.email, ipHash: input.ipHash ?? null, now: at, hourAgo })} entry as (
+            insert into entries (id, contest_id, email, referral_code, created_at, updated_at, ip_hash, risk_level, risk_reasons)
             select upd.entry_id, ${input.gameId}, ${input.email}, ${newReferralCode(random)}, ${at}::timestamptz, ${at}::timestamptz,
-              ${input.ipHash ?? null}::text
-            from upd where upd.entry_id = ${newEntryId}::uuid
+              ${input.ipHash ?? null}::text, risk.level, risk.reasons
+            from upd cross join risk where upd.entry_id = ${newEntryId}::uuid
             on conflict do nothing
-            returning id
-          ), queued as (
+            returning id, risk_level, ${sqlEntryEventData('entries')} as ev_data
+          ), ${sqlEmitEvent('ev_flagged', 'entry.flagged', sql`select g.team_id, g.id as contest_id, entry.ev_data as data from entry, g where entry.risk_level <> 'none'`, input.now)},
+          queued as (
             insert into email_outbox (team_id, contest_id, "to", kind, subject, text, html, created_at, next_attempt_at)
             select g.team_id, g.id, ${input.email}, 'prize', ${mail.subject}, ${mail.text}, ${mail.html},
                    ${at}::timestamptz, ${at}::timestamptz
