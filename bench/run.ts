@@ -1,5 +1,5 @@
 /**
- * npm run bench [-- --entries N] [--quick] [--duration S] [--connections C] [--draw] [--no-data-out]
+ * npm run bench [-- --entries N] [--quick] [--smoke] [--duration S] [--connections C] [--draw] [--no-data-out]
  * npm run bench -- --edge [--samples N]     (round trips as the edge feels them: bench/edge.ts)
  *
  * --draw: instead of the HTTP load, times a giveaway draw over the seeded contest (commit and
@@ -40,7 +40,9 @@ const quick = args.includes('--quick');
 const keep = args.includes('--keep');
 const drawMode = args.includes('--draw');
 const N = Number(arg('entries') ?? 1_000_000);
-const duration = Number(arg('duration') ?? (quick ? 2 : 10));
+/** --smoke: CI's check that the harness still runs end to end (implies --quick; small samples, numbers meaningless) */
+const smoke = args.includes('--smoke');
+const duration = Number(arg('duration') ?? (quick || smoke ? 2 : 10));
 const connections = Number(arg('connections') ?? 10);
 const baseUrl = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const port = Number(process.env.BENCH_PORT ?? 8790);
@@ -177,7 +179,7 @@ async function main() {
     const gameId: string = game.body.data.id;
     const prizeTier = game.body.data.tiers.find((t: { isMiss: boolean }) => !t.isMiss).id as string;
     const claimCookie = 'benchcookie0123456789abcdefghijklmnop';
-    const pendingCount = quick ? 20_000 : 200_000;
+    const pendingCount = smoke ? 5_000 : quick ? 20_000 : 200_000;
     const pending = await query<{ id: string }>(
       db,
       sql`insert into instant_win_plays (game_id, tier_id, status, random_value, cookie_hash, play_day, expires_at)
@@ -277,7 +279,7 @@ async function main() {
      * routing, validation, JSON, hashing the key) is the gap between the two.
      */
     const ownFloor = async (ep: Ep) => {
-      const count = quick ? 3000 : Math.max(20_000, duration * 3000);
+      const count = smoke ? 300 : quick ? 3000 : Math.max(20_000, duration * 3000);
       const stmts: { name?: string; text: string; values: unknown[] }[] = [];
       for (let done = 0; done < count; done += 2000) {
         const reqs = Array.from({ length: Math.min(2000, count - done) }, () => ({
@@ -351,7 +353,7 @@ async function main() {
 
     const pad = (s: unknown, n: number) => String(s).padEnd(n);
     const lines = [
-      `\nContest Engine bench: ${N.toLocaleString()} entries, ${connections} connections, ${duration} s per endpoint${quick ? ' (quick)' : ''}`,
+      `\nContest Engine bench: ${N.toLocaleString()} entries, ${connections} connections, ${duration} s per endpoint${smoke ? ' (smoke: numbers meaningless)' : quick ? ' (quick)' : ''}`,
       `${pad('endpoint', 26)}${pad('req/s', 9)}${pad('x floor', 9)}${pad('x wfloor', 10)}${pad('own flr', 9)}${pad('x own', 7)}${pad('p50 ms', 8)}${pad('p99 ms', 8)}${pad('p50 1c', 8)}${pad('errors', 8)}round trips`,
       ...results.map(
         (r) =>
@@ -368,7 +370,7 @@ async function main() {
     // getting data out (bench/data-out.ts): CSV export of N entries (s, peak RSS) and event throughput
     if (!args.includes('--no-data-out')) {
       const { dataOutBench } = await import('./data-out.js');
-      await dataOutBench({ entries: N, events: quick ? 2000 : 20_000, baseUrl, port: port + 1, log });
+      await dataOutBench({ entries: N, events: smoke ? 300 : quick ? 2000 : 20_000, baseUrl, port: port + 1, log });
     }
   } finally {
     if (child && child.exitCode === null) {
