@@ -6,7 +6,7 @@
 import { createHmac } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import Stripe from 'stripe';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { ledgerMismatches } from '../src/domain/points.js';
 import { listReceipts } from '../src/domain/webhooks/receipts.js';
 import { minorToDecimal } from '../src/domain/webhooks/referrals.js';
@@ -435,6 +435,9 @@ describe('Stripe checkout sessions', () => {
     const c = await contest();
     const adv = await entry(c.id, 'ss@example.com');
     const payload = stripeEvent({ clientReferenceId: adv.code });
+    // the clock stands still while the cases run: 301 s stays 301 s however slow the machine is
+    env.clock.freeze();
+    onTestFinished(() => env.clock.thaw());
     const now = Math.floor(env.clock.now().getTime() / 1000);
     const gen = (opts: { secret?: string; timestamp?: number; payload?: string } = {}) =>
       Stripe.webhooks.generateTestHeaderString({ payload: opts.payload ?? payload, secret: opts.secret ?? STRIPE_SECRET, timestamp: opts.timestamp ?? now });
