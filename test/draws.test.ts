@@ -6,7 +6,7 @@
  * nothing changed by a refused request, and the verifier script confirming a real draw and
  * catching a tampered one.
  */
-import { createHash, createHmac } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import { sql } from 'drizzle-orm';
@@ -15,6 +15,7 @@ import { query, queryOne } from '../src/db/client.js';
 import { cryptoRandom, type RandomSource } from '../src/deps.js';
 import { createApiKey } from '../src/domain/admin.js';
 import { verifyDraw } from '../scripts/verify-draw.js';
+import { drawPicks, u64 } from './support/fairness.js';
 import { createTestEnv, type TeamFixture, type TestEnv } from './support/harness.js';
 
 /** crypto randomness, except that queued 32-byte reads (draw seeds) return the bytes given */
@@ -63,27 +64,6 @@ async function addEntries(contestId: string, list: E[]) {
 }
 const uuidN = (n: number, prefix = '0') => `${prefix.repeat(8 - String(n).length)}${n}`.slice(-8) + '-0000-4000-8000-' + String(n).padStart(12, '0');
 
-/** the published algorithm, written here from its description (plain walk over remaining entries) */
-function reference(snapshot: { id: string; weight: bigint }[], seed: Uint8Array, snapshotHash: string, pr: string | null, picks: number) {
-  const remaining = [...snapshot];
-  let i = 0;
-  const out: { id: string; streamIndex: number }[] = [];
-  for (let p = 0; p < picks && remaining.length; p++) {
-    const W = remaining.reduce((s, e) => s + e.weight, 0n);
-    let u: bigint;
-    for (;;) {
-      u = createHmac('sha256', seed).update(`${snapshotHash}:${pr ?? ''}:${i}`).digest().readBigUInt64BE(0);
-      i++;
-      if (u < TWO64 - (TWO64 % W)) break;
-    }
-    const x = u % W;
-    let sum = 0n;
-    const k = remaining.findIndex((e) => (sum += e.weight) > x);
-    out.push({ id: remaining[k]!.id, streamIndex: i - 1 });
-    remaining.splice(k, 1);
-  }
-  return out;
-}
 const sha256 = (s: string | Uint8Array) => createHash('sha256').update(s).digest('hex');
 
 const draw = (contestId: string, body: Record<string, unknown> = {}, key = a.privateKey) =>
@@ -163,7 +143,7 @@ describe('fixed vector', () => {
     });
     // the same through the reference implementation
     const snapshot = csv.trim().split('\n').slice(1).map((l) => ({ id: l.split(',')[0]!, weight: BigInt(l.split(',')[1]!) }));
-    expect(reference(snapshot, Uint8Array.from({ length: 32 }, (_, i) => i), sha256(csv), 'drand 1234: 5f2c', 2).map((x) => x.id)).toEqual(FIXED_WINNERS);
+    expect(drawPicks(snapshot, Uint8Array.from({ length: 32 }, (_, i) => i), sha256(csv), 'drand 1234: 5f2c', 2).map((x) => x.id)).toEqual(FIXED_WINNERS);
     // replacing the first winner continues the stream: u_2 picks c...3
     const rep = await replace(created.body.data.id, FIXED_WINNERS[0]!, { reason: 'Prize declined' });
     expect(rep.status, JSON.stringify(rep.body)).toBe(200);
@@ -209,7 +189,7 @@ describe('the algorithm against the reference implementation', () => {
       expect(snap.rows.map((r) => r.id)).toEqual(eligible.map((e) => e.id).sort());
       const revealed = (await reveal(created.body.data.id, pr ? { publicRandomness: pr } : {})).body.data;
       expect(sha256(Buffer.from(revealed.seed, 'hex'))).toBe(created.body.data.seedHash);
-      const expected = reference(snap.rows, Buffer.from(revealed.seed, 'hex'), revealed.snapshotHash, pr, winners);
+      const expected = drawPicks(snap.rows, Buffer.from(revealed.seed, 'hex'), revealed.snapshotHash, pr, winners);
       expect(expected).toHaveLength(Math.min(winners, eligible.length));
       expect(revealed.results.map((r: { entryId: string }) => r.entryId)).toEqual(expected.map((x) => x.id));
       expect(revealed.results.map((r: { position: number }) => r.position)).toEqual(expected.map((_, i) => i + 1));
@@ -240,7 +220,7 @@ describe('the algorithm against the reference implementation', () => {
     const w2 = 2n ** 61n + 1n;
     const W = w1 + w2;
     const limit = TWO64 - (TWO64 % W);
-    const u = (h: string, i: number) => createHmac('sha256', seed).update(`${h}:${''}:${i}`).digest().readBigUInt64BE(0);
+    const u = (h: string, i: number) => u64(seed, `${h}::${i}`);
     // a snapshot hash whose u_0 is rejected, and where u_0 mod W and u_1 mod W pick different entries
     let hash = '';
     for (let k = 0; ; k++) {

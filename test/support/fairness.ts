@@ -1,7 +1,8 @@
 /**
- * The published instant-win number, computed independently of the server (node:crypto), and a
- * way for tests to make a play land where they want: read the game's current seed from the
- * database and search for a clientSeed whose number passes `accept`.
+ * The published algorithms, computed independently of the server (node:crypto): a draw's picks
+ * and an instant-win play's number; and a way for tests to make a play land where they want:
+ * read the game's current seed from the database and search for a clientSeed whose number passes
+ * `accept`. The Node suite and the workerd suite (nodejs_compat) both use them.
  */
 import { createHash, createHmac } from 'node:crypto';
 import { sql } from 'drizzle-orm';
@@ -12,6 +13,31 @@ const TWO64 = 2n ** 64n;
 /** u = first 8 bytes, big-endian unsigned, of HMAC-SHA256(key, msg) */
 export function u64(key: Uint8Array, msg: string): bigint {
   return createHmac('sha256', key).update(msg, 'utf8').digest().readBigUInt64BE(0);
+}
+
+/**
+ * A draw's picks, written from the published description: a plain walk over the remaining entries
+ * of the snapshot, rejecting a biased u; replacements are further picks of the same stream.
+ */
+export function drawPicks(snapshot: { id: string; weight: bigint }[], seed: Uint8Array, snapshotHash: string, pr: string | null, picks: number) {
+  const remaining = [...snapshot];
+  let i = 0;
+  const out: { id: string; streamIndex: number }[] = [];
+  for (let p = 0; p < picks && remaining.length; p++) {
+    const W = remaining.reduce((s, e) => s + e.weight, 0n);
+    let u: bigint;
+    for (;;) {
+      u = u64(seed, `${snapshotHash}:${pr ?? ''}:${i}`);
+      i++;
+      if (u < TWO64 - (TWO64 % W)) break;
+    }
+    const x = u % W;
+    let sum = 0n;
+    const k = remaining.findIndex((e) => (sum += e.weight) > x);
+    out.push({ id: remaining[k]!.id, streamIndex: i - 1 });
+    remaining.splice(k, 1);
+  }
+  return out;
 }
 
 /** The play's number r in [0, 100) for (seed, gameId, clientSeed, nonce), rejection included. */

@@ -2,42 +2,22 @@
  * Giveaway draws and provably fair instant win through the real Worker in workerd (Neon HTTP
  * driver → local endpoint → Postgres): commit, the snapshot CSV streamed in several pages, reveal
  * with public randomness and its draw.revealed event delivered after the response, replace, and
- * a play's number; every winner and the play's tier recomputed here with WebCrypto from the
- * published data alone (the algorithm as documented, not the server's code).
+ * a play's number; every winner and the play's tier recomputed from the published data alone,
+ * with the test suite's own implementation of the documented algorithm (test/support/fairness.ts,
+ * not the server's code); hashes checked with WebCrypto.
  */
 import { sql } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { drawPicks, playNumber } from '../support/fairness.js';
 import { call, eventually, hasPostgres, makeContest, makeTeam, resendLog, sqlRows, type Team, wenv } from './support/workerd.js';
 
 const tag = Math.random().toString(36).slice(2, 8);
-const TWO64 = 1n << 64n;
 const enc = new TextEncoder();
 const hex = (b: ArrayBuffer) => [...new Uint8Array(b)].map((x) => x.toString(16).padStart(2, '0')).join('');
 const bytes = (h: string): Uint8Array<ArrayBuffer> => new Uint8Array(h.match(/../g)!.map((x) => parseInt(x, 16)));
 const sha256 = async (data: string | Uint8Array<ArrayBuffer>) => hex(await crypto.subtle.digest('SHA-256', typeof data === 'string' ? enc.encode(data) : data));
-async function u64(key: Uint8Array<ArrayBuffer>, message: string): Promise<bigint> {
-  const k = await crypto.subtle.importKey('raw', key, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
-  return new DataView(await crypto.subtle.sign('HMAC', k, enc.encode(message))).getBigUint64(0);
-}
-
-/** The published walk: `picks` winners from the snapshot rows, continuing the stream from u_0. */
-async function winners(rows: { id: string; weight: bigint }[], seed: Uint8Array<ArrayBuffer>, snapshotHash: string, pr: string | null, picks: number) {
-  const remaining = [...rows];
-  const out: string[] = [];
-  let i = 0;
-  for (let p = 0; p < picks && remaining.length; p++) {
-    const W = remaining.reduce((s, e) => s + e.weight, 0n);
-    let u: bigint;
-    do u = await u64(seed, `${snapshotHash}:${pr ?? ''}:${i++}`);
-    while (u >= TWO64 - (TWO64 % W));
-    const x = u % W;
-    let sum = 0n;
-    const k = remaining.findIndex((e) => (sum += e.weight) > x);
-    out.push(remaining[k]!.id);
-    remaining.splice(k, 1);
-  }
-  return out;
-}
+const winners = (rows: { id: string; weight: bigint }[], seed: Uint8Array, snapshotHash: string, pr: string | null, picks: number) =>
+  drawPicks(rows, seed, snapshotHash, pr, picks).map((p) => p.id);
 
 describe.skipIf(!hasPostgres)('Worker in workerd: verifiable draws and provably fair instant win', () => {
   let team: Team;
@@ -83,7 +63,7 @@ describe.skipIf(!hasPostgres)('Worker in workerd: verifiable draws and provably 
     const seed = bytes(rev.body.data.seed);
     expect(await sha256(seed)).toBe(d.seedHash);
     const picked = rev.body.data.results.map((r: { entryId: string }) => r.entryId);
-    expect(picked).toEqual(await winners(rows, seed, d.snapshotHash, pr, 3));
+    expect(picked).toEqual(winners(rows, seed, d.snapshotHash, pr, 3));
 
     const hook = await eventually(async () => (await resendLog()).requests.find((r) => r.path === `/hooks/draws-${tag}`));
     const { id, ...rest } = rev.body.data;
@@ -92,7 +72,7 @@ describe.skipIf(!hasPostgres)('Worker in workerd: verifiable draws and provably 
     const rep = await call('POST', `/api/v1/draws/${d.id}/results/${picked[1]}/replace`, { key: team.privateKey, body: { reason: 'no answer' } });
     expect(rep.status, rep.text).toBe(200);
     const all = rep.body.data.results.map((r: { entryId: string }) => r.entryId);
-    expect(all).toEqual(await winners(rows, seed, d.snapshotHash, pr, 4));
+    expect(all).toEqual(winners(rows, seed, d.snapshotHash, pr, 4));
     expect(rep.body.data.results[1]).toMatchObject({ replaced: true, replacedReason: 'no answer' });
     expect((await call('GET', `/api/v1/draws/${d.id}`, { key: team.publicKey })).body.data).toEqual(rep.body.data);
   });
@@ -126,11 +106,7 @@ describe.skipIf(!hasPostgres)('Worker in workerd: verifiable draws and provably 
     expect(await sha256(seed)).toBe(game.fairness.seedHash);
     const log = await call('GET', `/api/v1/instant-win-games/${game.id}/plays`, { key: team.privateKey });
     for (const p of log.body.data) {
-      let u: bigint;
-      let i = 0;
-      do u = await u64(seed, `${game.id}:${p.clientSeed}:${p.nonce}:${i++}`);
-      while (u >= TWO64 - (TWO64 % 100000000n));
-      const r = Number(u % 100000000n) / 1000000;
+      const r = playNumber(seed, game.id, p.clientSeed, p.nonce);
       let sum = 0;
       const tier = game.tiers.find((t: { oddsPercent: number }) => (sum += t.oddsPercent) > r);
       expect([p.nonce, p.drawnTier.id]).toEqual([p.nonce, tier.id]);
