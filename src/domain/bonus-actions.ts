@@ -2,7 +2,7 @@
  * Bonus actions for an entry: the list with completion state, and completing one (points once,
  * in the same statement as the completion row and the ledger row).
  */
-import { sql } from 'drizzle-orm';
+import { type SQL, sql } from 'drizzle-orm';
 import { type Db, iso, num, query, queryOne } from '../db/client.js';
 import type { Team } from '../db/team.js';
 import { Errors } from '../errors.js';
@@ -118,6 +118,28 @@ interface CompleteRow {
 const MAX_COMPLETE_ATTEMPTS = 5;
 
 /**
+ * CTEs `upd` and `ledger` (no trailing comma): the points awarded by the completion rows of CTE
+ * `done` (id, entry_id, points_awarded) added to their entries, each with its bonus_action
+ * ledger row in the same statement; CTE `action` has the action's contest_id, action and
+ * action_points. Nothing is written for 0 points. Completing and verifying both credit this way.
+ */
+function sqlCreditCompletion(done: 'ins' | 'u', action: 't' | 'p', at: string): SQL {
+  const d = sql.raw(done);
+  const a = sql.raw(action);
+  return sql`upd as (
+      update entries en set points = en.points + ${d}.points_awarded, updated_at = ${at}::timestamptz
+      from ${d} where en.id = ${d}.entry_id and ${d}.points_awarded > 0
+      returning en.id, en.points
+    ), ledger as (
+      insert into points_ledger (entry_id, contest_id, delta, requested_delta, source, reason, ref_id, created_at)
+      select ${d}.entry_id, ${a}.contest_id, ${d}.points_awarded, ${a}.action_points, 'bonus_action',
+        left('Bonus action: ' || ${a}.action, 500), ${d}.id::text, ${at}::timestamptz
+      from ${d}, ${a} where ${d}.points_awarded > 0
+      returning 1
+    )`;
+}
+
+/**
  * Completes a bonus action for an entry, once. Checks, in this order: entry and action exist,
  * belong together (same contest) and to the team (404 Entry or bonus action not found); entry
  * not disqualified (403); contest open (409); then the first completion adds the action's
@@ -160,17 +182,7 @@ export async function completeBonusAction(
               answer = excluded.answer, points_awarded = excluded.points_awarded, completed_at = excluded.completed_at
               where bonus_completions.status = 'rejected'
             returning id, entry_id, points_awarded, completed_at, status
-          ), upd as (
-            update entries e set points = e.points + ins.points_awarded, updated_at = ${t}::timestamptz
-            from ins where e.id = ins.entry_id and ins.points_awarded > 0
-            returning e.id, e.points
-          ), ledger as (
-            insert into points_ledger (entry_id, contest_id, delta, requested_delta, source, reason, ref_id, created_at)
-            select ins.entry_id, t.contest_id, ins.points_awarded, t.action_points, 'bonus_action',
-              left('Bonus action: ' || t.action, 500), ins.id::text, ${t}::timestamptz
-            from ins, t where ins.points_awarded > 0
-            returning 1
-          ), ${sqlEmitEvent('ev_bonus', 'bonus_action.completed',
+          ), ${sqlCreditCompletion('ins', 't', t)}, ${sqlEmitEvent('ev_bonus', 'bonus_action.completed',
             sql`select ${team.id} as team_id, t.contest_id, json_build_object('entryId', ins.entry_id, 'contestId', t.contest_id,
               'bonusActionId', t.action_id, 'completionId', ins.id, 'action', t.action, 'pointsAwarded', ins.points_awarded,
               'newTotalPoints', coalesce((select points from upd), t.points), 'completedAt', ${sqlIso(sql`ins.completed_at`)}) as data
@@ -250,17 +262,7 @@ export async function verifyBonusCompletion(
               then least(p.action_points::bigint, ${MAX_POINTS_TOTAL}::bigint - (select points from e))::int else 0 end
           from p where bc.id = p.id and bc.status = 'pending'
           returning bc.id, bc.entry_id, bc.status, bc.points_awarded
-        ), upd as (
-          update entries en set points = en.points + u.points_awarded, updated_at = ${t}::timestamptz
-          from u where en.id = u.entry_id and u.points_awarded > 0
-          returning en.points
-        ), ledger as (
-          insert into points_ledger (entry_id, contest_id, delta, requested_delta, source, reason, ref_id, created_at)
-          select u.entry_id, p.contest_id, u.points_awarded, p.action_points, 'bonus_action',
-            left('Bonus action: ' || p.action, 500), u.id::text, ${t}::timestamptz
-          from u, p where u.points_awarded > 0
-          returning 1
-        )
+        ), ${sqlCreditCompletion('u', 'p', t)}
         select exists (select 1 from x) as found, u.id as completion_id, u.status, u.points_awarded,
           coalesce((select points from upd), (select points from e), (select points from x)) as new_total
         from (select 1) one left join u on true`,
