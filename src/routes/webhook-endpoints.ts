@@ -47,7 +47,6 @@ const deliverySchema = v.strictObject({
   createdAt: timestamp,
 });
 const ENDPOINT_404 = ['Webhook endpoint not found'];
-const INPUT_400 = true as const;
 
 const deliveriesQuery = v.object({
   ...pageQuerySchema,
@@ -72,7 +71,7 @@ export function webhookEndpointRoutes() {
       summary: 'Add a receiver of outbound events (the signing secret is shown only here)',
       responses: {
         201: okJson('The endpoint, with its secret', v.strictObject({ ...endpointSchema.entries, secret: v.string() })),
-        ...apiErrors({ access: 'private', body: true }, { 400: INPUT_400 }),
+        ...apiErrors({ access: 'private', body: true }, { 400: true }),
       },
     }),
     privateKey,
@@ -106,7 +105,7 @@ export function webhookEndpointRoutes() {
       summary: 'Change url, events, enabled or description',
       responses: {
         200: okJson('The updated endpoint', endpointSchema),
-        ...apiErrors({ access: 'private', body: true }, { 400: INPUT_400, 404: ENDPOINT_404 }),
+        ...apiErrors({ access: 'private', body: true }, { 400: true, 404: ENDPOINT_404 }),
       },
     }),
     privateKey,
@@ -159,7 +158,7 @@ export function webhookEndpointRoutes() {
       summary: "An endpoint's deliveries, newest first (page, limit, status)",
       responses: {
         200: pageJson('A page of deliveries', deliverySchema),
-        ...apiErrors({ access: 'private' }, { 400: INPUT_400, 404: ENDPOINT_404 }),
+        ...apiErrors({ access: 'private' }, { 400: true, 404: ENDPOINT_404 }),
       },
     }),
     privateKey,
