@@ -356,6 +356,10 @@ export const webhookReceipts = pgTable(
       .on(t.contestId, t.source, t.externalId)
       .where(sql`${t.externalId} is not null and ${t.outcome} = 'processed'`),
     index('webhook_receipts_contest_idx').on(t.contestId, t.createdAt),
+    // erasure finds the kept answers that show an entry's email (a signup's) through it
+    index('webhook_receipts_entry_idx')
+      .on(t.contestId, sql`(${t.response} -> 'data' ->> 'entryId')`)
+      .where(sql`(${t.response} -> 'data' ->> 'email') is not null`),
     check('webhook_receipts_source_ck', sql`${t.source} in ('purchase', 'signup', 'shopify', 'stripe')`),
     check('webhook_receipts_outcome_ck', sql`${t.outcome} in ('processed', 'rejected', 'ignored', 'duplicate')`),
   ],
@@ -558,7 +562,11 @@ export const events = pgTable(
     data: jsonb('data').notNull(),
     createdAt: createdAt(),
   },
-  (t) => [index('events_created_idx').on(t.createdAt)],
+  (t) => [
+    index('events_created_idx').on(t.createdAt),
+    // erasure finds the events that name an entry or a play (data @> {"entryId": …}) through it
+    index('events_data_idx').using('gin', sql`${t.data} jsonb_path_ops`),
+  ],
 );
 
 /** One event's delivery to one endpoint: its attempts, lease and outcome. */

@@ -227,7 +227,9 @@ export async function exportPerson(db: Db, team: Team, entryId: string) {
  * Erasure, one statement: the entry's email, name, phone, custom fields and confirmation token
  * go; the IP hashes (and the entry-limit keys made from them) and the email address of its
  * claimed plays in the team go; emails to it lose address, subject and text, and unsent ones are
- * cancelled; the `entry.erased` event is recorded. Points, ledger amounts, purchases and
+ * cancelled; every recorded event naming the person (its entry, its claimed plays, a draw it won)
+ * loses its personal fields, so pending deliveries and retries send it scrubbed; inbound webhook
+ * answers kept for replay lose the email; the `entry.erased` event is recorded. Points, ledger amounts, purchases and
  * referral links stay, so every total stays exact.
  */
 export async function eraseEntry(db: Db, team: Team, entryId: string, now: Date) {
@@ -244,7 +246,7 @@ export async function eraseEntry(db: Db, team: Team, entryId: string, now: Date)
           from t, contests g
           where g.id = p.game_id and g.team_id = t.team_id
             and (p.entry_id = t.id or (t.email is not null and p.email = t.email))
-          returning p.game_id
+          returning p.id, p.game_id
         ), m as (
           update email_outbox o set "to" = '', subject = '', text = '', html = null,
             status = case when o.status = 'pending' then 'cancelled' else o.status end,
@@ -258,6 +260,32 @@ export async function eraseEntry(db: Db, team: Team, entryId: string, now: Date)
             confirmation_token_hash = null, erased_at = ${at}::timestamptz, updated_at = ${at}::timestamptz
           from t where e.id = t.id
           returning e.id, e.contest_id
+        ), scrubbed as (
+          -- every recorded event naming the person (whatever its deliveries' state: a pending or
+          -- retried delivery sends the scrubbed body): their personal fields become null
+          update events ev set data = case
+              when ev.type = 'draw.revealed' then jsonb_set(ev.data, '{results}', (
+                select coalesce(jsonb_agg(case when r->>'entryId' = t.id::text then r || '{"email": null, "name": null}'::jsonb else r end
+                                          order by o), '[]'::jsonb)
+                from jsonb_array_elements(ev.data->'results') with ordinality x(r, o)))
+              else ev.data || coalesce((select jsonb_object_agg(k, null) from jsonb_object_keys(ev.data) k
+                                        where k in ('email', 'name', 'phone', 'customFieldData')), '{}'::jsonb)
+            end
+          from t
+          where ev.team_id = t.team_id and ev.id in (
+            select x.id from events x where x.data @> jsonb_build_object('entryId', t.id)
+            union all
+            select x.id from events x where x.data @> jsonb_build_object('results', jsonb_build_array(jsonb_build_object('entryId', t.id)))
+            union all
+            select x.id from events x join p on x.data @> jsonb_build_object('playId', p.id))
+          returning ev.id
+        ), receipts as (
+          -- inbound webhook answers kept for replay (a signup's answer carries the email)
+          update webhook_receipts r set response = jsonb_set(r.response, '{data,email}', 'null'::jsonb)
+          from t
+          where r.contest_id = t.contest_id and (r.response->'data'->>'entryId') = t.id::text
+            and (r.response->'data'->>'email') is not null
+          returning r.id
         ), ${sqlEmitEvent('ev_erased', 'entry.erased', sql`select t.team_id, u.contest_id, json_build_object('entryId', u.id) as data from u, t`, now)}
         select u.id, (select count(*) from m) as emails, (select count(*) from p) as plays from u`,
   );

@@ -3,9 +3,12 @@
  *
  * - `https://` only. `http://` only for `localhost` / loopback addresses, and only when the
  *   server runs with ALLOW_HTTP_WEBHOOKS=1 (local development).
- * - Hosts that are (or, on Node, resolve to) a private, loopback, link-local, unspecified,
- *   carrier-grade-NAT or multicast address are refused, unless ALLOW_HTTP_WEBHOOKS=1.
- * - No user:password in the URL; at most 2,048 characters.
+ * - Hosts that are (or, on Node, resolve to) an address of a special-purpose range that is not
+ *   globally reachable (the IANA IPv4 and IPv6 special-purpose registries: private, loopback,
+ *   link-local, documentation, benchmarking, discard, ... and the IPv6 forms that embed such an
+ *   IPv4 address) are refused, unless ALLOW_HTTP_WEBHOOKS=1.
+ * - No user:password and no #fragment in the URL (a fragment is never sent to the receiver, so a
+ *   URL with one would not be the URL that is called); at most 2,048 characters.
  *
  * Literal addresses and the `localhost` names are checked everywhere (WHATWG URL parsing already
  * turns `http://2130706433/` or `http://0x7f.1/` into `127.0.0.1`). Resolved addresses are
@@ -23,21 +26,47 @@ function v4Parts(host: string): number[] | null {
   return parts.every((p) => p <= 255) ? parts : null;
 }
 
-function blockedV4([a, b, c]: number[]): boolean {
-  return (
-    a === 0 || // "this" network, 0.0.0.0
-    a === 10 ||
-    a === 127 ||
-    (a === 100 && b! >= 64 && b! <= 127) || // carrier-grade NAT
-    (a === 169 && b === 254) || // link-local (cloud metadata services live here)
-    (a === 172 && b! >= 16 && b! <= 31) ||
-    (a === 192 && b === 168) ||
-    (a === 192 && b === 0 && (c === 0 || c === 2)) || // IETF protocol assignments, documentation
-    (a === 198 && (b === 18 || b === 19)) || // benchmarking
-    a! >= 224 // multicast, reserved, broadcast
-  );
-}
+/**
+ * IPv4 ranges events are never sent to: every entry of the IANA IPv4 Special-Purpose Address
+ * Registry that is not globally reachable, plus multicast (224/4, its own registry). Entries the
+ * registry marks globally reachable (192.0.0.9, 192.0.0.10, 192.31.196/24, 192.52.193/24,
+ * 192.175.48/24) are not refused.
+ */
+const V4_REFUSED: ReadonlyArray<readonly [string, number, string]> = [
+  ['0.0.0.0', 8, '"this" network'],
+  ['10.0.0.0', 8, 'private use'],
+  ['100.64.0.0', 10, 'shared address space (carrier-grade NAT)'],
+  ['127.0.0.0', 8, 'loopback'],
+  ['169.254.0.0', 16, 'link-local (cloud metadata services live here)'],
+  ['172.16.0.0', 12, 'private use'],
+  ['192.0.0.0', 29, 'IPv4 service continuity prefix'],
+  ['192.0.0.8', 32, 'IPv4 dummy address'],
+  ['192.0.0.11', 32, 'IETF protocol assignments'],
+  ['192.0.0.12', 30, 'IETF protocol assignments'],
+  ['192.0.0.16', 28, 'IETF protocol assignments'],
+  ['192.0.0.32', 27, 'IETF protocol assignments'],
+  ['192.0.0.64', 26, 'IETF protocol assignments'],
+  ['192.0.0.128', 25, 'IETF protocol assignments (192.0.0.170/171: NAT64/DNS64 discovery)'],
+  ['192.0.2.0', 24, 'documentation (TEST-NET-1)'],
+  ['192.88.99.0', 24, 'deprecated 6to4 relay anycast'],
+  ['192.168.0.0', 16, 'private use'],
+  ['198.18.0.0', 15, 'benchmarking'],
+  ['198.51.100.0', 24, 'documentation (TEST-NET-2)'],
+  ['203.0.113.0', 24, 'documentation (TEST-NET-3)'],
+  ['224.0.0.0', 4, 'multicast'],
+  ['240.0.0.0', 4, 'reserved (and 255.255.255.255, limited broadcast)'],
+];
 
+const v4Number = (p: number[]) => ((p[0]! << 24) | (p[1]! << 16) | (p[2]! << 8) | p[3]!) >>> 0;
+const V4_RANGES = V4_REFUSED.map(([base, bits]) => {
+  const mask = bits === 0 ? 0 : (0xffffffff << (32 - bits)) >>> 0;
+  return { net: (v4Number(v4Parts(base)!) & mask) >>> 0, mask };
+});
+
+function blockedV4(parts: number[]): boolean {
+  const n = v4Number(parts);
+  return V4_RANGES.some(({ net, mask }) => ((n & mask) >>> 0) === net);
+}
 /** Expands an IPv6 literal (without brackets) to 8 16-bit groups; null when it is not one. */
 function v6Groups(host: string): number[] | null {
   if (!host.includes(':')) return null;
@@ -62,19 +91,69 @@ function v6Groups(host: string): number[] | null {
   return [...left, ...Array(halves.length === 2 ? fill : 0).fill(0), ...right];
 }
 
+/**
+ * IPv6 ranges events are never sent to: every entry of the IANA IPv6 Special-Purpose Address
+ * Registry that is not globally reachable, plus multicast, site-local and the deprecated forms.
+ * Forms that embed an IPv4 address are refused whole where the registry says they are not
+ * globally reachable (IPv4-mapped ::ffff:0:0/96, IPv4-translated ::ffff:0:0:0/96, IPv4-compatible
+ * ::/96, local-use NAT64 64:ff9b:1::/48) and otherwise judged by the IPv4 address they carry
+ * (NAT64 64:ff9b::/96, 6to4 2002::/16).
+ */
+const V6_REFUSED: ReadonlyArray<readonly [string, number, string]> = [
+  ['::', 96, 'unspecified, loopback, IPv4-compatible (deprecated)'],
+  ['::ffff:0:0', 96, 'IPv4-mapped'],
+  ['::ffff:0:0:0', 96, 'IPv4-translated'],
+  ['64:ff9b:1::', 48, 'local-use IPv4/IPv6 translation'],
+  ['100::', 64, 'discard-only'],
+  ['100:0:0:1::', 64, 'dummy IPv6 prefix'],
+  ['2001::', 32, 'Teredo'],
+  ['2001:2::', 48, 'benchmarking'],
+  ['2001:10::', 28, 'deprecated ORCHID'],
+  ['2001:db8::', 32, 'documentation'],
+  ['3fff::', 20, 'documentation'],
+  ['5f00::', 16, 'segment routing SIDs'],
+  ['fc00::', 7, 'unique local'],
+  ['fe80::', 10, 'link-local'],
+  ['fec0::', 10, 'site-local (deprecated)'],
+  ['ff00::', 8, 'multicast'],
+];
+/**
+ * 2001::/23 (IETF protocol assignments) is not globally reachable except these entries, which
+ * the registry marks globally reachable: 2001:1::1-3 (anycast services), 2001:3::/32 (AMT),
+ * 2001:4:112::/48 (AS112-v6), 2001:20::/28 (ORCHIDv2), 2001:30::/28 (DRIP).
+ */
+const V6_IETF = ['2001::', 23] as const;
+const V6_IETF_GLOBAL: ReadonlyArray<readonly [string, number]> = [
+  ['2001:1::1', 128],
+  ['2001:1::2', 128],
+  ['2001:1::3', 128],
+  ['2001:3::', 32],
+  ['2001:4:112::', 48],
+  ['2001:20::', 28],
+  ['2001:30::', 28],
+];
+
+function inV6(g: number[], base: number[], bits: number): boolean {
+  for (let i = 0; i < 8 && bits > 0; i++, bits -= 16) {
+    const take = Math.min(16, bits);
+    const mask = (0xffff << (16 - take)) & 0xffff;
+    if ((g[i]! & mask) !== (base[i]! & mask)) return false;
+  }
+  return true;
+}
+const v6Range = ([base, bits]: readonly [string, number, ...unknown[]]) => ({ base: v6Groups(base)!, bits });
+const V6_RANGES = V6_REFUSED.map(v6Range);
+const IETF = v6Range(V6_IETF);
+const IETF_GLOBAL = V6_IETF_GLOBAL.map(v6Range);
+const embeddedV4 = (hi: number, lo: number) => [hi >> 8, hi & 255, lo >> 8, lo & 255];
+
 function blockedV6(g: number[]): boolean {
-  const allZeroUpTo = (n: number) => g.slice(0, n).every((x) => x === 0);
-  if (allZeroUpTo(7) && (g[7] === 0 || g[7] === 1)) return true; // :: and ::1
-  if (allZeroUpTo(5) && g[5] === 0xffff) return blockedV4([g[6]! >> 8, g[6]! & 255, g[7]! >> 8, g[7]! & 255]); // v4-mapped
-  if (allZeroUpTo(6)) return blockedV4([g[6]! >> 8, g[6]! & 255, g[7]! >> 8, g[7]! & 255]); // v4-compatible (deprecated)
-  if (g[0] === 0x64 && g[1] === 0xff9b) return blockedV4([g[6]! >> 8, g[6]! & 255, g[7]! >> 8, g[7]! & 255]); // NAT64
-  const first = g[0]!;
-  return (
-    (first & 0xfe00) === 0xfc00 || // unique local fc00::/7
-    (first & 0xffc0) === 0xfe80 || // link-local fe80::/10
-    (first & 0xffc0) === 0xfec0 || // site-local (deprecated)
-    (first & 0xff00) === 0xff00 // multicast
-  );
+  if (V6_RANGES.some((r) => inV6(g, r.base, r.bits))) return true;
+  if (inV6(g, IETF.base, IETF.bits) && !IETF_GLOBAL.some((r) => inV6(g, r.base, r.bits))) return true;
+  // NAT64 well-known prefix 64:ff9b::/96 and 6to4 2002::/16: the IPv4 address they lead to
+  if (inV6(g, v6Groups('64:ff9b::')!, 96)) return blockedV4(embeddedV4(g[6]!, g[7]!));
+  if (g[0] === 0x2002) return blockedV4(embeddedV4(g[1]!, g[2]!));
+  return false;
 }
 
 /** True for an IP address (v4 or v6, no brackets) that events must not be sent to. */
@@ -116,7 +195,7 @@ export function checkWebhookUrl(raw: string, allowHttp: boolean): URL {
   } catch {
     throw Errors.invalidUrl();
   }
-  if (url.username || url.password) throw Errors.invalidUrl();
+  if (url.username || url.password || raw.includes('#')) throw Errors.invalidUrl();
   const host = hostOf(url);
   if (!host) throw Errors.invalidUrl();
   const loopback = isLocalhostName(host) || isLoopback(host);
