@@ -44,6 +44,13 @@ describe.skipIf(!hasPostgres)('Worker in workerd: outbound events, export, erasu
     expect(log).toMatchObject({ type: 'entry.created', status: 'pending', attempts: 1, lastStatusCode: 404, lastError: 'HTTP 404' });
   });
 
+  it('refuses receiver URLs of special-purpose ranges and with a fragment (400 Invalid url)', async () => {
+    for (const url of ['https://[::ffff:0:127.0.0.1]/x', 'https://[2002:7f00:1::]/x', 'https://[100::1]/x', 'https://203.0.113.9/x', 'https://[64:ff9b::a9fe:a9fe]/x', 'https://hooks.example.com/x#frag']) {
+      const r = await call('POST', '/api/v1/webhook-endpoints', { key: team.privateKey, body: { url } });
+      expect([url, r.status, r.body.error]).toEqual([url, 400, 'Invalid url']);
+    }
+  });
+
   it('streams the CSV export', async () => {
     const res = await call('GET', `/api/v1/contests/${contest.id}/entries/export`, { key: team.privateKey });
     expect(res.status).toBe(200);
@@ -65,5 +72,21 @@ describe.skipIf(!hasPostgres)('Worker in workerd: outbound events, export, erasu
     expect([gone.status, gone.body.error]).toEqual([404, 'Entry not found']);
     const erased = await eventually(async () => (await resendLog()).requests.find((r) => r.path === `/hooks/${tag}` && r.body?.type === 'entry.erased'));
     expect(erased.body.data).toEqual({ entryId });
+  });
+
+  it('after the erasure, the pending entry.created delivery is sent scrubbed when retried', async () => {
+    const log = await call('GET', `/api/v1/webhook-endpoints/${endpoint.id}/deliveries?status=pending`, { key: team.privateKey });
+    const pending = log.body.data.find((d: { type: string }) => d.type === 'entry.created');
+    expect(pending).toBeTruthy();
+    const before = (await resendLog()).requests.filter((r) => r.path === `/hooks/${tag}` && r.body?.type === 'entry.created').length;
+    const retried = await call('POST', `/api/v1/webhook-endpoints/${endpoint.id}/deliveries/${pending.id}/retry`, { key: team.privateKey });
+    expect(retried.status, retried.text).toBe(200);
+    const sent = await eventually(async () => {
+      const all = (await resendLog()).requests.filter((r) => r.path === `/hooks/${tag}` && r.body?.type === 'entry.created');
+      return all.length > before ? all[all.length - 1] : undefined;
+    });
+    expect(sent.body.data).toMatchObject({ entryId, email: null, name: null, phone: null });
+    expect(JSON.stringify(sent.body)).not.toContain(`ev-${tag}`);
+    expect(JSON.stringify(sent.body)).not.toContain('15550100');
   });
 });
