@@ -44,8 +44,11 @@ describe.skipIf(!hasPostgres)('Worker in workerd: outbound events, export, erasu
     expect(log).toMatchObject({ type: 'entry.created', status: 'pending', attempts: 1, lastStatusCode: 404, lastError: 'HTTP 404' });
   });
 
-  it('refuses receiver URLs of special-purpose ranges and with a fragment (400 Invalid url)', async () => {
-    for (const url of ['https://[::ffff:0:127.0.0.1]/x', 'https://[2002:7f00:1::]/x', 'https://[100::1]/x', 'https://203.0.113.9/x', 'https://[64:ff9b::a9fe:a9fe]/x', 'https://hooks.example.com/x#frag']) {
+  // this suite's Worker runs with ALLOW_HTTP_WEBHOOKS=1 (its receiver is on loopback), so the
+  // address ranges are allowed here; their table is the same module on both runtimes
+  // (test/webhook-urls.test.ts lists every form). The fragment rule holds whatever the setting.
+  it('refuses a receiver URL with a fragment (400 Invalid url)', async () => {
+    for (const url of ['https://hooks.example.com/x#frag', `${wenv.RESEND_API_URL}/hooks/${tag}#`]) {
       const r = await call('POST', '/api/v1/webhook-endpoints', { key: team.privateKey, body: { url } });
       expect([url, r.status, r.body.error]).toEqual([url, 400, 'Invalid url']);
     }
