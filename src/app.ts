@@ -7,8 +7,7 @@ import { cors } from 'hono/cors';
 import { HTTPException } from 'hono/http-exception';
 import type { Deps } from './deps.js';
 import type { AppEnv } from './http/context.js';
-import { dbTiming } from './db/client.js';
-import { eventScope } from './domain/events/emit.js';
+import { dbTiming, deliveryScope } from './db/client.js';
 import { kickEventDelivery } from './domain/events/deliver.js';
 import { fail } from './http/envelope.js';
 import { keyError } from './http/auth.js';
@@ -53,11 +52,12 @@ export function createApp(deps: Deps) {
       return (txHandle ??= deps.database.acquireInteractive()).db;
     });
     const timing = { trips: 0, ms: 0 };
-    const events = { emitted: false };
+    const deliveries = { recorded: false };
     try {
-      await eventScope.run(events, () => dbTiming.run(timing, next));
-      // a statement of this request recorded outbound events: deliver them after the answer
-      if (events.emitted) kickEventDelivery(deps, c);
+      await deliveryScope.run(deliveries, () => dbTiming.run(timing, next));
+      // a statement of this request wrote outbound event deliveries: send them after the answer
+      // (a write that wrote none, e.g. for a team without endpoints, costs no second statement)
+      if (deliveries.recorded) kickEventDelivery(deps, c);
     } finally {
       c.header('x-request-id', requestId);
       // the database's share of this answer: round trips (statements or batches) and their time

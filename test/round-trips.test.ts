@@ -158,4 +158,50 @@ describe.skipIf(!hasRealPostgres)('round trips per request (node-postgres)', () 
     const revealed = await batchOf('draw reveal', `/api/v1/draws/${drawId}/reveal`, {});
     await batchOf('draw replace', `/api/v1/draws/${drawId}/results/${revealed.body.data.results[0].entryId}/replace`, { reason: 'test' });
   });
+
+  it('a write that records no event delivery sends exactly one statement, what follows the answer included', async () => {
+    const team = await env.team('No endpoints');
+    const c = await env.contest(team.teamId, {
+      requireEmailConfirmation: false,
+      referral: { advocatePoints: 10, friendPoints: 5 },
+      purchaseTracking: { enabled: true, pointsPerPurchase: 1, pointsPerCurrencyUnit: 1 },
+    });
+    const action = await createBonusAction(env.db, c.id, { action: 'visit', points: 5, confirmationType: 'click' });
+    const priv = { key: team.privateKey };
+    /** every statement the request caused, the background work after the answer included */
+    const all = async (method: string, path: string, opts: Parameters<TestEnv['request']>[2]) => {
+      const store = { texts: [] as string[] };
+      const res = await counter.run(store, () => env.request(method, path, opts));
+      await env.settle();
+      return { res, texts: store.texts };
+    };
+    const writes: Array<[string, string, string, Parameters<TestEnv['request']>[2]]> = [];
+    const ada = await all('POST', `/api/v1/contests/${c.id}/entries`, { ...priv, body: { email: 'solo@example.com' } });
+    expect(ada.res.status).toBe(201);
+    expect(ada.texts.length, ada.texts.join('\n---\n')).toBe(1);
+    const adaId = ada.res.body.data.entryId;
+    writes.push(
+      ['entry create (referral)', 'POST', `/api/v1/contests/${c.id}/entries`, { ...priv, body: { email: 'solo2@example.com', referralCode: ada.res.body.data.referralCode } }],
+      ['points adjust', 'POST', `/api/v1/entries/${adaId}/points`, { ...priv, body: { points: 3, reason: 'bonus' } }],
+      ['bonus complete', 'POST', `/api/v1/entries/${adaId}/bonus-actions/${action.id}/complete`, { key: team.publicKey }],
+      ['purchase', 'POST', `/api/v1/contests/${c.id}/purchases`, { ...priv, body: { email: 'solo@example.com', orderId: 'o-solo', amount: 3 } }],
+      ['disqualify', 'POST', `/api/v1/entries/${adaId}/disqualify`, { ...priv, body: { disqualify: true } }],
+      ['requalify', 'POST', `/api/v1/entries/${adaId}/disqualify`, { ...priv, body: { disqualify: false } }],
+    );
+    const counts: Record<string, number> = {};
+    for (const [name, method, path, opts] of writes) {
+      const r = await all(method, path, opts);
+      expect(r.res.status, `${name}: ${r.res.text}`).toBeLessThan(300);
+      counts[name] = r.texts.length;
+    }
+    expect(counts).toEqual(Object.fromEntries(writes.map(([name]) => [name, 1])));
+
+    // the same write for a team with an endpoint starts its delivery pass after the answer
+    const ep = await env.request('POST', '/api/v1/webhook-endpoints', { ...priv, body: { url: 'https://hooks.example.test/solo' } });
+    expect(ep.status).toBe(201);
+    const withEndpoint = await all('POST', `/api/v1/entries/${adaId}/points`, { ...priv, body: { points: 1, reason: 'again' } });
+    expect(withEndpoint.res.status).toBe(200);
+    expect(withEndpoint.texts.length).toBeGreaterThan(1);
+    expect(withEndpoint.texts.slice(1).some((q) => /event_deliveries/.test(q))).toBe(true);
+  });
 });

@@ -41,6 +41,28 @@ function statementName(text: string): string {
  */
 export const dbTiming = new AsyncLocalStorage<{ trips: number; ms: number }>();
 
+/**
+ * Set while a request is handled (app.ts): `recorded` turns true when a statement of the request
+ * answered a row whose column `ce_event_deliveries` (see sqlEventDeliveries in
+ * domain/events/emit.ts) counts at least one outbound event delivery it wrote; the app then starts
+ * a delivery pass after the answer. A write that recorded none (a team without endpoints) costs
+ * no second statement.
+ */
+export const deliveryScope = new AsyncLocalStorage<{ recorded: boolean }>();
+export const EVENT_DELIVERIES_COLUMN = 'ce_event_deliveries';
+
+function noteDeliveries(rows: readonly Record<string, unknown>[]) {
+  const store = deliveryScope.getStore();
+  if (!store || store.recorded) return;
+  if (rows.some((r) => Number(r[EVENT_DELIVERIES_COLUMN] ?? 0) > 0)) store.recorded = true;
+}
+
+/** A statement's own code marks the request (the webhook.test event, written outside the column). */
+export function markDeliveriesRecorded() {
+  const store = deliveryScope.getStore();
+  if (store) store.recorded = true;
+}
+
 async function timed<T>(work: () => Promise<T>): Promise<T> {
   const store = dbTiming.getStore();
   if (!store) return work();
@@ -68,7 +90,9 @@ async function runQuery<T>(db: Db, statement: SQL): Promise<T[]> {
   } else {
     result = (await db.execute(statement)) as unknown as typeof result;
   }
-  return Array.isArray(result) ? result : (result.rows ?? []);
+  const rows = Array.isArray(result) ? result : (result.rows ?? []);
+  noteDeliveries(rows as Record<string, unknown>[]);
+  return rows;
 }
 
 /**
@@ -88,7 +112,12 @@ export const useBatchRunner = (db: Db, run: BatchRunner) => {
  */
 export function batch(db: Db, statements: SQL[]): Promise<Record<string, unknown>[][]> {
   const run = batchRunners.get(db);
-  if (run) return timed(() => run(statements));
+  if (run)
+    return timed(async () => {
+      const out = await run(statements);
+      for (const rows of out) noteDeliveries(rows);
+      return out;
+    });
   return timed(() =>
     db.transaction(async (tx) => {
       const out: Record<string, unknown>[][] = [];

@@ -9,7 +9,7 @@ import { Errors } from '../errors.js';
 import { isUuid } from '../lib/crypto.js';
 import { sqlContestOpen } from './contests.js';
 import { MAX_POINTS_TOTAL } from './points.js';
-import { sqlEmitEvent, sqlIso } from './events/emit.js';
+import { sqlEmitEvent, sqlEventDeliveries, sqlIso } from './events/emit.js';
 import { sqlEmail } from './privacy.js';
 
 export const PROOF_MAX = 2000;
@@ -190,7 +190,8 @@ export async function completeBonusAction(
           select t.entry_id, t.disqualified, t.is_open, ins.id as completion_id, ins.points_awarded, ins.completed_at,
             ins.status as completion_status,
             coalesce(upd.points, t.points) as new_total,
-            (select completed_at from bonus_completions where entry_id = t.entry_id and bonus_action_id = t.action_id) as prev_completed_at
+            (select completed_at from bonus_completions where entry_id = t.entry_id and bonus_action_id = t.action_id) as prev_completed_at,
+            ${sqlEventDeliveries('ev_bonus')}
           from t left join ins on true left join upd on true`,
     );
     if (!row) throw Errors.entryOrBonusActionNotFound();

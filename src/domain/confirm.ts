@@ -12,7 +12,7 @@ import { Errors } from '../errors.js';
 import { sha256Hex, toHex } from '../lib/crypto.js';
 import { newEmailToken } from './codes.js';
 import { confirmationEmail } from './emails.js';
-import { sqlEmitEvent, sqlEntryEventData } from './events/emit.js';
+import { sqlEmitEvent, sqlEventDeliveries, sqlEntryEventData } from './events/emit.js';
 import { sqlClampedTotal } from './points.js';
 import { sqlOwnReleased, sqlReleaseOnConfirm } from './risk.js';
 
@@ -95,7 +95,7 @@ export async function confirmEmail(db: Db, token: string, now: Date): Promise<Co
           returning 1
         ), ${sqlEmitEvent('ev_confirmed', 'entry.confirmed',
           sql`select c.team_id, u.contest_id, u.ev_data as data from u join contests c on c.id = u.contest_id`, now)}
-        select t.id, t.email_confirmed as was_confirmed, t.title, t.email from t`,
+        select t.id, t.email_confirmed as was_confirmed, t.title, t.email, ${sqlEventDeliveries('ev_confirmed')} from t`,
   );
   if (!row) throw Errors.confirmationNotFound();
   return { entryId: row.id, emailConfirmed: true, alreadyConfirmed: row.was_confirmed, contestTitle: row.title, email: row.email };

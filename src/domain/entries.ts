@@ -18,7 +18,7 @@ import { newReferralCode } from './codes.js';
 import { newConfirmation } from './confirm.js';
 import { sqlContestOpen } from './contests.js';
 import { sqlClampedTotal } from './points.js';
-import { sqlEmitEvent, sqlEntryEventData } from './events/emit.js';
+import { sqlEmitEvent, sqlEventDeliveries, sqlEntryEventData } from './events/emit.js';
 import { sqlCustomFields, sqlEmail, sqlMasked, sqlName, sqlPhone } from './privacy.js';
 import { hashEntryIp, hashUserAgent, RISK_REFUSED_SQLSTATE, riskInputSchema, sqlRiskCtes } from './risk.js';
 
@@ -292,7 +292,8 @@ export async function createEntry(
             (select deferred from risk) as deferred,
             (select sum(requested_delta) from ledger l where l.status = 'pending' and l.entry_id = ins.id) as pending_friend,
             (select sum(requested_delta) from ledger l where l.status = 'pending' and l.entry_id = ins.referred_by) as pending_advocate,
-            existing.id as existing_id, existing.email as existing_email, existing.referred_by as existing_referred_by
+            existing.id as existing_id, existing.email as existing_email, existing.referred_by as existing_referred_by,
+            ${sqlEventDeliveries('ev_entry', 'ev_ref', 'ev_flagged')}
           from (select 1) one left join ins on true left join existing on true`,
     );
     } catch (e) {
@@ -601,7 +602,7 @@ export async function setDisqualified(db: Db, team: Team, entryId: string, disqu
           returning e.id, e.disqualified, e.contest_id, c.team_id, ${sqlEntryEventData('e')} as ev_data
         ), ${sqlEmitEvent('ev_dq', 'entry.disqualified', sql`select team_id, contest_id, ev_data as data from u where u.disqualified`, now)},
         ${sqlEmitEvent('ev_rq', 'entry.requalified', sql`select team_id, contest_id, ev_data as data from u where not u.disqualified`, now)}
-        select u.id, u.disqualified from u`,
+        select u.id, u.disqualified, ${sqlEventDeliveries('ev_dq', 'ev_rq')} from u`,
   );
   if (!row) throw Errors.entryNotFound();
   return {

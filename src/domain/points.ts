@@ -9,7 +9,7 @@ import { type Db, iso, num, query, queryOne } from '../db/client.js';
 import type { Team } from '../db/team.js';
 import { Errors } from '../errors.js';
 import { isUuid } from '../lib/crypto.js';
-import { sqlEmitEvent, sqlIso } from './events/emit.js';
+import { sqlEmitEvent, sqlEventDeliveries, sqlIso } from './events/emit.js';
 
 /** Largest total an entry can hold (entries.points is an int4). */
 export const MAX_POINTS_TOTAL = 2_147_483_647;
@@ -75,7 +75,7 @@ export async function adjustPoints(
           select u.id, u.contest_id, u.total - u.previous, ${points}::int, 'manual', ${why}, ${t}::timestamptz from u
           returning 1
         )
-        select u.previous, u.total from u`,
+        select u.previous, u.total, ${sqlEventDeliveries('ev_points')} from u`,
   );
   if (!row) throw Errors.entryNotFound();
   const previousTotal = num(row.previous);

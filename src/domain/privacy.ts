@@ -17,7 +17,7 @@ import type { Team } from '../db/team.js';
 import { Errors } from '../errors.js';
 import { isUuid } from '../lib/crypto.js';
 import { entryDetailJson, entryDetailSql } from './entries.js';
-import { sqlEmitEvent } from './events/emit.js';
+import { sqlEmitEvent, sqlEventDeliveries } from './events/emit.js';
 
 export const EXPORT_HEADER =
   'id,email,name,phone,points,emailConfirmed,disqualified,referralCode,referredBy,referralsCount,riskLevel,createdAt';
@@ -287,7 +287,7 @@ export async function eraseEntry(db: Db, team: Team, entryId: string, now: Date)
             and (r.response->'data'->>'email') is not null
           returning r.id
         ), ${sqlEmitEvent('ev_erased', 'entry.erased', sql`select t.team_id, u.contest_id, json_build_object('entryId', u.id) as data from u, t`, now)}
-        select u.id, (select count(*) from m) as emails, (select count(*) from p) as plays from u`,
+        select u.id, (select count(*) from m) as emails, (select count(*) from p) as plays, ${sqlEventDeliveries('ev_erased')} from u`,
   );
   if (!row) throw Errors.entryNotFound();
   return { entryId: row.id, erased: true as const };

@@ -21,7 +21,7 @@ import { emailOf } from '../lib/validation.js';
 import { isUuid } from '../lib/crypto.js';
 import { sqlContestOpen } from './contests.js';
 import { MAX_POINTS_TOTAL, sqlClampedTotal } from './points.js';
-import { sqlEmitEvent, sqlIso } from './events/emit.js';
+import { sqlEmitEvent, sqlEventDeliveries, sqlIso } from './events/emit.js';
 
 /** Largest amount accepted (numeric(18,4) holds up to 10^14). */
 export const MAX_AMOUNT = 1_000_000_000_000;
@@ -191,7 +191,8 @@ export async function recordPurchase(
                  exists (select 1 from e) as entry_found,
                  (select id from ins) as purchase_id, (select entry_id from ins) as entry_id,
                  (select points_awarded from ins) as points_awarded,
-                 (select id from existing) as existing_id, (select entry_id from existing) as existing_entry_id
+                 (select id from existing) as existing_id, (select entry_id from existing) as existing_entry_id,
+                 ${sqlEventDeliveries('ev_purchase')}
           from (select 1) one left join c on true`,
     );
   } catch (e) {

@@ -72,11 +72,12 @@ describe.skipIf(!hasPostgres)('round trips on the Worker over HTTP', () => {
     for (const [name, [http, , timing]] of Object.entries(seen)) {
       // on the answer's path: one round trip, as the answer itself reports
       expect(timing, name).toMatch(/desc="1 round trip"$/);
-      // at the endpoint: reads are exactly one request; a write is one request on its answer's
-      // path and then, after the answer (ctx.waitUntil), its background work: the event
-      // delivery pass that every write starts, and the claim's prize email
-      if (['contest get', 'entry get', 'leaderboard', 'bad key'].includes(name)) expect([name, http], JSON.stringify(seen)).toEqual([name, 1]);
-      else expect(http, name).toBeGreaterThanOrEqual(1);
+      // at the endpoint, what follows the answer (ctx.waitUntil) included: exactly one request
+      // for every read and for every write of this team, which has no event endpoint (no
+      // delivery pass is started when the statement recorded no delivery); the claim queued a
+      // prize email, so its delivery follows it
+      if (name === 'claim') expect(http, name).toBeGreaterThan(1);
+      else expect([name, http], JSON.stringify(seen)).toEqual([name, 1]);
     }
     // the game update reads what its rules need, then writes and reads back in one batch: 2
     const upd = await trips('PUT', `/api/v1/instant-win-games/${gameId}`, { key: team.privateKey, body: { title: 'RT wheel 2' } });

@@ -17,7 +17,7 @@ import type { Team } from '../../db/team.js';
 import type { RandomSource } from '../../deps.js';
 import { Errors } from '../../errors.js';
 import { isUuid, randomUuid } from '../../lib/crypto.js';
-import { sqlEmitEvent, sqlIso } from '../events/emit.js';
+import { sqlEmitEvent, sqlEventDeliveries, sqlIso } from '../events/emit.js';
 import { newSeed } from '../instant-win/fairness-seed.js';
 import { sqlEmail, sqlName } from '../masking.js';
 
@@ -157,7 +157,7 @@ export function drawJson(row: DrawRow): DrawJson {
 const readDrawSql = (team: Team, drawId: string, revealedAt?: Date): SQL =>
   sql`with ${team.cte} x as (select ${drawColumns(team)} from draws d where d.id = ${drawId} and d.team_id = ${team.id})
       ${revealedAt ? sql`, ${revealedEvent(team, revealedAt)}` : sql``}
-      select * from x`;
+      select *${revealedAt ? sql`, ${sqlEventDeliveries('ev_draw')}` : sql``} from x`;
 
 function fromRows(rows: readonly Record<string, unknown>[]): DrawJson {
   const row = rows[0] as DrawRow | undefined;

@@ -15,15 +15,16 @@
  *       ), ${sqlEmitEvent('ev_draw', 'draw.revealed',
  *             sql`select ${team.id} as team_id, d.contest_id, json_build_object('drawId', d.id, ...) as data from d`,
  *             now)}
- *       select ... from d`
+ *       select ..., ${sqlEventDeliveries('ev_draw')} from d`
  *
  * The source is a SELECT giving one row per event with the columns `team_id` (uuid),
  * `contest_id` (uuid or null) and `data` (json/jsonb: the object as the API shows it, with its
- * ids). Data-modifying CTEs always run, so nothing needs to select from the two CTEs. The
- * names (`ev_draw` and `ev_draw_d`) must be unique within the statement.
+ * ids). Data-modifying CTEs always run; the final SELECT names them only through
+ * sqlEventDeliveries(), which tells the app whether a delivery pass is needed. The names
+ * (`ev_draw` and `ev_draw_d`) must be unique within the statement.
  */
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { type SQL, sql } from 'drizzle-orm';
+import { EVENT_DELIVERIES_COLUMN } from '../../db/client.js';
 
 export const EVENT_TYPES = [
   'entry.created',
@@ -46,10 +47,16 @@ export type EventType = (typeof EVENT_TYPES)[number];
 const EVENT_NAME_RE = /^[a-z][a-z0-9_]{0,40}$/;
 
 /**
- * Set while a request is handled (app.ts): a statement built with an event in it marks the
- * request, and the app starts delivery after the response (Node: at once; Workers: waitUntil).
+ * The column that tells the app how many deliveries the statement's emit CTEs wrote: put
+ * `${sqlEventDeliveries('ev_entry', 'ev_ref')}` in the statement's final SELECT (a row that is
+ * always answered when a change was made). The query layer reads it (db/client.ts
+ * deliveryScope) and a delivery pass starts after the answer only when it is above 0.
  */
-export const eventScope = new AsyncLocalStorage<{ emitted: boolean }>();
+export function sqlEventDeliveries(...names: string[]): SQL {
+  if (!names.length || names.some((n) => !EVENT_NAME_RE.test(n))) throw new Error('sqlEventDeliveries: bad CTE names');
+  const sum = names.map((n) => `(select count(*) from ${n}_d)`).join(' + ');
+  return sql.raw(`(${sum}) as ${EVENT_DELIVERIES_COLUMN}`);
+}
 
 /** ISO 8601 in UTC with milliseconds (what JavaScript's toISOString() gives), from a timestamptz. */
 export const sqlIso = (expr: SQL) => sql`to_char((${expr}) at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
@@ -71,8 +78,6 @@ export function sqlEntryEventData(alias: string): SQL {
  */
 export function sqlEmitEvent(name: string, type: EventType, source: SQL, now: Date | string): SQL {
   if (!EVENT_NAME_RE.test(name)) throw new Error(`sqlEmitEvent: bad CTE name ${name}`);
-  const store = eventScope.getStore();
-  if (store) store.emitted = true;
   const at = typeof now === 'string' ? now : now.toISOString();
   const ev = sql.raw(name);
   const deliveries = sql.raw(`${name}_d`);

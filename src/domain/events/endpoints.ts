@@ -5,7 +5,7 @@
  */
 import { sql } from 'drizzle-orm';
 import * as v from 'valibot';
-import { type Db, iso, num, query, queryOne } from '../../db/client.js';
+import { type Db, EVENT_DELIVERIES_COLUMN, iso, num, query, queryOne } from '../../db/client.js';
 import type { Team } from '../../db/team.js';
 import type { RandomSource } from '../../deps.js';
 import { Errors } from '../../errors.js';
@@ -20,7 +20,7 @@ import {
   LEASE_MS,
   recordOutcomes,
 } from './deliver.js';
-import { EVENT_TYPES, eventScope, type EventType } from './emit.js';
+import { EVENT_TYPES, type EventType } from './emit.js';
 import { checkResolved, checkWebhookUrl, WEBHOOK_URL_MAX } from './urls.js';
 
 export const DESCRIPTION_MAX = 500;
@@ -169,8 +169,6 @@ export async function deleteEndpoint(db: Db, team: Team, endpointId: string) {
 export async function sendTestEvent(db: Db, team: Team, endpointId: string, now: Date) {
   if (!isUuid(endpointId)) throw Errors.webhookEndpointNotFound();
   const at = now.toISOString();
-  const store = eventScope.getStore();
-  if (store) store.emitted = true;
   const row = await queryOne<{ id: string }>(
     db,
     sql`with ${team.cte} w as (
@@ -186,7 +184,7 @@ export async function sendTestEvent(db: Db, team: Team, endpointId: string, now:
           select ev.id, w.id, ${at}::timestamptz, ${at}::timestamptz from ev, w
           returning 1
         )
-        select id from ev`,
+        select id, (select count(*) from d) as ${sql.raw(EVENT_DELIVERIES_COLUMN)} from ev`,
   );
   if (!row) throw Errors.webhookEndpointNotFound();
   return { eventId: row.id };

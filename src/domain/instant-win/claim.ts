@@ -18,7 +18,7 @@ import { isUuid, randomUuid, timingSafeEqual, toHex } from '../../lib/crypto.js'
 import { newReferralCode } from '../codes.js';
 import { prizeEmail } from '../emails.js';
 import { sqlEscapeHtml } from '../confirm.js';
-import { sqlEmitEvent, sqlEntryEventData, sqlIso } from '../events/emit.js';
+import { sqlEmitEvent, sqlEventDeliveries, sqlEntryEventData, sqlIso } from '../events/emit.js';
 import { sqlRiskCtes } from '../risk.js';
 
 export interface ClaimInput {
@@ -201,7 +201,8 @@ async function claimAtOnce(db: Db, random: RandomSource, input: ClaimInput): Pro
             'playId', upd.id, 'entryId', upd.entry_id, 'tierId', upd.tier_id, 'email', ${input.email}::text, 'prizeName', pz.name,
             'claimedAt', ${sqlIso(sql`${at}::timestamptz`)}) as data from upd, g, pz`, input.now)}
           select pz.name as prize_name, pz.coupon, pz.redeem_url as prize_redeem_url,
-                 (select count(*) from entry) as entries, (select count(*) from queued) as mails, r.*
+                 (select count(*) from entry) as entries, (select count(*) from queued) as mails,
+                 ${sqlEventDeliveries('ev_flagged', 'ev_claimed')}, r.*
           from (select 1) one
           left join pz on true
           left join lateral (${readClaimSql(input)}) r on true`,

@@ -26,7 +26,7 @@ import type { Team } from '../../db/team.js';
 import { Errors } from '../../errors.js';
 import { isUuid } from '../../lib/crypto.js';
 import { sqlContestOpen } from '../contests.js';
-import { sqlEmitEvent, sqlIso } from '../events/emit.js';
+import { sqlEmitEvent, sqlEventDeliveries, sqlIso } from '../events/emit.js';
 import { NO_PRIZE, RESERVATION_MS } from './presets.js';
 
 export interface PlayInput {
@@ -161,7 +161,7 @@ export async function playGame(db: Db, input: PlayInput): Promise<PlayOutcome> {
             from ins join t on t.id = ins.tier_id cross join g where ins.status = 'pending'`, now)}
           select g.open, g.entry_limit, ins.id as play_id, ins.status, ins.expires_at, ins.tier_id,
                  t.name as tier_name, t.is_miss as tier_is_miss, t.color as tier_color,
-                 ins.seed_id, (select seed_hash from seed) as seed_hash, ins.nonce
+                 ins.seed_id, (select seed_hash from seed) as seed_hash, ins.nonce, ${sqlEventDeliveries('ev_won')}
           from g left join ins on true left join t on t.id = ins.tier_id`,
     );
   } catch (e) {

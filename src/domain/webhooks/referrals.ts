@@ -20,7 +20,7 @@ import { Errors } from '../../errors.js';
 import { normalizeEmail } from '../../lib/email.js';
 import { sqlContestOpen } from '../contests.js';
 import { sqlClampedTotal } from '../points.js';
-import { sqlEmitEvent, sqlIso } from '../events/emit.js';
+import { sqlEmitEvent, sqlEventDeliveries, sqlIso } from '../events/emit.js';
 import { decimalStringAmount, MAX_AMOUNT, mapAmountOverflow, ORDER_ID_MAX } from '../purchases.js';
 
 export interface ReferredSale {
@@ -262,7 +262,8 @@ export async function creditReferredSale(db: Db, now: Date, contestId: string, s
           select c.id is not null as found, c.open,
                  (select id from ins) as purchase_id, (select referrer_entry_id from ins) as referrer_entry_id,
                  (select points_awarded from ins) as points_awarded, (select commission_awarded from ins) as commission_awarded,
-                 (select id from existing) as existing_id, (select referrer_entry_id from existing) as existing_referrer
+                 (select id from existing) as existing_id, (select referrer_entry_id from existing) as existing_referrer,
+                 ${sqlEventDeliveries('ev_purchase', 'ev_ref')}
           from (select 1) one left join c on true`,
     );
   } catch (e) {
