@@ -246,7 +246,7 @@ describe('trust and safety in the document', () => {
     expect(verify.operationId).toBe('verifyBonusCompletion');
     expect(verify.responses['200'].content['application/json'].schema.properties.data.properties.completionStatus.enum).toEqual(['verified', 'rejected']);
     const keys = doc.paths['/api/admin/teams/{teamId}/api-keys'];
-    expect(keys.get.operationId).toBe('adminListApiKeys');
+    expect(keys.get.operationId).toBe('listApiKeys');
     expect(keys.post.requestBody.content['application/json'].schema.properties).toHaveProperty('personalData');
     const create = doc.paths['/api/v1/contests/{contestId}/entries'];
     expect(Object.keys(create.post.requestBody.content['application/json'].schema.properties)).toEqual(

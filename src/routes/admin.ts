@@ -168,7 +168,7 @@ export function adminRoutes() {
     '/api/admin/teams/:teamId/api-keys',
     describeRoute({
       ...admin,
-      operationId: 'adminListApiKeys',
+      operationId: 'listApiKeys',
       summary: "The team's API keys, newest first (never the key itself)",
       responses: { 200: okJson('The keys, newest first (never the key itself)', v.array(apiKeySchema)), ...adminErrors({ 404: ['Team not found'] }, false) },
     }),

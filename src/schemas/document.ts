@@ -35,6 +35,7 @@ export const documentOptions: Partial<GenerateSpecOptions> = {
     info: {
       title: 'Contest Engine API',
       version: '1.0.0',
+      license: { name: 'MIT', identifier: 'MIT' },
       description:
         'Contests, entries, referrals, bonus actions, purchases, leaderboards, instant-win games and inbound webhooks.\n\n' +
         'Every JSON answer is an envelope: `{ "success": true, "data": ... }` (lists add `pagination`), or ' +
