@@ -17,6 +17,8 @@ const BACKEND_INDEPENDENT = [
   'test/robustness.test.ts',
   'test/widget.test.ts',
   'test/widget-logic.test.ts',
+  'test/settings.test.ts',
+  'test/webhook-urls.test.ts',
 ];
 
 export default defineConfig({

@@ -15,6 +15,7 @@
  *    never on the command line), and wrangler kept offline;
  * 4. fires the cron (`scheduled()`) every minute, as Cloudflare would (wrangler dev does not).
  *
+ * Settings: src/settings.ts (every setting whose runtimes include the Worker is handed to it).
  * Env: PORT (8787), DATABASE_URL (required), ADMIN_TOKEN, PUBLIC_URL, IP_HASH_SALT, MAIL_TRANSPORT,
  * MAIL_FROM, RESEND_API_KEY, RESEND_API_URL, HOST (127.0.0.1), JOBS_INTERVAL_MS (60000),
  * DB_TRANSPORT (http | ws), EDGE_LATENCY_MS (0), NEON_HTTP_PORT / WS_PROXY_PORT (ephemeral).
@@ -26,16 +27,27 @@ import { fileURLToPath } from 'node:url';
 import { openPg } from '../src/db/drivers/pg.js';
 import { cryptoRandom } from '../src/deps.js';
 import { seedIfEmpty } from '../src/domain/seed.js';
+import { readSettings, SettingsError, WORKER_SETTINGS, type Settings } from '../src/settings.js';
 import { startNeonHttp } from './neon-http.js';
 import { startWsProxy } from './ws-proxy.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const env = process.env;
-const port = Number(env.PORT ?? 8787);
-const host = env.HOST ?? '127.0.0.1';
-const databaseUrl = env.DATABASE_URL;
-const transport = (env.DB_TRANSPORT || 'http').toLowerCase();
-const latencyMs = Number(env.EDGE_LATENCY_MS || 0);
+
+// every setting `npm run dev` and the Worker read, checked before anything starts
+let settings: Settings;
+try {
+  settings = { ...readSettings(env, 'worker'), ...readSettings(env, 'dev') };
+} catch (e) {
+  if (!(e instanceof SettingsError)) throw e;
+  console.error(e.message);
+  process.exit(1);
+}
+const port = settings.PORT ?? 8787;
+const host = settings.HOST ?? '127.0.0.1';
+const databaseUrl = settings.DATABASE_URL;
+const transport = settings.DB_TRANSPORT ?? 'http';
+const latencyMs = settings.EDGE_LATENCY_MS ?? 0;
 
 if (!databaseUrl) {
   console.error(
@@ -43,14 +55,6 @@ if (!databaseUrl) {
       '  PORT=8788 DATABASE_URL=postgres://postgres@127.0.0.1:5432/contests ADMIN_TOKEN=secret npm run dev\n' +
       'Without a Postgres, use `npm start` (embedded PGlite).',
   );
-  process.exit(1);
-}
-if (transport !== 'http' && transport !== 'ws') {
-  console.error(`DB_TRANSPORT must be http or ws, not ${JSON.stringify(env.DB_TRANSPORT)}`);
-  process.exit(1);
-}
-if (!Number.isFinite(latencyMs) || latencyMs < 0) {
-  console.error(`EDGE_LATENCY_MS must be a number of milliseconds >= 0, not ${JSON.stringify(env.EDGE_LATENCY_MS)}`);
   process.exit(1);
 }
 
@@ -64,25 +68,22 @@ await db.close();
 // 2. the local Neon HTTP endpoint (http://127.0.0.1:<port>/sql) and the WebSocket proxy
 //    (ws://127.0.0.1:<port>/v2?address=host:5432), both behind the edge latency if asked
 const log = (m: string) => console.warn(`[dev] ${m}`);
-const httpEndpoint = await startNeonHttp({ port: env.NEON_HTTP_PORT ? Number(env.NEON_HTTP_PORT) : 0, latencyMs, log });
-const proxy = await startWsProxy({ port: env.WS_PROXY_PORT ? Number(env.WS_PROXY_PORT) : 0, latencyMs, log });
+const httpEndpoint = await startNeonHttp({ port: settings.NEON_HTTP_PORT ?? 0, latencyMs, log });
+const proxy = await startWsProxy({ port: settings.WS_PROXY_PORT ?? 0, latencyMs, log });
 
 // 3. wrangler dev, with the settings in an env file readable by this user only
 const wranglerDir = join(root, '.wrangler');
 mkdirSync(join(wranglerDir, 'tmp'), { recursive: true });
 const envFile = join(wranglerDir, 'tmp', `dev-${process.pid}.env`);
+// every setting the Worker reads (src/settings.ts), as it is in this environment, and the ones
+// this script decides: nothing is dropped on the way
 const bindings: Record<string, string | undefined> = {
+  ...Object.fromEntries(WORKER_SETTINGS.map((name) => [name, env[name]])),
   DATABASE_URL: databaseUrl,
   DB_TRANSPORT: transport,
   NEON_HTTP_ENDPOINT: httpEndpoint.endpoint,
   NEON_WS_PROXY: proxy.address,
-  ADMIN_TOKEN: env.ADMIN_TOKEN,
   PUBLIC_URL: env.PUBLIC_URL ?? `http://localhost:${port}`,
-  IP_HASH_SALT: env.IP_HASH_SALT,
-  MAIL_TRANSPORT: env.MAIL_TRANSPORT,
-  MAIL_FROM: env.MAIL_FROM,
-  RESEND_API_KEY: env.RESEND_API_KEY,
-  RESEND_API_URL: env.RESEND_API_URL,
 };
 const quote = (v: string) => `"${v.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n')}"`;
 writeFileSync(
@@ -177,5 +178,5 @@ if (seeded) {
 const fireCron = () => {
   fetch(`${base}/__scheduled?cron=${encodeURIComponent('* * * * *')}`).catch(() => {});
 };
-timer = setInterval(fireCron, Number(env.JOBS_INTERVAL_MS ?? 60_000));
+timer = setInterval(fireCron, settings.JOBS_INTERVAL_MS ?? 60_000);
 fireCron();

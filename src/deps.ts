@@ -136,13 +136,6 @@ export function memoryRateLimiter(limit: number, windowSeconds: number, clock: C
   };
 }
 
-/** PUBLIC_RATE_LIMIT (requests a minute per public key and client IP); default 600. */
-export function publicRateLimit(value: string | undefined): number {
-  const n = Number(value ?? 600);
-  if (!Number.isInteger(n) || n < 1) throw new Error(`PUBLIC_RATE_LIMIT must be a positive integer, not ${value}`);
-  return n;
-}
-
 /**
  * The client's address behind `hops` trusted proxies (TRUST_PROXY=N): each proxy appends the
  * address it saw to X-Forwarded-For, so the client is the N-th entry from the right. Entries

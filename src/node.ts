@@ -16,7 +16,6 @@ import {
   cryptoRandom,
   forwardedClientIp,
   memoryRateLimiter,
-  publicRateLimit,
   systemClock,
 } from './deps.js';
 import { runScheduledJobs } from './domain/jobs.js';
@@ -26,22 +25,31 @@ import { logTransport } from './mail/log.js';
 import { resendTransport } from './mail/resend.js';
 import { mailConfigProblem, transportKind } from './mail/select.js';
 import { describeError } from './lib/describe-error.js';
+import { readSettings, SettingsError, type Settings } from './settings.js';
 
 const env = process.env;
-const port = Number(env.PORT ?? 8787);
-const trustedHops = env.TRUST_PROXY === 'true' ? 1 : Math.max(0, Math.trunc(Number(env.TRUST_PROXY ?? 0)) || 0);
+let settings: Settings;
+try {
+  settings = readSettings(env, 'node');
+} catch (e) {
+  if (!(e instanceof SettingsError)) throw e;
+  console.error(e.message);
+  process.exit(1);
+}
+const port = settings.PORT ?? 8787;
+const trustedHops = settings.TRUST_PROXY ?? 0;
 
 async function openDatabase(): Promise<{ db: Db; provider: Deps['database']; label: string; close(): Promise<void> }> {
-  if (env.DATABASE_URL) {
+  if (settings.DATABASE_URL) {
     const { openPg } = await import('./db/drivers/pg.js');
-    const h = await openPg(env.DATABASE_URL, {
-      max: Number(env.DATABASE_POOL_MAX ?? 10),
+    const h = await openPg(settings.DATABASE_URL, {
+      max: settings.DATABASE_POOL_MAX ?? 10,
       // a transaction-mode pooler (PgBouncer without prepared-statement support) needs them off
-      namedStatements: env.PG_NAMED_STATEMENTS !== '0',
+      namedStatements: settings.PG_NAMED_STATEMENTS ?? true,
     });
     return { ...h, label: 'postgres (DATABASE_URL)' };
   }
-  const dir = env.PGLITE_DIR ?? '.data/pglite';
+  const dir = settings.PGLITE_DIR ?? '.data/pglite';
   if (!dir.startsWith('memory://')) mkdirSync(dir, { recursive: true });
   const { openPglite } = await import('./db/drivers/pglite.js');
   const h = await openPglite({ dataDir: dir });
@@ -75,14 +83,14 @@ async function main() {
     clock: systemClock,
     random: cryptoRandom,
     rateLimiter: memoryRateLimiter(30, 60),
-    publicRateLimiter: memoryRateLimiter(publicRateLimit(env.PUBLIC_RATE_LIMIT), 60),
+    publicRateLimiter: memoryRateLimiter(settings.PUBLIC_RATE_LIMIT ?? 600, 60),
     mailer: mail.mailer,
     logger,
     config: {
-      adminToken: env.ADMIN_TOKEN || undefined,
-      publicUrl: (env.PUBLIC_URL ?? `http://localhost:${port}`).replace(/\/+$/, ''),
-      ipHashSalt: env.IP_HASH_SALT ?? 'contest-engine-dev-salt',
-      allowHttpWebhooks: env.ALLOW_HTTP_WEBHOOKS === '1',
+      adminToken: settings.ADMIN_TOKEN,
+      publicUrl: (settings.PUBLIC_URL ?? `http://localhost:${port}`).replace(/\/+$/, ''),
+      ipHashSalt: settings.IP_HASH_SALT ?? 'contest-engine-dev-salt',
+      allowHttpWebhooks: settings.ALLOW_HTTP_WEBHOOKS ?? false,
     },
     // outbound events: receivers' names are resolved and checked at create/update and before each attempt
     fetch: globalThis.fetch,
@@ -116,7 +124,20 @@ async function main() {
       console.log(`  private key: ${seeded.privateKey}`);
       console.log(`  demo contest: ${seeded.contestId}`);
       console.log(`  try: curl -H 'x-api-key: ${seeded.publicKey}' http://localhost:${info.port}/api/v1/contests`);
+    } else {
+      // keys are shown once, at the first start: say how to get new ones
+      console.log(
+        deps.config.adminToken
+          ? `API keys: make new ones with the admin API (POST /api/admin/teams/:teamId/api-keys, Authorization: Bearer $ADMIN_TOKEN) or in the console at http://localhost:${info.port}/console`
+          : 'API keys were printed at the first start. To make new ones, restart with ADMIN_TOKEN=<a long random token> and use the admin API (docs/api.md#the-admin-api) or the console at /console.',
+      );
     }
+  });
+  server.on('error', (e: NodeJS.ErrnoException) => {
+    if (e.code === 'EADDRINUSE') console.error(`Port ${port} is already in use: stop the program using it, or choose another port with PORT=<number>.`);
+    else if (e.code === 'EACCES') console.error(`Port ${port} needs privileges this user does not have: choose another port with PORT=<number> (1024 or above).`);
+    else console.error(`The server could not listen on port ${port}: ${e.message}`);
+    process.exit(1);
   });
 
   // the Worker's cron, here: every minute deliver due emails (retries) and run the sweeps
@@ -126,7 +147,7 @@ async function main() {
       jobs = null;
     });
   };
-  const timer = setInterval(tick, Number(env.JOBS_INTERVAL_MS ?? 60_000));
+  const timer = setInterval(tick, settings.JOBS_INTERVAL_MS ?? 60_000);
   tick();
 
   const shutdown = async () => {

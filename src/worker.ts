@@ -6,9 +6,10 @@
  */
 import { createApp, type App } from './app.js';
 import { neonHttpProvider, neonProvider } from './db/drivers/neon.js';
-import { type Deps, type RateLimiter, consoleLogger, cryptoRandom, memoryRateLimiter, publicRateLimit, systemClock } from './deps.js';
+import { type Deps, type RateLimiter, consoleLogger, cryptoRandom, memoryRateLimiter, systemClock } from './deps.js';
 import { runScheduledJobs } from './domain/jobs.js';
 import { workerMailer } from './mail/select.js';
+import { readSettings, SettingsError, type Settings } from './settings.js';
 
 export interface Env {
   DATABASE_URL: string;
@@ -36,11 +37,10 @@ export interface Env {
   ALLOW_HTTP_WEBHOOKS?: string;
 }
 
-function databaseFor(env: Env) {
-  const transport = (env.DB_TRANSPORT || 'http').toLowerCase();
-  if (transport === 'ws') return neonProvider(env.DATABASE_URL, { wsProxy: env.NEON_WS_PROXY || undefined });
-  if (transport !== 'http') throw new Error(`DB_TRANSPORT must be http or ws, not ${JSON.stringify(env.DB_TRANSPORT)}`);
-  return neonHttpProvider(env.DATABASE_URL, { fetchEndpoint: env.NEON_HTTP_ENDPOINT || undefined, wsProxy: env.NEON_WS_PROXY || undefined });
+function databaseFor(settings: Settings) {
+  if (!settings.DATABASE_URL) throw new SettingsError(['DATABASE_URL is not set: the Worker needs it (wrangler secret put DATABASE_URL).']);
+  if (settings.DB_TRANSPORT === 'ws') return neonProvider(settings.DATABASE_URL, { wsProxy: settings.NEON_WS_PROXY });
+  return neonHttpProvider(settings.DATABASE_URL, { fetchEndpoint: settings.NEON_HTTP_ENDPOINT, wsProxy: settings.NEON_WS_PROXY });
 }
 
 function bindingRateLimiter(binding: NonNullable<Env['PLAY_LIMITER']>): RateLimiter {
@@ -57,21 +57,22 @@ let cached: { env: Env; deps: Deps; app: App } | undefined;
 function depsFor(env: Env, requestUrl?: string): { deps: Deps; app: App } {
   if (cached && cached.env === env) return cached;
   const logger = consoleLogger;
-  const publicUrl = env.PUBLIC_URL ?? (requestUrl ? new URL(requestUrl).origin : 'http://localhost:8787');
+  const settings = readSettings(env as unknown as Record<string, unknown>, 'worker');
+  const publicUrl = settings.PUBLIC_URL ?? (requestUrl ? new URL(requestUrl).origin : 'http://localhost:8787');
   const deps: Deps = {
-    database: databaseFor(env),
+    database: databaseFor(settings),
     clock: systemClock,
     random: cryptoRandom,
     rateLimiter: env.PLAY_LIMITER ? bindingRateLimiter(env.PLAY_LIMITER) : memoryRateLimiter(30, 60),
-    publicRateLimiter: env.PUBLIC_LIMITER ? bindingRateLimiter(env.PUBLIC_LIMITER) : memoryRateLimiter(publicRateLimit(env.PUBLIC_RATE_LIMIT), 60),
+    publicRateLimiter: env.PUBLIC_LIMITER ? bindingRateLimiter(env.PUBLIC_LIMITER) : memoryRateLimiter(settings.PUBLIC_RATE_LIMIT ?? 600, 60),
     mailer: workerMailer(env, logger),
     logger,
     config: {
-      adminToken: env.ADMIN_TOKEN || undefined,
+      adminToken: settings.ADMIN_TOKEN,
       publicUrl: publicUrl.replace(/\/+$/, ''),
-      ipHashSalt: env.IP_HASH_SALT ?? 'contest-engine-dev-salt',
+      ipHashSalt: settings.IP_HASH_SALT ?? 'contest-engine-dev-salt',
       platformCompresses: true,
-      allowHttpWebhooks: env.ALLOW_HTTP_WEBHOOKS === '1',
+      allowHttpWebhooks: settings.ALLOW_HTTP_WEBHOOKS ?? false,
     },
     // outbound events: a delivery pass per request, kept alive by waitUntil (the cron is the safety net)
     eventKick: 'per-request',
@@ -84,9 +85,28 @@ function depsFor(env: Env, requestUrl?: string): { deps: Deps; app: App } {
   return { deps, app };
 }
 
+/**
+ * A setting the Worker cannot use (DATABASE_URL missing, PUBLIC_RATE_LIMIT=abc…): every request
+ * answers the 500 envelope and the log says, in one sentence per setting, what is wrong.
+ */
+function misconfigured(e: SettingsError): Response {
+  consoleLogger.error('invalid settings', { problems: e.problems });
+  return new Response(JSON.stringify({ success: false, error: 'Internal server error' }), {
+    status: 500,
+    headers: { 'content-type': 'application/json' },
+  });
+}
+
 export default {
   fetch(request: Request, env: Env, ctx: ExecutionContext) {
-    return depsFor(env, request.url).app.fetch(request, env, ctx);
+    let app: App;
+    try {
+      app = depsFor(env, request.url).app;
+    } catch (e) {
+      if (e instanceof SettingsError) return misconfigured(e);
+      throw e;
+    }
+    return app.fetch(request, env, ctx);
   },
   async scheduled(_controller: ScheduledController, env: Env, _ctx: ExecutionContext) {
     const { deps } = depsFor(env);

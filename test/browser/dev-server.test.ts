@@ -10,6 +10,7 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
+import { createServer as createHttpServer } from 'node:http';
 import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -93,6 +94,8 @@ describe.skipIf(!CHROMIUM || !hasPostgres)('npm run dev (workerd) in a real brow
         PUBLIC_URL: origin,
         JOBS_INTERVAL_MS: '3600000',
         WRANGLER_LOG_LEVEL: 'error',
+        // handed to the Worker by construction (src/settings.ts): outbound events to localhost
+        ALLOW_HTTP_WEBHOOKS: '1',
       },
     });
     child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
@@ -125,6 +128,35 @@ describe.skipIf(!CHROMIUM || !hasPostgres)('npm run dev (workerd) in a real brow
     await c.query(`drop database if exists ${dbName} with (force)`);
     await c.end();
   }, 30_000);
+
+  it('ALLOW_HTTP_WEBHOOKS=1 reaches the Worker: a localhost endpoint is accepted and an event is delivered to it', async () => {
+    const got: string[] = [];
+    const receiver = createHttpServer((req, res) => {
+      let body = '';
+      req.on('data', (d) => (body += d));
+      req.on('end', () => {
+        got.push(body);
+        res.writeHead(204).end();
+      });
+    });
+    await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', () => r()));
+    try {
+      const team = await admin('POST', '/api/admin/teams', { name: 'Dev events' });
+      const priv = (await admin('POST', `/api/admin/teams/${team.body.data.id}/api-keys`, { type: 'private' })).body.data.key as string;
+      const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+      const ep = await admin('POST', '/api/v1/webhook-endpoints', { url }, priv);
+      expect(ep.status, JSON.stringify(ep.body)).toBe(201);
+      const contest = await admin('POST', `/api/admin/teams/${team.body.data.id}/contests`, { title: 'Dev events', status: 'active', requireEmailConfirmation: false });
+      const entry = await admin('POST', `/api/v1/contests/${contest.body.data.id}/entries`, { email: 'dev-events@example.com' }, priv);
+      expect(entry.status).toBe(201);
+      const started = Date.now();
+      while (!got.some((b) => b.includes('"entry.created"')) && Date.now() - started < 20_000) await new Promise((r) => setTimeout(r, 100));
+      const created = JSON.parse(got.find((b) => b.includes('"entry.created"'))!);
+      expect(created).toMatchObject({ type: 'entry.created', data: { entryId: entry.body.data.entryId, email: 'dev-events@example.com' } });
+    } finally {
+      await new Promise((r) => receiver.close(r));
+    }
+  });
 
   it('the demo page: /widget.js runs, the wheel is drawn from the tiers, and a spin is played and stored', async () => {
     const team = await admin('POST', '/api/admin/teams', { name: 'Dev browser shop' });
