@@ -18,6 +18,7 @@ const BACKEND_INDEPENDENT = [
   'test/widget.test.ts',
   'test/widget-logic.test.ts',
   'test/settings.test.ts',
+  'test/docs-generated.test.ts',
   'test/webhook-urls.test.ts',
 ];
 

@@ -16,6 +16,7 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
+import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import autocannon from 'autocannon';
 import { sql } from 'drizzle-orm';
 import pg from 'pg';
@@ -45,7 +46,17 @@ const smoke = args.includes('--smoke');
 const duration = Number(arg('duration') ?? (quick || smoke ? 2 : 10));
 const connections = Number(arg('connections') ?? 10);
 const baseUrl = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-const port = Number(process.env.BENCH_PORT ?? 8790);
+/** BENCH_PORT, or a free port chosen now (before the seed, so a taken port never wastes it) */
+const port = process.env.BENCH_PORT
+  ? Number(process.env.BENCH_PORT)
+  : await new Promise<number>((resolve, reject) => {
+      const s = createNetServer();
+      s.once('error', reject);
+      s.listen(0, '127.0.0.1', () => {
+        const p = (s.address() as AddressInfo).port;
+        s.close(() => resolve(p));
+      });
+    });
 const dbName = `ce_bench_${process.pid}`;
 
 const withDb = (u: string, db: string) => {

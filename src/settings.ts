@@ -138,9 +138,17 @@ export const SETTINGS = [
   { name: 'NEON_HTTP_PORT', runtimes: ['dev'], default: 'any free port', meaning: 'port of the local SQL-over-HTTP endpoint', accepts: 'a port number from 1 to 65535', schema: int(1, 65535) },
   { name: 'WS_PROXY_PORT', runtimes: ['dev'], default: 'any free port', meaning: 'port of the local WebSocket-to-Postgres proxy', accepts: 'a port number from 1 to 65535', schema: int(1, 65535) },
   { name: 'WRANGLER_LOG_LEVEL', runtimes: ['dev'], default: 'log', meaning: 'wrangler\'s log level', accepts: 'none, error, warn, info, log or debug', schema: oneOf('none', 'error', 'warn', 'info', 'log', 'debug') },
+  { name: 'WRANGLER_LOG_PATH', runtimes: ['dev'], default: '`.wrangler/logs`', meaning: 'where wrangler writes its logs', accepts: 'a folder', schema: text },
+  { name: 'XDG_CONFIG_HOME', runtimes: ['dev'], default: '`.wrangler/config`', meaning: 'where wrangler keeps its configuration', accepts: 'a folder', schema: text },
   { name: 'TEST_DATABASE_URL', runtimes: ['tests'], default: '', meaning: 'run the database tests on this Postgres, concurrency suites included', accepts: 'a postgres:// connection string', schema: postgresUrl },
+  { name: 'WORKERD_DATABASE_URL', runtimes: ['tests'], default: '`postgres://postgres@127.0.0.1:5432/postgres`', meaning: 'the Postgres the workerd and servers suites create their databases on when `TEST_DATABASE_URL` is not set', accepts: 'a postgres:// connection string', schema: postgresUrl },
+  { name: 'BLACKBOX_URL', runtimes: ['tests'], default: '', meaning: 'run the black-box checks of the servers suite against an already running server', accepts: 'an http:// or https:// URL', schema: httpUrl },
+  { name: 'BLACKBOX_ADMIN_TOKEN', runtimes: ['tests'], default: '', meaning: 'that server\'s admin token', accepts: 'a non-empty token', schema: text },
+  { name: 'CHROMIUM_PATH', runtimes: ['tests'], default: '`/usr/lib/chromium/chromium` or `/usr/bin/chromium`', meaning: 'the Chromium binary of the browser suites', accepts: 'a file path', schema: text },
+  { name: 'TEST_LOG_ERRORS', runtimes: ['tests'], default: '1', meaning: '`0` silences the app\'s error log in the test output', accepts: '0 or 1', schema: flag },
   { name: 'BENCH_DATABASE_URL', runtimes: ['bench'], default: '`postgres://postgres@127.0.0.1:5432/postgres`', meaning: 'server the benchmark creates its database on', accepts: 'a postgres:// connection string', schema: postgresUrl },
   { name: 'BENCH_PORT', runtimes: ['bench'], default: 'any free port', meaning: 'port of the benchmarked server', accepts: 'a port number from 1 to 65535', schema: int(1, 65535) },
+  { name: 'BENCH_PROF', runtimes: ['bench'], default: '', meaning: 'set: the benchmarked server writes a CPU profile to /tmp/prof', accepts: 'any non-empty value', schema: text },
 ] as const satisfies readonly Setting[];
 
 export type SettingName = (typeof SETTINGS)[number]['name'];
