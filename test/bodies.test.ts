@@ -191,3 +191,25 @@ describe('page and limit', () => {
     expect([r.status, r.body.pagination.page, r.body.pagination.limit]).toEqual([200, 2, 1]);
   });
 });
+
+describe('bytes that are not UTF-8', () => {
+  it.each([
+    ['a lone continuation byte', [0x80]],
+    ['an overlong encoding', [0xc0, 0xaf]],
+    ['a truncated sequence', [0xe2, 0x82]],
+    ['Latin-1 é', [0xe9]],
+  ])('%s in a string answers 400 Invalid request body and stores nothing', async (_n, bad) => {
+    const c = await env.contest(t.teamId);
+    const head = new TextEncoder().encode('{"email":"utf8@example.com","name":"Ren');
+    const tail = new TextEncoder().encode('e"}');
+    const body = new Uint8Array([...head, ...bad, ...tail]);
+    const res = await env.app.request(`/api/v1/contests/${c.id}/entries`, {
+      method: 'POST',
+      headers: { 'x-api-key': t.privateKey, 'content-type': 'application/json' },
+      body,
+    });
+    expect([res.status, await res.json()]).toEqual([400, { success: false, error: 'Invalid request body' }]);
+    const rows = await query<{ n: number }>(env.db, sql`select count(*)::int as n from entries where contest_id = ${c.id}`);
+    expect(rows[0]!.n).toBe(0);
+  });
+});

@@ -133,3 +133,15 @@ describe('GET /docs and what it references', () => {
     expect(Object.keys(doc.paths['/docs/assets/{file}'].get.responses[200].content).sort()).toEqual(['text/css', 'text/javascript']);
   });
 });
+
+describe('/', () => {
+  it('leads to the API reference', async () => {
+    const env = await createTestEnv({ backend: 'pglite' });
+    try {
+      const res = await env.app.request('/');
+      expect([res.status, res.headers.get('location')]).toEqual([302, '/docs']);
+    } finally {
+      await env.close();
+    }
+  });
+});

@@ -25,14 +25,22 @@ const mediaType = (header: string | undefined) => (header ?? '').split(';')[0]!.
 /**
  * Reads the JSON body once. No bytes at all (whatever the content type): `{}`. Bytes with a
  * content type that is not JSON, or with none: 415 `Content-Type must be application/json`.
- * Unparseable, or not an object: 400 `Invalid request body`. A string that Postgres cannot store
+ * Not UTF-8, unparseable, or not an object: 400 `Invalid request body`. A string that Postgres cannot store
  * (NUL, lone surrogate) anywhere in it: 400 naming its path.
  */
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+
 async function readJsonBody(c: Context): Promise<Record<string, unknown>> {
   const bytes = new Uint8Array(await c.req.arrayBuffer());
   if (bytes.byteLength === 0) return {};
   if (!JSON_TYPE.test(mediaType(c.req.header('content-type')))) throw Errors.unsupportedMediaType();
-  const text = new TextDecoder().decode(bytes);
+  // bytes that are not UTF-8 are not JSON (RFC 8259): refused, never stored as U+FFFD
+  let text: string;
+  try {
+    text = strictUtf8.decode(bytes);
+  } catch {
+    throw Errors.invalidBody();
+  }
   let value: unknown = {};
   if (text.trim() !== '') {
     try {

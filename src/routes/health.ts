@@ -31,5 +31,7 @@ export function healthRoutes() {
       return c.json({ status: 'ok' });
     },
   );
+  // the address the server prints leads somewhere useful: the API reference
+  r.get('/', describeRoute({ hide: true }), (c) => c.redirect('/docs', 302));
   return r;
 }
