@@ -19,6 +19,7 @@ const BACKEND_INDEPENDENT = [
   'test/widget-logic.test.ts',
   'test/settings.test.ts',
   'test/docs-generated.test.ts',
+  'test/migrate-script.test.ts',
   'test/webhook-urls.test.ts',
 ];
 

@@ -1,23 +1,66 @@
 /**
  * `npm run db:migrate`: applies migrations/ to DATABASE_URL with drizzle's node-postgres
  * migrator (the same journal table the Node runner uses), e.g. to a Neon database before
- * `wrangler deploy`. Idempotent: already-applied migrations are skipped.
+ * `wrangler deploy`. Idempotent: already-applied migrations are skipped, and it says so.
  */
+import pg from 'pg';
 import { openPg } from '../src/db/drivers/pg.js';
+import { readSettings, SettingsError } from '../src/settings.js';
 
-const url = process.env.DATABASE_URL;
+let url: string | undefined;
+try {
+  url = readSettings(process.env, 'migrate').DATABASE_URL;
+} catch (e) {
+  if (!(e instanceof SettingsError)) throw e;
+  console.error(e.message);
+  process.exit(1);
+}
 if (!url) {
   console.error('DATABASE_URL is not set. Usage: DATABASE_URL=postgres://user:pass@host/db npm run db:migrate');
   process.exit(1);
 }
+const where = `${new URL(url).host}${new URL(url).pathname}`;
+
+/** The innermost cause of a failure (drizzle wraps the driver's error in "Failed query: …"). */
+function rootCause(e: unknown): { message: string; code?: string } {
+  let cur: any = e;
+  while (cur?.cause) cur = cur.cause;
+  if (cur instanceof AggregateError && cur.errors.length) cur = cur.errors[0];
+  return { message: cur instanceof Error ? cur.message : String(cur), code: typeof cur?.code === 'string' ? cur.code : undefined };
+}
+
+function explain(e: unknown): string {
+  const { message, code } = rootCause(e);
+  if (code === 'ECONNREFUSED') return `nothing answers at ${new URL(url!).host} (connection refused): is Postgres running there?`;
+  if (code === 'ENOTFOUND') return `the host ${new URL(url!).hostname} is not known: check DATABASE_URL`;
+  if (code === '3D000') return `${message}: create it first (createdb, or in the Neon console)`;
+  if (code === '28P01' || code === '28000') return `${message}: check the user and password in DATABASE_URL`;
+  return message;
+}
+
+async function journalCount(): Promise<number> {
+  const c = new pg.Client({ connectionString: url, connectionTimeoutMillis: 10_000 });
+  await c.connect();
+  try {
+    const found = await c.query<{ t: string | null }>(`select to_regclass('drizzle.__drizzle_migrations')::text as t`);
+    if (!found.rows[0]?.t) return 0;
+    const { rows } = await c.query<{ n: number }>('select count(*)::int as n from drizzle.__drizzle_migrations');
+    return rows[0]!.n;
+  } finally {
+    await c.end();
+  }
+}
 
 const started = Date.now();
 try {
+  const before = await journalCount();
   const h = await openPg(url, { max: 1 });
-  const { rows } = await h.pool.query<{ n: string }>('select count(*)::text as n from drizzle.__drizzle_migrations');
   await h.close();
-  console.log(`Migrations applied to ${new URL(url).host}${new URL(url).pathname} (${rows[0]?.n ?? '?'} in the journal, ${Date.now() - started} ms)`);
+  const after = await journalCount();
+  const ms = Date.now() - started;
+  if (after === before) console.log(`Nothing to apply: ${where} has all ${after} migrations (${ms} ms)`);
+  else console.log(`Applied ${after - before} migration${after - before === 1 ? '' : 's'} to ${where}: ${after} in all (${ms} ms)`);
 } catch (e) {
-  console.error('Migration failed:', e instanceof Error ? e.message : e);
+  console.error(`Migration of ${where} failed: ${explain(e)}`);
   process.exit(1);
 }
