@@ -33,7 +33,7 @@ const httpUrl = v.pipe(v.string(), v.url(), v.check((s) => /^https?:\/\//i.test(
 const postgresUrl = v.pipe(v.string(), v.check((s) => /^postgres(ql)?:\/\/\S+$/i.test(s)));
 
 export const SETTINGS = [
-  { name: 'PORT', runtimes: ['node', 'dev'], default: '8787', meaning: 'port to listen on', accepts: 'a port number from 1 to 65535', schema: int(1, 65535) },
+  { name: 'PORT', runtimes: ['node', 'dev'], default: '8787', meaning: 'port to listen on (`0`: any free port, printed at start)', accepts: 'a port number from 0 to 65535', schema: int(0, 65535) },
   { name: 'HOST', runtimes: ['dev'], default: '127.0.0.1', meaning: 'address `npm run dev` listens on', accepts: 'an address', schema: text },
   {
     name: 'DATABASE_URL',

@@ -23,7 +23,7 @@ function run(script: string, extra: Record<string, string>) {
 const BAD: Array<[string, string, string]> = [
   ['TRUST_PROXY', '-1', 'TRUST_PROXY="-1" is not valid: TRUST_PROXY takes a whole number from 0 to 10, or true.'],
   ['JOBS_INTERVAL_MS', 'soon', 'JOBS_INTERVAL_MS="soon" is not valid: JOBS_INTERVAL_MS takes a whole number of milliseconds from 100 to 86400000.'],
-  ['PORT', 'abc', 'PORT="abc" is not valid: PORT takes a port number from 1 to 65535.'],
+  ['PORT', 'abc', 'PORT="abc" is not valid: PORT takes a port number from 0 to 65535.'],
   ['PUBLIC_RATE_LIMIT', '0', 'PUBLIC_RATE_LIMIT="0" is not valid: PUBLIC_RATE_LIMIT takes a whole number from 1 to 1000000.'],
   ['ALLOW_HTTP_WEBHOOKS', 'yes', 'ALLOW_HTTP_WEBHOOKS="yes" is not valid: ALLOW_HTTP_WEBHOOKS takes 0 or 1.'],
   ['DATABASE_POOL_MAX', 'many', 'DATABASE_POOL_MAX="many" is not valid: DATABASE_POOL_MAX takes a whole number from 1 to 1000.'],

@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApiKey } from '../src/domain/admin.js';
 import { GENERATED_FILE, bundleWidget, generatedModule } from '../scripts/build-widget.js';
 import { WIDGET_JS, WIDGET_JS_HASH } from '../src/widget/bundle.generated.js';
 import { createTestEnv, type TestEnv } from './support/harness.js';
@@ -100,6 +101,18 @@ describe('GET /demo/instant-win/:gameId', () => {
     expect(nokey.status).toBe(400);
     expect(nokey.text).toContain("Add your team's public API key");
     expect(nokey.text).not.toContain('<instant-win-game');
+  });
+
+  it('says, in a sentence, when the key shows personal data; a masked key gets no warning', async () => {
+    const team = await env.team('Demo keys');
+    const full = await env.request('GET', `/demo/instant-win/${GAME}?key=${team.publicKey}`);
+    expect(full.status).toBe(200);
+    expect(full.text).toContain('<strong>This key shows personal data.</strong>');
+    expect(full.text).toContain('{"type":"public","personalData":"masked"}');
+    const masked = (await createApiKey(env.db, env.deps.random, team.teamId, 'public', 'page', 'masked')).key;
+    const ok = await env.request('GET', `/demo/instant-win/${GAME}?key=${masked}`);
+    expect(ok.status).toBe(200);
+    expect(ok.text).not.toContain('This key shows personal data');
   });
 
   it('refuses a private key without echoing it', async () => {

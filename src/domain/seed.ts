@@ -18,7 +18,8 @@ export async function seedIfEmpty(db: Db, random: RandomSource, now: Date): Prom
   const row = await queryOne<{ n: number }>(db, sql`select count(*)::int as n from teams`);
   if ((row?.n ?? 0) > 0) return null;
   const team = await createTeam(db, 'Demo team');
-  const pub = await createApiKey(db, random, team.id, 'public', 'Demo public key');
+  // masked: a public key goes into pages, where anyone can read it (docs/fraud-and-privacy.md)
+  const pub = await createApiKey(db, random, team.id, 'public', 'Demo public key', 'masked');
   const priv = await createApiKey(db, random, team.id, 'private', 'Demo private key');
   const contest = await createContest(
     db,

@@ -10,7 +10,8 @@ import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { AppEnv } from '../http/context.js';
 import { htmlPage } from '../http/page.js';
 import { escapeHtml } from '../domain/emails.js';
-import { isUuid } from '../lib/crypto.js';
+import { isUuid, sha256Hex } from '../lib/crypto.js';
+import { publicKeyPersonalData } from '../domain/admin.js';
 import { WIDGET_JS, WIDGET_JS_HASH } from '../widget/bundle.generated.js';
 import { errors, headerParam, media, security } from '../schemas/common.js';
 
@@ -27,6 +28,7 @@ function etagMatches(header: string | undefined): boolean {
 }
 
 const WIDGET_CSS = `h2{font-size:1rem;margin-top:32px}
+.warn{background:#fef3c7;border:1px solid #b45309;color:#1f2937;padding:12px;border-radius:8px}
 pre{white-space:pre-wrap;word-break:break-all;background:#111827;color:#f9fafb;padding:12px;border-radius:8px;font-size:.8rem}`;
 
 const pageOf = (c: Context<AppEnv>, status: ContentfulStatusCode, title: string, body: string) =>
@@ -91,7 +93,7 @@ export function widgetRoutes() {
         ...errors({ 500: true }),
       },
     }),
-    (c) => {
+    async (c) => {
       const gameId = c.req.param('gameId');
       const key = c.req.query('key') ?? '';
       if (!isUuid(gameId)) {
@@ -117,6 +119,11 @@ export function widgetRoutes() {
         return pageOf(c, 400, 'Invalid public key', '<h1>Invalid public key</h1><p>The key in the address is not a public API key (pk_...).</p>');
       }
       const base = c.var.deps.config.publicUrl;
+      // a key that shows personal data must not go into a page: say so, and how to make a masked one
+      const warning =
+        (await publicKeyPersonalData(c.var.db(), await sha256Hex(key))) === 'full'
+          ? `<p role="alert" class="warn"><strong>This key shows personal data.</strong> Anyone who reads a page with it can list your entries' emails, names and phone numbers. For pages, make a masked public key: <code>POST /api/admin/teams/:teamId/api-keys</code> with <code>{"type":"public","personalData":"masked"}</code>, and use that key here.</p>\n`
+          : '';
       const snippet = `<script src="${base}/widget.js" defer></script>\n<instant-win-game game="${gameId}" api-key="${key}"></instant-win-game>`;
       return pageOf(
         c,
@@ -124,7 +131,7 @@ export function widgetRoutes() {
         'Instant win demo',
         `<instant-win-game game="${escapeHtml(gameId)}" api-key="${escapeHtml(key)}"></instant-win-game>
 <noscript><p>This game needs JavaScript.</p></noscript>
-<h2>Embed this game on your site</h2>
+${warning}<h2>Embed this game on your site</h2>
 <pre><code>${escapeHtml(snippet)}</code></pre>`,
       );
     },
