@@ -20,6 +20,7 @@ const BACKEND_INDEPENDENT = [
   'test/settings.test.ts',
   'test/docs-generated.test.ts',
   'test/migrate-script.test.ts',
+  'test/layering.test.ts',
   'test/webhook-urls.test.ts',
 ];
 

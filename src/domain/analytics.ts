@@ -6,7 +6,7 @@ import { type Db, iso, num, query, queryOne } from '../db/client.js';
 import type { Team } from '../db/team.js';
 import { Errors } from '../errors.js';
 import { isUuid } from '../lib/crypto.js';
-import { sqlEmail, sqlName } from './privacy.js';
+import { sqlEmail, sqlName } from './masking.js';
 
 export interface Analytics {
   totalEntries: number;

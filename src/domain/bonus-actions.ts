@@ -10,7 +10,7 @@ import { isUuid } from '../lib/crypto.js';
 import { sqlContestOpen } from './contests.js';
 import { MAX_POINTS_TOTAL } from './points.js';
 import { sqlEmitEvent, sqlEventDeliveries, sqlIso } from './events/emit.js';
-import { sqlEmail } from './privacy.js';
+import { sqlEmail } from './masking.js';
 
 export const PROOF_MAX = 2000;
 export const ANSWER_MAX = 2000;

@@ -16,7 +16,7 @@ import { type Db, iso, num, query, queryOne } from '../db/client.js';
 import type { Team } from '../db/team.js';
 import { Errors } from '../errors.js';
 import { isUuid } from '../lib/crypto.js';
-import { entryDetailJson, entryDetailSql } from './entries.js';
+import { entryDetailJson, entryDetailSql } from './entry-detail.js';
 import { sqlEmitEvent, sqlEventDeliveries } from './events/emit.js';
 
 export const EXPORT_HEADER =

@@ -21,7 +21,7 @@ import type { Team } from '../db/team.js';
 import { Errors } from '../errors.js';
 import { hmacSha256, isUuid, toHex } from '../lib/crypto.js';
 import { hashIp } from './instant-win/hashing.js';
-import { entryDetailJson, entryDetailSql } from './entries.js';
+import { entryDetailJson, entryDetailSql } from './entry-detail.js';
 import { sqlClampedTotal } from './points.js';
 
 export const USER_AGENT_MAX = 512;
