@@ -2,7 +2,8 @@
  * `npm run docs`: writes the parts of the docs that restate the code, from the code.
  *
  * - the settings tables of README.md and docs/operations.md, from src/settings.ts;
- * - the endpoint list of docs/api.md, from the OpenAPI document (scripts/openapi-document.ts).
+ * - the endpoint list of docs/api.md, from the OpenAPI document (scripts/openapi-document.ts);
+ * - the CORS example of docs/api.md, from the app's own answer to a preflight.
  *
  * Each part stands between `<!-- generated:NAME -->` and `<!-- /generated:NAME -->`.
  * test/docs-generated.test.ts fails when a committed file differs from what this writes.
@@ -11,7 +12,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { settingsTable } from '../src/settings.js';
-import { openApiDocument } from './openapi-document.js';
+import { appWithoutDatabase, openApiDocument } from './openapi-document.js';
 
 const root = join(fileURLToPath(new URL('..', import.meta.url)));
 
@@ -30,6 +31,22 @@ export function endpointTable(doc: Record<string, any>): string {
     }
   }
   return ['| method | path | key | what |', '|---|---|---|---|', ...rows].join('\n');
+}
+
+/** The CORS example of docs/api.md: the command and the headers the app answers it with. */
+export async function corsExample(): Promise<string> {
+  const res = await appWithoutDatabase().request('/api/v1/contests', {
+    method: 'OPTIONS',
+    headers: { Origin: 'https://shop.example', 'Access-Control-Request-Method': 'POST' },
+  });
+  const lines = [...res.headers].filter(([k]) => k.startsWith('access-control')).map(([k, v]) => `# ${k}: ${v}`).sort();
+  return [
+    '```sh',
+    "curl -s -i -X OPTIONS -H 'Origin: https://shop.example' -H 'Access-Control-Request-Method: POST' \\",
+    "  $BASE/api/v1/contests | grep -i '^access-control'",
+    ...lines,
+    '```',
+  ].join('\n');
 }
 
 /** `text` with the part NAME replaced by `body`; throws when the markers are missing. */
@@ -53,6 +70,7 @@ export async function generatedDocs(): Promise<Record<string, string>> {
   part('README.md', 'settings', settingsTable());
   part('docs/operations.md', 'settings', settingsTable());
   part('docs/api.md', 'endpoints', endpointTable(doc));
+  part('docs/api.md', 'cors', await corsExample());
   return out;
 }
 

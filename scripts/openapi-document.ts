@@ -5,7 +5,8 @@
 import { createApp } from '../src/app.js';
 import { cryptoRandom, type Deps, systemClock } from '../src/deps.js';
 
-export async function openApiDocument(): Promise<Record<string, any>> {
+/** The app as the document route sees it: no database, no server. */
+export function appWithoutDatabase() {
   const unused = () => {
     throw new Error('the document route needs no database');
   };
@@ -20,7 +21,11 @@ export async function openApiDocument(): Promise<Record<string, any>> {
     clientIp: () => null,
     background: () => {},
   };
-  const res = await createApp(deps).request('/api/v1/openapi.json');
+  return createApp(deps);
+}
+
+export async function openApiDocument(): Promise<Record<string, any>> {
+  const res = await appWithoutDatabase().request('/api/v1/openapi.json');
   if (res.status !== 200) throw new Error(`GET /api/v1/openapi.json answered ${res.status}: ${await res.text()}`);
   return (await res.json()) as Record<string, any>;
 }
