@@ -273,3 +273,38 @@ describe('bonus actions, webhook secrets, emails', () => {
     expect((await adm('GET', '/api/admin/teams/00000000-0000-4000-8000-000000000000/emails')).status).toBe(404);
   });
 });
+
+describe('teams list', () => {
+  it('lists teams newest first with live keys and contests counted, paginated', async () => {
+    const fresh = await createTestEnv({ backend: 'pglite' });
+    try {
+      const h = { authorization: `Bearer ${ADMIN_TOKEN}` };
+      const a = await fresh.team('Alpha');
+      const b = await fresh.team('Beta');
+      await fresh.contest(a.teamId);
+      await fresh.contest(a.teamId, { slug: 'second' } as never);
+      const keys = await fresh.request('GET', `/api/admin/teams/${a.teamId}/api-keys`, { headers: h });
+      expect((await fresh.request('DELETE', `/api/admin/api-keys/${keys.body.data[0].id}`, { headers: h })).status).toBe(200);
+      const r = await fresh.request('GET', '/api/admin/teams?limit=1', { headers: h });
+      expect(r.status).toBe(200);
+      expect(r.body).toEqual({
+        success: true,
+        data: [{ id: b.teamId, name: 'Beta', createdAt: expect.any(String), activeKeysCount: 2, contestsCount: 0 }],
+        pagination: { page: 1, limit: 1, total: 2, totalPages: 2 },
+      });
+      const p2 = await fresh.request('GET', '/api/admin/teams?limit=1&page=2', { headers: h });
+      expect(p2.body.data).toEqual([{ id: a.teamId, name: 'Alpha', createdAt: expect.any(String), activeKeysCount: 1, contestsCount: 2 }]);
+      const past = await fresh.request('GET', '/api/admin/teams?page=9', { headers: h });
+      expect([past.status, past.body.data, past.body.pagination.total]).toEqual([200, [], 2]);
+      for (const q of ['limit=0', 'limit=101', 'page=0', 'page=x']) {
+        const bad = await fresh.request('GET', `/api/admin/teams?${q}`, { headers: h });
+        expect([q, bad.status, bad.body.success]).toEqual([q, 400, false]);
+      }
+      // a team's own private key is not the admin token
+      const asKey = await fresh.request('GET', '/api/admin/teams', { headers: { authorization: `Bearer ${a.privateKey}` } });
+      expect([asKey.status, asKey.body]).toEqual([401, { success: false, error: 'Unauthorized' }]);
+    } finally {
+      await fresh.close();
+    }
+  });
+});

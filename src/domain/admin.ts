@@ -16,6 +16,29 @@ export async function createTeam(db: Db, name: string) {
 }
 
 /**
+ * A page of teams, newest first, each with its live (unrevoked) keys and its contests (games
+ * included) counted; `total` for the pagination. One statement.
+ */
+export async function listTeams(db: Db, limit: number, offset: number) {
+  const rows = await query<{ total: number | string; id: string | null; name: string; created_at: Date; keys: number | string; contests: number | string }>(
+    db,
+    sql`select (select count(*) from teams) as total, p.*
+        from (select 1) one left join lateral (
+          select t.id, t.name, t.created_at,
+            (select count(*) from api_keys k where k.team_id = t.id and k.revoked_at is null) as keys,
+            (select count(*) from contests c where c.team_id = t.id) as contests
+          from teams t order by t.created_at desc, t.id desc limit ${limit} offset ${offset}
+        ) p on true`,
+  );
+  return {
+    total: num(rows[0]?.total ?? 0),
+    items: rows
+      .filter((r) => r.id !== null)
+      .map((r) => ({ id: r.id!, name: r.name, createdAt: iso(r.created_at)!, activeKeysCount: num(r.keys), contestsCount: num(r.contests) })),
+  };
+}
+
+/**
  * Makes a key: `pk_`/`sk_` + 40 base62 characters (238 bits). Only its SHA-256 is stored.
  * `personalData` (public keys only; default "full"): "masked" makes every answer to the key mask
  * entries' personal data (src/domain/privacy.ts).

@@ -13,6 +13,7 @@ import {
   createTeam,
   listApiKeys,
   listEmails,
+  listTeams,
   revokeApiKey,
   rotateWebhookSecret,
   updateContest,
@@ -23,7 +24,7 @@ import { ok, pagination } from '../http/envelope.js';
 import { Errors } from '../errors.js';
 import { jsonBody, pageParams, pageQuerySchema, queryParams, trimmedString } from '../http/validate.js';
 import { timingSafeEqual } from '../lib/crypto.js';
-import { AdminContest, ApiKey, BonusAction, Email, RevokedApiKey, Team, WebhookSecret } from '../schemas/admin.js';
+import { AdminContest, ApiKey, BonusAction, Email, RevokedApiKey, Team, TeamListItem, WebhookSecret } from '../schemas/admin.js';
 import { adminErrors, okJson, pageJson, pageQuery, security } from '../schemas/common.js';
 
 const adminAuth = createMiddleware<AppEnv>(async (c, next) => {
@@ -123,6 +124,23 @@ export function adminRoutes() {
     }),
     jsonBody(v.object({ name: v.pipe(trimmedString('name', 200), v.minLength(1, 'name must not be empty')) })),
     async (c) => ok(c, await createTeam(c.var.db(), c.req.valid('json').name), 201),
+  );
+
+  r.get(
+    '/api/admin/teams',
+    describeRoute({
+      ...admin,
+      operationId: 'listTeams',
+      summary: 'Teams, newest first, with their live keys and contests counted',
+      responses: { 200: pageJson('Teams, newest first', TeamListItem), ...adminErrors({ 400: true }) },
+    }),
+    queryParams(v.object(pageQuerySchema)),
+    describeRoute({ parameters: pageQuery() }),
+    async (c) => {
+      const { page, limit, offset } = pageParams(c.req.valid('query'));
+      const { items, total } = await listTeams(c.var.db(), limit, offset);
+      return ok(c, items, 200, { pagination: pagination(page, limit, total) });
+    },
   );
 
   r.post(

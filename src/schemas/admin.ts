@@ -5,6 +5,14 @@ import { int, nonNegInt, timestamp, uuid } from './common.js';
 
 export const Team = v.strictObject({ id: uuid, name: v.string() });
 
+export const TeamListItem = v.strictObject({
+  id: uuid,
+  name: v.string(),
+  createdAt: v.pipe(v.string(), v.description('ISO 8601')),
+  activeKeysCount: v.pipe(v.number(), v.description('API keys not revoked')),
+  contestsCount: v.pipe(v.number(), v.description('contests and instant-win games')),
+});
+
 export const ApiKey = v.strictObject({
   id: uuid,
   type: v.picklist(['public', 'private']),
