@@ -24,6 +24,7 @@ import { drawRoutes } from './routes/draws.js';
 import { entryRoutes } from './routes/entries.js';
 import { healthRoutes } from './routes/health.js';
 import { instantWinRoutes } from './routes/instant-win.js';
+import { keyRoutes } from './routes/keys.js';
 import { purchaseRoutes } from './routes/purchases.js';
 import { webhookRoutes } from './routes/webhooks.js';
 import { webhookEndpointRoutes } from './routes/webhook-endpoints.js';
@@ -101,6 +102,7 @@ export function createApp(deps: Deps) {
   app.use('*', (c, next) => (c.req.path.startsWith('/api/webhooks/referral/') ? platformLimit : apiLimit)(c, next));
 
   app.route('/', healthRoutes());
+  app.route('/', keyRoutes());
   app.route('/', contestRoutes());
   app.route('/', entryRoutes());
   app.route('/', bonusActionRoutes());
