@@ -21,6 +21,7 @@ const BACKEND_INDEPENDENT = [
   'test/docs-generated.test.ts',
   'test/migrate-script.test.ts',
   'test/layering.test.ts',
+  'test/console-bundle.test.ts',
   'test/webhook-urls.test.ts',
 ];
 

@@ -18,6 +18,7 @@ import { adminRoutes } from './routes/admin.js';
 import { analyticsRoutes } from './routes/analytics.js';
 import { bonusActionRoutes } from './routes/bonus-actions.js';
 import { confirmRoutes } from './routes/confirm.js';
+import { consoleRoutes } from './routes/console.js';
 import { contestRoutes } from './routes/contests.js';
 import { docsRoutes } from './routes/docs.js';
 import { drawRoutes } from './routes/draws.js';
@@ -116,6 +117,7 @@ export function createApp(deps: Deps) {
   app.route('/', adminRoutes());
   app.route('/', widgetRoutes());
   app.route('/', drawRoutes());
+  app.route('/', consoleRoutes());
   app.route('/', docsRoutes(app));
 
   app.notFound((c) => fail(c, 404, 'Not found'));

@@ -135,11 +135,14 @@ describe('GET /docs and what it references', () => {
 });
 
 describe('/', () => {
-  it('leads to the API reference', async () => {
+  it('leads to the console and the API reference', async () => {
     const env = await createTestEnv({ backend: 'pglite' });
     try {
       const res = await env.app.request('/');
-      expect([res.status, res.headers.get('location')]).toEqual([302, '/docs']);
+      expect(res.status).toBe(200);
+      const html = await res.text();
+      expect(html).toContain('<a href="/console">');
+      expect(html).toContain('<a href="/docs">');
     } finally {
       await env.close();
     }

@@ -1,14 +1,20 @@
 /**
- * Node only (never imported by the Worker): the /docs UI's files read from the installed
- * swagger-ui-dist package. node.ts hands `docsFiles()` to the app as `deps.staticFiles`;
- * scripts/docs-assets.ts copies the same files into public/ for Workers static assets.
+ * Node only (never imported by the Worker): the files the app serves as they are. The /docs
+ * UI's files are read from the installed swagger-ui-dist package (scripts/docs-assets.ts copies
+ * the same files into public/ for Workers static assets); the console's built files from
+ * public/console (committed; on Workers the platform serves them from the same folder).
+ * node.ts hands `docsFiles()` to the app as `deps.staticFiles`.
  */
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { StaticFiles } from '../deps.js';
+import { fileURLToPath } from 'node:url';
 import { DOCS_ASSETS, DOCS_ASSETS_DIR } from '../routes/docs.js';
+import { CONSOLE_ASSETS, CONSOLE_DIR } from '../routes/console.js';
+
+const publicDir = fileURLToPath(new URL('../../public/', import.meta.url));
 
 /** Where the installed swagger-ui-dist keeps `file`. */
 export function swaggerUiFile(file: string): string {
@@ -21,12 +27,16 @@ export function docsFiles(): StaticFiles {
   const cache = new Map<string, Promise<{ body: Uint8Array; etag: string } | null>>();
   return {
     read(path) {
-      const prefix = `${DOCS_ASSETS_DIR}/`;
-      const file = path.startsWith(prefix) ? path.slice(prefix.length) : '';
-      if (!Object.hasOwn(DOCS_ASSETS, file)) return Promise.resolve(null);
+      let source: string;
+      const docs = `${DOCS_ASSETS_DIR}/`;
+      const consoleDir = `${CONSOLE_DIR}/`;
+      if (path.startsWith(docs) && Object.hasOwn(DOCS_ASSETS, path.slice(docs.length))) source = swaggerUiFile(path.slice(docs.length));
+      else if (path.startsWith(consoleDir) && Object.hasOwn(CONSOLE_ASSETS, path.slice(consoleDir.length))) source = join(publicDir, path);
+      else return Promise.resolve(null);
+      const file = path;
       let found = cache.get(file);
       if (!found) {
-        found = readFile(swaggerUiFile(file)).then((buf) => {
+        found = readFile(source).then((buf) => {
           const body = new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength);
           return { body, etag: `"${createHash('sha256').update(body).digest('hex').slice(0, 20)}"` };
         });

@@ -4,6 +4,7 @@ import { describeRoute } from 'hono-openapi';
 import { query } from '../db/client.js';
 import { describeError } from '../lib/describe-error.js';
 import type { AppEnv } from '../http/context.js';
+import { htmlPage } from '../http/page.js';
 import * as v from 'valibot';
 import { json, security } from '../schemas/common.js';
 
@@ -31,7 +32,18 @@ export function healthRoutes() {
       return c.json({ status: 'ok' });
     },
   );
-  // the address the server prints leads somewhere useful: the API reference
-  r.get('/', describeRoute({ hide: true }), (c) => c.redirect('/docs', 302));
+  // the address the server prints leads somewhere useful: the console and the API reference
+  r.get('/', describeRoute({ hide: true }), (c) =>
+    htmlPage(c, 200, {
+      title: 'Contest Engine',
+      body: `<h1>Contest Engine</h1>
+<ul>
+<li><a href="/console">The console</a>: run your contests from the browser (sign in with a private key or the admin token).</li>
+<li><a href="/docs">The API reference</a> (<a href="/api/v1/openapi.json">OpenAPI document</a>).</li>
+</ul>`,
+      css: '',
+      script: null,
+    }),
+  );
   return r;
 }

@@ -1,0 +1,424 @@
+/** @jsxImportSource hono/jsx/dom */
+/** Contests (private key): the list, and one contest: totals, top referrers, entries, draws, export. */
+import { useState } from 'hono/jsx/dom';
+import { type Credential, apiClient, authHeaders, messageOf, must } from '../api.js';
+import { navigate, useLocation } from '../router.js';
+import { Action, ErrorLine, Link, Pager, formValues, useLoad, when } from '../ui.js';
+
+type Team = Extract<Credential, { kind: 'team' }>;
+
+export function ContestsPage(props: { cred: Team }) {
+  const api = apiClient(props.cred);
+  const [page, setPage] = useState(1);
+  const list = useLoad(async () => must(api.GET('/api/v1/contests', { params: { query: { page, limit: 20 } } })), [page]);
+  return (
+    <>
+      <h1>Contests</h1>
+      <ErrorLine error={list.error} />
+      {list.data ? (
+        list.data.data.length === 0 ? (
+          <p>This team has no contest yet. Contests are created with the admin API (see the API reference at /docs).</p>
+        ) : (
+          <>
+            <table>
+              <caption>{list.data.pagination?.total ?? list.data.data.length} contests</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Contest</th>
+                  <th scope="col">Status</th>
+                  <th scope="col">Mode</th>
+                  <th scope="col">Entries</th>
+                  <th scope="col">Ends</th>
+                </tr>
+              </thead>
+              <tbody>
+                {list.data.data.map((c) => (
+                  <tr>
+                    <td>
+                      <Link href={`/console/contests/${c.id}`}>{c.title}</Link>
+                    </td>
+                    <td>
+                      <span class={`badge ${c.status}`}>{c.status}</span>
+                    </td>
+                    <td>{c.mode}</td>
+                    <td>{c.entriesCount}</td>
+                    <td>{c.isEvergreen ? 'never' : when(c.endDate)}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+            <Pager page={page} totalPages={list.data.pagination?.totalPages ?? 1} onPage={setPage} />
+          </>
+        )
+      ) : null}
+    </>
+  );
+}
+
+function Totals(props: { cred: Team; contestId: string }) {
+  const api = apiClient(props.cred);
+  const stats = useLoad(async () => must(api.GET('/api/v1/contests/{contestId}/analytics', { params: { path: { contestId: props.contestId } } })), [props.contestId]);
+  const top = useLoad(
+    async () => must(api.GET('/api/v1/contests/{contestId}/leaderboard', { params: { path: { contestId: props.contestId }, query: { limit: 5 } } })),
+    [props.contestId],
+  );
+  const s = stats.data?.data;
+  return (
+    <section aria-labelledby="totals-h">
+      <h2 id="totals-h">Totals</h2>
+      <ErrorLine error={stats.error} />
+      {s ? (
+        <dl class="totals">
+          <div>
+            <dt>Entries</dt>
+            <dd>{s.totalEntries}</dd>
+          </div>
+          <div>
+            <dt>Confirmed</dt>
+            <dd>{s.confirmedEntries}</dd>
+          </div>
+          <div>
+            <dt>Disqualified</dt>
+            <dd>{s.disqualifiedEntries}</dd>
+          </div>
+          <div>
+            <dt>Views</dt>
+            <dd>{s.totalViews}</dd>
+          </div>
+          <div>
+            <dt>Bonus completions</dt>
+            <dd>{s.totalBonusCompletions}</dd>
+          </div>
+          <div>
+            <dt>Points (total)</dt>
+            <dd>{s.points.total}</dd>
+          </div>
+        </dl>
+      ) : null}
+      <h3>Leaderboard</h3>
+      <ErrorLine error={top.error} />
+      {top.data ? (
+        <ol class="top">
+          {top.data.data.map((r) => (
+            <li>
+              <Link href={`/console/entries/${r.id}`}>{r.name ?? r.email}</Link>: {r.points} points, {r.referralsCount} referrals
+            </li>
+          ))}
+        </ol>
+      ) : null}
+    </section>
+  );
+}
+
+function Entries(props: { cred: Team; contestId: string }) {
+  const api = apiClient(props.cred);
+  const { query } = useLocation();
+  const search = query.get('search') ?? '';
+  const risk = (query.get('risk') ?? '') as '' | 'review' | 'high';
+  const page = Number(query.get('page') ?? 1) || 1;
+  const list = useLoad(
+    async () =>
+      must(
+        api.GET('/api/v1/contests/{contestId}/entries', {
+          params: { path: { contestId: props.contestId }, query: { page, limit: 25, search: search || undefined, risk: risk || undefined } },
+        }),
+      ),
+    [props.contestId, search, risk, page],
+  );
+  const go = (next: Record<string, string | number>) => {
+    const q = new URLSearchParams({ search, risk, page: String(page), ...Object.fromEntries(Object.entries(next).map(([k, v]) => [k, String(v)])) });
+    for (const [k, v] of [...q]) if (!v || (k === 'page' && v === '1')) q.delete(k);
+    navigate(`/console/contests/${props.contestId}${q.size ? `?${q}` : ''}`);
+  };
+  return (
+    <section aria-labelledby="entries-h">
+      <h2 id="entries-h">Entries</h2>
+      <form
+        class="inline"
+        role="search"
+        onSubmit={(e: Event) => {
+          const v = formValues(e);
+          go({ search: v.search ?? '', risk: v.risk ?? '', page: 1 });
+        }}
+      >
+        <label for="entry-search">Search email or name</label>
+        <input id="entry-search" name="search" type="search" value={search} maxlength={200} />
+        <label for="entry-risk">Risk</label>
+        <select id="entry-risk" name="risk">
+          <option value="" selected={risk === ''}>
+            any
+          </option>
+          <option value="review" selected={risk === 'review'}>
+            review
+          </option>
+          <option value="high" selected={risk === 'high'}>
+            high
+          </option>
+        </select>
+        <button type="submit">Search</button>
+      </form>
+      <ErrorLine error={list.error} />
+      {list.data ? (
+        <>
+          <table>
+            <caption>
+              {list.data.pagination.total} {search || risk ? 'matching ' : ''}entries, newest first
+            </caption>
+            <thead>
+              <tr>
+                <th scope="col">Email</th>
+                <th scope="col">Name</th>
+                <th scope="col">Points</th>
+                <th scope="col">Confirmed</th>
+                <th scope="col">Risk</th>
+                <th scope="col">Joined</th>
+              </tr>
+            </thead>
+            <tbody>
+              {list.data.data.map((e) => (
+                <tr>
+                  <td>
+                    <Link href={`/console/entries/${e.id}`}>{e.email ?? e.phone ?? e.id}</Link>
+                  </td>
+                  <td>{e.name ?? '—'}</td>
+                  <td>{e.points}</td>
+                  <td>{e.emailConfirmed ? 'yes' : 'no'}</td>
+                  <td>
+                    {e.risk.level === 'none' ? 'none' : `${e.risk.level} (${e.risk.reasons.join(', ')})${e.risk.review ? `, ${e.risk.review}` : ''}`}
+                    {e.disqualified ? ', disqualified' : ''}
+                  </td>
+                  <td>{when(e.createdAt)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+          <Pager page={page} totalPages={list.data.pagination.totalPages} onPage={(p) => go({ page: p })} />
+        </>
+      ) : null}
+    </section>
+  );
+}
+
+/**
+ * The contest's CSV, read as a stream with progress: the page stays responsive however large it
+ * is, then the browser saves the file.
+ */
+function Export(props: { cred: Team; contestId: string }) {
+  const [progress, setProgress] = useState<string | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [href, setHref] = useState<{ url: string; name: string } | null>(null);
+  const run = async () => {
+    setError(null);
+    setHref(null);
+    setProgress('Starting…');
+    try {
+      const res = await fetch(`/api/v1/contests/${props.contestId}/entries/export`, { headers: authHeaders(props.cred) });
+      if (!res.ok || !res.body) {
+        const body = (await res.json().catch(() => null)) as { error?: string } | null;
+        throw new Error(body?.error ?? `The server answered ${res.status}.`);
+      }
+      const name = /filename="([^"]+)"/.exec(res.headers.get('content-disposition') ?? '')?.[1] ?? 'entries.csv';
+      const reader = res.body.getReader();
+      const parts: Uint8Array[] = [];
+      let bytes = 0;
+      let lines = 0;
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        parts.push(value);
+        bytes += value.byteLength;
+        for (const b of value) if (b === 10) lines++;
+        setProgress(`${Math.max(0, lines - 1).toLocaleString()} entries, ${(bytes / 1024).toFixed(0)} KiB received…`);
+      }
+      const blob = new Blob(parts as BlobPart[], { type: 'text/csv' });
+      const url = URL.createObjectURL(blob);
+      setHref({ url, name });
+      setProgress(`${Math.max(0, lines - 1).toLocaleString()} entries, ${(bytes / 1024).toFixed(0)} KiB: ready.`);
+      const a = document.createElement('a');
+      a.href = url;
+      a.download = name;
+      document.body.appendChild(a);
+      a.click();
+      a.remove();
+    } catch (e) {
+      setProgress(null);
+      setError(messageOf(e));
+    }
+  };
+  return (
+    <section aria-labelledby="export-h">
+      <h2 id="export-h">Export</h2>
+      <p>Every entry as CSV (spreadsheet-safe), oldest first.</p>
+      <Action label="Download CSV" run={run} id="export-csv" />
+      {progress ? (
+        <p role="status" aria-live="polite" id="export-progress">
+          {progress}
+        </p>
+      ) : null}
+      {href ? (
+        <p>
+          <a href={href.url} download={href.name}>
+            Save {href.name} again
+          </a>
+        </p>
+      ) : null}
+      <ErrorLine error={error} />
+    </section>
+  );
+}
+
+function Draws(props: { cred: Team; contestId: string }) {
+  const api = apiClient(props.cred);
+  const draws = useLoad(async () => must(api.GET('/api/v1/contests/{contestId}/draws', { params: { path: { contestId: props.contestId } } })), [props.contestId]);
+  const [error, setError] = useState<string | null>(null);
+  return (
+    <section aria-labelledby="draws-h">
+      <h2 id="draws-h">Draws</h2>
+      <p>
+        A draw first <strong>commits</strong>: it freezes the eligible entries (their hash is published) and a secret seed (its hash too).
+        Revealing picks the winners from both; anyone can recompute them.
+      </p>
+      <form
+        class="inline"
+        onSubmit={async (e: Event) => {
+          const v = formValues(e);
+          setError(null);
+          try {
+            await must(
+              api.POST('/api/v1/contests/{contestId}/draws', {
+                params: { path: { contestId: props.contestId } },
+                body: {
+                  winners: Number(v.winners),
+                  label: v.label || undefined,
+                  weighting: v.weighting === 'points' ? 'points' : 'equal',
+                  confirmedOnly: v.confirmedOnly === 'on',
+                },
+              }),
+            );
+            draws.reload();
+          } catch (err) {
+            setError(messageOf(err));
+          }
+        }}
+      >
+        <label for="draw-label">Label</label>
+        <input id="draw-label" name="label" maxlength={200} placeholder="Main prize" />
+        <label for="draw-winners">Winners</label>
+        <input id="draw-winners" name="winners" type="number" min={1} max={100} value="1" required />
+        <label for="draw-weighting">Weighting</label>
+        <select id="draw-weighting" name="weighting">
+          <option value="equal">one chance per entry</option>
+          <option value="points">by points</option>
+        </select>
+        <label>
+          <input type="checkbox" name="confirmedOnly" checked /> confirmed entries only
+        </label>
+        <button type="submit">Commit a draw</button>
+        <ErrorLine error={error} />
+      </form>
+      <ErrorLine error={draws.error} />
+      {draws.data?.data.map((d) => (
+        <article class="draw" aria-label={`Draw ${d.label ?? d.id}`}>
+          <h3>
+            {d.label ?? 'Draw'} <span class={`badge ${d.status}`}>{d.status}</span>
+          </h3>
+          <p>
+            {d.eligibleCount} eligible entries, total weight {d.totalWeight}, {d.winners} winner{d.winners === 1 ? '' : 's'}.
+          </p>
+          <p class="mono">
+            snapshot SHA-256 <code class="hash">{d.snapshotHash}</code>
+            <br />
+            seed SHA-256 <code class="hash">{d.seedHash}</code>
+            {d.seed ? (
+              <>
+                <br />
+                seed <code class="hash">{d.seed}</code>
+              </>
+            ) : null}
+          </p>
+          {d.status === 'committed' ? (
+            <form
+              class="inline"
+              onSubmit={async (e: Event) => {
+                const v = formValues(e);
+                setError(null);
+                try {
+                  await must(
+                    api.POST('/api/v1/draws/{drawId}/reveal', {
+                      params: { path: { drawId: d.id } },
+                      body: v.publicRandomness ? { publicRandomness: v.publicRandomness } : {},
+                    }),
+                  );
+                  draws.reload();
+                } catch (err) {
+                  setError(messageOf(err));
+                }
+              }}
+            >
+              <label for={`pr-${d.id}`}>Public randomness (optional, e.g. a drand round)</label>
+              <input id={`pr-${d.id}`} name="publicRandomness" maxlength={200} />
+              <button type="submit">Reveal winners</button>
+            </form>
+          ) : (
+            <>
+              <p>Public randomness: {d.publicRandomness ?? 'none'}. Revealed {when(d.revealedAt)}.</p>
+              <ol class="winners">
+                {d.results.map((r) => (
+                  <li>
+                    {r.entryId ? <Link href={`/console/entries/${r.entryId}`}>{r.email ?? r.entryId}</Link> : '—'} (weight {r.weight})
+                    {r.replaced ? ` replaced: ${r.replacedReason ?? ''}` : (
+                      <Action
+                        label="Replace"
+                        danger
+                        confirm="Replace this winner with the next pick?"
+                        run={async () => {
+                          await must(
+                            api.POST('/api/v1/draws/{drawId}/results/{entryId}/replace', {
+                              params: { path: { drawId: d.id, entryId: r.entryId } },
+                              body: { reason: 'replaced in the console' },
+                            }),
+                          );
+                          draws.reload();
+                        }}
+                      />
+                    )}
+                  </li>
+                ))}
+              </ol>
+              <p>
+                Anyone can check it: the public verification page is <code>/draws/{d.id}/verify?key=</code> followed by one of your public keys, or{' '}
+                <code>npx tsx scripts/verify-draw.ts</code>.
+              </p>
+            </>
+          )}
+        </article>
+      ))}
+    </section>
+  );
+}
+
+export function ContestPage(props: { cred: Team; contestId: string }) {
+  const api = apiClient(props.cred);
+  const contest = useLoad(async () => must(api.GET('/api/v1/contests/{contestId}', { params: { path: { contestId: props.contestId } } })), [props.contestId]);
+  const c = contest.data?.data;
+  return (
+    <>
+      <p>
+        <Link href="/console/contests">All contests</Link>
+      </p>
+      <ErrorLine error={contest.error} />
+      {c ? (
+        <>
+          <h1>{c.title}</h1>
+          <p>
+            <span class={`badge ${c.status}`}>{c.status}</span> {c.mode}, slug <code>{c.slug}</code>
+          </p>
+          <Totals cred={props.cred} contestId={props.contestId} />
+          <Entries cred={props.cred} contestId={props.contestId} />
+          <Draws cred={props.cred} contestId={props.contestId} />
+          <Export cred={props.cred} contestId={props.contestId} />
+        </>
+      ) : null}
+    </>
+  );
+}

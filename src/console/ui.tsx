@@ -1,0 +1,154 @@
+/** @jsxImportSource hono/jsx/dom */
+/** Shared pieces of the console's pages. */
+import type { Child } from 'hono/jsx/dom';
+import { useEffect, useState } from 'hono/jsx/dom';
+import { messageOf } from './api.js';
+import { navigate } from './router.js';
+
+/** An in-app link: the browser's own link, without a page load. */
+export function Link(props: { href: string; children?: Child; class?: string }) {
+  return (
+    <a
+      href={props.href}
+      class={props.class}
+      onClick={(e: MouseEvent) => {
+        if (e.metaKey || e.ctrlKey || e.shiftKey || e.button !== 0) return;
+        e.preventDefault();
+        navigate(props.href);
+      }}
+    >
+      {props.children}
+    </a>
+  );
+}
+
+/** The API's message, as a sentence next to what failed. */
+export function ErrorLine(props: { error: string | null }) {
+  return props.error ? (
+    <p class="error" role="alert">
+      {props.error}
+    </p>
+  ) : null;
+}
+
+/** Data loaded once per `deps`, with its error; `reload` fetches again. */
+export function useLoad<T>(load: () => Promise<T>, deps: unknown[]): { data: T | null; error: string | null; loading: boolean; reload: () => void } {
+  const [data, setData] = useState<T | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [loading, setLoading] = useState(true);
+  const [tick, setTick] = useState(0);
+  useEffect(() => {
+    let live = true;
+    setLoading(true);
+    load()
+      .then((d) => {
+        if (!live) return;
+        setData(d);
+        setError(null);
+      })
+      .catch((e) => live && setError(messageOf(e)))
+      .finally(() => live && setLoading(false));
+    return () => {
+      live = false;
+    };
+  }, [...deps, tick]);
+  return { data, error, loading, reload: () => setTick((n) => n + 1) };
+}
+
+/**
+ * A button that does something once clicked, showing progress and the API's message when it
+ * fails. With `confirm`, it asks first (inline, keyboard reachable): destructive actions.
+ */
+export function Action(props: { label: string; run: () => Promise<unknown>; confirm?: string; danger?: boolean; disabled?: boolean; id?: string }) {
+  const [asking, setAsking] = useState(false);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const go = async () => {
+    setAsking(false);
+    setBusy(true);
+    setError(null);
+    try {
+      await props.run();
+    } catch (e) {
+      setError(messageOf(e));
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <span class="action">
+      {asking ? (
+        <span class="confirm" role="group" aria-label={props.confirm}>
+          <span>{props.confirm}</span>
+          <button type="button" class="danger" onClick={go}>
+            Yes, {props.label.toLowerCase()}
+          </button>
+          <button type="button" onClick={() => setAsking(false)}>
+            Cancel
+          </button>
+        </span>
+      ) : (
+        <button
+          type="button"
+          id={props.id}
+          class={props.danger ? 'danger' : undefined}
+          disabled={busy || props.disabled}
+          onClick={() => (props.confirm ? setAsking(true) : go())}
+        >
+          {busy ? `${props.label}…` : props.label}
+        </button>
+      )}
+      <ErrorLine error={error} />
+    </span>
+  );
+}
+
+/** Copies a secret shown once. */
+export function CopyButton(props: { text: string; label?: string }) {
+  const [done, setDone] = useState(false);
+  return (
+    <button
+      type="button"
+      onClick={async () => {
+        try {
+          await navigator.clipboard.writeText(props.text);
+          setDone(true);
+        } catch {
+          setDone(false);
+        }
+      }}
+    >
+      {done ? 'Copied' : (props.label ?? 'Copy')}
+    </button>
+  );
+}
+
+export function Pager(props: { page: number; totalPages: number; onPage: (p: number) => void }) {
+  if (props.totalPages <= 1) return null;
+  return (
+    <nav class="pager" aria-label="Pages">
+      <button type="button" disabled={props.page <= 1} onClick={() => props.onPage(props.page - 1)}>
+        Previous
+      </button>
+      <span>
+        Page {props.page} of {props.totalPages}
+      </span>
+      <button type="button" disabled={props.page >= props.totalPages} onClick={() => props.onPage(props.page + 1)}>
+        Next
+      </button>
+    </nav>
+  );
+}
+
+export const when = (iso: string | null | undefined) => (iso ? new Date(iso).toLocaleString() : '—');
+
+/** Runs `fn` with the form's values as an object of strings. */
+export function formValues(e: Event): Record<string, string> {
+  e.preventDefault();
+  const form = e.target as HTMLFormElement;
+  const out: Record<string, string> = {};
+  new FormData(form).forEach((v, k) => {
+    out[k] = String(v);
+  });
+  return out;
+}
