@@ -120,8 +120,22 @@ function NotFound() {
   );
 }
 
+/**
+ * Each page is its own subtree, keyed by its path: moving to another page replaces the whole
+ * subtree (hono/jsx/dom otherwise reconciles two pages' fragments and can keep nodes of the old
+ * one). A change of the query alone (search, filters, page number) keeps the page.
+ */
 function Pages(props: { cred: Credential }) {
   const { path } = useLocation();
+  return (
+    <div key={path} class="page">
+      <Page cred={props.cred} path={path} />
+    </div>
+  );
+}
+
+function Page(props: { cred: Credential; path: string }) {
+  const path = props.path;
   const cred = props.cred;
   useEffect(() => {
     if (path === '/console') navigate(cred.kind === 'admin' ? '/console/teams' : '/console/contests', true);

@@ -1,0 +1,324 @@
+/**
+ * The operator console in a real Chromium, against `npm start` (Node, embedded PGlite) and against
+ * the Worker (`npm run dev`: workerd, the Neon driver, a fresh database on the local Postgres).
+ * One scenario, run on both: sign in with the admin token, create a team and its keys, sign in
+ * with the private key, see entries made through the API appear, find one by search, approve a
+ * flagged one, adjust points, run a draw from commit to reveal, retry a failed delivery, download
+ * the CSV. axe-core runs on every page (0 serious or critical violations), at 1280 and 390 px, and
+ * each page's screenshot is written to test/artifacts/console/.
+ *
+ * Skipped, loudly, without Chromium; the Worker run also without a reachable Postgres.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import pg from 'pg';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CHROMIUM, launchChromium, warnIfNoChromium, watchedPage } from './support/chromium.js';
+
+warnIfNoChromium('the console BROWSER tests');
+
+const root = process.cwd();
+const ARTIFACTS = join(root, 'test/artifacts/console');
+const ADMIN = 'console-admin-token-0123456789abcdef';
+const AXE = readFileSync(join(root, 'node_modules/axe-core/axe.min.js'), 'utf8');
+const pgBase = process.env.TEST_DATABASE_URL || process.env.WORKERD_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as AddressInfo;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+async function pgReachable(): Promise<boolean> {
+  const c = new pg.Client({ connectionString: pgBase, connectionTimeoutMillis: 3000 });
+  try {
+    await c.connect();
+    await c.end();
+    return true;
+  } catch {
+    return false;
+  }
+}
+const hasPostgres = CHROMIUM ? await pgReachable() : false;
+if (CHROMIUM && !hasPostgres) console.warn(`\n*** No Postgres at ${new URL(pgBase).host}: the console test under the Worker (npm run dev) is SKIPPED. ***\n`);
+
+interface Server {
+  origin: string;
+  stop(): Promise<void>;
+}
+
+/** Starts `tsx <script>` in its own process group and waits until /health answers. */
+async function startServer(script: string, env: Record<string, string>): Promise<Server> {
+  const port = await freePort();
+  const origin = `http://127.0.0.1:${port}`;
+  let out = '';
+  let exited = false;
+  const child: ChildProcess = spawn(join(root, 'node_modules/.bin/tsx'), [script], {
+    cwd: root,
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, PORT: String(port), ADMIN_TOKEN: ADMIN, ALLOW_HTTP_WEBHOOKS: '1', JOBS_INTERVAL_MS: '3600000', WRANGLER_LOG_LEVEL: 'error', PUBLIC_URL: origin, ...env },
+  });
+  child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
+  child.on('exit', () => (exited = true));
+  const started = Date.now();
+  for (;;) {
+    if (exited) throw new Error(`${script} exited early:\n${out}`);
+    try {
+      if ((await fetch(`${origin}/health`)).status === 200 && /listening on/.test(out)) break;
+    } catch {
+      /* not yet */
+    }
+    if (Date.now() - started > 120_000) throw new Error(`${script} not healthy in 120 s:\n${out}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  return {
+    origin,
+    async stop() {
+      if (child.pid === undefined || exited) return;
+      const gone = new Promise((r) => child.once('exit', r));
+      process.kill(-child.pid, 'SIGTERM');
+      await Promise.race([gone, new Promise((r) => setTimeout(r, 5000))]);
+      if (!exited) process.kill(-child.pid, 'SIGKILL');
+    },
+  };
+}
+
+/** What a user would see checked on every page: axe (serious/critical), both widths, a screenshot. */
+async function checkPage(page: Page, runtime: string, name: string, results: Record<string, number>) {
+  await page.waitForLoadState('networkidle');
+  const bad: string[] = [];
+  for (const width of [1280, 390]) {
+    await page.setViewportSize({ width, height: 900 });
+    // evaluated by the driver (not an inline script, which the page's CSP rightly refuses)
+    await page.evaluate(`${AXE}\n;0`);
+    const violations = (await page.evaluate(async () => {
+      const r = await (window as unknown as { axe: { run(ctx: Document, o: object): Promise<{ violations: Array<{ id: string; impact: string; nodes: unknown[] }> }> } }).axe.run(document, {
+        resultTypes: ['violations'],
+      });
+      return r.violations.map((v) => ({ id: v.id, impact: v.impact, n: v.nodes.length }));
+    })) as Array<{ id: string; impact: string; n: number }>;
+    bad.push(...violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${width}px ${v.id} (${v.impact}, ${v.n})`));
+    await page.screenshot({ path: join(ARTIFACTS, `${runtime}-${name}-${width}.png`), fullPage: true });
+    // nothing wider than the window at 390 px but the tables, which scroll on their own
+    if (width === 390) {
+      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+      expect(overflow, `${name} at 390 px scrolls sideways`).toBeLessThanOrEqual(1);
+    }
+  }
+  await page.setViewportSize({ width: 1280, height: 900 });
+  results[name] = bad.length;
+  expect(bad, `${runtime} ${name}: axe serious/critical`).toEqual([]);
+}
+
+async function api<T = any>(origin: string, method: string, path: string, opts: { key?: string; body?: unknown } = {}): Promise<{ status: number; body: T }> {
+  const headers: Record<string, string> = opts.key ? { 'x-api-key': opts.key } : { authorization: `Bearer ${ADMIN}` };
+  if (opts.body !== undefined) headers['content-type'] = 'application/json';
+  const res = await fetch(`${origin}${path}`, { method, headers, body: opts.body === undefined ? undefined : JSON.stringify(opts.body) });
+  return { status: res.status, body: (await res.json()) as T };
+}
+
+async function scenario(browser: Browser, origin: string, runtime: string) {
+  mkdirSync(ARTIFACTS, { recursive: true });
+  const axeResults: Record<string, number> = {};
+  const { ctx, page, requests, problems } = await watchedPage(browser, origin);
+  try {
+    // ---- sign in: a public key is refused in a sentence, the admin token opens teams and keys
+    await page.goto(`${origin}/console`);
+    await page.getByLabel('Private key or admin token').fill(`pk_${'A'.repeat(40)}`);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await expect.poll(() => page.getByRole('alert').textContent()).toContain('That is a public key');
+    await checkPage(page, runtime, 'sign-in', axeResults);
+    await page.getByLabel('Private key or admin token').fill('not-the-token');
+    await page.keyboard.press('Enter');
+    await expect.poll(() => page.getByRole('alert').textContent()).toContain('neither a valid private key nor the admin token');
+    await page.getByLabel('Private key or admin token').fill(ADMIN);
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { name: 'Teams' }).waitFor();
+    expect(await page.evaluate(() => Object.keys(localStorage).length)).toBe(0);
+
+    // ---- a team and its keys
+    await page.getByLabel('New team').fill(`Console ${runtime}`);
+    await page.getByRole('button', { name: 'Create team' }).click();
+    await page.getByRole('heading', { name: 'API keys' }).waitFor();
+    const teamId = page.url().split('/').pop()!;
+    await page.getByLabel('Type').selectOption('private');
+    await page.getByLabel('Name').fill('console');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    const privateKey = (await page.locator('#new-key').textContent())!.trim();
+    expect(privateKey).toMatch(/^sk_[A-Za-z0-9]{40}$/);
+    await page.getByLabel('Type').selectOption('public');
+    await page.getByLabel('Personal data (public keys)').selectOption('masked');
+    await page.getByLabel('Name').fill('shop page');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    await expect.poll(async () => (await page.locator('#new-key').textContent())!.trim()).toMatch(/^pk_/);
+    const publicKey = (await page.locator('#new-key').textContent())!.trim();
+    await expect.poll(() => page.locator('tbody tr').count()).toBe(2);
+    // revoke asks first
+    await page.getByRole('button', { name: 'Revoke' }).first().click();
+    await page.getByRole('button', { name: 'Yes, revoke' }).click();
+    await expect.poll(() => page.getByText(/^revoked /).count()).toBe(1);
+    await checkPage(page, runtime, 'team-keys', axeResults);
+    // the revoked key was the newest: the public one
+    expect((await api(origin, 'GET', '/api/v1/key', { key: publicKey })).status).toBe(401);
+    await page.goBack();
+    await page.getByRole('heading', { name: 'Teams' }).waitFor();
+    await checkPage(page, runtime, 'teams', axeResults);
+
+    // ---- the team's data, made through the API
+    const contest = await api(origin, 'POST', `/api/admin/teams/${teamId}/contests`, {
+      body: { title: 'Console giveaway', status: 'active', isEvergreen: true, requireEmailConfirmation: false, referral: { advocatePoints: 10, friendPoints: 5 } },
+    });
+    expect(contest.status).toBe(201);
+    const contestId = contest.body.data.id as string;
+    const ann = await api(origin, 'POST', `/api/v1/contests/${contestId}/entries`, { key: privateKey, body: { email: 'ann@example.com', name: 'Ann' } });
+    await api(origin, 'POST', `/api/v1/contests/${contestId}/entries`, { key: privateKey, body: { email: 'bob@example.com', name: 'Bob', referralCode: ann.body.data.referralCode } });
+    // an alias of Ann referred by Ann: flagged high (email_alias, self_referral)
+    const alias = await api(origin, 'POST', `/api/v1/contests/${contestId}/entries`, { key: privateKey, body: { email: 'ann+2@example.com', name: 'Ann Two', referralCode: ann.body.data.referralCode } });
+    expect(alias.status).toBe(201);
+
+    // ---- sign out, then in with the private key
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    expect(await page.evaluate(() => sessionStorage.length)).toBe(0);
+    await page.getByLabel('Private key or admin token').fill(privateKey);
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { name: 'Contests' }).waitFor();
+    await expect.poll(() => page.locator('header .who').textContent()).toBe(`Console ${runtime}`);
+    await checkPage(page, runtime, 'contests', axeResults);
+    await page.getByRole('link', { name: 'Console giveaway' }).click();
+    await page.getByRole('heading', { name: 'Entries' }).waitFor();
+    await expect.poll(() => page.locator('section[aria-labelledby="entries-h"] tbody tr').count()).toBe(3);
+    await checkPage(page, runtime, 'contest', axeResults);
+
+    // ---- find one by search (the URL keeps it: deep link, back button)
+    await page.getByLabel('Search email or name').fill('bob');
+    await page.getByRole('button', { name: 'Search' }).click();
+    await expect.poll(() => page.locator('section[aria-labelledby="entries-h"] tbody tr').count()).toBe(1);
+    expect(page.url()).toContain('search=bob');
+    await expect.poll(() => page.locator('section[aria-labelledby="entries-h"] tbody').textContent()).toContain('bob@example.com');
+
+    // ---- the flagged one: approve, then adjust its points
+    await page.getByLabel('Search email or name').fill('');
+    await page.getByLabel('Risk').selectOption('high');
+    await page.getByRole('button', { name: 'Search' }).click();
+    await expect.poll(() => page.locator('section[aria-labelledby="entries-h"] tbody tr').count()).toBe(1);
+    await page.getByRole('link', { name: 'ann+2@example.com' }).click();
+    await page.getByRole('button', { name: 'Approve' }).waitFor();
+    await checkPage(page, runtime, 'entry', axeResults);
+    await page.getByRole('button', { name: 'Approve' }).click();
+    await expect.poll(() => page.locator('#entry-risk').textContent()).toContain('approved');
+    const before = Number(await page.locator('#entry-points').textContent());
+    await page.getByLabel('Adjust points by').fill('7');
+    await page.getByLabel('Reason').fill('goodwill');
+    await page.getByRole('button', { name: 'Adjust points' }).click();
+    await expect.poll(() => page.locator('#entry-points').textContent()).toBe(String(before + 7));
+    await expect.poll(() => page.locator('section[aria-labelledby="ledger-h"] tbody').textContent()).toContain('goodwill');
+    const detail = await api(origin, 'GET', `/api/v1/entries/${alias.body.data.entryId}`, { key: privateKey });
+    expect(detail.body.data).toMatchObject({ points: before + 7, risk: { review: 'approved' } });
+    // a failed action shows the API's message next to it
+    await page.getByLabel('Adjust points by').fill('0');
+    await page.getByLabel('Reason').fill('nothing');
+    await page.getByRole('button', { name: 'Adjust points' }).click();
+    await expect.poll(() => page.getByRole('alert').first().textContent()).toContain('points must be a non-zero integer');
+    await page.goBack();
+    await page.getByRole('heading', { name: 'Entries' }).waitFor();
+
+    // ---- a draw from commit to reveal
+    await page.getByLabel('Label').fill('Main prize');
+    await page.getByLabel('confirmed entries only').uncheck();
+    await page.getByRole('button', { name: 'Commit a draw' }).click();
+    await page.getByRole('button', { name: 'Reveal winners' }).waitFor();
+    await expect.poll(() => page.locator('article.draw').textContent()).toContain('3 eligible entries');
+    await page.getByLabel(/Public randomness/).fill('drand round 1234');
+    await page.getByRole('button', { name: 'Reveal winners' }).click();
+    await expect.poll(() => page.locator('article.draw').textContent()).toContain('Public randomness: drand round 1234');
+    const draws = await api(origin, 'GET', `/api/v1/contests/${contestId}/draws`, { key: privateKey });
+    expect(draws.body.data[0]).toMatchObject({ status: 'revealed', eligibleCount: 3, publicRandomness: 'drand round 1234' });
+    await checkPage(page, runtime, 'contest-draw', axeResults);
+
+    // ---- the CSV, streamed, with its content
+    const download = page.waitForEvent('download');
+    await page.getByRole('button', { name: 'Download CSV' }).click();
+    const file = await download;
+    const csv = readFileSync((await file.path())!, 'utf8');
+    expect(csv.split('\r\n')[0]).toBe('id,email,name,phone,points,emailConfirmed,disqualified,referralCode,referredBy,referralsCount,riskLevel,createdAt');
+    expect(csv.split('\r\n').filter(Boolean)).toHaveLength(4);
+    expect(csv).toContain('bob@example.com');
+    await expect.poll(() => page.locator('#export-progress').textContent()).toContain('3 entries');
+
+    // ---- events: an endpoint nobody answers, its test event fails, retry from the log
+    const closed = await freePort();
+    await page.getByRole('link', { name: 'Events' }).click();
+    await page.getByLabel('Endpoint URL').fill(`http://127.0.0.1:${closed}/hook`);
+    await page.getByRole('button', { name: 'Add endpoint' }).click();
+    await expect.poll(async () => (await page.locator('#new-secret').textContent()) ?? '').toMatch(/^whsec_/);
+    await checkPage(page, runtime, 'events', axeResults);
+    await page.getByRole('button', { name: 'Send a test event' }).click();
+    await page.getByRole('link', { name: `http://127.0.0.1:${closed}/hook` }).click();
+    await page.getByRole('heading', { name: 'Deliveries' }).waitFor();
+    await expect
+      .poll(
+        async () => {
+          await page.getByRole('button', { name: 'Refresh' }).click();
+          return page.locator('tbody tr td:nth-child(3)').first().textContent();
+        },
+        { timeout: 20_000 },
+      )
+      .toBe('1');
+    await page.getByRole('button', { name: 'Retry now' }).first().click();
+    await expect.poll(() => page.locator('tbody tr td:nth-child(3)').first().textContent(), { timeout: 20_000 }).toBe('2');
+    await checkPage(page, runtime, 'deliveries', axeResults);
+
+    // nothing but the app's own origin, no page error, no CSP violation
+    expect(requests.filter((u) => new URL(u).origin !== origin && !u.startsWith('blob:'))).toEqual([]);
+    expect(problems.filter((p) => !/Failed to load resource: the server responded with a status of (401|400|409)/.test(p))).toEqual([]);
+    console.log(`console ${runtime}: axe serious/critical per page ${JSON.stringify(axeResults)}`);
+  } finally {
+    await ctx.close();
+  }
+}
+
+describe.skipIf(!CHROMIUM)('the console in Chromium', () => {
+  let browser: Browser;
+  beforeAll(async () => {
+    browser = await launchChromium();
+  });
+  afterAll(async () => {
+    await browser?.close();
+  });
+
+  it('on npm start (Node, PGlite)', async () => {
+    const server = await startServer('src/node.ts', { PGLITE_DIR: 'memory://' });
+    try {
+      await scenario(browser, server.origin, 'node');
+    } finally {
+      await server.stop();
+    }
+  }, 240_000);
+
+  it.skipIf(!hasPostgres)('on npm run dev (the Worker in workerd)', async () => {
+    const db = `ce_console_${process.pid}_${Date.now().toString(36)}`;
+    const u = new URL(pgBase);
+    const admin = new pg.Client({ connectionString: pgBase });
+    await admin.connect();
+    await admin.query(`create database ${db}`);
+    u.pathname = `/${db}`;
+    const server = await startServer('scripts/dev.ts', { DATABASE_URL: u.toString() });
+    try {
+      await scenario(browser, server.origin, 'worker');
+    } finally {
+      await server.stop();
+      await admin.query(`drop database if exists ${db} with (force)`);
+      await admin.end();
+    }
+  }, 300_000);
+});
