@@ -7,6 +7,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { query } from '../src/db/client.js';
 import { createTestEnv, type TeamFixture, type TestEnv } from './support/harness.js';
 
+// this file makes a write fail on purpose and reads the log itself: the 8 KB statement need not
+// be printed too (the harness prints unexpected app errors unless TEST_LOG_ERRORS=0)
+process.env.TEST_LOG_ERRORS = '0';
+
 let env: TestEnv;
 let t: TeamFixture;
 

@@ -5,10 +5,11 @@
  * the Worker runs (the Worker script does not grow by the console); on Node `deps.staticFiles`
  * reads them. Only the app's own origin: CSP 'self', no inline script or style, works offline.
  */
-import { Hono, type Context, type Next } from 'hono';
-import { compress } from 'hono/compress';
+import { Hono, type Context } from 'hono';
 import { describeRoute } from 'hono-openapi';
 import type { AppEnv } from '../http/context.js';
+import { serveStaticFile } from '../http/static-file.js';
+import { compressUnlessPlatform } from './docs.js';
 
 export const CONSOLE_DIR = 'console';
 export const CONSOLE_ASSETS: Readonly<Record<string, string>> = {
@@ -44,9 +45,6 @@ const SHELL = `<!doctype html>
 </html>
 `;
 
-const gzip = compress();
-const compressUnlessPlatform = (c: Context<AppEnv>, next: Next) => (c.var.deps.config.platformCompresses ? next() : gzip(c, next));
-
 function shell(c: Context<AppEnv>) {
   c.header('Content-Security-Policy', CSP);
   c.header('X-Content-Type-Options', 'nosniff');
@@ -58,19 +56,9 @@ function shell(c: Context<AppEnv>) {
 export function consoleRoutes() {
   const r = new Hono<AppEnv>();
   // Workers: the platform answers these from its static assets before the Worker runs
-  r.get(`/${CONSOLE_DIR}/:file{app\\.(js|css)}`, describeRoute({ hide: true }), compressUnlessPlatform, async (c) => {
+  r.get(`/${CONSOLE_DIR}/:file{app\\.(js|css)}`, describeRoute({ hide: true }), compressUnlessPlatform, (c) => {
     const file = c.req.param('file') ?? '';
-    const type = Object.hasOwn(CONSOLE_ASSETS, file) ? CONSOLE_ASSETS[file] : undefined;
-    const found = type ? await c.var.deps.staticFiles?.read(`${CONSOLE_DIR}/${file}`) : null;
-    if (!type || !found) return c.notFound();
-    c.header('X-Content-Type-Options', 'nosniff');
-    c.header('Cache-Control', 'public, max-age=0, must-revalidate');
-    c.header('ETag', found.etag);
-    c.header('Vary', 'Accept-Encoding');
-    const inm = c.req.header('if-none-match');
-    if (inm && inm.split(',').some((t) => t.trim().replace(/^W\//, '') === found.etag)) return c.body(null, 304);
-    c.header('Content-Type', type);
-    return c.body(found.body as Uint8Array<ArrayBuffer>);
+    return serveStaticFile(c, `${CONSOLE_DIR}/${file}`, Object.hasOwn(CONSOLE_ASSETS, file) ? CONSOLE_ASSETS[file] : undefined);
   });
   r.get(`/${CONSOLE_DIR}`, describeRoute({ hide: true }), shell);
   r.get(`/${CONSOLE_DIR}/*`, describeRoute({ hide: true }), shell);

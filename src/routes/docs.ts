@@ -2,6 +2,7 @@ import { Hono, type Context, type Next } from 'hono';
 import { compress } from 'hono/compress';
 import { openAPIRouteHandler } from 'hono-openapi';
 import type { AppEnv } from '../http/context.js';
+import { serveStaticFile } from '../http/static-file.js';
 import { documentOptions } from '../schemas/document.js';
 
 export const OPENAPI_PATH = '/api/v1/openapi.json';
@@ -68,7 +69,7 @@ const DOCS_HTML = `<!doctype html>
 
 const gzip = compress();
 /** Node answers as it is told, so the app compresses there; on Workers the platform does. */
-const compressUnlessPlatform = (c: Context<AppEnv>, next: Next) => (c.var.deps.config.platformCompresses ? next() : gzip(c, next));
+export const compressUnlessPlatform = (c: Context<AppEnv>, next: Next) => (c.var.deps.config.platformCompresses ? next() : gzip(c, next));
 
 /** The OpenAPI 3.1 document, generated from the routes' own valibot schemas, and a reference page. */
 export function docsRoutes(app: Hono<AppEnv>) {
@@ -89,19 +90,9 @@ export function docsRoutes(app: Hono<AppEnv>) {
   });
   // Workers: the platform answers these from its static assets before the Worker runs; a request
   // that still reaches here names no such file. Node: read from the package (deps.staticFiles).
-  r.get(`/${DOCS_ASSETS_DIR}/:file`, compressUnlessPlatform, async (c) => {
+  r.get(`/${DOCS_ASSETS_DIR}/:file`, compressUnlessPlatform, (c) => {
     const file = c.req.param('file') ?? '';
-    const type = Object.hasOwn(DOCS_ASSETS, file) ? DOCS_ASSETS[file] : undefined;
-    const found = type ? await c.var.deps.staticFiles?.read(`${DOCS_ASSETS_DIR}/${file}`) : null;
-    if (!type || !found) return c.notFound();
-    c.header('X-Content-Type-Options', 'nosniff');
-    c.header('Cache-Control', 'public, max-age=0, must-revalidate');
-    c.header('ETag', found.etag);
-    c.header('Vary', 'Accept-Encoding');
-    const inm = c.req.header('if-none-match');
-    if (inm && inm.split(',').some((t) => t.trim().replace(/^W\//, '') === found.etag)) return c.body(null, 304);
-    c.header('Content-Type', type);
-    return c.body(found.body as Uint8Array<ArrayBuffer>);
+    return serveStaticFile(c, `${DOCS_ASSETS_DIR}/${file}`, Object.hasOwn(DOCS_ASSETS, file) ? DOCS_ASSETS[file] : undefined);
   });
   return r;
 }

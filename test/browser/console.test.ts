@@ -11,11 +11,11 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdirSync, readFileSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import pg from 'pg';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort, pgReachable } from './support/net.js';
 import { CHROMIUM, launchChromium, warnIfNoChromium, watchedPage } from './support/chromium.js';
 
 warnIfNoChromium('the console BROWSER tests');
@@ -26,28 +26,8 @@ const ADMIN = 'console-admin-token-0123456789abcdef';
 const AXE = readFileSync(join(root, 'node_modules/axe-core/axe.min.js'), 'utf8');
 const pgBase = process.env.TEST_DATABASE_URL || process.env.WORKERD_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
-async function pgReachable(): Promise<boolean> {
-  const c = new pg.Client({ connectionString: pgBase, connectionTimeoutMillis: 3000 });
-  try {
-    await c.connect();
-    await c.end();
-    return true;
-  } catch {
-    return false;
-  }
-}
-const hasPostgres = CHROMIUM ? await pgReachable() : false;
+const hasPostgres = CHROMIUM ? await pgReachable(pgBase) : false;
 if (CHROMIUM && !hasPostgres) console.warn(`\n*** No Postgres at ${new URL(pgBase).host}: the console test under the Worker (npm run dev) is SKIPPED. ***\n`);
 
 interface Server {

@@ -11,11 +11,12 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { createServer as createHttpServer } from 'node:http';
-import { createServer, type AddressInfo } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import pg from 'pg';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort, pgReachable } from './support/net.js';
 import { CHROMIUM, launchChromium, warnIfNoChromium, watchedPage } from './support/chromium.js';
 import { checkDocsPage } from './support/docs-check.js';
 
@@ -32,32 +33,12 @@ const withDb = (name: string) => {
   return u.toString();
 };
 
-async function pgReachable(): Promise<boolean> {
-  const c = new pg.Client({ connectionString: baseUrl, connectionTimeoutMillis: 3000 });
-  try {
-    await c.connect();
-    await c.end();
-    return true;
-  } catch {
-    return false;
-  }
-}
 
-const hasPostgres = CHROMIUM ? await pgReachable() : false;
+const hasPostgres = CHROMIUM ? await pgReachable(baseUrl) : false;
 if (CHROMIUM && !hasPostgres) {
   console.warn(`\n*** No Postgres at ${new URL(baseUrl).host}: the \`npm run dev\` BROWSER tests are SKIPPED (set TEST_DATABASE_URL). ***\n`);
 }
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 describe.skipIf(!CHROMIUM || !hasPostgres)('npm run dev (workerd) in a real browser: the demo page wheel and /docs', () => {
   let child: ChildProcess | undefined;
