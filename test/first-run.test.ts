@@ -3,6 +3,7 @@
  * on an empty embedded database seeds a demo team, prints its keys once, and serves them.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
+import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
 
 let child: ChildProcess | undefined;
@@ -52,5 +53,23 @@ describe('npm start on an empty database', () => {
     }
     const none = await fetch(`http://localhost:${port}/api/v1/contests`);
     expect(none.status).toBe(401);
+    // the seeded public key is meant for pages: it is masked
+    const me = (await (await fetch(`http://localhost:${port}/api/v1/key`, { headers: { 'x-api-key': pub } })).json()) as { data: { personalData: string } };
+    expect(me.data.personalData).toBe('masked');
+    // the address the server prints leads to the console and the reference
+    expect(await (await fetch(`http://localhost:${port}/`)).text()).toContain('href="/console"');
+  });
+
+  it('a busy port stops the start with a sentence naming PORT, no stack trace', async () => {
+    const busy = createNetServer();
+    await new Promise<void>((r) => busy.listen(0, () => r()));
+    const port = (busy.address() as AddressInfo).port;
+    try {
+      await expect(start({ PGLITE_DIR: 'memory://', PORT: String(port) })).rejects.toThrow(
+        `exited with 1:\nPort ${port} is already in use: stop the program using it, or choose another port with PORT=<number>.`,
+      );
+    } finally {
+      busy.close();
+    }
   });
 });
