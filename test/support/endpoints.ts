@@ -7,6 +7,7 @@ const PRIVATE_SHORT = 'Private key required';
 
 export type Row = [method: string, path: string, access: 'pub' | 'priv', unauthorized: string, forbidden?: string];
 export const ENDPOINTS: Row[] = [
+  ['GET', '/api/v1/key', 'pub', MISSING],
   ['GET', '/api/v1/contests', 'pub', INVALID],
   ['GET', `/api/v1/contests/${ID}`, 'pub', INVALID],
   ['POST', `/api/v1/contests/${ID}/views`, 'pub', MISSING],
