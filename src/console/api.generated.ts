@@ -93,7 +93,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List entries of a contest (page, limit, search on email or name) */
+        /** List entries of a contest (page, limit, search on email or name, filters, sort) */
         get: operations["listEntries"];
         put?: never;
         /** Create an entry (201), or find the existing one with that email (200) */
@@ -1461,6 +1461,16 @@ export interface operations {
                 search?: string;
                 /** @description entries of exactly this risk level */
                 risk?: "review" | "high";
+                /** @description entries whose email is (or is not) confirmed */
+                confirmed?: "true" | "false";
+                /** @description disqualified entries, or the others */
+                disqualified?: "true" | "false";
+                /** @description entries that joined with a referral code, or the others */
+                referred?: "true" | "false";
+                /** @description pending: entries with risk signals (level review or high) not reviewed yet: the review queue */
+                review?: "pending";
+                /** @description newest first (default), oldest first, or most points first */
+                sort?: "newest" | "oldest" | "points";
             };
             header?: never;
             path: {

@@ -347,25 +347,47 @@ export { entryDetailJson, entryDetailSql, entryListJson, getEntry, riskJson, typ
 export const escapeLike = (s: string) => s.replace(/[\\%_]/g, '\\$&');
 
 /**
- * A page of a contest's entries, newest first. `search`: case-insensitive substring of the
- * email or the name; for a masked public key only a whole email matches (no enumeration).
- * `risk`: entries of exactly that risk level. Throws contestNotFound for another team's contest.
+ * A page of a contest's entries, newest first (or oldest first, or most points first). `search`:
+ * case-insensitive substring of the email or the name; for a masked public key only a whole
+ * email matches (no enumeration). `risk`: entries of exactly that risk level; `confirmed`,
+ * `disqualified`, `referred`: that state; `reviewPending`: flagged and not reviewed yet. Throws
+ * contestNotFound for another team's contest.
  */
 export async function listEntries(
   db: Db,
   team: Team,
   contestId: string,
-  opts: { limit: number; offset: number; search?: string | null; risk?: 'review' | 'high' | null },
+  opts: {
+    limit: number;
+    offset: number;
+    search?: string | null;
+    risk?: 'review' | 'high' | null;
+    confirmed?: boolean | null;
+    disqualified?: boolean | null;
+    referred?: boolean | null;
+    /** flagged (level not none) and not reviewed yet: the review queue */
+    reviewPending?: boolean;
+    sort?: 'newest' | 'oldest' | 'points';
+  },
 ): Promise<{ items: EntryListItem[]; total: number }> {
   if (!isUuid(contestId)) throw Errors.contestNotFound();
   const search = opts.search?.trim() || null;
   const pattern = search === null ? null : `%${escapeLike(search)}%`;
   const risk = opts.risk ?? null;
-  const riskFilter = risk === null ? sql`` : sql`and e.risk_level = ${risk}::text`;
+  const conditions: SQL[] = [];
+  if (risk !== null) conditions.push(sql`and e.risk_level = ${risk}::text`);
+  if (opts.reviewPending) conditions.push(sql`and e.risk_level <> 'none' and e.risk_review is null`);
+  if (opts.confirmed != null) conditions.push(sql`and e.email_confirmed = ${opts.confirmed}::boolean`);
+  if (opts.disqualified != null) conditions.push(sql`and e.disqualified = ${opts.disqualified}::boolean`);
+  if (opts.referred != null) conditions.push(opts.referred ? sql`and e.referred_by is not null` : sql`and e.referred_by is null`);
+  const riskFilter = sql.join(conditions, sql` `);
+  const filtered = conditions.length > 0;
+  const order =
+    opts.sort === 'oldest' ? sql`e.created_at asc, e.id asc` : opts.sort === 'points' ? sql`e.points desc, e.created_at asc, e.id asc` : sql`e.created_at desc, e.id desc`;
   // without a search the total comes from contest_stats (exact, kept by triggers) and the page
   // from entries_contest_created_idx; with one, the trigram index finds the matches; a risk
   // filter reads entries_contest_risk_idx
-  const total = pattern === null && risk === null
+  const total = pattern === null && !filtered
     ? sql`(select coalesce(sum(s.entries), 0) from contest_stats s where s.contest_id = ${contestId})
           - (select count(*) from entries x where x.contest_id = ${contestId} and x.erased_at is not null)`
     : sql`(select count(*) from f)`;
@@ -389,7 +411,7 @@ export async function listEntries(
         })
         select exists (select 1 from c) as contest_found, ${total} as total, p.*
         from (select 1) one left join lateral (
-          select ${listColumns(team)} from f e order by e.created_at desc, e.id desc limit ${opts.limit} offset ${opts.offset}
+          select ${listColumns(team)} from f e order by ${order} limit ${opts.limit} offset ${opts.offset}
         ) p on true`,
   );
   if (!rows[0]?.contest_found) throw Errors.contestNotFound();

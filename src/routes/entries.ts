@@ -33,6 +33,15 @@ const listQuery = v.object({
     ),
   ),
   risk: v.optional(v.pipe(v.picklist(['review', 'high'], 'risk must be review or high'), v.description('entries of exactly this risk level'))),
+  confirmed: v.optional(v.pipe(v.picklist(['true', 'false'], 'confirmed must be true or false'), v.description('entries whose email is (or is not) confirmed'))),
+  disqualified: v.optional(v.pipe(v.picklist(['true', 'false'], 'disqualified must be true or false'), v.description('disqualified entries, or the others'))),
+  referred: v.optional(v.pipe(v.picklist(['true', 'false'], 'referred must be true or false'), v.description('entries that joined with a referral code, or the others'))),
+  review: v.optional(
+    v.pipe(v.picklist(['pending'], 'review must be pending'), v.description('pending: entries with risk signals (level review or high) not reviewed yet: the review queue')),
+  ),
+  sort: v.optional(
+    v.pipe(v.picklist(['newest', 'oldest', 'points'], 'sort must be newest, oldest or points'), v.description('newest first (default), oldest first, or most points first')),
+  ),
 });
 
 const createBody = v.object({ ...createEntrySchema.entries, ...riskInputEntries });
@@ -81,7 +90,7 @@ export function entryRoutes() {
     describeRoute({
       operationId: 'listEntries',
       tags,
-      summary: 'List entries of a contest (page, limit, search on email or name)',
+      summary: 'List entries of a contest (page, limit, search on email or name, filters, sort)',
       security: security.publicKey,
       responses: {
         200: pageJson('Entries, newest first', EntryListItem),
@@ -95,7 +104,18 @@ export function entryRoutes() {
       const contestId = requireContestId(c.req.param('contestId'));
       const q = c.req.valid('query');
       const { page, limit, offset } = pageParams(q);
-      const { items, total } = await listEntries(c.var.db(), c.var.auth.team, contestId, { limit, offset, search: q.search, risk: q.risk });
+      const flag = (x: 'true' | 'false' | undefined) => (x === undefined ? null : x === 'true');
+      const { items, total } = await listEntries(c.var.db(), c.var.auth.team, contestId, {
+        limit,
+        offset,
+        search: q.search,
+        risk: q.risk,
+        confirmed: flag(q.confirmed),
+        disqualified: flag(q.disqualified),
+        referred: flag(q.referred),
+        reviewPending: q.review === 'pending',
+        sort: q.sort ?? 'newest',
+      });
       return ok(c, items, 200, { pagination: pagination(page, limit, total) });
     },
   );

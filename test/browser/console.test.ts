@@ -186,10 +186,9 @@ async function scenario(browser: Browser, origin: string, runtime: string) {
     expect(page.url()).toContain('search=bob');
     await expect.poll(() => page.locator('section[aria-labelledby="entries-h"] tbody').textContent()).toContain('bob@example.com');
 
-    // ---- the flagged one: approve, then adjust its points
-    await page.getByLabel('Search email or name').fill('');
-    await page.getByLabel('Risk').selectOption('high');
-    await page.getByRole('button', { name: 'Search' }).click();
+    // ---- the review queue holds the flagged one: approve it, then adjust its points
+    await page.getByRole('link', { name: 'Review queue' }).click();
+    await expect.poll(() => page.url()).toContain('review=pending');
     await expect.poll(() => page.locator('section[aria-labelledby="entries-h"] tbody tr').count()).toBe(1);
     await page.getByRole('link', { name: 'ann+2@example.com' }).click();
     await page.getByRole('button', { name: 'Approve' }).waitFor();
@@ -211,6 +210,15 @@ async function scenario(browser: Browser, origin: string, runtime: string) {
     await expect.poll(() => page.getByRole('alert').first().textContent()).toContain('points must be a non-zero integer');
     await page.goBack();
     await page.getByRole('heading', { name: 'Entries' }).waitFor();
+    // the queue shrank: nothing waits for review any more
+    await expect.poll(() => page.locator('section[aria-labelledby="entries-h"] tbody tr').count()).toBe(0);
+    // the risk filter and the sort, through the form
+    await page.getByLabel('Review').selectOption('');
+    await page.getByLabel('Risk', { exact: true }).selectOption('high');
+    await page.getByLabel('Sort').selectOption('points');
+    await page.getByRole('button', { name: 'Search' }).click();
+    await expect.poll(() => page.url()).toContain('sort=points');
+    await expect.poll(() => page.locator('section[aria-labelledby="entries-h"] tbody tr').count()).toBe(1);
 
     // ---- a draw from commit to reveal
     await page.getByLabel('Label').fill('Main prize');

@@ -110,23 +110,63 @@ function Totals(props: { cred: Team; contestId: string }) {
   );
 }
 
+function YesNo(props: { name: string; label: string; value: '' | 'true' | 'false' }) {
+  const id = `entry-${props.name}`;
+  return (
+    <>
+      <label for={id}>{props.label}</label>
+      <select id={id} name={props.name}>
+        <option value="" selected={props.value === ''}>
+          any
+        </option>
+        <option value="true" selected={props.value === 'true'}>
+          yes
+        </option>
+        <option value="false" selected={props.value === 'false'}>
+          no
+        </option>
+      </select>
+    </>
+  );
+}
+
 function Entries(props: { cred: Team; contestId: string }) {
   const api = apiClient(props.cred);
   const { query } = useLocation();
   const search = query.get('search') ?? '';
   const risk = (query.get('risk') ?? '') as '' | 'review' | 'high';
+  const yesNo = (name: string) => (['true', 'false'].includes(query.get(name) ?? '') ? (query.get(name) as 'true' | 'false') : '');
+  const confirmed = yesNo('confirmed');
+  const disqualified = yesNo('disqualified');
+  const referred = yesNo('referred');
+  const review = query.get('review') === 'pending' ? 'pending' : '';
+  const sort = (['oldest', 'points'].includes(query.get('sort') ?? '') ? query.get('sort') : '') as '' | 'oldest' | 'points';
   const page = Number(query.get('page') ?? 1) || 1;
   const list = useLoad(
     async () =>
       must(
         api.GET('/api/v1/contests/{contestId}/entries', {
-          params: { path: { contestId: props.contestId }, query: { page, limit: 25, search: search || undefined, risk: risk || undefined } },
+          params: {
+            path: { contestId: props.contestId },
+            query: {
+              page,
+              limit: 25,
+              search: search || undefined,
+              risk: risk || undefined,
+              confirmed: confirmed || undefined,
+              disqualified: disqualified || undefined,
+              referred: referred || undefined,
+              review: review || undefined,
+              sort: sort || undefined,
+            },
+          },
         }),
       ),
-    [props.contestId, search, risk, page],
+    [props.contestId, search, risk, confirmed, disqualified, referred, review, sort, page],
   );
   const go = (next: Record<string, string | number>) => {
-    const q = new URLSearchParams({ search, risk, page: String(page), ...Object.fromEntries(Object.entries(next).map(([k, v]) => [k, String(v)])) });
+    const current = { search, risk, confirmed, disqualified, referred, review, sort, page: String(page) };
+    const q = new URLSearchParams({ ...current, ...Object.fromEntries(Object.entries(next).map(([k, v]) => [k, String(v)])) });
     for (const [k, v] of [...q]) if (!v || (k === 'page' && v === '1')) q.delete(k);
     navigate(`/console/contests/${props.contestId}${q.size ? `?${q}` : ''}`);
   };
@@ -138,7 +178,7 @@ function Entries(props: { cred: Team; contestId: string }) {
         role="search"
         onSubmit={(e: Event) => {
           const v = formValues(e);
-          go({ search: v.search ?? '', risk: v.risk ?? '', page: 1 });
+          go({ search: v.search ?? '', risk: v.risk ?? '', confirmed: v.confirmed ?? '', disqualified: v.disqualified ?? '', referred: v.referred ?? '', review: v.review ?? '', sort: v.sort ?? '', page: 1 });
         }}
       >
         <label for="entry-search">Search email or name</label>
@@ -155,14 +195,42 @@ function Entries(props: { cred: Team; contestId: string }) {
             high
           </option>
         </select>
+        <YesNo name="confirmed" label="Confirmed" value={confirmed} />
+        <YesNo name="disqualified" label="Disqualified" value={disqualified} />
+        <YesNo name="referred" label="Referred" value={referred} />
+        <label for="entry-review">Review</label>
+        <select id="entry-review" name="review">
+          <option value="" selected={review === ''}>
+            any
+          </option>
+          <option value="pending" selected={review === 'pending'}>
+            waiting for review
+          </option>
+        </select>
+        <label for="entry-sort">Sort</label>
+        <select id="entry-sort" name="sort">
+          <option value="" selected={sort === ''}>
+            newest first
+          </option>
+          <option value="oldest" selected={sort === 'oldest'}>
+            oldest first
+          </option>
+          <option value="points" selected={sort === 'points'}>
+            most points
+          </option>
+        </select>
         <button type="submit">Search</button>
       </form>
+      <p>
+        <Link href={`/console/contests/${props.contestId}?review=pending`}>Review queue</Link>: flagged entries not reviewed yet.
+      </p>
       <ErrorLine error={list.error} />
       {list.data ? (
         <>
           <table>
             <caption>
-              {list.data.pagination.total} {search || risk ? 'matching ' : ''}entries, newest first
+              {list.data.pagination.total} {search || risk || confirmed || disqualified || referred || review ? 'matching ' : ''}entries,{' '}
+              {sort === 'oldest' ? 'oldest first' : sort === 'points' ? 'most points first' : 'newest first'}
             </caption>
             <thead>
               <tr>
