@@ -45,7 +45,8 @@ export interface paths {
         /** List contests (campaigns, or tools with toolType) */
         get: operations["listContests"];
         put?: never;
-        post?: never;
+        /** Create a contest of the key's team, with its settings */
+        post: operations["createTeamContest"];
         delete?: never;
         options?: never;
         head?: never;
@@ -61,6 +62,24 @@ export interface paths {
         };
         /** Get a contest with viewsCount */
         get: operations["getContest"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /** Change any of a contest's settings */
+        patch: operations["updateTeamContest"];
+        trace?: never;
+    };
+    "/api/v1/contests/{contestId}/settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A contest with every setting (secrets only as set or not) */
+        get: operations["getContestSettings"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1219,6 +1238,241 @@ export interface operations {
             };
         };
     };
+    createTeamContest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    title: string;
+                    description?: string | null;
+                    /** @enum {string} */
+                    mode?: "giveaway" | "leaderboard" | "waitlist";
+                    /** @enum {string} */
+                    status?: "draft" | "active" | "ended" | "paused";
+                    slug?: string;
+                    startDate?: string | null;
+                    endDate?: string | null;
+                    isEvergreen?: boolean;
+                    /** @enum {string} */
+                    campaignType?: "viral" | "referral" | "affiliate";
+                    requireEmailConfirmation?: boolean;
+                    referral?: {
+                        advocatePoints?: number;
+                        friendPoints?: number;
+                        /** @enum {string} */
+                        creditOn?: "create" | "confirm";
+                    };
+                    risk?: {
+                        /** @enum {string} */
+                        mode?: "flag" | "hold" | "block";
+                        maxEntriesPerIpPerHour?: number;
+                        maxReferralsPerHour?: number;
+                    };
+                    purchaseTracking?: {
+                        enabled?: boolean;
+                        pointsPerPurchase?: number;
+                        pointsPerCurrencyUnit?: number;
+                    };
+                    externalTracking?: {
+                        enabled?: boolean;
+                    };
+                    affiliate?: {
+                        commissionPercent?: number;
+                    };
+                    shopifySecret?: string | null;
+                    stripeSecret?: string | null;
+                    toolType?: "content_gate" | null;
+                };
+            };
+        };
+        responses: {
+            /** @description The new contest with its settings */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            title: string;
+                            description: string | null;
+                            /**
+                             * @description `ended` also when an active contest is past its endDate
+                             * @enum {string}
+                             */
+                            status: "draft" | "active" | "ended" | "paused";
+                            startDate: string | null;
+                            endDate: string | null;
+                            isEvergreen: boolean;
+                            /** @enum {string} */
+                            mode: "giveaway" | "leaderboard" | "waitlist";
+                            slug: string;
+                            toolType: ("content_gate" | "instant_win") | null;
+                            entriesCount: number;
+                            viewsCount: number;
+                            /** Format: uuid */
+                            teamId: string;
+                            /** @enum {string} */
+                            campaignType: "viral" | "referral" | "affiliate";
+                            requireEmailConfirmation: boolean;
+                            referral: {
+                                advocatePoints: number;
+                                friendPoints: number;
+                                /** @enum {string} */
+                                creditOn: "create" | "confirm";
+                            };
+                            risk: {
+                                /** @enum {string} */
+                                mode: "flag" | "hold" | "block";
+                                maxEntriesPerIpPerHour: number;
+                                maxReferralsPerHour: number;
+                            };
+                            purchaseTracking: {
+                                enabled: boolean;
+                                pointsPerPurchase: number;
+                                pointsPerCurrencyUnit: number;
+                            };
+                            externalTracking: {
+                                enabled: boolean;
+                            };
+                            affiliate: {
+                                commissionPercent: number;
+                            };
+                            /** @description whether each secret is set; secrets themselves are never shown */
+                            secrets: {
+                                shopifySecretSet: boolean;
+                                stripeSecretSet: boolean;
+                                webhookSecretSet: boolean;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input; the message names the field (`Invalid email`, `page must be a positive integer`, `Invalid request body`...) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `Missing or invalid API key` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `This endpoint requires a private API key` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `Slug already in use` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `Request body too large` (64 KiB; 1 MiB on the store/payment webhooks) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `Content-Type must be application/json` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `Too many requests`; `Retry-After` says when to try again */
+            429: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `Internal server error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+        };
+    };
     getContest: {
         parameters: {
             query?: never;
@@ -1278,6 +1532,408 @@ export interface operations {
             };
             /** @description `Invalid API key` */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `Contest not found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `Too many requests`; `Retry-After` says when to try again */
+            429: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `Internal server error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+        };
+    };
+    updateTeamContest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                contestId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    title?: string;
+                    description?: string | null;
+                    /** @enum {string} */
+                    mode?: "giveaway" | "leaderboard" | "waitlist";
+                    /** @enum {string} */
+                    status?: "draft" | "active" | "ended" | "paused";
+                    slug?: string;
+                    startDate?: string | null;
+                    endDate?: string | null;
+                    isEvergreen?: boolean;
+                    /** @enum {string} */
+                    campaignType?: "viral" | "referral" | "affiliate";
+                    requireEmailConfirmation?: boolean;
+                    referral?: {
+                        advocatePoints?: number;
+                        friendPoints?: number;
+                        /** @enum {string} */
+                        creditOn?: "create" | "confirm";
+                    };
+                    risk?: {
+                        /** @enum {string} */
+                        mode?: "flag" | "hold" | "block";
+                        maxEntriesPerIpPerHour?: number;
+                        maxReferralsPerHour?: number;
+                    };
+                    purchaseTracking?: {
+                        enabled?: boolean;
+                        pointsPerPurchase?: number;
+                        pointsPerCurrencyUnit?: number;
+                    };
+                    externalTracking?: {
+                        enabled?: boolean;
+                    };
+                    affiliate?: {
+                        commissionPercent?: number;
+                    };
+                    shopifySecret?: string | null;
+                    stripeSecret?: string | null;
+                    toolType?: "content_gate" | null;
+                };
+            };
+        };
+        responses: {
+            /** @description The contest with its settings */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            title: string;
+                            description: string | null;
+                            /**
+                             * @description `ended` also when an active contest is past its endDate
+                             * @enum {string}
+                             */
+                            status: "draft" | "active" | "ended" | "paused";
+                            startDate: string | null;
+                            endDate: string | null;
+                            isEvergreen: boolean;
+                            /** @enum {string} */
+                            mode: "giveaway" | "leaderboard" | "waitlist";
+                            slug: string;
+                            toolType: ("content_gate" | "instant_win") | null;
+                            entriesCount: number;
+                            viewsCount: number;
+                            /** Format: uuid */
+                            teamId: string;
+                            /** @enum {string} */
+                            campaignType: "viral" | "referral" | "affiliate";
+                            requireEmailConfirmation: boolean;
+                            referral: {
+                                advocatePoints: number;
+                                friendPoints: number;
+                                /** @enum {string} */
+                                creditOn: "create" | "confirm";
+                            };
+                            risk: {
+                                /** @enum {string} */
+                                mode: "flag" | "hold" | "block";
+                                maxEntriesPerIpPerHour: number;
+                                maxReferralsPerHour: number;
+                            };
+                            purchaseTracking: {
+                                enabled: boolean;
+                                pointsPerPurchase: number;
+                                pointsPerCurrencyUnit: number;
+                            };
+                            externalTracking: {
+                                enabled: boolean;
+                            };
+                            affiliate: {
+                                commissionPercent: number;
+                            };
+                            /** @description whether each secret is set; secrets themselves are never shown */
+                            secrets: {
+                                shopifySecretSet: boolean;
+                                stripeSecretSet: boolean;
+                                webhookSecretSet: boolean;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input; the message names the field (`Invalid email`, `page must be a positive integer`, `Invalid request body`...) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `Missing or invalid API key` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `This endpoint requires a private API key` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `Contest not found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `Slug already in use` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `Request body too large` (64 KiB; 1 MiB on the store/payment webhooks) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `Content-Type must be application/json` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `Too many requests`; `Retry-After` says when to try again */
+            429: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `Internal server error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+        };
+    };
+    getContestSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                contestId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The contest with its settings */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            title: string;
+                            description: string | null;
+                            /**
+                             * @description `ended` also when an active contest is past its endDate
+                             * @enum {string}
+                             */
+                            status: "draft" | "active" | "ended" | "paused";
+                            startDate: string | null;
+                            endDate: string | null;
+                            isEvergreen: boolean;
+                            /** @enum {string} */
+                            mode: "giveaway" | "leaderboard" | "waitlist";
+                            slug: string;
+                            toolType: ("content_gate" | "instant_win") | null;
+                            entriesCount: number;
+                            viewsCount: number;
+                            /** Format: uuid */
+                            teamId: string;
+                            /** @enum {string} */
+                            campaignType: "viral" | "referral" | "affiliate";
+                            requireEmailConfirmation: boolean;
+                            referral: {
+                                advocatePoints: number;
+                                friendPoints: number;
+                                /** @enum {string} */
+                                creditOn: "create" | "confirm";
+                            };
+                            risk: {
+                                /** @enum {string} */
+                                mode: "flag" | "hold" | "block";
+                                maxEntriesPerIpPerHour: number;
+                                maxReferralsPerHour: number;
+                            };
+                            purchaseTracking: {
+                                enabled: boolean;
+                                pointsPerPurchase: number;
+                                pointsPerCurrencyUnit: number;
+                            };
+                            externalTracking: {
+                                enabled: boolean;
+                            };
+                            affiliate: {
+                                commissionPercent: number;
+                            };
+                            /** @description whether each secret is set; secrets themselves are never shown */
+                            secrets: {
+                                shopifySecretSet: boolean;
+                                stripeSecretSet: boolean;
+                                webhookSecretSet: boolean;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `Missing or invalid API key` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `This endpoint requires a private API key` */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

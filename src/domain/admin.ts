@@ -2,7 +2,7 @@
  * What the team dashboard calls (contract §3): teams, API keys, contest settings, bonus actions,
  * webhook secrets, the email log. Not team-scoped: the admin token is the operator's.
  */
-import { eq, sql } from 'drizzle-orm';
+import { and, eq, type SQL, sql } from 'drizzle-orm';
 import type { Team } from '../db/team.js';
 import { type Db, iso, isUniqueViolation, num, pgError, query, queryOne } from '../db/client.js';
 import { apiKeys, bonusActions, contests, teams } from '../db/schema.js';
@@ -244,17 +244,16 @@ interface AdminContestRow extends ContestRow {
   risk_max_referrals_per_hour: number;
 }
 
-/** The contest as the v1 API shows it, plus its settings (secrets only as "set or not"). */
-export async function getAdminContest(db: Db, contestId: string, now: Date) {
-  const row = await queryOne<AdminContestRow>(
-    db,
-    sql`select c.*, (select coalesce(sum(s.entries), 0) from contest_stats s where s.contest_id = c.id) as entries_count,
+/** The columns of a contest with its settings, over `source` (contests, or a CTE of contests rows). */
+const adminContestSelect = (source: SQL) =>
+  sql`select c.*, (select coalesce(sum(s.entries), 0) from contest_stats s where s.contest_id = c.id) as entries_count,
           c.shopify_secret is not null as has_shopify_secret,
           c.stripe_secret is not null as has_stripe_secret,
           c.webhook_secret is not null as has_webhook_secret
-        from contests c where c.id = ${contestId}`,
-  );
-  if (!row) return undefined;
+        from ${source} c`;
+
+/** The contest as the v1 API shows it, plus its settings (secrets only as "set or not"). */
+function adminContestJson(row: AdminContestRow, now: Date) {
   return {
     ...contestJson(row, now, { withViews: true }),
     teamId: row.team_id,
@@ -279,6 +278,67 @@ export async function getAdminContest(db: Db, contestId: string, now: Date) {
       webhookSecretSet: row.has_webhook_secret,
     },
   };
+}
+
+export async function getAdminContest(db: Db, contestId: string, now: Date) {
+  const row = await queryOne<AdminContestRow>(db, sql`${adminContestSelect(sql`contests`)} where c.id = ${contestId}`);
+  return row ? adminContestJson(row, now) : undefined;
+}
+
+/**
+ * A team's contest with its settings, read with the team's key (one statement, the key check in
+ * it). Another team's contest: contestNotFound.
+ */
+export async function getTeamContest(db: Db, team: Team, contestId: string, now: Date) {
+  if (!isUuid(contestId)) throw Errors.contestNotFound();
+  const row = await queryOne<AdminContestRow>(
+    db,
+    sql`with ${team.cte} _ as (select 1) ${adminContestSelect(sql`contests`)} where c.id = ${contestId} and c.team_id = ${team.id}`,
+  );
+  if (!row) throw Errors.contestNotFound();
+  return adminContestJson(row, now);
+}
+
+/**
+ * A new contest of the key's team, in one statement with the key check (a default slug that
+ * collides is tried again with a random suffix; an explicit one that collides is a 409).
+ */
+export async function createTeamContest(db: Db, random: RandomSource, team: Team, s: ContestSettings & { title: string }, now: Date) {
+  const base = settingsToColumns(s);
+  for (let attempt = 0; ; attempt++) {
+    const slug = s.slug ?? (attempt === 0 ? slugify(s.title) : `${slugify(s.title).slice(0, 72)}-${randomBase62(random, 6).toLowerCase()}`);
+    const insert = db
+      .insert(contests)
+      .values({ ...base, teamId: team.id, title: s.title, slug })
+      .returning()
+      .getSQL();
+    try {
+      const row = await queryOne<AdminContestRow>(db, sql`with ${team.cte} ins as (${insert}) ${adminContestSelect(sql`ins`)}`);
+      return adminContestJson(row!, now);
+    } catch (e) {
+      if (s.slug === undefined && isUniqueViolation(e, 'contests_slug_uq') && attempt < 5) continue;
+      contestWriteError(e);
+    }
+  }
+}
+
+/** Changes the settings of one of the key's team's contests, in one statement with the key check. */
+export async function updateTeamContest(db: Db, team: Team, contestId: string, s: ContestSettings, now: Date) {
+  if (!isUuid(contestId)) throw Errors.contestNotFound();
+  const update = db
+    .update(contests)
+    .set({ ...settingsToColumns(s), updatedAt: now })
+    .where(and(eq(contests.id, contestId), eq(contests.teamId, team.id)))
+    .returning()
+    .getSQL();
+  let row: AdminContestRow | undefined;
+  try {
+    row = await queryOne<AdminContestRow>(db, sql`with ${team.cte} u as (${update}) ${adminContestSelect(sql`u`)}`);
+  } catch (e) {
+    contestWriteError(e);
+  }
+  if (!row) throw Errors.contestNotFound();
+  return adminContestJson(row, now);
 }
 
 export interface BonusActionInput {

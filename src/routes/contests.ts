@@ -6,7 +6,10 @@ import { requireKey } from '../http/auth.js';
 import type { AppEnv } from '../http/context.js';
 import { ok, pagination } from '../http/envelope.js';
 import { Errors } from '../errors.js';
-import { pageParams, pageQuerySchema, queryParams } from '../http/validate.js';
+import { jsonBody, pageParams, pageQuerySchema, queryParams } from '../http/validate.js';
+import { createTeamContest, getTeamContest, updateTeamContest } from '../domain/admin.js';
+import { AdminContest } from '../schemas/admin.js';
+import { createSettings, updateSettings } from '../schemas/contest-settings.js';
 import { apiErrors, okJson, pageJson, pageQuery, security } from '../schemas/common.js';
 import { Contest, ContestWithViews, ViewCount } from '../schemas/contests.js';
 
@@ -80,6 +83,55 @@ export function contestRoutes() {
       if (!row) throw Errors.contestNotFound();
       return ok(c, contestJson(row, c.var.deps.clock.now(), { withViews: true }));
     },
+  );
+
+  // a team's own contests, with the private key: what the console's contest forms call
+  const privateKey = requireKey('private');
+  r.post(
+    '/api/v1/contests',
+    describeRoute({
+      operationId: 'createTeamContest',
+      tags: ['Contests'],
+      summary: "Create a contest of the key's team, with its settings",
+      security: security.privateKey,
+      responses: {
+        201: okJson('The new contest with its settings', AdminContest),
+        ...apiErrors({ access: 'private', body: true }, { 400: true, 409: ['Slug already in use'] }),
+      },
+    }),
+    privateKey,
+    jsonBody(createSettings),
+    async (c) => ok(c, await createTeamContest(c.var.db(), c.var.deps.random, c.var.auth.team, c.req.valid('json'), c.var.deps.clock.now()), 201),
+  );
+
+  r.get(
+    '/api/v1/contests/:contestId/settings',
+    describeRoute({
+      operationId: 'getContestSettings',
+      tags: ['Contests'],
+      summary: 'A contest with every setting (secrets only as set or not)',
+      security: security.privateKey,
+      responses: { 200: okJson('The contest with its settings', AdminContest), ...apiErrors({ access: 'private' }, { 404: ['Contest not found'] }) },
+    }),
+    privateKey,
+    async (c) => ok(c, await getTeamContest(c.var.db(), c.var.auth.team, c.req.param('contestId'), c.var.deps.clock.now())),
+  );
+
+  r.patch(
+    '/api/v1/contests/:contestId',
+    describeRoute({
+      operationId: 'updateTeamContest',
+      tags: ['Contests'],
+      summary: 'Change any of a contest\'s settings',
+      security: security.privateKey,
+      responses: {
+        200: okJson('The contest with its settings', AdminContest),
+        ...apiErrors({ access: 'private', body: true }, { 400: true, 404: ['Contest not found'], 409: ['Slug already in use'] }),
+      },
+    }),
+    privateKey,
+    jsonBody(updateSettings),
+    async (c) => ok(c, await updateTeamContest(c.var.db(), c.var.auth.team, c.req.param('contestId'), c.req.valid('json'), c.var.deps.clock.now())),
   );
 
   r.post(

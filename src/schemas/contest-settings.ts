@@ -1,0 +1,79 @@
+/**
+ * The settings of a contest, as the admin API and a team's private key create and change them:
+ * one set of schemas and messages for both.
+ */
+import * as v from 'valibot';
+import { trimmedString } from '../http/validate.js';
+
+export const nonNegInt = (field: string) =>
+  v.pipe(v.number(`${field} must be a number`), v.integer(`${field} must be an integer`), v.minValue(0, `${field} must be at least 0`), v.maxValue(1_000_000_000, `${field} is too large`));
+
+const riskLimit = (field: string) =>
+  v.pipe(v.number(`${field} must be a number`), v.integer(`${field} must be an integer`), v.minValue(1, `${field} must be between 1 and 1000`), v.maxValue(1000, `${field} must be between 1 and 1000`));
+
+const isoDate = (field: string) =>
+  v.pipe(
+    v.string(`${field} must be an ISO 8601 date`),
+    v.isoTimestamp(`${field} must be an ISO 8601 date`),
+  );
+
+const settingsEntries = {
+  title: v.pipe(trimmedString('title', 200), v.minLength(1, 'title must not be empty')),
+  description: v.nullable(trimmedString('description', 5000)),
+  mode: v.picklist(['giveaway', 'leaderboard', 'waitlist'], 'mode must be one of giveaway, leaderboard, waitlist'),
+  status: v.picklist(['draft', 'active', 'ended', 'paused'], 'status must be one of draft, active, ended, paused'),
+  slug: v.pipe(
+    v.string('Invalid slug'),
+    v.maxLength(100, 'slug must be at most 100 characters'),
+    v.regex(/^[a-z0-9]+(?:-[a-z0-9]+)*$/, 'slug must be lowercase letters, digits and single dashes'),
+  ),
+  startDate: v.nullable(isoDate('startDate')),
+  endDate: v.nullable(isoDate('endDate')),
+  isEvergreen: v.boolean('isEvergreen must be a boolean'),
+  campaignType: v.picklist(['viral', 'referral', 'affiliate'], 'campaignType must be one of viral, referral, affiliate'),
+  requireEmailConfirmation: v.boolean('requireEmailConfirmation must be a boolean'),
+  referral: v.object({
+    advocatePoints: v.optional(nonNegInt('referral.advocatePoints')),
+    friendPoints: v.optional(nonNegInt('referral.friendPoints')),
+    creditOn: v.optional(v.picklist(['create', 'confirm'], 'referral.creditOn must be create or confirm')),
+  }),
+  risk: v.object({
+    mode: v.optional(v.picklist(['flag', 'hold', 'block'], 'risk.mode must be one of flag, hold, block')),
+    maxEntriesPerIpPerHour: v.optional(riskLimit('risk.maxEntriesPerIpPerHour')),
+    maxReferralsPerHour: v.optional(riskLimit('risk.maxReferralsPerHour')),
+  }),
+  purchaseTracking: v.object({
+    enabled: v.optional(v.boolean('purchaseTracking.enabled must be a boolean')),
+    pointsPerPurchase: v.optional(nonNegInt('purchaseTracking.pointsPerPurchase')),
+    pointsPerCurrencyUnit: v.optional(
+      v.pipe(
+        v.number('purchaseTracking.pointsPerCurrencyUnit must be a number'),
+        v.finite('purchaseTracking.pointsPerCurrencyUnit must be a number'),
+        v.minValue(0, 'purchaseTracking.pointsPerCurrencyUnit must be at least 0'),
+        v.maxValue(1_000_000, 'purchaseTracking.pointsPerCurrencyUnit is too large'),
+      ),
+    ),
+  }),
+  externalTracking: v.object({ enabled: v.optional(v.boolean('externalTracking.enabled must be a boolean')) }),
+  affiliate: v.object({
+    commissionPercent: v.optional(
+      v.pipe(
+        v.number('affiliate.commissionPercent must be a number'),
+        v.finite('affiliate.commissionPercent must be a number'),
+        v.minValue(0, 'affiliate.commissionPercent must be between 0 and 100'),
+        v.maxValue(100, 'affiliate.commissionPercent must be between 0 and 100'),
+      ),
+    ),
+  }),
+  shopifySecret: v.nullable(v.pipe(v.string('Invalid shopifySecret'), v.minLength(1), v.maxLength(500))),
+  stripeSecret: v.nullable(v.pipe(v.string('Invalid stripeSecret'), v.minLength(1), v.maxLength(500))),
+  toolType: v.nullable(v.picklist(['content_gate'], 'toolType must be content_gate or null (games are made with the instant-win API)')),
+};
+
+type Optionalize<T extends Record<string, v.GenericSchema>> = { [K in keyof T]: v.OptionalSchema<T[K], undefined> };
+const optionalAll = <T extends Record<string, v.GenericSchema>>(o: T) =>
+  Object.fromEntries(Object.entries(o).map(([k, s]) => [k, v.optional(s)])) as Optionalize<T>;
+
+export const updateSettings = v.object(optionalAll(settingsEntries));
+export const createSettings = v.object({ ...optionalAll(settingsEntries), title: settingsEntries.title });
+
