@@ -154,18 +154,6 @@ async function scenario(browser: Browser, origin: string, runtime: string) {
     await page.getByRole('heading', { name: 'Teams' }).waitFor();
     await checkPage(page, runtime, 'teams', axeResults);
 
-    // ---- the team's data, made through the API
-    const contest = await api(origin, 'POST', `/api/admin/teams/${teamId}/contests`, {
-      body: { title: 'Console giveaway', status: 'active', isEvergreen: true, requireEmailConfirmation: false, referral: { advocatePoints: 10, friendPoints: 5 } },
-    });
-    expect(contest.status).toBe(201);
-    const contestId = contest.body.data.id as string;
-    const ann = await api(origin, 'POST', `/api/v1/contests/${contestId}/entries`, { key: privateKey, body: { email: 'ann@example.com', name: 'Ann' } });
-    await api(origin, 'POST', `/api/v1/contests/${contestId}/entries`, { key: privateKey, body: { email: 'bob@example.com', name: 'Bob', referralCode: ann.body.data.referralCode } });
-    // an alias of Ann referred by Ann: flagged high (email_alias, self_referral)
-    const alias = await api(origin, 'POST', `/api/v1/contests/${contestId}/entries`, { key: privateKey, body: { email: 'ann+2@example.com', name: 'Ann Two', referralCode: ann.body.data.referralCode } });
-    expect(alias.status).toBe(201);
-
     // ---- sign out, then in with the private key
     await page.getByRole('button', { name: 'Sign out' }).click();
     expect(await page.evaluate(() => sessionStorage.length)).toBe(0);
@@ -173,6 +161,37 @@ async function scenario(browser: Browser, origin: string, runtime: string) {
     await page.keyboard.press('Enter');
     await page.getByRole('heading', { name: 'Contests' }).waitFor();
     await expect.poll(() => page.locator('header .who').textContent()).toBe(`Console ${runtime}`);
+
+    // ---- a contest, created and set up in the console
+    await page.getByLabel('New contest').fill('Console giveaway');
+    await page.getByRole('button', { name: 'Create contest' }).click();
+    await page.getByRole('heading', { name: 'Settings' }).waitFor();
+    const contestId = page.url().split('/').pop()!;
+    await page.getByLabel('Status').selectOption('active');
+    await page.getByLabel('Entries confirm their email').uncheck();
+    await page.getByLabel('Points to the referrer').fill('10');
+    await page.getByLabel('Points to the new entry').fill('5');
+    await page.getByRole('button', { name: 'Save settings' }).click();
+    await page.getByText('Saved.').waitFor();
+    const settings = await api(origin, 'GET', `/api/v1/contests/${contestId}/settings`, { key: privateKey });
+    expect(settings.body.data).toMatchObject({ title: 'Console giveaway', status: 'active', requireEmailConfirmation: false, referral: { advocatePoints: 10, friendPoints: 5 } });
+    // a bad value is refused with the API's sentence next to the form
+    await page.getByLabel('Starts').fill('2031-02-01T10:00');
+    await page.getByLabel('Ends').fill('2031-01-01T10:00');
+    await page.getByRole('button', { name: 'Save settings' }).click();
+    await expect.poll(() => page.locator('section[aria-labelledby="settings-h"] [role="alert"]').textContent()).toBe('endDate must be after startDate');
+    await page.getByLabel('Starts').fill('');
+    await page.getByLabel('Ends').fill('');
+
+    // ---- entries made through the API appear
+    const ann = await api(origin, 'POST', `/api/v1/contests/${contestId}/entries`, { key: privateKey, body: { email: 'ann@example.com', name: 'Ann' } });
+    expect(ann.status).toBe(201);
+    await api(origin, 'POST', `/api/v1/contests/${contestId}/entries`, { key: privateKey, body: { email: 'bob@example.com', name: 'Bob', referralCode: ann.body.data.referralCode } });
+    // an alias of Ann referred by Ann: flagged high (email_alias, self_referral)
+    const alias = await api(origin, 'POST', `/api/v1/contests/${contestId}/entries`, { key: privateKey, body: { email: 'ann+2@example.com', name: 'Ann Two', referralCode: ann.body.data.referralCode } });
+    expect(alias.status).toBe(201);
+    await page.getByRole('link', { name: 'Contests', exact: true }).click();
+    await page.getByRole('heading', { name: 'Contests' }).waitFor();
     await checkPage(page, runtime, 'contests', axeResults);
     await page.getByRole('link', { name: 'Console giveaway' }).click();
     await page.getByRole('heading', { name: 'Entries' }).waitFor();

@@ -4,6 +4,7 @@ import { useState } from 'hono/jsx/dom';
 import { type Credential, apiClient, authHeaders, messageOf, must } from '../api.js';
 import { navigate, useLocation } from '../router.js';
 import { Action, ErrorLine, Link, Pager, formValues, useLoad, when } from '../ui.js';
+import { ContestSettings, NewContest } from './contest-settings.js';
 
 type Team = Extract<Credential, { kind: 'team' }>;
 
@@ -14,10 +15,11 @@ export function ContestsPage(props: { cred: Team }) {
   return (
     <>
       <h1>Contests</h1>
+      <NewContest cred={props.cred} />
       <ErrorLine error={list.error} />
       {list.data ? (
         list.data.data.length === 0 ? (
-          <p>This team has no contest yet. Contests are created with the admin API (see the API reference at /docs).</p>
+          <p>This team has no contest yet: create one above.</p>
         ) : (
           <>
             <table>
@@ -485,6 +487,7 @@ export function ContestPage(props: { cred: Team; contestId: string }) {
           <Entries cred={props.cred} contestId={props.contestId} />
           <Draws cred={props.cred} contestId={props.contestId} />
           <Export cred={props.cred} contestId={props.contestId} />
+          <ContestSettings cred={props.cred} contestId={props.contestId} onSaved={contest.reload} />
         </>
       ) : null}
     </>

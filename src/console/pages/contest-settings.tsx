@@ -1,0 +1,200 @@
+/** @jsxImportSource hono/jsx/dom */
+/** A contest's settings (private key): create a contest, and edit every setting of one. */
+import { useState } from 'hono/jsx/dom';
+import { type Credential, apiClient, messageOf, must } from '../api.js';
+import { navigate } from '../router.js';
+import { ErrorLine, formValues, useLoad } from '../ui.js';
+
+type Team = Extract<Credential, { kind: 'team' }>;
+
+const MODES = ['giveaway', 'leaderboard', 'waitlist'] as const;
+const STATUSES = ['draft', 'active', 'paused', 'ended'] as const;
+
+/** datetime-local's value for an ISO date, and back (empty: no date) */
+const toLocal = (iso: string | null | undefined) => {
+  if (!iso) return '';
+  const d = new Date(iso);
+  return new Date(d.getTime() - d.getTimezoneOffset() * 60_000).toISOString().slice(0, 16);
+};
+const fromLocal = (v: string | undefined) => (v ? new Date(v).toISOString() : null);
+const int = (v: string | undefined) => Number(v ?? '');
+
+export function NewContest(props: { cred: Team }) {
+  const api = apiClient(props.cred);
+  const [error, setError] = useState<string | null>(null);
+  return (
+    <form
+      class="inline"
+      onSubmit={async (e: Event) => {
+        const v = formValues(e);
+        setError(null);
+        try {
+          const c = (
+            await must(
+              api.POST('/api/v1/contests', {
+                body: { title: v.title ?? '', mode: (v.mode ?? 'giveaway') as (typeof MODES)[number], status: 'draft', isEvergreen: true },
+              }),
+            )
+          ).data;
+          navigate(`/console/contests/${c.id}`);
+        } catch (err) {
+          setError(messageOf(err));
+        }
+      }}
+    >
+      <label for="new-contest-title">New contest</label>
+      <input id="new-contest-title" name="title" required maxlength={200} placeholder="Summer giveaway" />
+      <label for="new-contest-mode">Mode</label>
+      <select id="new-contest-mode" name="mode">
+        {MODES.map((m) => (
+          <option value={m}>{m}</option>
+        ))}
+      </select>
+      <button type="submit">Create contest</button>
+      <ErrorLine error={error} />
+    </form>
+  );
+}
+
+export function ContestSettings(props: { cred: Team; contestId: string; onSaved: () => void }) {
+  const api = apiClient(props.cred);
+  const path = { params: { path: { contestId: props.contestId } } };
+  const current = useLoad(async () => must(api.GET('/api/v1/contests/{contestId}/settings', path)), [props.contestId]);
+  const [error, setError] = useState<string | null>(null);
+  const [saved, setSaved] = useState(false);
+  const c = current.data?.data;
+  if (current.error) return <ErrorLine error={current.error} />;
+  if (!c) return null;
+  return (
+    <section aria-labelledby="settings-h">
+      <h2 id="settings-h">Settings</h2>
+      <form
+        class="settings"
+        onSubmit={async (e: Event) => {
+          const v = formValues(e);
+          setError(null);
+          setSaved(false);
+          try {
+            await must(
+              api.PATCH('/api/v1/contests/{contestId}', {
+                ...path,
+                body: {
+                  title: v.title ?? '',
+                  description: v.description ? v.description : null,
+                  status: v.status as (typeof STATUSES)[number],
+                  mode: v.mode as (typeof MODES)[number],
+                  isEvergreen: v.isEvergreen === 'on',
+                  startDate: fromLocal(v.startDate),
+                  endDate: fromLocal(v.endDate),
+                  requireEmailConfirmation: v.requireEmailConfirmation === 'on',
+                  referral: { advocatePoints: int(v.advocatePoints), friendPoints: int(v.friendPoints), creditOn: v.creditOn === 'confirm' ? 'confirm' : 'create' },
+                  risk: {
+                    mode: (v.riskMode ?? 'flag') as 'flag' | 'hold' | 'block',
+                    maxEntriesPerIpPerHour: int(v.maxEntriesPerIpPerHour),
+                    maxReferralsPerHour: int(v.maxReferralsPerHour),
+                  },
+                  purchaseTracking: {
+                    enabled: v.purchaseEnabled === 'on',
+                    pointsPerPurchase: int(v.pointsPerPurchase),
+                    pointsPerCurrencyUnit: Number(v.pointsPerCurrencyUnit ?? ''),
+                  },
+                },
+              }),
+            );
+            setSaved(true);
+            current.reload();
+            props.onSaved();
+          } catch (err) {
+            setError(messageOf(err));
+          }
+        }}
+      >
+        <fieldset>
+          <legend>The contest</legend>
+          <label for="s-title">Title</label>
+          <input id="s-title" name="title" required maxlength={200} value={c.title} />
+          <label for="s-description">Description</label>
+          <input id="s-description" name="description" maxlength={5000} value={c.description ?? ''} />
+          <label for="s-status">Status</label>
+          <select id="s-status" name="status">
+            {STATUSES.map((s) => (
+              <option value={s} selected={c.status === s}>
+                {s}
+              </option>
+            ))}
+          </select>
+          <label for="s-mode">Mode</label>
+          <select id="s-mode" name="mode">
+            {MODES.map((m) => (
+              <option value={m} selected={c.mode === m}>
+                {m}
+              </option>
+            ))}
+          </select>
+          <label>
+            <input type="checkbox" name="isEvergreen" checked={c.isEvergreen} /> Evergreen (runs with no end)
+          </label>
+          <label for="s-start">Starts</label>
+          <input id="s-start" name="startDate" type="datetime-local" value={toLocal(c.startDate)} />
+          <label for="s-end">Ends</label>
+          <input id="s-end" name="endDate" type="datetime-local" value={toLocal(c.endDate)} />
+          <label>
+            <input type="checkbox" name="requireEmailConfirmation" checked={c.requireEmailConfirmation} /> Entries confirm their email
+          </label>
+        </fieldset>
+        <fieldset>
+          <legend>Referrals</legend>
+          <label for="s-adv">Points to the referrer</label>
+          <input id="s-adv" name="advocatePoints" type="number" min={0} required value={String(c.referral.advocatePoints)} />
+          <label for="s-friend">Points to the new entry</label>
+          <input id="s-friend" name="friendPoints" type="number" min={0} required value={String(c.referral.friendPoints)} />
+          <label for="s-credit">Credited</label>
+          <select id="s-credit" name="creditOn">
+            <option value="create" selected={c.referral.creditOn === 'create'}>
+              when the entry is created
+            </option>
+            <option value="confirm" selected={c.referral.creditOn === 'confirm'}>
+              when the entry confirms its email
+            </option>
+          </select>
+        </fieldset>
+        <fieldset>
+          <legend>Risk rules</legend>
+          <label for="s-risk">When an entry looks risky</label>
+          <select id="s-risk" name="riskMode">
+            <option value="flag" selected={c.risk.mode === 'flag'}>
+              flag it only
+            </option>
+            <option value="hold" selected={c.risk.mode === 'hold'}>
+              hold its referral points until approved
+            </option>
+            <option value="block" selected={c.risk.mode === 'block'}>
+              refuse high-risk entries
+            </option>
+          </select>
+          <label for="s-ip">Entries per address per hour before a flag</label>
+          <input id="s-ip" name="maxEntriesPerIpPerHour" type="number" min={1} max={1000} required value={String(c.risk.maxEntriesPerIpPerHour)} />
+          <label for="s-refs">Referrals per referrer per hour before a flag</label>
+          <input id="s-refs" name="maxReferralsPerHour" type="number" min={1} max={1000} required value={String(c.risk.maxReferralsPerHour)} />
+        </fieldset>
+        <fieldset>
+          <legend>Purchases</legend>
+          <label>
+            <input type="checkbox" name="purchaseEnabled" checked={c.purchaseTracking.enabled} /> Purchases earn points
+          </label>
+          <label for="s-ppp">Points per purchase</label>
+          <input id="s-ppp" name="pointsPerPurchase" type="number" min={0} required value={String(c.purchaseTracking.pointsPerPurchase)} />
+          <label for="s-ppu">Points per currency unit</label>
+          <input id="s-ppu" name="pointsPerCurrencyUnit" type="number" min={0} step="any" required value={String(c.purchaseTracking.pointsPerCurrencyUnit)} />
+        </fieldset>
+        <button type="submit">Save settings</button>
+        {saved ? (
+          <p role="status" class="ok">
+            Saved.
+          </p>
+        ) : null}
+        <ErrorLine error={error} />
+      </form>
+    </section>
+  );
+}
