@@ -107,13 +107,15 @@ async function main() {
     for (let i = 0; i < 5; i++) actions.push(await createBonusAction(db, contest.id, { action: `action_${i}`, points: 5 + i }));
     const seedStart = Date.now();
     const advocates = Math.max(1, Math.floor(N / 10));
+    /** seconds between two seeded entries: N entries over the last 30 days, as a real contest's would be */
+    const spread = (30 * 86_400) / N;
     await query(
       db,
       sql`insert into entries (contest_id, email, name, referral_code, points, email_confirmed, confirmed_at, disqualified, created_at)
           select ${contest.id}, ${FIRST}[1 + i % 50] || '.' || ${LAST}[1 + (i / 50) % 50] || i || '@' || ${DOMAINS}[1 + (i / 7) % 10], initcap(${FIRST}[1 + i % 50]) || ' ' || initcap(${LAST}[1 + (i / 50) % 50]), 'R' || lpad(i::text, 9, '0'),
-                 floor(power(random(), 3) * 1000)::int, random() < 0.9, now(), random() < 0.01,
-                 now() - interval '30 days' + (i || ' milliseconds')::interval
-          from generate_series(1, ${advocates}::int) i`,
+                 floor(power(random(), 3) * 1000)::int, x.ok, case when x.ok then x.at + interval '10 minutes' end, random() < 0.01, x.at
+          from generate_series(1, ${advocates}::int) i,
+               lateral (select random() < 0.9 + i * 0 as ok, now() - interval '30 days' + (i * ${spread}::float8) * interval '1 second' as at) x`,
     );
     if (N > advocates) {
       await query(
@@ -121,9 +123,9 @@ async function main() {
         sql`insert into entries (contest_id, email, name, referral_code, referred_by, points, email_confirmed, confirmed_at, disqualified, created_at)
             select ${contest.id}, ${FIRST}[1 + i % 50] || '.' || ${LAST}[1 + (i / 50) % 50] || i || '@' || ${DOMAINS}[1 + (i / 7) % 10], initcap(${FIRST}[1 + i % 50]) || ' ' || initcap(${LAST}[1 + (i / 50) % 50]), 'R' || lpad(i::text, 9, '0'),
                    case when i % 3 = 0 then (select id from entries r where r.referral_code = 'R' || lpad(((i % ${advocates}::int) + 1)::text, 9, '0')) end,
-                   floor(power(random(), 3) * 1000)::int, random() < 0.9, now(), random() < 0.01,
-                   now() - interval '30 days' + (i || ' milliseconds')::interval
-            from generate_series(${advocates + 1}::int, ${N}::int) i`,
+                   floor(power(random(), 3) * 1000)::int, x.ok, case when x.ok then x.at + interval '10 minutes' end, random() < 0.01, x.at
+            from generate_series(${advocates + 1}::int, ${N}::int) i,
+                 lateral (select random() < 0.9 + i * 0 as ok, now() - interval '30 days' + (i * ${spread}::float8) * interval '1 second' as at) x`,
       );
     }
     await query(
@@ -133,8 +135,8 @@ async function main() {
     );
     await query(
       db,
-      sql`insert into bonus_completions (entry_id, bonus_action_id, contest_id, points_awarded)
-          select id, ${actions[0]!.id}, contest_id, 0 from entries where contest_id = ${contest.id} and random() < 0.2`,
+      sql`insert into bonus_completions (entry_id, bonus_action_id, contest_id, points_awarded, completed_at)
+          select id, ${actions[0]!.id}, contest_id, 0, created_at + interval '5 minutes' from entries where contest_id = ${contest.id} and random() < 0.2`,
     );
     await query(db, sql`create table bench_writes (id bigserial primary key)`);
     // what autovacuum does after a bulk load: statistics, visibility map, GIN pending lists merged
@@ -193,9 +195,10 @@ async function main() {
     const pendingCount = smoke ? 5_000 : quick ? 20_000 : 200_000;
     const pending = await query<{ id: string }>(
       db,
-      sql`insert into instant_win_plays (game_id, tier_id, status, random_value, cookie_hash, play_day, expires_at)
-          select ${gameId}, ${prizeTier}, 'pending', 1, ${await hashCookie(claimCookie)}, current_date, now() + interval '24 hours'
-          from generate_series(1, ${pendingCount}::int) returning id`,
+      sql`insert into instant_win_plays (game_id, tier_id, drawn_tier_id, status, random_value, cookie_hash, play_day, expires_at, created_at)
+          select ${gameId}, ${prizeTier}, ${prizeTier}, 'pending', 1, ${await hashCookie(claimCookie)}, current_date, now() + interval '24 hours',
+                 now() - interval '7 days' + (i * ${(7 * 86_400) / pendingCount}::float8) * interval '1 second'
+          from generate_series(1, ${pendingCount}::int) i returning id`,
     );
     await h.close();
 
@@ -251,7 +254,17 @@ async function main() {
         path: () => `/api/v1/instant-win-games/${gameId}/plays/${pending[next() % pending.length]!.id}/claim`,
         body: () => ({ email: `winner-${runTag}-${k}@example.com`, playCookie: claimCookie }),
       },
+      { name: 'contest series (48 hours)', method: 'GET', key: priv, path: () => `/api/v1/contests/${contest.id}/series` },
+      { name: 'contest series (30 days)', method: 'GET', key: priv, path: () => `/api/v1/contests/${contest.id}/series?interval=day` },
+      { name: 'game series (7 days)', method: 'GET', key: priv, path: () => `/api/v1/instant-win-games/${gameId}/series?interval=day&from=${new Date(Date.now() - 6 * 86_400_000).toISOString().slice(0, 10)}` },
     ];
+
+    // the time series' first read counts the whole history once (src/domain/series.ts); timed here, then warm in the load
+    for (const path of [`/api/v1/contests/${contest.id}/series?interval=day`, `/api/v1/instant-win-games/${gameId}/series?interval=day`]) {
+      const t0 = performance.now();
+      const r = await call('GET', path, priv);
+      log(`  ${path.split('?')[0]!.split('/')[3]} series, first read (counts the history once): ${(performance.now() - t0).toFixed(0)} ms, ${r.status}`);
+    }
 
     // round trips, from sequential requests
     const trips: Record<string, { roundTrips: number; status: number }> = {};

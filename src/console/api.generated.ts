@@ -278,6 +278,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/contests/{contestId}/series": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Entries, confirmations, referrals and bonus completions per hour or day over a range (UTC) */
+        get: operations["getContestSeries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/instant-win-games/{gameId}/series": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Plays, wins and draws per tier, per hour or day over a range (UTC) */
+        get: operations["getGameSeries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/contests/{contestId}/purchases": {
         parameters: {
             query?: never;
@@ -3981,6 +4015,301 @@ export interface operations {
                 };
             };
             /** @description `Contest not found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `Too many requests`; `Retry-After` says when to try again */
+            429: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `Internal server error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+        };
+    };
+    getContestSeries: {
+        parameters: {
+            query?: {
+                /** @description bucket size, in UTC (default hour) */
+                interval?: "hour" | "day";
+                /** @description the first bucket is the one holding this instant (default: 47 hours or 29 days before to) */
+                from?: string;
+                /** @description the last bucket is the one holding this instant (default: now) */
+                to?: string;
+            };
+            header?: never;
+            path: {
+                contestId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every bucket of the range, oldest first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: {
+                            /** @enum {string} */
+                            interval: "hour" | "day";
+                            /**
+                             * Format: date-time
+                             * @description start of the first bucket
+                             */
+                            from: string;
+                            /**
+                             * Format: date-time
+                             * @description start of the last bucket
+                             */
+                            to: string;
+                            buckets: {
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 date-time (UTC)
+                                 */
+                                start: string;
+                                /** @description entries created */
+                                entries: number;
+                                /** @description emails confirmed */
+                                confirmations: number;
+                                /** @description entries created with a referral code */
+                                referrals: number;
+                                /** @description bonus actions completed (manual ones when submitted) */
+                                bonusCompletions: number;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description `interval must be hour or day`, `from must not be after to`, `from and to span N hours; at most 1000 buckets, so use interval=day or a shorter range` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `Missing or invalid API key` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `This endpoint requires a private API key` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `Contest not found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `Too many requests`; `Retry-After` says when to try again */
+            429: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `Internal server error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+        };
+    };
+    getGameSeries: {
+        parameters: {
+            query?: {
+                /** @description bucket size, in UTC (default hour) */
+                interval?: "hour" | "day";
+                /** @description the first bucket is the one holding this instant (default: 47 hours or 29 days before to) */
+                from?: string;
+                /** @description the last bucket is the one holding this instant (default: now) */
+                to?: string;
+            };
+            header?: never;
+            path: {
+                gameId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every bucket of the range, oldest first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: {
+                            /** @enum {string} */
+                            interval: "hour" | "day";
+                            /**
+                             * Format: date-time
+                             * @description start of the first bucket
+                             */
+                            from: string;
+                            /**
+                             * Format: date-time
+                             * @description start of the last bucket
+                             */
+                            to: string;
+                            buckets: {
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 date-time (UTC)
+                                 */
+                                start: string;
+                                plays: number;
+                                /** @description prizes given, by tier id */
+                                wins: {
+                                    [key: string]: number;
+                                };
+                                /** @description what the random number drew, by tier id ("none": no prize), before any stock ran out: compare with the configured odds */
+                                drawn: {
+                                    [key: string]: number;
+                                };
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description `interval must be hour or day`, `from must not be after to`, `from and to span N hours; at most 1000 buckets, so use interval=day or a shorter range` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `Missing or invalid API key` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `This endpoint requires a private API key` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `Game not found` */
             404: {
                 headers: {
                     [name: string]: unknown;

@@ -186,6 +186,8 @@ export const entries = pgTable(
       .where(sql`${t.emailConfirmed} and not ${t.disqualified}`),
     // erased entries per contest (lists subtract them from contest_stats' total)
     index('entries_erased_idx').on(t.contestId).where(sql`${t.erasedAt} is not null`),
+    // time series (src/domain/series.ts): a contest's confirmations by time
+    index('entries_contest_confirmed_idx').on(t.contestId, t.confirmedAt).where(sql`${t.confirmedAt} is not null`),
     check('entries_points_ck', sql`${t.points} >= 0 and ${t.pointsUsed} >= 0`),
     check('entries_commission_ck', sql`${t.commission} >= 0`),
     check('entries_contact_ck', sql`${t.email} is not null or ${t.phone} is not null or ${t.erasedAt} is not null`),
@@ -301,6 +303,8 @@ export const bonusCompletions = pgTable(
     uniqueIndex('bonus_completions_entry_action_uq').on(t.entryId, t.bonusActionId),
     index('bonus_completions_contest_idx').on(t.contestId),
     index('bonus_completions_action_idx').on(t.bonusActionId),
+    // time series (src/domain/series.ts): a contest's completions by time
+    index('bonus_completions_contest_time_idx').on(t.contestId, t.completedAt),
   ],
 );
 
@@ -765,4 +769,31 @@ export const disposableDomainsSource = pgTable('disposable_domains_source', {
   version: text('version').notNull(),
   domains: integer('domains').notNull(),
   loadedAt: ts('loaded_at').notNull().defaultNow(),
+});
+
+/**
+ * Time series rollups (src/domain/series.ts): how many of each metric happened in each settled
+ * UTC hour of a contest or game. Hours are counted once from the base tables, the first time a
+ * series is read after they settle, and never change afterwards; `series_filled.until` is where
+ * the counted hours end (the recent ones are counted live on every read).
+ */
+export const seriesHours = pgTable(
+  'series_hours',
+  {
+    ownerId: uuid('owner_id')
+      .notNull()
+      .references(() => contests.id, { onDelete: 'cascade' }),
+    /** entries | confirmations | referrals | bonus_completions | plays | won:<tier id> | drawn:<tier id or none> */
+    metric: text('metric').notNull(),
+    hour: ts('hour').notNull(),
+    n: bigint('n', { mode: 'number' }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.ownerId, t.hour, t.metric] })],
+);
+
+export const seriesFilled = pgTable('series_filled', {
+  ownerId: uuid('owner_id')
+    .primaryKey()
+    .references(() => contests.id, { onDelete: 'cascade' }),
+  until: ts('until').notNull(),
 });
