@@ -37,6 +37,9 @@ export default defineConfig({
     // three files at once went past max_connections (100).
     ...(process.env.TEST_DATABASE_URL ? {} : { maxWorkers: Math.max(3, availableParallelism()) }),
     testTimeout: 30_000,
+    // expect.poll waits for what a page or a background job shows; 1 s (the default) is too
+    // short on 2 busy cores (a console reveal on workerd took longer in the full run)
+    expect: { poll: { timeout: 10_000 } },
     hookTimeout: 60_000,
     reporters: ['default'],
   },

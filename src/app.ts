@@ -17,6 +17,7 @@ import { toHex } from './lib/crypto.js';
 import { adminRoutes } from './routes/admin.js';
 import { analyticsRoutes } from './routes/analytics.js';
 import { seriesRoutes } from './routes/series.js';
+import { contestBonusActionRoutes } from './routes/contest-bonus-actions.js';
 import { bonusActionRoutes } from './routes/bonus-actions.js';
 import { confirmRoutes } from './routes/confirm.js';
 import { consoleRoutes } from './routes/console.js';
@@ -108,6 +109,7 @@ export function createApp(deps: Deps) {
   app.route('/', contestRoutes());
   app.route('/', entryRoutes());
   app.route('/', bonusActionRoutes());
+  app.route('/', contestBonusActionRoutes());
   app.route('/', analyticsRoutes());
   app.route('/', seriesRoutes());
   app.route('/', purchaseRoutes());

@@ -56,6 +56,7 @@ export const Errors = {
   missingEntryOrBonusActionId: def(400, 'Missing entryId or bonusActionId'),
   entryOrBonusActionNotFound: def(404, 'Entry or bonus action not found'),
   entryDisqualified: def(403, 'Entry is disqualified'),
+  bonusActionNotFound: def(404, 'Bonus action not found'),
 
   // purchases and webhooks (contract §5)
   amountMustBePositive: def(400, 'Amount must be positive'),

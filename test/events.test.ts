@@ -229,6 +229,64 @@ describe('events', () => {
     }
   });
 
+  it('a rotated secret signs at once; the old one also signs until it expires, then not; another team cannot rotate', async () => {
+    const team = await fresh();
+    const ep = await endpoint({}, team);
+    const key = { key: team.privateKey };
+    const rot = await env.request('POST', `/api/v1/webhook-endpoints/${ep.id}/rotate-secret`, { ...key, body: { previousSecretValidHours: 2 } });
+    expect(rot.status, rot.text).toBe(200);
+    expect(rot.headers.get('server-timing')).toMatch(/desc="1 round trip"$/);
+    const next = rot.body.data as { secret: string; previousSecretExpiresAt: string };
+    expect(next.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+    expect(next.secret).not.toBe(ep.secret);
+    expect(new Date(next.previousSecretExpiresAt).getTime() - env.clock.now().getTime()).toBeGreaterThan(2 * 3_600_000 - 5_000);
+    expect(rot.body.data).toMatchObject({ id: ep.id, enabled: true });
+    // the secret is never shown again
+    const list = await env.request('GET', '/api/v1/webhook-endpoints', key);
+    expect(list.text).not.toContain(next.secret);
+
+    expect((await env.request('POST', `/api/v1/webhook-endpoints/${ep.id}/test`, key)).status).toBe(202);
+    await env.settle();
+    expect(received).toHaveLength(1);
+    expect(received[0]!.headers['webhook-signature']!.split(' ')).toHaveLength(2);
+    expect(verify(next.secret, received[0]!)).toEqual(received[0]!.json);
+    expect(verify(ep.secret, received[0]!)).toEqual(received[0]!.json);
+
+    // once those hours are over (moved here in the database: the receiver checks timestamps against real time) the old secret signs no more
+    await query(env.db, sql`update webhook_endpoints set previous_secret_until = ${new Date(env.clock.now().getTime() - 1_000).toISOString()}::timestamptz where id = ${ep.id}`);
+    received = [];
+    expect((await env.request('POST', `/api/v1/webhook-endpoints/${ep.id}/test`, key)).status).toBe(202);
+    await env.settle();
+    expect(received[0]!.headers['webhook-signature']!.split(' ')).toHaveLength(1);
+    expect(verify(next.secret, received[0]!)).toEqual(received[0]!.json);
+    expect(() => verify(ep.secret, received[0]!)).toThrow();
+
+    // 0 hours: the old one stops at once
+    const now0 = await env.request('POST', `/api/v1/webhook-endpoints/${ep.id}/rotate-secret`, { ...key, body: { previousSecretValidHours: 0 } });
+    expect(now0.body.data.previousSecretExpiresAt).toBeNull();
+    received = [];
+    await env.request('POST', `/api/v1/webhook-endpoints/${ep.id}/test`, key);
+    await env.settle();
+    expect(() => verify(next.secret, received[0]!)).toThrow();
+    expect(verify(now0.body.data.secret, received[0]!)).toEqual(received[0]!.json);
+
+    for (const [body, message] of [
+      [{ previousSecretValidHours: 73 }, 'previousSecretValidHours must be a whole number from 0 to 72'],
+      [{ previousSecretValidHours: 1.5 }, 'previousSecretValidHours must be a whole number from 0 to 72'],
+      [{ previousSecretValidHours: '24' }, 'previousSecretValidHours must be a whole number from 0 to 72'],
+    ] as const) {
+      const r = await env.request('POST', `/api/v1/webhook-endpoints/${ep.id}/rotate-secret`, { ...key, body });
+      expect([r.status, r.body]).toEqual([400, { success: false, error: message }]);
+    }
+    const other = await env.team();
+    const theirs = await env.request('POST', `/api/v1/webhook-endpoints/${ep.id}/rotate-secret`, { key: other.privateKey, body: {} });
+    expect([theirs.status, theirs.body]).toEqual([404, { success: false, error: 'Webhook endpoint not found' }]);
+    const pub = await env.request('POST', `/api/v1/webhook-endpoints/${ep.id}/rotate-secret`, { key: team.publicKey, body: {} });
+    expect(pub.status).toBe(403);
+    const stored = await query<{ secret: string }>(env.db, sql`select secret from webhook_endpoints where id = ${ep.id}`);
+    expect(stored[0]!.secret).toBe(now0.body.data.secret);
+  });
+
   it('one event goes to every enabled endpoint subscribed to it, with the same webhook-id; others get nothing', async () => {
     const team = await fresh();
     const all = await endpoint({ url: 'https://hooks.example.test/all' }, team);

@@ -197,6 +197,21 @@ const ENDPOINTS: Endpoint[] = [
   },
   {
     method: 'POST',
+    route: '/api/v1/contests/:contestId/bonus-actions',
+    path: () => `/api/v1/contests/${fx.contestId}/bonus-actions`,
+    headers: priv,
+    body: () => ({ action: 'share', description: 'Share it', icon: 'share', iconColor: '#000', points: 2, confirmationType: 'manual', destinationUrl: 'https://example.com/s', order: 9 }),
+  },
+  {
+    method: 'PATCH',
+    route: '/api/v1/bonus-actions/:bonusActionId',
+    path: () => `/api/v1/bonus-actions/${fx.bonusActionId}`,
+    headers: priv,
+    // the values it was created with: the complete/verify baselines keep working
+    body: () => ({ action: 'visit', points: 3, confirmationType: 'auto' }),
+  },
+  {
+    method: 'POST',
     route: '/api/v1/contests',
     path: () => '/api/v1/contests',
     headers: priv,
@@ -408,6 +423,13 @@ const ENDPOINTS: Endpoint[] = [
     headers: hooks,
     // enabled stays false: see the setup
     body: () => ({ url: 'https://hooks.example.test/in', events: ['entry.created'], enabled: false, description: 'CRM' }),
+  },
+  {
+    method: 'POST',
+    route: '/api/v1/webhook-endpoints/:id/rotate-secret',
+    path: () => `/api/v1/webhook-endpoints/${fx.webhookEndpointId}/rotate-secret`,
+    headers: hooks,
+    body: () => ({ previousSecretValidHours: 24 }),
   },
   // the test event and the retry before the endpoint's deletion: all three are sent last, in this order
   { method: 'POST', route: '/api/v1/webhook-endpoints/:id/test', path: () => `/api/v1/webhook-endpoints/${fx.webhookEndpointId}/test`, headers: hooks },

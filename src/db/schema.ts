@@ -305,6 +305,8 @@ export const bonusCompletions = pgTable(
     index('bonus_completions_action_idx').on(t.bonusActionId),
     // time series (src/domain/series.ts): a contest's completions by time
     index('bonus_completions_contest_time_idx').on(t.contestId, t.completedAt),
+    // the review queue of manual completions (GET .../bonus-completions?status=pending)
+    index('bonus_completions_pending_idx').on(t.contestId, t.completedAt).where(sql`${t.status} = 'pending'`),
   ],
 );
 
@@ -543,6 +545,9 @@ export const webhookEndpoints = pgTable(
     enabled: boolean('enabled').notNull().default(true),
     /** `whsec_` + base64 of 32 random bytes: the Standard Webhooks signing key */
     secret: text('secret').notNull(),
+    /** after a rotation, the secret before it: deliveries carry a signature by each until previousSecretUntil */
+    previousSecret: text('previous_secret'),
+    previousSecretUntil: ts('previous_secret_until'),
     createdAt: createdAt(),
     updatedAt: ts('updated_at').notNull().defaultNow(),
   },

@@ -25,6 +25,7 @@ import { Errors } from '../errors.js';
 import { jsonBody, pageParams, pageQuerySchema, queryParams, trimmedString } from '../http/validate.js';
 import { timingSafeEqual } from '../lib/crypto.js';
 import { createSettings, nonNegInt, updateSettings } from '../schemas/contest-settings.js';
+import { createBonusActionBody } from '../schemas/bonus-actions.js';
 import { AdminContest, ApiKey, BonusAction, Email, RevokedApiKey, Team, TeamListItem, WebhookSecret } from '../schemas/admin.js';
 import { adminErrors, okJson, pageJson, pageQuery, security } from '../schemas/common.js';
 
@@ -175,18 +176,7 @@ export function adminRoutes() {
       summary: 'Add a bonus action to a contest',
       responses: { 201: okJson('The new bonus action', BonusAction), ...adminErrors({ 400: true, 404: ['Contest not found'] }) },
     }),
-    jsonBody(
-      v.object({
-        action: v.pipe(trimmedString('action', 100), v.minLength(1, 'action must not be empty')),
-        description: v.optional(trimmedString('description', 2000)),
-        icon: v.optional(trimmedString('icon', 200)),
-        iconColor: v.optional(trimmedString('iconColor', 50)),
-        points: nonNegInt('points'),
-        confirmationType: v.optional(v.picklist(['auto', 'manual', 'click'], 'confirmationType must be one of auto, manual, click')),
-        destinationUrl: v.optional(v.nullable(v.pipe(v.string('Invalid destinationUrl'), v.maxLength(2000), v.url('Invalid destinationUrl'), v.regex(/^https?:\/\//i, 'destinationUrl must be an http(s) URL')))),
-        order: v.optional(v.pipe(v.number('order must be a number'), v.integer('order must be an integer'), v.minValue(-1_000_000), v.maxValue(1_000_000))),
-      }),
-    ),
+    jsonBody(createBonusActionBody),
     async (c) => ok(c, await createBonusAction(c.var.db(), c.req.param('contestId'), c.req.valid('json')), 201),
   );
 

@@ -16,6 +16,8 @@ import {
   listDeliveries,
   listEndpoints,
   retryDelivery,
+  rotateEndpointSecret,
+  rotateSecretSchema,
   sendTestEvent,
   updateEndpoint,
   updateEndpointSchema,
@@ -147,6 +149,34 @@ export function webhookEndpointRoutes() {
     }),
     privateKey,
     async (c) => ok(c, await sendTestEvent(c.var.db(), c.var.auth.team, c.req.param('id'), c.var.deps.clock.now()), 202),
+  );
+
+  r.post(
+    '/api/v1/webhook-endpoints/:id/rotate-secret',
+    describeRoute({
+      tags,
+      operationId: 'rotateWebhookEndpointSecret',
+      security: security.privateKey,
+      summary: 'A new signing secret (shown only here); the old one also signs deliveries for previousSecretValidHours',
+      responses: {
+        200: okJson(
+          'The endpoint with its new secret',
+          v.strictObject({
+            ...endpointSchema.entries,
+            secret: v.string(),
+            previousSecretExpiresAt: v.pipe(v.nullable(timestamp), v.description('until when deliveries also carry a signature by the old secret; null: not at all')),
+          }),
+        ),
+        ...apiErrors({ access: 'private', body: true }, { 400: true, 404: ENDPOINT_404 }),
+      },
+    }),
+    privateKey,
+    jsonBody(rotateSecretSchema),
+    async (c) =>
+      ok(
+        c,
+        await rotateEndpointSecret(c.var.db(), c.var.auth.team, { random: c.var.deps.random, now: c.var.deps.clock.now() }, c.req.param('id'), c.req.valid('json')),
+      ),
   );
 
   r.get(

@@ -92,11 +92,14 @@ export interface ClaimedDelivery {
   event_created_at: Date | string;
   url: string;
   secret: string;
+  /** the secret before the last rotation, and until when deliveries are signed with it too */
+  previous_secret: string | null;
+  previous_secret_until: Date | string | null;
   enabled: boolean;
 }
 
 const CLAIMED_COLUMNS = sql`cl.id, cl.attempts, ev.id as event_id, ev.type, ev.contest_id, ev.data, ev.created_at as event_created_at,
-  w.url, w.secret, w.enabled`;
+  w.url, w.secret, w.previous_secret, w.previous_secret_until, w.enabled`;
 
 async function claimDue(db: Db, now: string, leaseUntil: string, token: string, limit: number): Promise<ClaimedDelivery[]> {
   return query<ClaimedDelivery>(
@@ -164,7 +167,11 @@ export async function attemptDelivery(
   if (refused) return fail(refused);
   const body = eventBody(row);
   const timestamp = Math.floor(now.getTime() / 1000);
-  const signature = await signStandardWebhook(row.secret, row.event_id, timestamp, body);
+  // after a rotation, a signature by each secret (space-separated, as Standard Webhooks allows)
+  // until the old one expires: a receiver that still has the old secret keeps verifying
+  const secrets = [row.secret];
+  if (row.previous_secret && row.previous_secret_until && new Date(row.previous_secret_until).getTime() > now.getTime()) secrets.push(row.previous_secret);
+  const signature = (await Promise.all(secrets.map((s) => signStandardWebhook(s, row.event_id, timestamp, body)))).join(' ');
   try {
     const res = await ctx.fetch(url.toString(), {
       method: 'POST',

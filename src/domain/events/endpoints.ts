@@ -153,6 +153,53 @@ export async function updateEndpoint(
   return endpointJson(row);
 }
 
+/** The longest a rotated-out secret may keep signing deliveries. */
+export const PREVIOUS_SECRET_MAX_HOURS = 72;
+
+export const rotateSecretSchema = v.object({
+  previousSecretValidHours: v.optional(
+    v.pipe(
+      v.number(`previousSecretValidHours must be a whole number from 0 to ${PREVIOUS_SECRET_MAX_HOURS}`),
+      v.integer(`previousSecretValidHours must be a whole number from 0 to ${PREVIOUS_SECRET_MAX_HOURS}`),
+      v.minValue(0, `previousSecretValidHours must be a whole number from 0 to ${PREVIOUS_SECRET_MAX_HOURS}`),
+      v.maxValue(PREVIOUS_SECRET_MAX_HOURS, `previousSecretValidHours must be a whole number from 0 to ${PREVIOUS_SECRET_MAX_HOURS}`),
+      v.description('how long deliveries are also signed with the old secret (default 24; 0: the old one stops at once)'),
+    ),
+  ),
+});
+
+/**
+ * A new signing secret, shown this once. Deliveries are signed with the new one and, for
+ * `previousSecretValidHours` (default 24), also with the old one, so receivers can switch
+ * without losing an event. Rotating again replaces the old one with the current.
+ */
+export async function rotateEndpointSecret(
+  db: Db,
+  team: Team,
+  ctx: { random: RandomSource; now: Date },
+  endpointId: string,
+  input: v.InferOutput<typeof rotateSecretSchema>,
+) {
+  if (!isUuid(endpointId)) throw Errors.webhookEndpointNotFound();
+  const secret = `whsec_${toBase64(ctx.random.bytes(32))}`;
+  const hours = input.previousSecretValidHours ?? 24;
+  const at = ctx.now.toISOString();
+  const until = new Date(ctx.now.getTime() + hours * 3_600_000).toISOString();
+  const row = await queryOne<EndpointRow & { previous_secret_until: Date | string | null }>(
+    db,
+    sql`with ${team.cte} _ as (select 1)
+        update webhook_endpoints w set
+          previous_secret = case when ${hours}::int > 0 then w.secret end,
+          previous_secret_until = case when ${hours}::int > 0 then ${until}::timestamptz end,
+          secret = ${secret},
+          updated_at = ${at}::timestamptz
+        where w.id = ${endpointId} and w.team_id = ${team.id}
+        returning ${ENDPOINT_COLUMNS}, w.previous_secret_until`,
+  );
+  if (!row) throw Errors.webhookEndpointNotFound();
+  return { ...endpointJson(row), secret, previousSecretExpiresAt: iso(row.previous_secret_until) };
+}
+
 /** Deletes the endpoint and its deliveries log; pending deliveries to it are dropped. */
 export async function deleteEndpoint(db: Db, team: Team, endpointId: string) {
   if (!isUuid(endpointId)) throw Errors.webhookEndpointNotFound();
@@ -227,7 +274,7 @@ export async function retryDelivery(db: Db, team: Team, ctx: DeliveryContext, en
   >(
     db,
     sql`with ${team.cte} w as (
-          select id, url, secret, enabled from webhook_endpoints where id = ${endpointId} and team_id = ${team.id}
+          select id, url, secret, previous_secret, previous_secret_until, enabled from webhook_endpoints where id = ${endpointId} and team_id = ${team.id}
         ), d0 as (
           select d.id, d.status, d.event_id from event_deliveries d join w on d.endpoint_id = w.id
           where d.id = ${isUuid(deliveryId) ? deliveryId : '00000000-0000-0000-0000-000000000000'}::uuid
@@ -240,7 +287,7 @@ export async function retryDelivery(db: Db, team: Team, ctx: DeliveryContext, en
         )
         select exists (select 1 from w) as endpoint_found, d0.id is not null as delivery_found, d0.status as prior_status,
           cl.id is not null as claimed, cl.id, cl.attempts, ev.id as event_id, ev.type, ev.contest_id, ev.data,
-          ev.created_at as event_created_at, w.url, w.secret, w.enabled
+          ev.created_at as event_created_at, w.url, w.secret, w.previous_secret, w.previous_secret_until, w.enabled
         from (select 1) one left join d0 on true left join cl on true left join events ev on ev.id = d0.event_id
           left join w on true`,
   );
