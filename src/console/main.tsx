@@ -11,6 +11,7 @@ import { TeamPage, TeamsPage } from './pages/teams.js';
 import { ContestPage, ContestsPage } from './pages/contests.js';
 import { EntryPage } from './pages/entry.js';
 import { EndpointPage, EventsPage } from './pages/events.js';
+import { GamePage, GamesPage } from './pages/games.js';
 
 /** What a credential is, asked of the API itself; a sentence when it cannot sign in. */
 async function signIn(secret: string): Promise<Credential> {
@@ -91,6 +92,7 @@ function Layout(props: { cred: Credential; onSignOut: () => void; children?: unk
           {team ? (
             <>
               <Link href="/console/contests">Contests</Link>
+              <Link href="/console/games">Games</Link>
               <Link href="/console/events">Events</Link>
             </>
           ) : (
@@ -157,8 +159,11 @@ function Page(props: { cred: Credential; path: string }) {
   }
   if (path === '/console/contests') return <ContestsPage cred={cred} />;
   if (path === '/console/events') return <EventsPage cred={cred} />;
+  if (path === '/console/games') return <GamesPage cred={cred} />;
   let m = match('/console/contests/:contestId', path);
   if (m) return <ContestPage cred={cred} contestId={m.contestId!} />;
+  m = match('/console/games/:gameId', path);
+  if (m) return <GamePage cred={cred} gameId={m.gameId!} />;
   m = match('/console/entries/:entryId', path);
   if (m) return <EntryPage cred={cred} entryId={m.entryId!} />;
   m = match('/console/events/:endpointId', path);

@@ -285,6 +285,58 @@ async function scenario(browser: Browser, origin: string, runtime: string) {
     await expect.poll(() => page.locator('tbody tr td:nth-child(3)').first().textContent(), { timeout: 20_000 }).toBe('2');
     await checkPage(page, runtime, 'deliveries', axeResults);
 
+    // ---- the contest's activity chart, a bonus action made in the console, its review queue
+    const shopKey = (await api(origin, 'POST', `/api/admin/teams/${teamId}/api-keys`, { body: { type: 'public', name: 'shop' } })).body.data.key as string;
+    await page.goto(`${origin}/console/contests/${contestId}`);
+    await expect.poll(() => page.locator('#activity-cap').textContent()).toMatch(/^Per day \(UTC\)/);
+    await expect.poll(() => page.locator('section[aria-labelledby="activity-h"] .legend').textContent()).toContain('Entries: 3');
+    await page.getByLabel('Action', { exact: true }).fill('Photo of the product');
+    await page.getByLabel('Points', { exact: true }).fill('20');
+    await page.getByLabel('Completed').selectOption('manual');
+    await page.getByRole('button', { name: 'Add bonus action' }).click();
+    await expect.poll(() => page.locator('section[aria-labelledby="bonus-h"] tbody').textContent()).toContain('Photo of the product');
+    const photo = (await api(origin, 'GET', `/api/v1/contests/${contestId}/bonus-actions`, { key: shopKey })).body.data[0];
+    expect(photo).toMatchObject({ action: 'Photo of the product', points: 20, confirmationType: 'manual' });
+    const done = await api(origin, 'POST', `/api/v1/entries/${ann.body.data.entryId}/bonus-actions/${photo.id}/complete`, { key: shopKey, body: { proof: 'https://photos.example/ann.jpg' } });
+    expect(done.status).toBe(200);
+    await page.reload();
+    await expect.poll(() => page.locator('#completions tbody').textContent()).toContain('https://photos.example/ann.jpg');
+    await page.getByRole('checkbox', { name: /Select ann@example.com for Photo of the product/ }).check();
+    await page.getByRole('button', { name: 'Approve selected' }).click();
+    await expect.poll(() => page.locator('section[aria-labelledby="completions-h"]').textContent()).toContain('Nothing waits for review.');
+    const annAfter = await api(origin, 'GET', `/api/v1/entries/${ann.body.data.entryId}/bonus-actions`, { key: privateKey });
+    expect(annAfter.body.data.actions[0]).toMatchObject({ completed: true });
+    await checkPage(page, runtime, 'contest-activity', axeResults);
+
+    // ---- a game created in the console, played through the API: its realised odds and chi-square
+    await page.getByRole('link', { name: 'Games' }).click();
+    await page.getByRole('heading', { name: 'Instant-win games' }).waitFor();
+    await page.getByText('New game').click();
+    await page.getByLabel('Title').fill('Console wheel');
+    await page.getByRole('button', { name: 'Create game' }).click();
+
+    await page.getByRole('heading', { name: 'Console wheel' }).waitFor();
+    const gameId = page.url().split('/').pop()!;
+    for (let i = 0; i < 25; i++) {
+      // 25: under the play limit of 30 a minute per address
+      const p = await api(origin, 'POST', `/api/v1/instant-win-games/${gameId}/play`, { key: shopKey, body: {} });
+      expect(p.status, JSON.stringify(p.body)).toBe(200);
+    }
+    await page.reload();
+    await expect.poll(() => page.locator('#realised-odds caption').textContent()).toContain('25 plays');
+    await expect.poll(() => page.locator('#chi-square').textContent()).toMatch(/^Chi-square \d+\.\d\d with 1 degree of freedom: p = /);
+    const drawnCells = await page.locator('#realised-odds tbody tr td:nth-child(3)').allTextContents();
+    expect(drawnCells.map(Number).reduce((a, b) => a + b, 0)).toBe(25);
+    await page.getByRole('button', { name: 'Rotate the seed' }).click();
+    await page.getByRole('button', { name: 'Yes, rotate the seed' }).click();
+    await expect.poll(() => page.locator('#seeds tbody tr').count()).toBe(2);
+    await expect.poll(() => page.locator('#seeds tbody tr').nth(1).textContent()).not.toContain('current');
+    await page.getByLabel('Public key for the preview').fill(shopKey);
+    await page.getByRole('button', { name: 'Show the preview' }).click();
+    await expect.poll(() => page.locator('#embed-snippet').textContent()).toContain(`api-key="${shopKey}"`);
+    await page.frameLocator('iframe.preview').locator('instant-win-game').waitFor();
+    await checkPage(page, runtime, 'game', axeResults);
+
     // nothing but the app's own origin, no page error, no CSP violation
     expect(requests.filter((u) => new URL(u).origin !== origin && !u.startsWith('blob:'))).toEqual([]);
     expect(problems.filter((p) => !/Failed to load resource: the server responded with a status of (401|400|409)/.test(p))).toEqual([]);

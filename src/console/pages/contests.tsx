@@ -5,6 +5,7 @@ import { type Credential, apiClient, authHeaders, messageOf, must } from '../api
 import { navigate, useLocation } from '../router.js';
 import { Action, ErrorLine, Link, Pager, formValues, useLoad, when } from '../ui.js';
 import { ContestSettings, NewContest } from './contest-settings.js';
+import { Activity, BonusActions, CompletionsQueue } from './contest-activity.js';
 
 type Team = Extract<Credential, { kind: 'team' }>;
 
@@ -484,7 +485,10 @@ export function ContestPage(props: { cred: Team; contestId: string }) {
             <span class={`badge ${c.status}`}>{c.status}</span> {c.mode}, slug <code>{c.slug}</code>
           </p>
           <Totals cred={props.cred} contestId={props.contestId} />
+          <Activity cred={props.cred} contestId={props.contestId} />
           <Entries cred={props.cred} contestId={props.contestId} />
+          <CompletionsQueue cred={props.cred} contestId={props.contestId} />
+          <BonusActions cred={props.cred} contestId={props.contestId} />
           <Draws cred={props.cred} contestId={props.contestId} />
           <Export cred={props.cred} contestId={props.contestId} />
           <ContestSettings cred={props.cred} contestId={props.contestId} onSaved={contest.reload} />

@@ -74,6 +74,14 @@ export function EventsPage(props: { cred: Team }) {
                     }}
                   />
                   <Action
+                    label="Rotate secret"
+                    confirm="Make a new signing secret? The old one keeps signing for 24 hours, so receivers can switch."
+                    run={async () => {
+                      const r = (await must(api.POST('/api/v1/webhook-endpoints/{id}/rotate-secret', { params: { path: { id: ep.id } }, body: {} }))).data;
+                      setSecret(r.secret);
+                    }}
+                  />
+                  <Action
                     label={ep.enabled ? 'Disable' : 'Enable'}
                     run={async () => {
                       await must(api.PATCH('/api/v1/webhook-endpoints/{id}', { params: { path: { id: ep.id } }, body: { enabled: !ep.enabled } }));

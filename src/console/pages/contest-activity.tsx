@@ -1,0 +1,258 @@
+/** @jsxImportSource hono/jsx/dom */
+/** A contest's activity over time, its bonus actions, and the completions waiting for review. */
+import { useState } from 'hono/jsx/dom';
+import { type Credential, apiClient, messageOf, must } from '../api.js';
+import { LineChart, bucketLabel } from '../chart.js';
+import { Action, ErrorLine, Link, formValues, useLoad, when } from '../ui.js';
+
+type Team = Extract<Credential, { kind: 'team' }>;
+
+/** Entries, confirmations, referrals and bonus completions per hour or day over a chosen range (UTC). */
+export function Activity(props: { cred: Team; contestId: string }) {
+  const api = apiClient(props.cred);
+  const [range, setRange] = useState<{ interval: 'hour' | 'day'; from?: string; to?: string }>({ interval: 'day' });
+  const data = useLoad(
+    async () =>
+      must(api.GET('/api/v1/contests/{contestId}/series', { params: { path: { contestId: props.contestId }, query: { interval: range.interval, from: range.from, to: range.to } } })),
+    [props.contestId, range.interval, range.from, range.to],
+  );
+  const s = data.data?.data;
+  return (
+    <section aria-labelledby="activity-h">
+      <h2 id="activity-h">Activity</h2>
+      <form
+        class="inline"
+        onSubmit={(e: Event) => {
+          const v = formValues(e);
+          setRange({ interval: v.interval === 'hour' ? 'hour' : 'day', from: v.from || undefined, to: v.to || undefined });
+        }}
+      >
+        <label for="act-interval">Per</label>
+        <select id="act-interval" name="interval">
+          <option value="day" selected={range.interval === 'day'}>
+            day
+          </option>
+          <option value="hour" selected={range.interval === 'hour'}>
+            hour
+          </option>
+        </select>
+        <label for="act-from">From</label>
+        <input id="act-from" name="from" type="date" value={range.from ?? ''} />
+        <label for="act-to">To</label>
+        <input id="act-to" name="to" type="date" value={range.to ?? ''} />
+        <button type="submit">Show</button>
+      </form>
+      <ErrorLine error={data.error} />
+      {s ? (
+        <LineChart
+          id="activity"
+          title={`Per ${s.interval} (UTC), ${s.from.slice(0, 10)} to ${s.to.slice(0, 10)}`}
+          labels={s.buckets.map((b) => bucketLabel(b.start, s.interval))}
+          series={[
+            { name: 'Entries', color: '#1d4ed8', values: s.buckets.map((b) => b.entries) },
+            { name: 'Confirmations', color: '#15803d', values: s.buckets.map((b) => b.confirmations) },
+            { name: 'Referrals', color: '#b45309', values: s.buckets.map((b) => b.referrals) },
+            { name: 'Bonus completions', color: '#7e22ce', values: s.buckets.map((b) => b.bonusCompletions) },
+          ]}
+        />
+      ) : null}
+    </section>
+  );
+}
+
+export function BonusActions(props: { cred: Team; contestId: string }) {
+  const api = apiClient(props.cred);
+  const list = useLoad(async () => must(api.GET('/api/v1/contests/{contestId}/bonus-actions', { params: { path: { contestId: props.contestId } } })), [props.contestId]);
+  const [error, setError] = useState<string | null>(null);
+  return (
+    <section aria-labelledby="bonus-h">
+      <h2 id="bonus-h">Bonus actions</h2>
+      <form
+        class="inline"
+        onSubmit={async (e: Event) => {
+          const v = formValues(e);
+          setError(null);
+          try {
+            await must(
+              api.POST('/api/v1/contests/{contestId}/bonus-actions', {
+                params: { path: { contestId: props.contestId } },
+                body: {
+                  action: v.action ?? '',
+                  points: Number(v.points),
+                  confirmationType: (v.confirmationType as 'auto' | 'manual' | 'click') || 'auto',
+                  destinationUrl: v.destinationUrl || undefined,
+                },
+              }),
+            );
+            (e.target as HTMLFormElement).reset();
+            list.reload();
+          } catch (err) {
+            setError(messageOf(err));
+          }
+        }}
+      >
+        <label for="ba-action">Action</label>
+        <input id="ba-action" name="action" required maxlength={100} placeholder="Follow us on Instagram" />
+        <label for="ba-points">Points</label>
+        <input id="ba-points" name="points" type="number" min={0} value="5" required />
+        <label for="ba-type">Completed</label>
+        <select id="ba-type" name="confirmationType">
+          <option value="auto">on the participant's word</option>
+          <option value="click">on a click of the link</option>
+          <option value="manual">after your review</option>
+        </select>
+        <label for="ba-url">Link</label>
+        <input id="ba-url" name="destinationUrl" type="url" placeholder="https://…" />
+        <button type="submit">Add bonus action</button>
+        <ErrorLine error={error} />
+      </form>
+      <ErrorLine error={list.error} />
+      {list.data && list.data.data.length > 0 ? (
+        <table>
+          <caption>{list.data.data.length} bonus actions, in display order</caption>
+          <thead>
+            <tr>
+              <th scope="col">Action</th>
+              <th scope="col">Completed</th>
+              <th scope="col">Points</th>
+            </tr>
+          </thead>
+          <tbody>
+            {list.data.data.map((a) => (
+              <tr>
+                <td>{a.action}</td>
+                <td>{a.confirmationType === 'manual' ? 'after review' : a.confirmationType === 'click' ? 'on click' : 'on their word'}</td>
+                <td>
+                  <form
+                    class="inline"
+                    onSubmit={async (e: Event) => {
+                      const v = formValues(e);
+                      setError(null);
+                      try {
+                        await must(api.PATCH('/api/v1/bonus-actions/{bonusActionId}', { params: { path: { bonusActionId: a.id } }, body: { points: Number(v.points) } }));
+                        list.reload();
+                      } catch (err) {
+                        setError(messageOf(err));
+                      }
+                    }}
+                  >
+                    <label for={`ba-p-${a.id}`} class="visually-hidden">
+                      Points for {a.action}
+                    </label>
+                    <input id={`ba-p-${a.id}`} name="points" type="number" min={0} value={String(a.points)} required />
+                    <button type="submit">Save</button>
+                  </form>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      ) : list.data ? (
+        <p>No bonus action yet.</p>
+      ) : null}
+    </section>
+  );
+}
+
+/** Manual completions waiting for review: approve or reject one, or every one selected. */
+export function CompletionsQueue(props: { cred: Team; contestId: string }) {
+  const api = apiClient(props.cred);
+  const list = useLoad(
+    async () => must(api.GET('/api/v1/contests/{contestId}/bonus-completions', { params: { path: { contestId: props.contestId }, query: { limit: 50 } } })),
+    [props.contestId],
+  );
+  const [selected, setSelected] = useState<string[]>([]);
+  const [progress, setProgress] = useState<string | null>(null);
+  const decide = (entryId: string, bonusActionId: string, approve: boolean) =>
+    must(api.POST('/api/v1/entries/{entryId}/bonus-actions/{bonusActionId}/verify', { params: { path: { entryId, bonusActionId } }, body: { approve } }));
+  const items = list.data?.data ?? [];
+  const many = async (approve: boolean) => {
+    const chosen = items.filter((c) => selected.includes(c.id));
+    let done = 0;
+    for (const c of chosen) {
+      setProgress(`${approve ? 'Approving' : 'Rejecting'} ${done + 1} of ${chosen.length}…`);
+      await decide(c.entryId, c.bonusActionId, approve);
+      done++;
+    }
+    setProgress(`${done} ${approve ? 'approved' : 'rejected'}.`);
+    setSelected([]);
+    list.reload();
+  };
+  return (
+    <section aria-labelledby="completions-h">
+      <h2 id="completions-h">Bonus completions to check</h2>
+      <ErrorLine error={list.error} />
+      {list.data ? (
+        items.length === 0 ? (
+          <p>Nothing waits for review.</p>
+        ) : (
+          <>
+            <p class="buttons">
+              <Action label="Approve selected" disabled={selected.length === 0} run={() => many(true)} />
+              <Action label="Reject selected" danger confirm={`Reject the ${selected.length} selected completions?`} disabled={selected.length === 0} run={() => many(false)} />
+            </p>
+            {progress ? (
+              <p role="status" aria-live="polite">
+                {progress}
+              </p>
+            ) : null}
+            <table id="completions">
+              <caption>{list.data.pagination.total} waiting, newest first</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Select</th>
+                  <th scope="col">Who</th>
+                  <th scope="col">Action</th>
+                  <th scope="col">Proof or answer</th>
+                  <th scope="col">When</th>
+                  <th scope="col">Decide</th>
+                </tr>
+              </thead>
+              <tbody>
+                {items.map((c) => (
+                  <tr>
+                    <td>
+                      <input
+                        type="checkbox"
+                        aria-label={`Select ${c.email ?? c.entryId} for ${c.action}`}
+                        checked={selected.includes(c.id)}
+                        onChange={(e: Event) => {
+                          const on = (e.target as HTMLInputElement).checked;
+                          setSelected((s) => (on ? [...s, c.id] : s.filter((x) => x !== c.id)));
+                        }}
+                      />
+                    </td>
+                    <td>
+                      <Link href={`/console/entries/${c.entryId}`}>{c.email ?? c.name ?? c.entryId}</Link>
+                    </td>
+                    <td>{c.action}</td>
+                    <td>{c.proof ?? c.answer ?? '—'}</td>
+                    <td>{when(c.completedAt)}</td>
+                    <td class="buttons">
+                      <Action
+                        label="Approve"
+                        run={async () => {
+                          await decide(c.entryId, c.bonusActionId, true);
+                          list.reload();
+                        }}
+                      />
+                      <Action
+                        label="Reject"
+                        danger
+                        confirm="Reject this completion? The participant may complete it again."
+                        run={async () => {
+                          await decide(c.entryId, c.bonusActionId, false);
+                          list.reload();
+                        }}
+                      />
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </>
+        )
+      ) : null}
+    </section>
+  );
+}
