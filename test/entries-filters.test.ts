@@ -11,6 +11,7 @@ let env: TestEnv;
 let t: TeamFixture;
 let contestId: string;
 const ids: Record<string, string> = {};
+const codes: Record<string, string> = {};
 
 beforeAll(async () => {
   env = await createTestEnv();
@@ -20,6 +21,7 @@ beforeAll(async () => {
     const r = await env.request('POST', `/api/v1/contests/${contestId}/entries`, { key: t.privateKey, body });
     expect(r.status, r.text).toBe(201);
     ids[name] = r.body.data.entryId;
+    codes[name] = r.body.data.referralCode;
     env.clock.advance(1000);
     return r.body.data;
   };
@@ -59,6 +61,19 @@ describe('entries list filters and sort', () => {
     expect(await list('search=ann&referred=true')).toEqual({ names: ['alias'], total: 1 });
   });
 
+  it('finds an entry by its referral code (exactly) and lists whom an entry referred', async () => {
+    expect(await list(`search=${codes.cy}`)).toEqual({ names: ['cy'], total: 1 });
+    // codes are case-sensitive (base62): another case is another code
+    expect(await list(`search=${codes.cy!.slice(0, -1)}`)).toEqual({ names: [], total: 0 });
+    expect(await list(`referredBy=${ids.ann}`)).toEqual({ names: ['alias', 'bob'], total: 2 });
+    expect(await list(`referredBy=${ids.ann}&confirmed=true`)).toEqual({ names: ['bob'], total: 1 });
+    expect(await list(`referredBy=${ids.dee}`)).toEqual({ names: [], total: 0 });
+    // a masked key may look a code up too (codes are shared in links), masked
+    const masked = (await createApiKey(env.db, env.deps.random, t.teamId, 'public', 'page', 'masked')).key;
+    const r = await env.request('GET', `/api/v1/contests/${contestId}/entries?search=${codes.bob}`, { key: masked });
+    expect(r.body.data.map((e: { email: string }) => e.email)).toEqual(['b***@example.com']);
+  });
+
   it('sorts newest first (default), oldest first, or by points', async () => {
     expect((await list('')).names).toEqual(['dee', 'cy', 'alias', 'bob', 'ann']);
     expect((await list('sort=oldest')).names).toEqual(['ann', 'bob', 'alias', 'cy', 'dee']);
@@ -78,6 +93,7 @@ describe('entries list filters and sort', () => {
       ['disqualified=1', 'disqualified must be true or false'],
       ['referred=', 'referred must be true or false'],
       ['review=done', 'review must be pending'],
+      ['referredBy=ann', 'referredBy must be an entry id'],
       ['sort=random', 'sort must be newest, oldest or points'],
     ]) {
       const r = await env.request('GET', `/api/v1/contests/${contestId}/entries?${q}`, { key: t.privateKey });

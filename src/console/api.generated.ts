@@ -2216,7 +2216,7 @@ export interface operations {
                 page?: number;
                 /** @description items per page */
                 limit?: number;
-                /** @description case-insensitive substring of the email or the name (a masked public key: a whole email only) */
+                /** @description case-insensitive substring of the email or the name, or a referral code exactly (a masked public key: a whole email or a referral code) */
                 search?: string;
                 /** @description entries of exactly this risk level */
                 risk?: "review" | "high";
@@ -2226,6 +2226,8 @@ export interface operations {
                 disqualified?: "true" | "false";
                 /** @description entries that joined with a referral code, or the others */
                 referred?: "true" | "false";
+                /** @description entries that joined with this entry's referral code */
+                referredBy?: string;
                 /** @description pending: entries with risk signals (level review or high) not reviewed yet: the review queue */
                 review?: "pending";
                 /** @description newest first (default), oldest first, or most points first */

@@ -348,8 +348,8 @@ export const escapeLike = (s: string) => s.replace(/[\\%_]/g, '\\$&');
 
 /**
  * A page of a contest's entries, newest first (or oldest first, or most points first). `search`:
- * case-insensitive substring of the email or the name; for a masked public key only a whole
- * email matches (no enumeration). `risk`: entries of exactly that risk level; `confirmed`,
+ * case-insensitive substring of the email or the name, or a referral code exactly; for a masked
+ * public key only a whole email or a referral code matches (no enumeration). `risk`: entries of exactly that risk level; `confirmed`,
  * `disqualified`, `referred`: that state; `reviewPending`: flagged and not reviewed yet. Throws
  * contestNotFound for another team's contest.
  */
@@ -365,6 +365,8 @@ export async function listEntries(
     confirmed?: boolean | null;
     disqualified?: boolean | null;
     referred?: boolean | null;
+    /** entries referred by this entry */
+    referredBy?: string | null;
     /** flagged (level not none) and not reviewed yet: the review queue */
     reviewPending?: boolean;
     sort?: 'newest' | 'oldest' | 'points';
@@ -380,6 +382,7 @@ export async function listEntries(
   if (opts.confirmed != null) conditions.push(sql`and e.email_confirmed = ${opts.confirmed}::boolean`);
   if (opts.disqualified != null) conditions.push(sql`and e.disqualified = ${opts.disqualified}::boolean`);
   if (opts.referred != null) conditions.push(opts.referred ? sql`and e.referred_by is not null` : sql`and e.referred_by is null`);
+  if (opts.referredBy != null) conditions.push(sql`and e.referred_by = ${opts.referredBy}::uuid`);
   const riskFilter = sql.join(conditions, sql` `);
   const filtered = conditions.length > 0;
   const order =
@@ -407,7 +410,14 @@ export async function listEntries(
                     and (e.email ilike ${pattern}::text escape '\\' or e.name ilike ${pattern}::text escape '\\') ${riskFilter}
                   union all
                   select e.* from entries e join c on e.contest_id = c.id and e.erased_at is null
-                  where ${sqlMasked(team)} and e.email = ${search!.toLowerCase()}::text ${riskFilter}`
+                  where ${sqlMasked(team)} and e.email = ${search!.toLowerCase()}::text ${riskFilter}
+                  union all
+                  -- a referral code, exactly (entries_referral_code_uq), unless the first arm has the entry already
+                  select e.* from entries e join c on e.contest_id = c.id and e.erased_at is null
+                  where e.referral_code = ${search}::text
+                    and (${sqlMasked(team)} or not (
+                      (coalesce(e.email, '') || ' ' || coalesce(e.name, '')) ilike ${pattern}::text escape '\\'
+                      and (e.email ilike ${pattern}::text escape '\\' or e.name ilike ${pattern}::text escape '\\'))) ${riskFilter}`
         })
         select exists (select 1 from c) as contest_found, ${total} as total, p.*
         from (select 1) one left join lateral (

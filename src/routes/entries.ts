@@ -29,13 +29,16 @@ const listQuery = v.object({
     v.pipe(
       v.string('Invalid search'),
       v.maxLength(SEARCH_MAX, `search must be at most ${SEARCH_MAX} characters`),
-      v.description('case-insensitive substring of the email or the name (a masked public key: a whole email only)'),
+      v.description('case-insensitive substring of the email or the name, or a referral code exactly (a masked public key: a whole email or a referral code)'),
     ),
   ),
   risk: v.optional(v.pipe(v.picklist(['review', 'high'], 'risk must be review or high'), v.description('entries of exactly this risk level'))),
   confirmed: v.optional(v.pipe(v.picklist(['true', 'false'], 'confirmed must be true or false'), v.description('entries whose email is (or is not) confirmed'))),
   disqualified: v.optional(v.pipe(v.picklist(['true', 'false'], 'disqualified must be true or false'), v.description('disqualified entries, or the others'))),
   referred: v.optional(v.pipe(v.picklist(['true', 'false'], 'referred must be true or false'), v.description('entries that joined with a referral code, or the others'))),
+  referredBy: v.optional(
+    v.pipe(v.string(), v.uuid('referredBy must be an entry id'), v.description('entries that joined with this entry\'s referral code')),
+  ),
   review: v.optional(
     v.pipe(v.picklist(['pending'], 'review must be pending'), v.description('pending: entries with risk signals (level review or high) not reviewed yet: the review queue')),
   ),
@@ -113,6 +116,7 @@ export function entryRoutes() {
         confirmed: flag(q.confirmed),
         disqualified: flag(q.disqualified),
         referred: flag(q.referred),
+        referredBy: q.referredBy ?? null,
         reviewPending: q.review === 'pending',
         sort: q.sort ?? 'newest',
       });

@@ -199,7 +199,7 @@ async function scenario(browser: Browser, origin: string, runtime: string) {
     await checkPage(page, runtime, 'contest', axeResults);
 
     // ---- find one by search (the URL keeps it: deep link, back button)
-    await page.getByLabel('Search email or name').fill('bob');
+    await page.getByLabel('Search email, name or referral code').fill('bob');
     await page.getByRole('button', { name: 'Search' }).click();
     await expect.poll(() => page.locator('section[aria-labelledby="entries-h"] tbody tr').count()).toBe(1);
     expect(page.url()).toContain('search=bob');

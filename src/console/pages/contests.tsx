@@ -143,6 +143,7 @@ function Entries(props: { cred: Team; contestId: string }) {
   const disqualified = yesNo('disqualified');
   const referred = yesNo('referred');
   const review = query.get('review') === 'pending' ? 'pending' : '';
+  const referredBy = /^[0-9a-f-]{36}$/i.test(query.get('referredBy') ?? '') ? query.get('referredBy')! : '';
   const sort = (['oldest', 'points'].includes(query.get('sort') ?? '') ? query.get('sort') : '') as '' | 'oldest' | 'points';
   const page = Number(query.get('page') ?? 1) || 1;
   const list = useLoad(
@@ -160,15 +161,16 @@ function Entries(props: { cred: Team; contestId: string }) {
               disqualified: disqualified || undefined,
               referred: referred || undefined,
               review: review || undefined,
+              referredBy: referredBy || undefined,
               sort: sort || undefined,
             },
           },
         }),
       ),
-    [props.contestId, search, risk, confirmed, disqualified, referred, review, sort, page],
+    [props.contestId, search, risk, confirmed, disqualified, referred, review, referredBy, sort, page],
   );
   const go = (next: Record<string, string | number>) => {
-    const current = { search, risk, confirmed, disqualified, referred, review, sort, page: String(page) };
+    const current = { search, risk, confirmed, disqualified, referred, review, referredBy, sort, page: String(page) };
     const q = new URLSearchParams({ ...current, ...Object.fromEntries(Object.entries(next).map(([k, v]) => [k, String(v)])) });
     for (const [k, v] of [...q]) if (!v || (k === 'page' && v === '1')) q.delete(k);
     navigate(`/console/contests/${props.contestId}${q.size ? `?${q}` : ''}`);
@@ -184,7 +186,7 @@ function Entries(props: { cred: Team; contestId: string }) {
           go({ search: v.search ?? '', risk: v.risk ?? '', confirmed: v.confirmed ?? '', disqualified: v.disqualified ?? '', referred: v.referred ?? '', review: v.review ?? '', sort: v.sort ?? '', page: 1 });
         }}
       >
-        <label for="entry-search">Search email or name</label>
+        <label for="entry-search">Search email, name or referral code</label>
         <input id="entry-search" name="search" type="search" value={search} maxlength={200} />
         <label for="entry-risk">Risk</label>
         <select id="entry-risk" name="risk">
@@ -227,12 +229,18 @@ function Entries(props: { cred: Team; contestId: string }) {
       <p>
         <Link href={`/console/contests/${props.contestId}?review=pending`}>Review queue</Link>: flagged entries not reviewed yet.
       </p>
+      {referredBy ? (
+        <p role="status">
+          Showing the entries referred by <Link href={`/console/entries/${referredBy}`}>one entry</Link>.{' '}
+          <Link href={`/console/contests/${props.contestId}`}>Show all</Link>
+        </p>
+      ) : null}
       <ErrorLine error={list.error} />
       {list.data ? (
         <>
           <table>
             <caption>
-              {list.data.pagination.total} {search || risk || confirmed || disqualified || referred || review ? 'matching ' : ''}entries,{' '}
+              {list.data.pagination.total} {search || risk || confirmed || disqualified || referred || review || referredBy ? 'matching ' : ''}entries,{' '}
               {sort === 'oldest' ? 'oldest first' : sort === 'points' ? 'most points first' : 'newest first'}
             </caption>
             <thead>

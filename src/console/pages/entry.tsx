@@ -215,7 +215,8 @@ export function EntryPage(props: { cred: Team; entryId: string }) {
       <section aria-labelledby="referrals-h">
         <h2 id="referrals-h">Referrals</h2>
         <p>
-          {e.referralsCount} referral{e.referralsCount === 1 ? '' : 's'} credited to this entry.
+          {e.referralsCount} referral{e.referralsCount === 1 ? '' : 's'} credited to this entry.{' '}
+          <Link href={`/console/contests/${e.contestId}?referredBy=${e.id}`}>See the entries it referred</Link>
         </p>
       </section>
     </>
