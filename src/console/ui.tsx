@@ -152,3 +152,19 @@ export function formValues(e: Event): Record<string, string> {
   });
   return out;
 }
+
+/**
+ * A form's submit handler: its values (and the form) to `run`; when that fails, the API's
+ * sentence goes to `setError`, shown next to the form.
+ */
+export function submitWith(setError: (e: string | null) => void, run: (v: Record<string, string>, form: HTMLFormElement) => Promise<unknown>) {
+  return async (e: Event) => {
+    const v = formValues(e);
+    setError(null);
+    try {
+      await run(v, e.target as HTMLFormElement);
+    } catch (err) {
+      setError(messageOf(err));
+    }
+  };
+}

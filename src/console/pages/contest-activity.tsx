@@ -1,9 +1,9 @@
 /** @jsxImportSource hono/jsx/dom */
 /** A contest's activity over time, its bonus actions, and the completions waiting for review. */
 import { useState } from 'hono/jsx/dom';
-import { type Credential, apiClient, messageOf, must } from '../api.js';
+import { type Credential, apiClient, must } from '../api.js';
 import { LineChart, bucketLabel } from '../chart.js';
-import { Action, ErrorLine, Link, formValues, useLoad, when } from '../ui.js';
+import { Action, ErrorLine, formValues, Link, submitWith, useLoad, when } from '../ui.js';
 
 type Team = Extract<Credential, { kind: 'team' }>;
 
@@ -69,27 +69,21 @@ export function BonusActions(props: { cred: Team; contestId: string }) {
       <h2 id="bonus-h">Bonus actions</h2>
       <form
         class="inline"
-        onSubmit={async (e: Event) => {
-          const v = formValues(e);
-          setError(null);
-          try {
-            await must(
-              api.POST('/api/v1/contests/{contestId}/bonus-actions', {
-                params: { path: { contestId: props.contestId } },
-                body: {
-                  action: v.action ?? '',
-                  points: Number(v.points),
-                  confirmationType: (v.confirmationType as 'auto' | 'manual' | 'click') || 'auto',
-                  destinationUrl: v.destinationUrl || undefined,
-                },
-              }),
-            );
-            (e.target as HTMLFormElement).reset();
-            list.reload();
-          } catch (err) {
-            setError(messageOf(err));
-          }
-        }}
+        onSubmit={submitWith(setError, async (v, form) => {
+          await must(
+            api.POST('/api/v1/contests/{contestId}/bonus-actions', {
+              params: { path: { contestId: props.contestId } },
+              body: {
+                action: v.action ?? '',
+                points: Number(v.points),
+                confirmationType: (v.confirmationType as 'auto' | 'manual' | 'click') || 'auto',
+                destinationUrl: v.destinationUrl || undefined,
+              },
+            }),
+          );
+          form.reset();
+          list.reload();
+        })}
       >
         <label for="ba-action">Action</label>
         <input id="ba-action" name="action" required maxlength={100} placeholder="Follow us on Instagram" />
@@ -125,16 +119,10 @@ export function BonusActions(props: { cred: Team; contestId: string }) {
                 <td>
                   <form
                     class="inline"
-                    onSubmit={async (e: Event) => {
-                      const v = formValues(e);
-                      setError(null);
-                      try {
-                        await must(api.PATCH('/api/v1/bonus-actions/{bonusActionId}', { params: { path: { bonusActionId: a.id } }, body: { points: Number(v.points) } }));
-                        list.reload();
-                      } catch (err) {
-                        setError(messageOf(err));
-                      }
-                    }}
+                    onSubmit={submitWith(setError, async (v) => {
+                      await must(api.PATCH('/api/v1/bonus-actions/{bonusActionId}', { params: { path: { bonusActionId: a.id } }, body: { points: Number(v.points) } }));
+                      list.reload();
+                    })}
                   >
                     <label for={`ba-p-${a.id}`} class="visually-hidden">
                       Points for {a.action}

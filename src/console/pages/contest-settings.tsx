@@ -3,7 +3,7 @@
 import { useState } from 'hono/jsx/dom';
 import { type Credential, apiClient, messageOf, must } from '../api.js';
 import { navigate } from '../router.js';
-import { ErrorLine, formValues, useLoad } from '../ui.js';
+import { ErrorLine, formValues, submitWith, useLoad } from '../ui.js';
 
 type Team = Extract<Credential, { kind: 'team' }>;
 
@@ -25,22 +25,16 @@ export function NewContest(props: { cred: Team }) {
   return (
     <form
       class="inline"
-      onSubmit={async (e: Event) => {
-        const v = formValues(e);
-        setError(null);
-        try {
-          const c = (
-            await must(
-              api.POST('/api/v1/contests', {
-                body: { title: v.title ?? '', mode: (v.mode ?? 'giveaway') as (typeof MODES)[number], status: 'draft', isEvergreen: true },
-              }),
-            )
-          ).data;
-          navigate(`/console/contests/${c.id}`);
-        } catch (err) {
-          setError(messageOf(err));
-        }
-      }}
+      onSubmit={submitWith(setError, async (v) => {
+        const c = (
+          await must(
+            api.POST('/api/v1/contests', {
+              body: { title: v.title ?? '', mode: (v.mode ?? 'giveaway') as (typeof MODES)[number], status: 'draft', isEvergreen: true },
+            }),
+          )
+        ).data;
+        navigate(`/console/contests/${c.id}`);
+      })}
     >
       <label for="new-contest-title">New contest</label>
       <input id="new-contest-title" name="title" required maxlength={200} placeholder="Summer giveaway" />

@@ -3,7 +3,7 @@
 import { useState } from 'hono/jsx/dom';
 import { type Credential, apiClient, authHeaders, messageOf, must } from '../api.js';
 import { navigate, useLocation } from '../router.js';
-import { Action, ErrorLine, Link, Pager, formValues, useLoad, when } from '../ui.js';
+import { Action, ErrorLine, formValues, Link, Pager, submitWith, useLoad, when } from '../ui.js';
 import { ContestSettings, NewContest } from './contest-settings.js';
 import { Activity, BonusActions, CompletionsQueue } from './contest-activity.js';
 
@@ -359,26 +359,20 @@ function Draws(props: { cred: Team; contestId: string }) {
       </p>
       <form
         class="inline"
-        onSubmit={async (e: Event) => {
-          const v = formValues(e);
-          setError(null);
-          try {
-            await must(
-              api.POST('/api/v1/contests/{contestId}/draws', {
-                params: { path: { contestId: props.contestId } },
-                body: {
-                  winners: Number(v.winners),
-                  label: v.label || undefined,
-                  weighting: v.weighting === 'points' ? 'points' : 'equal',
-                  confirmedOnly: v.confirmedOnly === 'on',
-                },
-              }),
-            );
-            draws.reload();
-          } catch (err) {
-            setError(messageOf(err));
-          }
-        }}
+        onSubmit={submitWith(setError, async (v) => {
+          await must(
+            api.POST('/api/v1/contests/{contestId}/draws', {
+              params: { path: { contestId: props.contestId } },
+              body: {
+                winners: Number(v.winners),
+                label: v.label || undefined,
+                weighting: v.weighting === 'points' ? 'points' : 'equal',
+                confirmedOnly: v.confirmedOnly === 'on',
+              },
+            }),
+          );
+          draws.reload();
+        })}
       >
         <label for="draw-label">Label</label>
         <input id="draw-label" name="label" maxlength={200} placeholder="Main prize" />
@@ -418,21 +412,15 @@ function Draws(props: { cred: Team; contestId: string }) {
           {d.status === 'committed' ? (
             <form
               class="inline"
-              onSubmit={async (e: Event) => {
-                const v = formValues(e);
-                setError(null);
-                try {
-                  await must(
-                    api.POST('/api/v1/draws/{drawId}/reveal', {
-                      params: { path: { drawId: d.id } },
-                      body: v.publicRandomness ? { publicRandomness: v.publicRandomness } : {},
-                    }),
-                  );
-                  draws.reload();
-                } catch (err) {
-                  setError(messageOf(err));
-                }
-              }}
+              onSubmit={submitWith(setError, async (v) => {
+                await must(
+                  api.POST('/api/v1/draws/{drawId}/reveal', {
+                    params: { path: { drawId: d.id } },
+                    body: v.publicRandomness ? { publicRandomness: v.publicRandomness } : {},
+                  }),
+                );
+                draws.reload();
+              })}
             >
               <label for={`pr-${d.id}`}>Public randomness (optional, e.g. a drand round)</label>
               <input id={`pr-${d.id}`} name="publicRandomness" maxlength={200} />

@@ -1,8 +1,8 @@
 /** @jsxImportSource hono/jsx/dom */
 /** Outbound events: endpoints (secret shown once, test, enable/disable) and each one's deliveries log with retry. */
 import { useState } from 'hono/jsx/dom';
-import { type Credential, apiClient, messageOf, must } from '../api.js';
-import { Action, CopyButton, ErrorLine, Link, Pager, formValues, useLoad, when } from '../ui.js';
+import { type Credential, apiClient, must } from '../api.js';
+import { Action, CopyButton, ErrorLine, Link, Pager, submitWith, useLoad, when } from '../ui.js';
 
 type Team = Extract<Credential, { kind: 'team' }>;
 
@@ -17,18 +17,12 @@ export function EventsPage(props: { cred: Team }) {
       <p>Every change (entries, referrals, purchases, prizes, draws…) is sent, signed, to the endpoints below.</p>
       <form
         class="inline"
-        onSubmit={async (e: Event) => {
-          const v = formValues(e);
-          setError(null);
-          try {
-            const ep = (await must(api.POST('/api/v1/webhook-endpoints', { body: { url: v.url ?? '', description: v.description || undefined } }))).data;
-            setSecret(ep.secret);
-            (e.target as HTMLFormElement).reset();
-            list.reload();
-          } catch (err) {
-            setError(messageOf(err));
-          }
-        }}
+        onSubmit={submitWith(setError, async (v, form) => {
+          const ep = (await must(api.POST('/api/v1/webhook-endpoints', { body: { url: v.url ?? '', description: v.description || undefined } }))).data;
+          setSecret(ep.secret);
+          form.reset();
+          list.reload();
+        })}
       >
         <label for="ep-url">Endpoint URL</label>
         <input id="ep-url" name="url" type="url" required placeholder="https://crm.example.com/hooks" />

@@ -6,10 +6,10 @@
  * live preview of the widget.
  */
 import { useState } from 'hono/jsx/dom';
-import { type Credential, apiClient, messageOf, must } from '../api.js';
+import { type Credential, apiClient, must } from '../api.js';
 import { LineChart, bucketLabel } from '../chart.js';
 import { chiSquare } from '../stats.js';
-import { Action, ErrorLine, Link, formValues, useLoad, when } from '../ui.js';
+import { Action, ErrorLine, Link, formValues, submitWith, useLoad, when } from '../ui.js';
 import { navigate } from '../router.js';
 
 type Team = Extract<Credential, { kind: 'team' }>;
@@ -36,9 +36,7 @@ export function GamesPage(props: { cred: Team }) {
       <details>
         <summary>New game</summary>
         <form
-          onSubmit={async (e: Event) => {
-            const v = formValues(e);
-            setError(null);
+          onSubmit={submitWith(setError, async (v) => {
             const tiers = Array.from({ length: TIER_ROWS }, (_, i) => i)
               .filter((i) => (v[`tier${i}name`] ?? '').trim() !== '')
               .map((i) => ({
@@ -48,19 +46,15 @@ export function GamesPage(props: { cred: Team }) {
                 ...(v[`tier${i}miss`] === 'on' ? {} : { redeemCode: v[`tier${i}code`] || undefined, quantity: v[`tier${i}stock`] ? Number(v[`tier${i}stock`]) : undefined }),
               }));
             const [slug, mechanic] = MECHANICS.find(([s]) => s === v.preset) ?? MECHANICS[0]!;
-            try {
-              const g = (
-                await must(
-                  api.POST('/api/v1/instant-win-games', {
-                    body: { title: v.title ?? '', slug: slug as never, mechanic: mechanic as never, layout: 'default', entryLimit: (v.entryLimit as never) || 'none', publishAs: 'landing', tiers } as never,
-                  }),
-                )
-              ).data;
-              navigate(`/console/games/${g.id}`);
-            } catch (err) {
-              setError(messageOf(err));
-            }
-          }}
+            const g = (
+              await must(
+                api.POST('/api/v1/instant-win-games', {
+                  body: { title: v.title ?? '', slug: slug as never, mechanic: mechanic as never, layout: 'default', entryLimit: (v.entryLimit as never) || 'none', publishAs: 'landing', tiers } as never,
+                }),
+              )
+            ).data;
+            navigate(`/console/games/${g.id}`);
+          })}
         >
           <label for="g-title">Title</label>
           <input id="g-title" name="title" required maxlength={200} />

@@ -3,7 +3,7 @@
 import { useState } from 'hono/jsx/dom';
 import { type Credential, apiClient, messageOf, must } from '../api.js';
 import { navigate } from '../router.js';
-import { Action, CopyButton, ErrorLine, Link, Pager, formValues, useLoad, when } from '../ui.js';
+import { Action, CopyButton, ErrorLine, formValues, Link, Pager, submitWith, useLoad, when } from '../ui.js';
 
 type Admin = Extract<Credential, { kind: 'admin' }>;
 
@@ -79,22 +79,16 @@ export function TeamPage(props: { cred: Admin; teamId: string }) {
       <h1>API keys</h1>
       <form
         class="stack"
-        onSubmit={async (e: Event) => {
-          const v = formValues(e);
-          setError(null);
-          try {
-            const type: 'public' | 'private' = v.type === 'private' ? 'private' : 'public';
-            const body =
-              type === 'public'
-                ? { type, name: v.name || undefined, personalData: (v.personalData === 'full' ? 'full' : 'masked') as 'full' | 'masked' }
-                : { type, name: v.name || undefined };
-            const k = (await must(api.POST('/api/admin/teams/{teamId}/api-keys', { params: { path: { teamId: props.teamId } }, body }))).data;
-            setCreated({ key: k.key, type: k.type });
-            keys.reload();
-          } catch (err) {
-            setError(messageOf(err));
-          }
-        }}
+        onSubmit={submitWith(setError, async (v) => {
+          const type: 'public' | 'private' = v.type === 'private' ? 'private' : 'public';
+          const body =
+            type === 'public'
+              ? { type, name: v.name || undefined, personalData: (v.personalData === 'full' ? 'full' : 'masked') as 'full' | 'masked' }
+              : { type, name: v.name || undefined };
+          const k = (await must(api.POST('/api/admin/teams/{teamId}/api-keys', { params: { path: { teamId: props.teamId } }, body }))).data;
+          setCreated({ key: k.key, type: k.type });
+          keys.reload();
+        })}
       >
         <fieldset>
           <legend>New key</legend>
