@@ -331,6 +331,21 @@ async function scenario(browser: Browser, origin: string, runtime: string) {
     await page.getByRole('button', { name: 'Yes, rotate the seed' }).click();
     await expect.poll(() => page.locator('#seeds tbody tr').count()).toBe(2);
     await expect.poll(() => page.locator('#seeds tbody tr').nth(1).textContent()).not.toContain('current');
+    // the tiers changed in place: odds of one, a new prize tier; the plays keep their tiers
+    await page.getByLabel('Odds of 10% off').fill('40');
+    await page.getByLabel('New tier name').fill('Free gift');
+    await page.getByLabel('New tier odds').fill('10');
+    await page.getByLabel('New tier code').fill('GIFT');
+    await page.getByRole('button', { name: 'Save the game' }).click();
+    await expect.poll(() => page.locator('#tiers tbody tr').count()).toBe(3);
+    const edited = (await api(origin, 'GET', `/api/v1/instant-win-games/${gameId}`, { key: privateKey })).body.data;
+    expect(edited.tiers.map((x: { name: string; oddsPercent: number }) => [x.name, x.oddsPercent])).toEqual([
+      ['10% off', 40],
+      ['Try again', 50],
+      ['Free gift', 10],
+    ]);
+    expect(edited.tiers[0].redeemCode).toBe('SAVE10');
+    expect(edited.stats.plays).toBe(25);
     await page.getByLabel('Public key for the preview').fill(shopKey);
     await page.getByRole('button', { name: 'Show the preview' }).click();
     await expect.poll(() => page.locator('#embed-snippet').textContent()).toContain(`api-key="${shopKey}"`);
