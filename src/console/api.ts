@@ -59,3 +59,14 @@ export async function must<R extends { data?: unknown; error?: unknown; response
 }
 
 export const messageOf = (e: unknown) => (e instanceof Error ? e.message : String(e));
+
+const PUBLIC_KEY_STORE = 'contest-engine-console-public-key';
+
+/**
+ * A public key the operator pasted for the pages that need one (the widget's preview, a draw's
+ * verification page): public keys are made to be seen, kept in this tab only all the same.
+ */
+export const pagesKey = {
+  get: () => sessionStorage.getItem(PUBLIC_KEY_STORE) ?? '',
+  set: (k: string) => (k ? sessionStorage.setItem(PUBLIC_KEY_STORE, k) : sessionStorage.removeItem(PUBLIC_KEY_STORE)),
+};

@@ -290,6 +290,13 @@ async function scenario(browser: Browser, origin: string, runtime: string) {
     await page.goto(`${origin}/console/contests/${contestId}`);
     await expect.poll(() => page.locator('#activity-cap').textContent()).toMatch(/^Per day \(UTC\)/);
     await expect.poll(() => page.locator('section[aria-labelledby="activity-h"] .legend').textContent()).toContain('Entries: 3');
+    // the revealed draw, verified inside the console by the public verification page
+    await page.getByLabel('Public key', { exact: true }).fill(shopKey);
+    await page.getByRole('button', { name: 'Verify here' }).click();
+    await expect
+      .poll(() => page.frameLocator('iframe.verify-frame').locator('#verdict').textContent(), { timeout: 20_000 })
+      .toBe('Verified: every winner and replacement follows from the committed seed and snapshot.');
+    expect(await page.getByRole('link', { name: 'Open the verification page' }).getAttribute('href')).toBe(`/draws/${draws.body.data[0].id}/verify?key=${shopKey}`);
     await page.getByLabel('Action', { exact: true }).fill('Photo of the product');
     await page.getByLabel('Points', { exact: true }).fill('20');
     await page.getByLabel('Completed').selectOption('manual');

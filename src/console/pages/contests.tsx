@@ -1,7 +1,7 @@
 /** @jsxImportSource hono/jsx/dom */
 /** Contests (private key): the list, and one contest: totals, top referrers, entries, draws, export. */
 import { useState } from 'hono/jsx/dom';
-import { type Credential, apiClient, authHeaders, messageOf, must } from '../api.js';
+import { type Credential, apiClient, authHeaders, messageOf, must, pagesKey } from '../api.js';
 import { navigate, useLocation } from '../router.js';
 import { Action, ErrorLine, formValues, Link, Pager, submitWith, useLoad, when } from '../ui.js';
 import { ContestSettings, NewContest } from './contest-settings.js';
@@ -452,15 +452,53 @@ function Draws(props: { cred: Team; contestId: string }) {
                   </li>
                 ))}
               </ol>
-              <p>
-                Anyone can check it: the public verification page is <code>/draws/{d.id}/verify?key=</code> followed by one of your public keys, or{' '}
-                <code>npx tsx scripts/verify-draw.ts</code>.
-              </p>
+              <VerifyDraw drawId={d.id} />
             </>
           )}
         </article>
       ))}
     </section>
+  );
+}
+
+/**
+ * The draw checked in this page: the public verification page (which recomputes everything in
+ * the browser from public data) in a frame, with a link to open it on its own or to share.
+ */
+function VerifyDraw(props: { drawId: string }) {
+  const [key, setKey] = useState(pagesKey.get());
+  const [shown, setShown] = useState(false);
+  const href = `/draws/${props.drawId}/verify?key=${encodeURIComponent(key)}`;
+  return (
+    <div class="verify">
+      <p>
+        Anyone can check it with one of your public keys, on the public verification page, or with <code>npx tsx scripts/verify-draw.ts</code>.
+      </p>
+      <form
+        class="inline"
+        onSubmit={(e: Event) => {
+          const k = (formValues(e).publicKey ?? '').trim();
+          pagesKey.set(k);
+          setKey(k);
+          setShown(k !== '');
+        }}
+      >
+        <label for={`verify-key-${props.drawId}`}>Public key</label>
+        <input id={`verify-key-${props.drawId}`} name="publicKey" value={key} pattern="pk_[A-Za-z0-9]+" autocomplete="off" required />
+        <button type="submit">Verify here</button>
+      </form>
+      {shown ? (
+        <>
+          <p>
+            <a href={href} target="_blank" rel="noopener">
+              Open the verification page
+            </a>{' '}
+            (share this address: it holds only the public key).
+          </p>
+          <iframe class="verify-frame" title={`Verification of draw ${props.drawId}`} src={href} />
+        </>
+      ) : null}
+    </div>
   );
 }
 

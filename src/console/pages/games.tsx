@@ -6,7 +6,7 @@
  * live preview of the widget.
  */
 import { useState } from 'hono/jsx/dom';
-import { type Credential, apiClient, must } from '../api.js';
+import { type Credential, apiClient, must, pagesKey } from '../api.js';
 import { LineChart, bucketLabel } from '../chart.js';
 import { chiSquare } from '../stats.js';
 import { Action, ErrorLine, Link, formValues, submitWith, useLoad, when } from '../ui.js';
@@ -281,10 +281,8 @@ function Seeds(props: { cred: Team; gameId: string }) {
   );
 }
 
-const PREVIEW_KEY = 'contest-engine-console-preview-key';
-
 function Embed(props: { gameId: string }) {
-  const [key, setKey] = useState<string>(sessionStorage.getItem(PREVIEW_KEY) ?? '');
+  const [key, setKey] = useState<string>(pagesKey.get());
   const snippet = `<script src="${location.origin}/widget.js" async></script>\n<instant-win-game game="${props.gameId}" api-key="${key || 'pk_…'}"></instant-win-game>`;
   return (
     <section aria-labelledby="embed-h">
@@ -298,7 +296,7 @@ function Embed(props: { gameId: string }) {
         onSubmit={(e: Event) => {
           const v = formValues(e);
           const k = (v.previewKey ?? '').trim();
-          if (k) sessionStorage.setItem(PREVIEW_KEY, k);
+          pagesKey.set(k);
           setKey(k);
         }}
       >
