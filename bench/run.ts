@@ -254,6 +254,12 @@ async function main() {
         path: () => `/api/v1/instant-win-games/${gameId}/plays/${pending[next() % pending.length]!.id}/claim`,
         body: () => ({ email: `winner-${runTag}-${k}@example.com`, playCookie: claimCookie }),
       },
+      // the console's entries table: its filters and sorts over the whole contest, with exact totals
+      { name: 'entries: review queue', method: 'GET', key: priv, path: () => `/api/v1/contests/${contest.id}/entries?review=pending&limit=25` },
+      { name: 'entries: unconfirmed', method: 'GET', key: priv, path: () => `/api/v1/contests/${contest.id}/entries?confirmed=false&limit=25` },
+      { name: 'entries: most points', method: 'GET', key: priv, path: () => `/api/v1/contests/${contest.id}/entries?sort=points&limit=25` },
+      { name: 'entries: referred by', method: 'GET', key: priv, path: () => `/api/v1/contests/${contest.id}/entries?referredBy=${pick(sample).id}&limit=25` },
+      { name: 'entries: referral code', method: 'GET', key: priv, path: () => `/api/v1/contests/${contest.id}/entries?search=${pick(sample).referral_code}&limit=25` },
       { name: 'contest series (48 hours)', method: 'GET', key: priv, path: () => `/api/v1/contests/${contest.id}/series` },
       { name: 'contest series (30 days)', method: 'GET', key: priv, path: () => `/api/v1/contests/${contest.id}/series?interval=day` },
       { name: 'game series (7 days)', method: 'GET', key: priv, path: () => `/api/v1/instant-win-games/${gameId}/series?interval=day&from=${new Date(Date.now() - 6 * 86_400_000).toISOString().slice(0, 10)}` },
