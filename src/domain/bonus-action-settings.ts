@@ -9,23 +9,14 @@ import { type Db, iso, num, query, queryOne } from '../db/client.js';
 import type { Team } from '../db/team.js';
 import { Errors } from '../errors.js';
 import { isUuid } from '../lib/crypto.js';
-import type { createBonusActionBody, updateBonusActionBody } from '../schemas/bonus-actions.js';
+import type { BonusAction } from '../schemas/admin.js';
+import { type Completion, COMPLETION_STATUSES, type createBonusActionBody, type updateBonusActionBody } from '../schemas/bonus-actions.js';
 
 const ACTION_COLUMNS = sql`ba.id, ba.contest_id as "contestId", ba.action, ba.description, ba.icon, ba.icon_color as "iconColor", ba.points,
   ba.confirmation_type as "confirmationType", ba.destination_url as "destinationUrl", ba."order"`;
 
-export interface BonusActionSettings {
-  id: string;
-  contestId: string;
-  action: string;
-  description: string;
-  icon: string;
-  iconColor: string;
-  points: number;
-  confirmationType: 'auto' | 'manual' | 'click';
-  destinationUrl: string | null;
-  order: number;
-}
+/** A bonus action as the API answers it (the schema the admin API's answers use too). */
+export type BonusActionSettings = v.InferOutput<typeof BonusAction>;
 
 const contestOf = (team: Team, contestId: string) =>
   sql`select id from contests where id = ${contestId} and team_id = ${team.id} and tool_type is distinct from 'instant_win'`;
@@ -101,22 +92,9 @@ export async function updateContestBonusAction(
   return row;
 }
 
-export const COMPLETION_STATUSES = ['pending', 'verified', 'rejected'] as const;
+export { COMPLETION_STATUSES };
 export type CompletionStatus = (typeof COMPLETION_STATUSES)[number];
-
-export interface CompletionItem {
-  id: string;
-  entryId: string;
-  email: string | null;
-  name: string | null;
-  bonusActionId: string;
-  action: string;
-  status: CompletionStatus;
-  proof: string | null;
-  answer: string | null;
-  pointsAwarded: number;
-  completedAt: string;
-}
+export type CompletionItem = v.InferOutput<typeof Completion>;
 
 /**
  * A contest's completions of one status, newest first: `pending` is the review queue of manual

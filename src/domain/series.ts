@@ -21,6 +21,7 @@ import { type Db, iso, num, query } from '../db/client.js';
 import type { Team } from '../db/team.js';
 import { Errors } from '../errors.js';
 import { isUuid } from '../lib/crypto.js';
+import type { ContestBucket, GameBucket } from '../schemas/series.js';
 
 export type SeriesInterval = 'hour' | 'day';
 
@@ -149,22 +150,7 @@ function seriesStatement(team: Team, ownerSql: SQL, counters: Counter[], range: 
     order by g.b`;
 }
 
-export interface ContestBucket {
-  start: string;
-  entries: number;
-  confirmations: number;
-  referrals: number;
-  bonusCompletions: number;
-}
-
-export interface GameBucket {
-  start: string;
-  plays: number;
-  /** prizes given, by tier id */
-  wins: Record<string, number>;
-  /** what the random number drew, by tier id ("none": no prize), before stock ran out */
-  drawn: Record<string, number>;
-}
+export type { ContestBucket, GameBucket };
 
 type Row = { start: Date | string; metric: string | null; n: number | string | null };
 

@@ -19,8 +19,8 @@ import { ok, pagination } from '../http/envelope.js';
 import { jsonBody, pageParams, pageQuerySchema, queryParams } from '../http/validate.js';
 import { requireContestId } from './contests.js';
 import { BonusAction } from '../schemas/admin.js';
-import { createBonusActionBody, updateBonusActionBody } from '../schemas/bonus-actions.js';
-import { apiErrors, nonNegInt, okJson, pageJson, pageQuery, security, timestamp, uuid } from '../schemas/common.js';
+import { Completion, createBonusActionBody, updateBonusActionBody } from '../schemas/bonus-actions.js';
+import { apiErrors, okJson, pageJson, pageQuery, security } from '../schemas/common.js';
 
 const completionsQuery = v.object({
   ...pageQuerySchema,
@@ -29,19 +29,6 @@ const completionsQuery = v.object({
   ),
 });
 
-const Completion = v.strictObject({
-  id: uuid,
-  entryId: uuid,
-  email: v.nullable(v.string()),
-  name: v.nullable(v.string()),
-  bonusActionId: uuid,
-  action: v.string(),
-  status: v.picklist(COMPLETION_STATUSES),
-  proof: v.nullable(v.string()),
-  answer: v.nullable(v.string()),
-  pointsAwarded: nonNegInt,
-  completedAt: timestamp,
-});
 
 export function contestBonusActionRoutes() {
   const r = new Hono<AppEnv>();

@@ -11,7 +11,8 @@ import type { AppContext, AppEnv } from '../http/context.js';
 import { ok } from '../http/envelope.js';
 import { queryParams } from '../http/validate.js';
 import { requireContestId } from './contests.js';
-import { apiErrors, nonNegInt, okJson, security, timestamp } from '../schemas/common.js';
+import { apiErrors, okJson, security } from '../schemas/common.js';
+import { ContestSeries, GameSeries } from '../schemas/series.js';
 
 const DATE_RE = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2}))?$/;
 /** a real calendar day (Date.parse takes 2026-02-30 as March 2) */
@@ -32,38 +33,6 @@ const seriesQuery = v.object({
   interval: v.optional(v.pipe(v.picklist(['hour', 'day'], 'interval must be hour or day'), v.description('bucket size, in UTC (default hour)'))),
   from: when('from', 'the first bucket is the one holding this instant (default: 47 hours or 29 days before to)'),
   to: when('to', 'the last bucket is the one holding this instant (default: now)'),
-});
-
-const Range = {
-  interval: v.picklist(['hour', 'day']),
-  from: v.pipe(timestamp, v.description('start of the first bucket')),
-  to: v.pipe(timestamp, v.description('start of the last bucket')),
-};
-
-export const ContestSeries = v.strictObject({
-  ...Range,
-  buckets: v.array(
-    v.strictObject({
-      start: timestamp,
-      entries: v.pipe(nonNegInt, v.description('entries created')),
-      confirmations: v.pipe(nonNegInt, v.description('emails confirmed')),
-      referrals: v.pipe(nonNegInt, v.description('entries created with a referral code')),
-      bonusCompletions: v.pipe(nonNegInt, v.description('bonus actions completed (manual ones when submitted)')),
-    }),
-  ),
-});
-
-const perTier = (what: string) => v.pipe(v.record(v.string(), nonNegInt), v.description(what));
-export const GameSeries = v.strictObject({
-  ...Range,
-  buckets: v.array(
-    v.strictObject({
-      start: timestamp,
-      plays: nonNegInt,
-      wins: perTier('prizes given, by tier id'),
-      drawn: perTier('what the random number drew, by tier id ("none": no prize), before any stock ran out: compare with the configured odds'),
-    }),
-  ),
 });
 
 function rangeOf(c: AppContext, q: v.InferOutput<typeof seriesQuery>): SeriesRange {

@@ -5,6 +5,7 @@
 import * as v from 'valibot';
 import { trimmedString } from '../lib/validation.js';
 import { nonNegInt } from './contest-settings.js';
+import { nonNegInt as count, timestamp, uuid } from './common.js';
 
 export const CONFIRMATION_TYPES = ['auto', 'manual', 'click'] as const;
 
@@ -39,3 +40,20 @@ export const updateBonusActionBody = v.pipe(
     `At least one of ${UPDATABLE_BONUS_ACTION_FIELDS.join(', ')} is required`,
   ),
 );
+
+export const COMPLETION_STATUSES = ['pending', 'verified', 'rejected'] as const;
+
+/** A completion as the review list shows it. */
+export const Completion = v.strictObject({
+  id: uuid,
+  entryId: uuid,
+  email: v.nullable(v.string()),
+  name: v.nullable(v.string()),
+  bonusActionId: uuid,
+  action: v.string(),
+  status: v.picklist(COMPLETION_STATUSES),
+  proof: v.nullable(v.string()),
+  answer: v.nullable(v.string()),
+  pointsAwarded: count,
+  completedAt: timestamp,
+});
