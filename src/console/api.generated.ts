@@ -8621,8 +8621,39 @@ export interface operations {
                         /** @constant */
                         success: true;
                         data: {
+                            /** @description the entry as GET /api/v1/entries/:entryId shows it */
                             entry: {
-                                [key: string]: unknown;
+                                risk: {
+                                    /** @enum {string} */
+                                    level: "none" | "review" | "high";
+                                    reasons: ("disposable_email" | "email_alias" | "self_referral" | "ip_velocity" | "referral_velocity")[];
+                                    review: ("approved" | "rejected") | null;
+                                };
+                                /** Format: uuid */
+                                id: string;
+                                email: string | null;
+                                name: string | null;
+                                phone: string | null;
+                                points: number;
+                                emailConfirmed: boolean;
+                                disqualified: boolean;
+                                referralCode: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 date-time (UTC)
+                                 */
+                                createdAt: string;
+                                pointsUsed: number;
+                                /** Format: uuid */
+                                contestId: string;
+                                contestTitle: string;
+                                referralsCount: number;
+                                bonusActionsCompleted: number;
+                                totalPurchaseValue: number;
+                                totalPurchaseCount: number;
+                                customFieldData: {
+                                    [key: string]: unknown;
+                                } | null;
                             };
                             ledger: {
                                 delta: number;

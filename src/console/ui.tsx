@@ -2,7 +2,7 @@
 /** Shared pieces of the console's pages. */
 import type { Child } from 'hono/jsx/dom';
 import { useEffect, useState } from 'hono/jsx/dom';
-import { messageOf } from './api.js';
+import { messageOf, pagesKey } from './api.js';
 import { navigate } from './router.js';
 
 /** An in-app link: the browser's own link, without a page load. */
@@ -167,4 +167,25 @@ export function submitWith(setError: (e: string | null) => void, run: (v: Record
       setError(messageOf(err));
     }
   };
+}
+
+/**
+ * The form where the operator pastes one of the team's public keys for a page that needs one (the
+ * widget's preview, a draw's verification page); the key is kept in this tab for the next such page.
+ */
+export function PublicKeyForm(props: { id: string; label: string; button: string; required?: boolean; onKey: (key: string) => void }) {
+  return (
+    <form
+      class="inline"
+      onSubmit={(e: Event) => {
+        const k = (formValues(e).publicKey ?? '').trim();
+        pagesKey.set(k);
+        props.onKey(k);
+      }}
+    >
+      <label for={props.id}>{props.label}</label>
+      <input id={props.id} name="publicKey" value={pagesKey.get()} pattern="pk_[A-Za-z0-9]+" autocomplete="off" required={props.required} />
+      <button type="submit">{props.button}</button>
+    </form>
+  );
 }

@@ -6,6 +6,7 @@ import { Hono } from 'hono';
 import { describeRoute, resolver } from 'hono-openapi';
 import * as v from 'valibot';
 import { ErrorEnvelope, security } from '../schemas/common.js';
+import { Entry } from '../schemas/contests.js';
 import { eraseEntry, exportEntries, exportPerson } from '../domain/privacy.js';
 import { requireKey } from '../http/auth.js';
 import type { AppEnv } from '../http/context.js';
@@ -25,7 +26,7 @@ const list = v.array(v.record(v.string(), v.unknown()));
 const personSchema = v.object({
   success: v.literal(true),
   data: v.object({
-    entry: v.record(v.string(), v.unknown()),
+    entry: v.pipe(Entry, v.description('the entry as GET /api/v1/entries/:entryId shows it')),
     ledger: v.array(v.object({ delta: v.number(), reason: v.string(), source: v.string(), createdAt: v.string() })),
     bonusActions: list,
     purchases: list,

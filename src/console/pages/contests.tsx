@@ -3,7 +3,7 @@
 import { useState } from 'hono/jsx/dom';
 import { type Credential, apiClient, authHeaders, messageOf, must, pagesKey } from '../api.js';
 import { navigate, useLocation } from '../router.js';
-import { Action, ErrorLine, formValues, Link, Pager, submitWith, useLoad, when } from '../ui.js';
+import { Action, ErrorLine, formValues, Link, Pager, PublicKeyForm, submitWith, useLoad, when } from '../ui.js';
 import { ContestSettings, NewContest } from './contest-settings.js';
 import { Activity, BonusActions, CompletionsQueue } from './contest-activity.js';
 
@@ -474,19 +474,16 @@ function VerifyDraw(props: { drawId: string }) {
       <p>
         Anyone can check it with one of your public keys, on the public verification page, or with <code>npx tsx scripts/verify-draw.ts</code>.
       </p>
-      <form
-        class="inline"
-        onSubmit={(e: Event) => {
-          const k = (formValues(e).publicKey ?? '').trim();
-          pagesKey.set(k);
+      <PublicKeyForm
+        id={`verify-key-${props.drawId}`}
+        label="Public key"
+        button="Verify here"
+        required
+        onKey={(k) => {
           setKey(k);
           setShown(k !== '');
         }}
-      >
-        <label for={`verify-key-${props.drawId}`}>Public key</label>
-        <input id={`verify-key-${props.drawId}`} name="publicKey" value={key} pattern="pk_[A-Za-z0-9]+" autocomplete="off" required />
-        <button type="submit">Verify here</button>
-      </form>
+      />
       {shown ? (
         <>
           <p>

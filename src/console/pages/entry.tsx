@@ -6,23 +6,6 @@ import { navigate } from '../router.js';
 import { Action, ErrorLine, Link, formValues, useLoad, when } from '../ui.js';
 
 type Team = Extract<Credential, { kind: 'team' }>;
-/** the entry as the detail shows it (the person export's `entry`) */
-interface EntryView {
-  id: string;
-  email: string | null;
-  name: string | null;
-  phone: string | null;
-  points: number;
-  emailConfirmed: boolean;
-  disqualified: boolean;
-  referralCode: string | null;
-  createdAt: string;
-  contestId: string;
-  contestTitle: string;
-  referralsCount: number;
-  risk: { level: 'none' | 'review' | 'high'; reasons: string[]; review: 'approved' | 'rejected' | null };
-}
-
 export function EntryPage(props: { cred: Team; entryId: string }) {
   const api = apiClient(props.cred);
   const path = { params: { path: { entryId: props.entryId } } };
@@ -30,7 +13,7 @@ export function EntryPage(props: { cred: Team; entryId: string }) {
   const [error, setError] = useState<string | null>(null);
   const [confirmEmail, setConfirmEmail] = useState('');
   const p = person.data?.data;
-  const e = p?.entry as EntryView | undefined;
+  const e = p?.entry;
   const reload = () => person.reload();
   if (person.error) {
     return (

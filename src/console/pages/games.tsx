@@ -9,7 +9,7 @@ import { useState } from 'hono/jsx/dom';
 import { type Credential, apiClient, must, pagesKey } from '../api.js';
 import { LineChart, bucketLabel } from '../chart.js';
 import { chiSquare } from '../stats.js';
-import { Action, ErrorLine, Link, formValues, submitWith, useLoad, when } from '../ui.js';
+import { Action, ErrorLine, Link, PublicKeyForm, submitWith, useLoad, when } from '../ui.js';
 import { navigate } from '../router.js';
 
 type Team = Extract<Credential, { kind: 'team' }>;
@@ -291,19 +291,7 @@ function Embed(props: { gameId: string }) {
       <pre class="embed">
         <code id="embed-snippet">{snippet}</code>
       </pre>
-      <form
-        class="inline"
-        onSubmit={(e: Event) => {
-          const v = formValues(e);
-          const k = (v.previewKey ?? '').trim();
-          pagesKey.set(k);
-          setKey(k);
-        }}
-      >
-        <label for="preview-key">Public key for the preview</label>
-        <input id="preview-key" name="previewKey" value={key} pattern="pk_[A-Za-z0-9]+" autocomplete="off" />
-        <button type="submit">Show the preview</button>
-      </form>
+      <PublicKeyForm id="preview-key" label="Public key for the preview" button="Show the preview" onKey={setKey} />
       {key ? (
         <>
           <p class="help">A live preview: a spin here is a real play, counted in the figures above.</p>
