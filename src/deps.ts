@@ -31,6 +31,21 @@ export interface RateLimiter {
   limit(key: string): Promise<{ success: boolean; retryAfterSeconds: number }>;
 }
 
+/** One answer kept by a PublicCache: the body as sent and when it stops being usable (ms, the app's clock). */
+export interface PublicCacheAnswer {
+  body: string;
+  contentType: string;
+  storedAt: number;
+  expiresAt: number;
+}
+
+/** Where public reads are kept when a contest or game allows it (src/http/public-cache.ts). */
+export interface PublicCache {
+  get(key: string): Promise<PublicCacheAnswer | null>;
+  /** keeps the answer where get() in this process sees it before returning; slower tiers may finish later */
+  put(key: string, answer: PublicCacheAnswer): Promise<void>;
+}
+
 export interface OutgoingEmail {
   id: string;
   to: string;
@@ -78,6 +93,11 @@ export interface Deps {
    * 600; play and claim are not counted here, they keep rateLimiter). Omitted: 600 in memory.
    */
   publicRateLimiter?: RateLimiter;
+  /**
+   * Public reads of contests and games whose `publicCacheSeconds` is above 0 (Node: bounded in
+   * process; Workers: the isolate's copy and the Cache API). Omitted: every read goes to the database.
+   */
+  publicCache?: PublicCache;
   mailer: Mailer;
   logger: Logger;
   config: AppConfig;

@@ -22,6 +22,7 @@ import { runScheduledJobs } from './domain/jobs.js';
 import { seedIfEmpty } from './domain/seed.js';
 import { docsFiles } from './lib/docs-files.js';
 import { logTransport } from './mail/log.js';
+import { memoryPublicCache } from './http/public-cache.js';
 import { resendTransport } from './mail/resend.js';
 import { mailConfigProblem, transportKind } from './mail/select.js';
 import { describeError } from './lib/describe-error.js';
@@ -84,6 +85,8 @@ async function main() {
     random: cryptoRandom,
     rateLimiter: memoryRateLimiter(30, 60),
     publicRateLimiter: memoryRateLimiter(settings.PUBLIC_RATE_LIMIT ?? 600, 60),
+    // public reads a team allows to be cached (publicCacheSeconds): bounded, in this process
+    publicCache: memoryPublicCache(),
     mailer: mail.mailer,
     logger,
     config: {

@@ -9,6 +9,7 @@ import { neonHttpProvider, neonProvider } from './db/drivers/neon.js';
 import { type Deps, type RateLimiter, consoleLogger, cryptoRandom, memoryRateLimiter, systemClock } from './deps.js';
 import { runScheduledJobs } from './domain/jobs.js';
 import { workerMailer } from './mail/select.js';
+import { type CacheStorageLike, workersPublicCache } from './http/public-cache.js';
 import { readSettings, SettingsError, type Settings } from './settings.js';
 
 export interface Env {
@@ -65,6 +66,8 @@ function depsFor(env: Env, requestUrl?: string): { deps: Deps; app: App } {
     random: cryptoRandom,
     rateLimiter: env.PLAY_LIMITER ? bindingRateLimiter(env.PLAY_LIMITER) : memoryRateLimiter(30, 60),
     publicRateLimiter: env.PUBLIC_LIMITER ? bindingRateLimiter(env.PUBLIC_LIMITER) : memoryRateLimiter(settings.PUBLIC_RATE_LIMIT ?? 600, 60),
+    // public reads a team allows to be cached: this isolate's copy, then the data centre's Cache API
+    publicCache: workersPublicCache((caches as unknown as { default: CacheStorageLike }).default),
     mailer: workerMailer(env, logger),
     logger,
     config: {

@@ -100,4 +100,25 @@ describe('entries list filters and sort', () => {
       expect([q, r.status, r.body]).toEqual([q, 400, { success: false, error: message }]);
     }
   });
+
+  it('a single flag’s total (from the running totals) equals its rows, erased entries left out', async () => {
+    const check = async () => {
+      for (const q of ['', 'confirmed=true', 'confirmed=false', 'disqualified=true', 'disqualified=false']) {
+        const page = await list(`${q}&limit=100`);
+        expect([q, page.total]).toEqual([q, page.names.length]);
+      }
+    };
+    await check();
+    expect((await list('confirmed=true')).total).toBe(1);
+    expect((await list('disqualified=false')).total).toBe(4);
+    // erasing the confirmed entry and the disqualified one takes them out of every total
+    for (const name of ['bob', 'cy']) {
+      const r = await env.request('DELETE', `/api/v1/entries/${ids[name]}`, { key: t.privateKey });
+      expect(r.status, r.text).toBe(200);
+    }
+    await check();
+    expect((await list('confirmed=true')).total).toBe(0);
+    expect((await list('disqualified=true')).total).toBe(0);
+    expect((await list('confirmed=false')).total).toBe(3);
+  });
 });

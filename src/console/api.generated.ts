@@ -1390,6 +1390,8 @@ export interface operations {
                     shopifySecret?: string | null;
                     stripeSecret?: string | null;
                     toolType?: "content_gate" | null;
+                    /** @description seconds (0 to 300) for which what a public key reads about this contest or game may be answered from a cache; 0 (the default): always exact */
+                    publicCacheSeconds?: number;
                 };
             };
         };
@@ -1450,6 +1452,8 @@ export interface operations {
                             affiliate: {
                                 commissionPercent: number;
                             };
+                            /** @description seconds a public key's reads may come from a cache; 0: always exact */
+                            publicCacheSeconds: number;
                             /** @description whether each secret is set; secrets themselves are never shown */
                             secrets: {
                                 shopifySecretSet: boolean;
@@ -1744,6 +1748,8 @@ export interface operations {
                     shopifySecret?: string | null;
                     stripeSecret?: string | null;
                     toolType?: "content_gate" | null;
+                    /** @description seconds (0 to 300) for which what a public key reads about this contest or game may be answered from a cache; 0 (the default): always exact */
+                    publicCacheSeconds?: number;
                 };
             };
         };
@@ -1804,6 +1810,8 @@ export interface operations {
                             affiliate: {
                                 commissionPercent: number;
                             };
+                            /** @description seconds a public key's reads may come from a cache; 0: always exact */
+                            publicCacheSeconds: number;
                             /** @description whether each secret is set; secrets themselves are never shown */
                             secrets: {
                                 shopifySecretSet: boolean;
@@ -2011,6 +2019,8 @@ export interface operations {
                             affiliate: {
                                 commissionPercent: number;
                             };
+                            /** @description seconds a public key's reads may come from a cache; 0: always exact */
+                            publicCacheSeconds: number;
                             /** @description whether each secret is set; secrets themselves are never shown */
                             secrets: {
                                 shopifySecretSet: boolean;
@@ -5242,6 +5252,8 @@ export interface operations {
                             /** @enum {string} */
                             publishAs: "landing" | "embed";
                             embedUrl: string | null;
+                            /** @description seconds what a public key reads about this game may come from a cache; 0: always exact */
+                            publicCacheSeconds: number;
                             tiers: {
                                 /** Format: uuid */
                                 id: string;
@@ -5378,6 +5390,8 @@ export interface operations {
                     embedUrl?: string | null;
                     /** @enum {string} */
                     status?: "draft" | "active" | "paused" | "ended";
+                    /** @description seconds (0 to 300) for which what a public key reads about this contest or game may be answered from a cache; 0 (the default): always exact */
+                    publicCacheSeconds?: number;
                     tiers: {
                         id?: string | null;
                         name: string;
@@ -5422,6 +5436,8 @@ export interface operations {
                             /** @enum {string} */
                             publishAs: "landing" | "embed";
                             embedUrl: string | null;
+                            /** @description seconds what a public key reads about this game may come from a cache; 0: always exact */
+                            publicCacheSeconds: number;
                             tiers: {
                                 /** Format: uuid */
                                 id: string;
@@ -5607,6 +5623,8 @@ export interface operations {
                             /** @enum {string} */
                             publishAs: "landing" | "embed";
                             embedUrl: string | null;
+                            /** @description seconds what a public key reads about this game may come from a cache; 0: always exact */
+                            publicCacheSeconds: number;
                             tiers: {
                                 /** Format: uuid */
                                 id: string;
@@ -5731,6 +5749,8 @@ export interface operations {
                     embedUrl?: string | null;
                     /** @enum {string} */
                     status?: "draft" | "active" | "paused" | "ended";
+                    /** @description seconds (0 to 300) for which what a public key reads about this contest or game may be answered from a cache; 0 (the default): always exact */
+                    publicCacheSeconds?: number;
                     tiers?: {
                         id?: string | null;
                         name: string;
@@ -5775,6 +5795,8 @@ export interface operations {
                             /** @enum {string} */
                             publishAs: "landing" | "embed";
                             embedUrl: string | null;
+                            /** @description seconds what a public key reads about this game may come from a cache; 0: always exact */
+                            publicCacheSeconds: number;
                             tiers: {
                                 /** Format: uuid */
                                 id: string;
@@ -9364,6 +9386,8 @@ export interface operations {
                     shopifySecret?: string | null;
                     stripeSecret?: string | null;
                     toolType?: "content_gate" | null;
+                    /** @description seconds (0 to 300) for which what a public key reads about this contest or game may be answered from a cache; 0 (the default): always exact */
+                    publicCacheSeconds?: number;
                 };
             };
         };
@@ -9424,6 +9448,8 @@ export interface operations {
                             affiliate: {
                                 commissionPercent: number;
                             };
+                            /** @description seconds a public key's reads may come from a cache; 0: always exact */
+                            publicCacheSeconds: number;
                             /** @description whether each secret is set; secrets themselves are never shown */
                             secrets: {
                                 shopifySecretSet: boolean;
@@ -9585,6 +9611,8 @@ export interface operations {
                     shopifySecret?: string | null;
                     stripeSecret?: string | null;
                     toolType?: "content_gate" | null;
+                    /** @description seconds (0 to 300) for which what a public key reads about this contest or game may be answered from a cache; 0 (the default): always exact */
+                    publicCacheSeconds?: number;
                 };
             };
         };
@@ -9645,6 +9673,8 @@ export interface operations {
                             affiliate: {
                                 commissionPercent: number;
                             };
+                            /** @description seconds a public key's reads may come from a cache; 0: always exact */
+                            publicCacheSeconds: number;
                             /** @description whether each secret is set; secrets themselves are never shown */
                             secrets: {
                                 shopifySecretSet: boolean;

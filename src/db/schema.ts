@@ -109,6 +109,11 @@ export const contests = pgTable(
     riskMode: text('risk_mode').notNull().default('flag'),
     riskMaxEntriesPerIpPerHour: integer('risk_max_entries_per_ip_per_hour').notNull().default(10),
     riskMaxReferralsPerHour: integer('risk_max_referrals_per_hour').notNull().default(20),
+    /**
+     * seconds a public key's reads of this contest or game (the contest, its leaderboard, its
+     * bonus actions, the game) may be answered from a cache (src/http/public-cache.ts); 0: exact
+     */
+    publicCacheSeconds: integer('public_cache_seconds').notNull().default(0),
     updatedAt: ts('updated_at').notNull().defaultNow(),
   },
   (t) => [
@@ -116,6 +121,7 @@ export const contests = pgTable(
     index('contests_team_tool_idx').on(t.teamId, t.toolType, t.createdAt),
     check('contests_tool_type_ck', sql`${t.toolType} is null or ${t.toolType} in ('content_gate', 'instant_win')`),
     check('contests_mode_ck', sql`${t.mode} in ('giveaway', 'leaderboard', 'waitlist')`),
+    check('contests_public_cache_ck', sql`${t.publicCacheSeconds} between 0 and 300`),
     check('contests_status_ck', sql`${t.status} in ('draft', 'active', 'ended', 'paused')`),
     check('contests_campaign_type_ck', sql`${t.campaignType} in ('viral', 'referral', 'affiliate')`),
     check('contests_points_ck', sql`${t.referralAdvocatePoints} >= 0 and ${t.referralFriendPoints} >= 0 and ${t.pointsPerPurchase} >= 0 and ${t.pointsPerCurrencyUnit} >= 0`),
@@ -172,8 +178,9 @@ export const entries = pgTable(
     uniqueIndex('entries_confirmation_token_uq').on(t.confirmationTokenHash).where(sql`${t.confirmationTokenHash} is not null`),
     index('entries_contest_created_idx').on(t.contestId, t.createdAt, t.id),
     index('entries_referred_by_idx').on(t.referredBy).where(sql`${t.referredBy} is not null`),
-    // analytics `points.highest`: a backward scan of one contest's points
-    index('entries_contest_points_idx').on(t.contestId, t.points),
+    // the entries list sorted by points (its order exactly, so a page at 1M entries reads only its
+    // rows) and analytics `points.highest` (the first row)
+    index('entries_contest_points_idx').on(t.contestId, t.points.desc(), t.createdAt, t.id),
     // entries search (case-insensitive substring of email or name): ONE trigram index (pg_trgm)
     // over both, so a search is one index scan (10x faster at 1M entries than two OR'ed scans,
     // since names repeat and their trigram lists are long); the query re-checks each column

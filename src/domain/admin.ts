@@ -133,6 +133,7 @@ export interface ContestSettings {
   shopifySecret?: string | null;
   stripeSecret?: string | null;
   toolType?: 'content_gate' | null;
+  publicCacheSeconds?: number;
 }
 
 export function slugify(title: string): string {
@@ -175,6 +176,7 @@ function settingsToColumns(s: ContestSettings): Partial<typeof contests.$inferIn
   if (s.shopifySecret !== undefined) out.shopifySecret = s.shopifySecret;
   if (s.stripeSecret !== undefined) out.stripeSecret = s.stripeSecret;
   if (s.toolType !== undefined) out.toolType = s.toolType;
+  if (s.publicCacheSeconds !== undefined) out.publicCacheSeconds = s.publicCacheSeconds;
   return out;
 }
 
@@ -242,6 +244,7 @@ interface AdminContestRow extends ContestRow {
   risk_mode: string;
   risk_max_entries_per_ip_per_hour: number;
   risk_max_referrals_per_hour: number;
+  public_cache_seconds: number;
 }
 
 /** The columns of a contest with its settings, over `source` (contests, or a CTE of contests rows). */
@@ -272,6 +275,7 @@ function adminContestJson(row: AdminContestRow, now: Date) {
     },
     externalTracking: { enabled: row.external_tracking_enabled },
     affiliate: { commissionPercent: num(row.affiliate_commission_percent) },
+    publicCacheSeconds: row.public_cache_seconds,
     secrets: {
       shopifySecretSet: row.has_shopify_secret,
       stripeSecretSet: row.has_stripe_secret,

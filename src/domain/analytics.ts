@@ -33,14 +33,14 @@ export async function getAnalytics(db: Db, team: Team, contestId: string): Promi
   }>(
     db,
     // totals from contest_stats (kept exact by triggers, summed over its slots); the highest
-    // points from a backward scan of entries_contest_points_idx: no scan of the entries
+    // points from the first row of entries_contest_points_idx: no scan of the entries
     sql`with ${team.cte} _ as (select 1)
         select c.views_count as views,
           coalesce(sum(s.entries), 0) as total,
           coalesce(sum(s.confirmed), 0) as confirmed,
           coalesce(sum(s.disqualified), 0) as disqualified,
           coalesce(sum(s.points_total), 0) as points_total,
-          coalesce((select e.points from entries e where e.contest_id = c.id order by e.points desc limit 1), 0) as points_max,
+          coalesce((select e.points from entries e where e.contest_id = c.id order by e.points desc nulls last limit 1), 0) as points_max,
           coalesce(sum(s.bonus_completions), 0) as bonus
         from contests c
         left join contest_stats s on s.contest_id = c.id
@@ -82,10 +82,11 @@ export async function getLeaderboard(
   team: Team,
   contestId: string,
   limit: number,
-): Promise<{ metric: 'points' | 'commission'; rows: LeaderboardRow[] }> {
+): Promise<{ metric: 'points' | 'commission'; rows: LeaderboardRow[]; publicCacheSeconds: number }> {
   if (!isUuid(contestId)) throw Errors.contestNotFound();
   const rows = await query<{
     campaign_type: string;
+    public_cache_seconds: number;
     id: string | null;
     email: string | null;
     name: string | null;
@@ -96,7 +97,7 @@ export async function getLeaderboard(
     referrals_count: number | string;
   }>(
     db,
-    sql`with ${team.cte} c as (select id, campaign_type from contests where id = ${contestId} and team_id = ${team.id}),
+    sql`with ${team.cte} c as (select id, campaign_type, public_cache_seconds from contests where id = ${contestId} and team_id = ${team.id}),
         top as (
           (select e.id, e.email, e.name, e.points, e.commission, e.referral_code, e.created_at
            from entries e
@@ -110,7 +111,7 @@ export async function getLeaderboard(
              and (select campaign_type from c) = 'affiliate'
            order by e.commission desc nulls last, e.created_at, e.id limit ${limit})
         )
-        select c.campaign_type, x.* from c left join lateral (
+        select c.campaign_type, c.public_cache_seconds, x.* from c left join lateral (
           select top.id, ${sqlEmail(team, sql`top.email`)} as email, ${sqlName(team, sql`top.name`)} as name, top.points,
             top.commission, top.referral_code, top.created_at,
             (select count(*) from entries r where r.referred_by = top.id) as referrals_count from top
@@ -120,6 +121,7 @@ export async function getLeaderboard(
   if (!rows[0]) throw Errors.contestNotFound();
   const affiliate = rows[0].campaign_type === 'affiliate';
   return {
+    publicCacheSeconds: rows[0].public_cache_seconds,
     metric: affiliate ? 'commission' : 'points',
     rows: rows
       .filter((r) => r.id !== null)

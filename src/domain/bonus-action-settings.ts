@@ -19,19 +19,26 @@ const ACTION_COLUMNS = sql`ba.id, ba.contest_id as "contestId", ba.action, ba.de
 export type BonusActionSettings = v.InferOutput<typeof BonusAction>;
 
 const contestOf = (team: Team, contestId: string) =>
-  sql`select id from contests where id = ${contestId} and team_id = ${team.id} and tool_type is distinct from 'instant_win'`;
+  sql`select id, public_cache_seconds from contests where id = ${contestId} and team_id = ${team.id} and tool_type is distinct from 'instant_win'`;
 
-/** The contest's bonus actions in display order. */
-export async function listContestBonusActions(db: Db, team: Team, contestId: string): Promise<BonusActionSettings[]> {
+/** The contest's bonus actions in display order, and the contest's publicCacheSeconds. */
+export async function listContestBonusActions(
+  db: Db,
+  team: Team,
+  contestId: string,
+): Promise<{ actions: BonusActionSettings[]; publicCacheSeconds: number }> {
   if (!isUuid(contestId)) throw Errors.contestNotFound();
-  const rows = await query<BonusActionSettings | { id: null }>(
+  const rows = await query<(BonusActionSettings | { id: null }) & { public_cache_seconds: number }>(
     db,
     sql`with ${team.cte} c as (${contestOf(team, contestId)})
-        select ${ACTION_COLUMNS} from c left join bonus_actions ba on ba.contest_id = c.id
+        select ${ACTION_COLUMNS}, c.public_cache_seconds from c left join bonus_actions ba on ba.contest_id = c.id
         order by ba."order", ba.created_at, ba.id`,
   );
   if (rows.length === 0) throw Errors.contestNotFound();
-  return rows.filter((r): r is BonusActionSettings => r.id !== null);
+  return {
+    actions: rows.filter((r) => r.id !== null).map(({ public_cache_seconds: _, ...a }) => a as BonusActionSettings),
+    publicCacheSeconds: rows[0]!.public_cache_seconds,
+  };
 }
 
 /** Adds a bonus action; without `order` it goes last. */

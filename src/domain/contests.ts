@@ -23,6 +23,8 @@ export interface ContestRow {
   slug: string;
   entries_count?: number | string;
   views_count?: number | string;
+  /** seconds a public key's reads may be cached (src/http/public-cache.ts) */
+  public_cache_seconds?: number;
 }
 
 /** A stored `active` contest whose endDate has passed (and is not evergreen) reads `ended`. */
@@ -64,7 +66,7 @@ export function contestJson(row: ContestRow, now: Date, opts: { withViews?: bool
 export type ContestJson = ReturnType<typeof contestJson>;
 
 const CONTEST_COLUMNS = sql`c.id, c.team_id, c.tool_type, c.title, c.description, c.status, c.start_date, c.end_date,
-  c.is_evergreen, c.mode, c.slug, c.views_count,
+  c.is_evergreen, c.mode, c.slug, c.views_count, c.public_cache_seconds,
   (select coalesce(sum(s.entries), 0) from contest_stats s where s.contest_id = c.id) as entries_count`;
 
 export async function listContests(

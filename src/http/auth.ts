@@ -60,9 +60,10 @@ export function requireKey(access: 'public' | 'private', opts: KeyOptions = {}) 
     c.set('keyErrors', keyErrors);
     // a statement that raised the key check's SQLSTATE is answered by app.onError (keyError below)
     await next();
-    if (!team.embedded) {
+    if (!team.embedded && !c.get('publicCacheHit')) {
       // no statement carried the key check (a 400 for a bad body, a 404 for a malformed id, a
-      // 429...): check the key now, so a bad key answers 401/403 first, as it always did
+      // 429...): check the key now, so a bad key answers 401/403 first, as it always did (an
+      // answer from the public cache was stored for this very key after a statement accepted it)
       await query(c.var.db(), team.check);
     }
   });

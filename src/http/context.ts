@@ -24,6 +24,10 @@ export interface AppEnv {
     /** the route's 401/403 answers for a key refused inside a statement */
     keyErrors?: { unauthorized: () => ApiError; forbidden: () => ApiError };
     requestId: string;
+    /** set by a handler: seconds its 200 answer to a public key may be kept (src/http/public-cache.ts) */
+    publicCacheSeconds?: number;
+    /** the answer came from the public cache: no statement, no key check */
+    publicCacheHit?: boolean;
   };
 }
 

@@ -3,6 +3,7 @@ import { describeRoute } from 'hono-openapi';
 import * as v from 'valibot';
 import { getAnalytics, getLeaderboard } from '../domain/analytics.js';
 import { requireKey } from '../http/auth.js';
+import { publicCached } from '../http/public-cache.js';
 import type { AppEnv } from '../http/context.js';
 import { ok } from '../http/envelope.js';
 import { Errors } from '../errors.js';
@@ -54,10 +55,12 @@ export function analyticsRoutes() {
     publicKey,
     queryParams(leaderboardQuery),
     describeRoute({ parameters: [intQuery('limit', 'rows', { min: 1, max: 100, default: 25 })] }),
+    publicCached(),
     async (c) => {
       const contestId = requireContestId(c.req.param('contestId'));
       const { limit } = pageParams({ limit: c.req.valid('query').limit }, { defaultLimit: 25, maxLimit: 100 });
-      const { metric, rows } = await getLeaderboard(c.var.db(), c.var.auth.team, contestId, limit);
+      const { metric, rows, publicCacheSeconds } = await getLeaderboard(c.var.db(), c.var.auth.team, contestId, limit);
+      c.set('publicCacheSeconds', publicCacheSeconds);
       return ok(c, rows, 200, { metric });
     },
   );

@@ -14,6 +14,7 @@ import {
   updateContestBonusAction,
 } from '../domain/bonus-action-settings.js';
 import { requireKey } from '../http/auth.js';
+import { publicCached } from '../http/public-cache.js';
 import type { AppEnv } from '../http/context.js';
 import { ok, pagination } from '../http/envelope.js';
 import { jsonBody, pageParams, pageQuerySchema, queryParams } from '../http/validate.js';
@@ -48,7 +49,12 @@ export function contestBonusActionRoutes() {
       },
     }),
     requireKey('public'),
-    async (c) => ok(c, await listContestBonusActions(c.var.db(), c.var.auth.team, requireContestId(c.req.param('contestId')))),
+    publicCached(),
+    async (c) => {
+      const { actions, publicCacheSeconds } = await listContestBonusActions(c.var.db(), c.var.auth.team, requireContestId(c.req.param('contestId')));
+      c.set('publicCacheSeconds', publicCacheSeconds);
+      return ok(c, actions);
+    },
   );
 
   r.post(

@@ -3,6 +3,7 @@ import { describeRoute } from 'hono-openapi';
 import * as v from 'valibot';
 import { contestJson, getContest, listContests, recordView, TOOL_TYPES } from '../domain/contests.js';
 import { requireKey } from '../http/auth.js';
+import { publicCached } from '../http/public-cache.js';
 import type { AppEnv } from '../http/context.js';
 import { ok, pagination } from '../http/envelope.js';
 import { Errors } from '../errors.js';
@@ -77,10 +78,12 @@ export function contestRoutes() {
       },
     }),
     publicKey,
+    publicCached(),
     async (c) => {
       const contestId = requireContestId(c.req.param('contestId'));
       const row = await getContest(c.var.db(), c.var.auth.team, contestId);
       if (!row) throw Errors.contestNotFound();
+      c.set('publicCacheSeconds', row.public_cache_seconds ?? 0);
       return ok(c, contestJson(row, c.var.deps.clock.now(), { withViews: true }));
     },
   );

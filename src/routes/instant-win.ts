@@ -16,6 +16,7 @@ import { playGame } from '../domain/instant-win/play.js';
 import { listPlays } from '../domain/instant-win/plays.js';
 import { PLAY_STATUSES, PRESETS, RETIRED_PRESETS } from '../domain/instant-win/presets.js';
 import { requireKey } from '../http/auth.js';
+import { publicCached } from '../http/public-cache.js';
 import type { AppEnv } from '../http/context.js';
 import { triggerEmailDelivery } from '../http/email-trigger.js';
 import { ok, pagination } from '../http/envelope.js';
@@ -118,7 +119,12 @@ export function instantWinRoutes() {
       },
     }),
     publicKey,
-    async (c) => ok(c, await getGame(c.var.db(), c.var.auth.team, c.req.param('gameId'), c.var.deps.clock.now(), view(c))),
+    publicCached(),
+    async (c) => {
+      const game = await getGame(c.var.db(), c.var.auth.team, c.req.param('gameId'), c.var.deps.clock.now(), view(c));
+      c.set('publicCacheSeconds', game.publicCacheSeconds);
+      return ok(c, game);
+    },
   );
 
   r.post(

@@ -43,6 +43,7 @@ export const AdminContest = v.strictObject({
   }),
   externalTracking: v.strictObject({ enabled: v.boolean() }),
   affiliate: v.strictObject({ commissionPercent: v.pipe(v.number(), v.minValue(0), v.maxValue(100)) }),
+  publicCacheSeconds: v.pipe(v.number(), v.description('seconds a public key\'s reads may come from a cache; 0: always exact')),
   secrets: v.pipe(
     v.strictObject({ shopifySecretSet: v.boolean(), stripeSecretSet: v.boolean(), webhookSecretSet: v.boolean() }),
     v.description('whether each secret is set; secrets themselves are never shown'),

@@ -11,6 +11,18 @@ export const nonNegInt = (field: string) =>
 const riskLimit = (field: string) =>
   v.pipe(v.number(`${field} must be a number`), v.integer(`${field} must be an integer`), v.minValue(1, `${field} must be between 1 and 1000`), v.maxValue(1000, `${field} must be between 1 and 1000`));
 
+/**
+ * How long a public key's reads of a contest or game may come from a cache (0, the default: every
+ * answer exact). Shared by contests and instant-win games.
+ */
+export const publicCacheSeconds = v.pipe(
+  v.number('publicCacheSeconds must be a whole number of seconds from 0 to 300'),
+  v.integer('publicCacheSeconds must be a whole number of seconds from 0 to 300'),
+  v.minValue(0, 'publicCacheSeconds must be a whole number of seconds from 0 to 300'),
+  v.maxValue(300, 'publicCacheSeconds must be a whole number of seconds from 0 to 300'),
+  v.description('seconds (0 to 300) for which what a public key reads about this contest or game may be answered from a cache; 0 (the default): always exact'),
+);
+
 const isoDate = (field: string) =>
   v.pipe(
     v.string(`${field} must be an ISO 8601 date`),
@@ -68,6 +80,7 @@ const settingsEntries = {
   shopifySecret: v.nullable(v.pipe(v.string('Invalid shopifySecret'), v.minLength(1), v.maxLength(500))),
   stripeSecret: v.nullable(v.pipe(v.string('Invalid stripeSecret'), v.minLength(1), v.maxLength(500))),
   toolType: v.nullable(v.picklist(['content_gate'], 'toolType must be content_gate or null (games are made with the instant-win API)')),
+  publicCacheSeconds: publicCacheSeconds,
 };
 
 type Optionalize<T extends Record<string, v.GenericSchema>> = { [K in keyof T]: v.OptionalSchema<T[K], undefined> };

@@ -39,6 +39,7 @@ export const Game = v.strictObject({
   entryLimit: v.picklist(ENTRY_LIMITS),
   publishAs: v.picklist(PUBLISH_AS),
   embedUrl: v.nullable(v.string()),
+  publicCacheSeconds: v.pipe(v.number(), v.description('seconds what a public key reads about this game may come from a cache; 0: always exact')),
   tiers: v.array(Tier),
   stats: v.strictObject({ plays: nonNegInt, wins: nonNegInt, claims: nonNegInt }),
   fairness: v.pipe(v.nullable(GameFairness), v.description('the committed server seed the next plays are drawn with')),

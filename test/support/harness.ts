@@ -10,6 +10,7 @@ import pg from 'pg';
 import { inject } from 'vitest';
 import { createApp, type App } from '../../src/app.js';
 import { contractValidator } from './contract.js';
+import { memoryPublicCache } from '../../src/http/public-cache.js';
 import type { Db } from '../../src/db/client.js';
 import { openPg } from '../../src/db/drivers/pg.js';
 import { openPglite } from '../../src/db/drivers/pglite.js';
@@ -187,6 +188,7 @@ export async function createTestEnv(opts: TestEnvOptions = {}): Promise<TestEnv>
     random: opts.random ?? cryptoRandom,
     rateLimiter: opts.rateLimiter ?? memoryRateLimiter(30, 60, clock),
     publicRateLimiter: opts.publicRateLimiter ?? memoryRateLimiter(600, 60, clock),
+    publicCache: memoryPublicCache(),
     mailer: {
       async send(email) {
         sent.push(email);

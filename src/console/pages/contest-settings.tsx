@@ -92,6 +92,7 @@ export function ContestSettings(props: { cred: Team; contestId: string; onSaved:
                     pointsPerPurchase: int(v.pointsPerPurchase),
                     pointsPerCurrencyUnit: Number(v.pointsPerCurrencyUnit ?? ''),
                   },
+                  publicCacheSeconds: int(v.publicCacheSeconds),
                 },
               }),
             );
@@ -180,6 +181,14 @@ export function ContestSettings(props: { cred: Team; contestId: string; onSaved:
           <input id="s-ppp" name="pointsPerPurchase" type="number" min={0} required value={String(c.purchaseTracking.pointsPerPurchase)} />
           <label for="s-ppu">Points per currency unit</label>
           <input id="s-ppu" name="pointsPerCurrencyUnit" type="number" min={0} step="any" required value={String(c.purchaseTracking.pointsPerCurrencyUnit)} />
+        </fieldset>
+        <fieldset>
+          <legend>Pages that show it</legend>
+          <label for="s-cache">Seconds a page's reads may lag (0: always exact; up to 300)</label>
+          <input id="s-cache" name="publicCacheSeconds" type="number" min={0} max={300} required value={String(c.publicCacheSeconds)} aria-describedby="s-cache-help" />
+          <p id="s-cache-help">
+            Above 0, what a public key reads (the contest, its leaderboard, its bonus actions) may be up to that many seconds old, and costs no database work.
+          </p>
         </fieldset>
         <button type="submit">Save settings</button>
         {saved ? (

@@ -309,7 +309,7 @@ type TierOut = { id: string; name: string; oddsPercent: number; isMiss: boolean;
  * with it), a filled last row adds a tier, a tier marked "remove" is archived (its wins can still
  * be claimed). Codes and links are sent back as they are.
  */
-function EditTiers(props: { cred: Team; game: { id: string; status: string; tiers: TierOut[] }; onSaved: () => void }) {
+function EditTiers(props: { cred: Team; game: { id: string; status: string; publicCacheSeconds: number; tiers: TierOut[] }; onSaved: () => void }) {
   const api = apiClient(props.cred);
   const [error, setError] = useState<string | null>(null);
   const [saved, setSaved] = useState(false);
@@ -336,7 +336,7 @@ function EditTiers(props: { cred: Team; game: { id: string; status: string; tier
           await must(
             api.PUT('/api/v1/instant-win-games/{gameId}', {
               params: { path: { gameId: g.id } },
-              body: { status: v.status as never, tiers: [...kept, ...added] } as never,
+              body: { status: v.status as never, publicCacheSeconds: Number(v.publicCacheSeconds), tiers: [...kept, ...added] } as never,
             }),
           );
           setSaved(true);
@@ -351,6 +351,8 @@ function EditTiers(props: { cred: Team; game: { id: string; status: string; tier
             </option>
           ))}
         </select>
+        <label for="game-cache">Seconds the widget's reads of the game may lag (0: always exact; up to 300)</label>
+        <input id="game-cache" name="publicCacheSeconds" type="number" min={0} max={300} required value={String(g.publicCacheSeconds)} />
         <table id="edit-tiers">
           <caption>Tiers in draw order; odds add up to 100 at most (the rest is no prize)</caption>
           <thead>

@@ -63,6 +63,7 @@ interface GameRow {
   entry_limit: string;
   publish_as: string;
   embed_url: string | null;
+  public_cache_seconds: number;
   tiers: TierJsonRow[] | string;
   stats: { plays: number; wins: number; claims: number } | string;
   fairness: { seedId: string; seedHash: string } | string | null;
@@ -75,7 +76,7 @@ function gameColumns(view: View): SQL {
   const secretFields = view.secrets ? sql`, 'redeemCode', t.redeem_code, 'redeemUrl', t.redeem_url` : sql``;
   const codeFields = view.secrets && view.codes ? sql`, 'codes', k.codes` : sql``;
   const codeList = view.secrets && view.codes ? sql`, coalesce(json_agg(ic.code order by ic.code), '[]'::json) as codes` : sql``;
-  return sql`c.id, c.slug, c.title, c.description, c.status, c.is_evergreen, c.end_date, c.created_at, c.updated_at,
+  return sql`c.id, c.slug, c.title, c.description, c.status, c.is_evergreen, c.end_date, c.created_at, c.updated_at, c.public_cache_seconds,
     g.mechanic, g.layout, g.entry_limit, g.publish_as, g.embed_url,
     coalesce((
       select json_agg(json_build_object(
@@ -132,6 +133,7 @@ export function gameJson(row: GameRow, now: Date, view: View) {
     entryLimit: row.entry_limit,
     publishAs: row.publish_as,
     embedUrl: row.embed_url,
+    publicCacheSeconds: row.public_cache_seconds,
     tiers: parseJson(row.tiers).map((t) => tierJson(t, view)),
     stats: { plays: num(stats.plays), wins: num(stats.wins), claims: num(stats.claims) },
     fairness: row.fairness === null ? null : parseJson(row.fairness),
@@ -222,9 +224,9 @@ export async function createGame(db: Db, random: RandomSource, team: Team, input
   const seedId = randomUuid(random);
   const [, read] = await batch(db, [
     sql`with ${team.cte} c as (
-          insert into contests (id, team_id, tool_type, title, description, status, slug, is_evergreen, created_at, updated_at)
+          insert into contests (id, team_id, tool_type, title, description, status, slug, is_evergreen, public_cache_seconds, created_at, updated_at)
           values (${gameId}, ${team.id}, 'instant_win', ${input.title}, ${input.description ?? null}, ${input.status ?? 'active'},
-                  ${input.slug}, true, ${at}::timestamptz, ${at}::timestamptz)
+                  ${input.slug}, true, ${input.publicCacheSeconds ?? 0}::int, ${at}::timestamptz, ${at}::timestamptz)
           returning id
         ), g as (
           insert into instant_win_games (contest_id, mechanic, layout, entry_limit, publish_as, embed_url)
@@ -373,6 +375,7 @@ function updateGameSql(
           title = coalesce(${input.title ?? null}, title),
           description = case when ${input.description !== undefined} then ${input.description ?? null} else description end,
           status = coalesce(${input.status ?? null}, status),
+          public_cache_seconds = coalesce(${input.publicCacheSeconds ?? null}::int, public_cache_seconds),
           updated_at = ${at}::timestamptz
         where id in (select id from go)
         returning id

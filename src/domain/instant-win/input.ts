@@ -4,6 +4,7 @@
  */
 import * as v from 'valibot';
 import { Errors } from '../../errors.js';
+import { publicCacheSeconds } from '../../schemas/contest-settings.js';
 import {
   DELIVERY_TYPES,
   type DeliveryType,
@@ -47,6 +48,7 @@ const baseFields = {
   publishAs: oneOf('publishAs', PUBLISH_AS),
   embedUrl: v.optional(v.nullable(v.string())),
   status: v.optional(oneOf('status', GAME_STATUSES)),
+  publicCacheSeconds: v.optional(publicCacheSeconds),
 };
 
 export const createGameSchema = v.object({
@@ -59,6 +61,7 @@ export const createGameSchema = v.object({
   publishAs: baseFields.publishAs,
   embedUrl: baseFields.embedUrl,
   status: baseFields.status,
+  publicCacheSeconds: baseFields.publicCacheSeconds,
   tiers: tiersSchema,
 });
 export type CreateGameInput = v.InferOutput<typeof createGameSchema>;
@@ -70,6 +73,7 @@ export const updateGameSchema = v.object({
   publishAs: v.optional(baseFields.publishAs),
   embedUrl: baseFields.embedUrl,
   status: baseFields.status,
+  publicCacheSeconds: baseFields.publicCacheSeconds,
   tiers: v.optional(tiersSchema),
 });
 export type UpdateGameInput = v.InferOutput<typeof updateGameSchema>;

@@ -1,0 +1,2 @@
+ALTER TABLE "contests" ADD COLUMN "public_cache_seconds" integer DEFAULT 0 NOT NULL;--> statement-breakpoint
+ALTER TABLE "contests" ADD CONSTRAINT "contests_public_cache_ck" CHECK ("contests"."public_cache_seconds" between 0 and 300);
