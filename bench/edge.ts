@@ -41,7 +41,7 @@ interface Ep {
   headers?: () => Record<string, string>;
 }
 
-async function startDev(databaseUrl: string, transport: string, latencyMs: number) {
+async function startDev(databaseUrl: string, transport: string, latencyMs: number, extraEnv: Record<string, string> = {}) {
   const port = await freePort();
   const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/dev.ts'], {
     env: {
@@ -53,6 +53,7 @@ async function startDev(databaseUrl: string, transport: string, latencyMs: numbe
       ADMIN_TOKEN: 'bench-admin-token',
       JOBS_INTERVAL_MS: String(3_600_000),
       WRANGLER_LOG_LEVEL: 'error',
+      ...extraEnv,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -86,7 +87,92 @@ const median = (xs: number[]) => {
   return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
 };
 
-export async function edgeBench(opts: { baseUrl: string; samples: number; log: (...a: unknown[]) => void }) {
+/**
+ * The public cache under load (`--edge`, or alone with `--edge-cache`): the Worker in wrangler dev
+ * over the HTTP transport, `connections` clients reading one leaderboard whose contest has
+ * `publicCacheSeconds: 5` for `seconds` seconds. Counts the SQL requests the local endpoint
+ * received meanwhile (the target: at most one per 5 s per distinct URL) and the p50 of a cached
+ * answer read one at a time (target: under 2 ms), next to the same read with the setting at 0.
+ */
+async function cacheBench(url: string, keys: { pub: string }, contests: { cached: string; exact: string }, opts: { connections: number; seconds: number; samples: number; log: (...a: unknown[]) => void }) {
+  const httpPort = await freePort();
+  const { base, child } = await startDev(url, 'http', 0, { NEON_HTTP_PORT: String(httpPort) });
+  try {
+    const stats = async () => ((await (await fetch(`http://127.0.0.1:${httpPort}/stats`)).json()) as { requests: number }).requests;
+    // every read from its own visitor address, as a page seen by many people is (the public-key
+    // limit is per key and address: 600 a minute)
+    let visitor = 0;
+    const read = async (contestId: string) => {
+      const v = visitor++;
+      const t = performance.now();
+      const res = await fetch(`${base}/api/v1/contests/${contestId}/leaderboard`, {
+        headers: { 'x-api-key': keys.pub, 'cf-connecting-ip': `10.${(v >> 16) & 255}.${(v >> 8) & 255}.${v & 255}` },
+      });
+      await res.arrayBuffer();
+      if (res.status !== 200) throw new Error(`leaderboard: ${res.status}`);
+      return performance.now() - t;
+    };
+    // one at a time: a cached answer against an exact one
+    const oneAtATime = async (contestId: string) => {
+      const times: number[] = [];
+      for (let i = 0; i < opts.samples * 20 + 2; i++) {
+        const ms = await read(contestId);
+        if (i >= 2) times.push(ms);
+      }
+      return median(times);
+    };
+    // the floor of wrangler dev itself: a Worker answer that needs nothing (no key, no database)
+    const floorTimes: number[] = [];
+    for (let i = 0; i < opts.samples * 20 + 2; i++) {
+      const t = performance.now();
+      await (await fetch(`${base}/draws/verify.js`)).arrayBuffer();
+      if (i >= 2) floorTimes.push(performance.now() - t);
+    }
+    const p50Floor = median(floorTimes);
+    const p50Exact = await oneAtATime(contests.exact);
+    await read(contests.cached);
+    const p50Cached = await oneAtATime(contests.cached);
+    // under load
+    const before = await stats();
+    const started = performance.now();
+    const deadline = started + opts.seconds * 1000;
+    const times: number[] = [];
+    await Promise.all(
+      Array.from({ length: opts.connections }, async () => {
+        while (performance.now() < deadline) times.push(await read(contests.cached));
+      }),
+    );
+    const elapsed = (performance.now() - started) / 1000;
+    await new Promise((r) => setTimeout(r, 300));
+    const statements = (await stats()) - before;
+    const sorted = [...times].sort((a, b) => a - b);
+    const result = {
+      connections: opts.connections,
+      seconds: Number(elapsed.toFixed(1)),
+      requests: times.length,
+      reqPerSec: Math.round(times.length / elapsed),
+      statements,
+      allowedStatements: Math.ceil(elapsed / 5),
+      p50LoadedMs: Number(median(times).toFixed(1)),
+      p99LoadedMs: Number(sorted[Math.floor(sorted.length * 0.99)]!.toFixed(1)),
+      p50CachedOneAtATimeMs: Number(p50Cached.toFixed(2)),
+      p50ExactOneAtATimeMs: Number(p50Exact.toFixed(2)),
+      p50NoDatabaseOneAtATimeMs: Number(p50Floor.toFixed(2)),
+    };
+    opts.log(
+      `\nPublic cache (wrangler dev, HTTP transport, publicCacheSeconds 5): ${result.connections} connections on one leaderboard for ${result.seconds} s: ` +
+        `${result.requests.toLocaleString()} answers (${result.reqPerSec} req/s, p50 ${result.p50LoadedMs} ms, p99 ${result.p99LoadedMs} ms), ` +
+        `${result.statements} SQL requests at the endpoint (at most ${result.allowedStatements} allowed: one per 5 s); ` +
+        `one at a time: cached p50 ${result.p50CachedOneAtATimeMs} ms, exact (setting 0) p50 ${result.p50ExactOneAtATimeMs} ms, ` +
+        `GET /draws/verify.js (the Worker under wrangler dev answering from memory: no key, no database) p50 ${result.p50NoDatabaseOneAtATimeMs} ms`,
+    );
+    return result;
+  } finally {
+    await stop(child);
+  }
+}
+
+export async function edgeBench(opts: { baseUrl: string; samples: number; log: (...a: unknown[]) => void; cacheOnly?: boolean; connections?: number; seconds?: number }) {
   const { log, samples } = opts;
   const dbName = `ce_edge_${process.pid}`;
   const admin = new pg.Client({ connectionString: opts.baseUrl });
@@ -129,7 +215,18 @@ export async function edgeBench(opts: { baseUrl: string; samples: number; log: (
       db,
       sql`select id, email, referral_code from entries where contest_id = ${contest.id} order by email limit 2000`,
     );
+    const cachedContest = await createContest(db, cryptoRandom, team.id, {
+      title: 'Edge cached contest', status: 'active', isEvergreen: true, requireEmailConfirmation: false, publicCacheSeconds: 5,
+    }, now);
+    await query(
+      db,
+      sql`insert into entries (contest_id, email, name, referral_code, points, email_confirmed)
+          select ${cachedContest.id}, 'cached' || i || '@example.com', 'Cached ' || i, 'C' || lpad(i::text, 9, '0'), i % 500, true
+          from generate_series(1, 5000) i`,
+    );
     await h.close();
+    const cacheArgs = { connections: opts.connections ?? 50, seconds: opts.seconds ?? 20, samples, log };
+    if (opts.cacheOnly) return { publicCache: await cacheBench(url, keys, { cached: cachedContest.id, exact: contest.id }, cacheArgs) };
 
     let k = 0;
     const runTag = Date.now().toString(36);
@@ -245,7 +342,8 @@ export async function edgeBench(opts: { baseUrl: string; samples: number; log: (
     ];
     log(lines.join('\n'));
     if (failures.length) log(`\n${failures.length} requests failed, e.g.:\n  ${failures.slice(0, 5).join('\n  ')}`);
-    return Object.fromEntries(endpoints.map((ep) => [ep.name, { ...rows[ep.name], wsTrips: trips(ep.name, 'ws'), httpTrips: trips(ep.name, 'http') }]));
+    const publicCache = await cacheBench(url, keys, { cached: cachedContest.id, exact: contest.id }, cacheArgs);
+    return { ...Object.fromEntries(endpoints.map((ep) => [ep.name, { ...rows[ep.name], wsTrips: trips(ep.name, 'ws'), httpTrips: trips(ep.name, 'http') }])), publicCache };
   } finally {
     for (const c of children) await stop(c);
     await admin.query(`drop database if exists ${dbName} with (force)`).catch(() => {});

@@ -447,8 +447,15 @@ async function benchDraws(db: Parameters<typeof createDraw>[0], teamId: string, 
   writeFileSync('bench/draw-results.json', JSON.stringify({ date: new Date().toISOString(), entries: N, lines }, null, 2));
 }
 
-const run = args.includes('--edge')
-  ? edgeBench({ baseUrl, samples: Number(arg('samples') ?? (quick ? 5 : 15)), log }).then((r) => {
+const run = args.includes('--edge') || args.includes('--edge-cache')
+  ? edgeBench({
+      baseUrl,
+      samples: Number(arg('samples') ?? (quick ? 5 : 15)),
+      log,
+      cacheOnly: args.includes('--edge-cache'),
+      connections: Number(arg('connections') ?? 50),
+      seconds: Number(arg('duration') ?? 20),
+    }).then((r) => {
       writeFileSync('bench/edge-results.json', JSON.stringify({ date: new Date().toISOString(), results: r }, null, 2));
       log('wrote bench/edge-results.json');
     })
