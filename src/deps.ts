@@ -35,6 +35,8 @@ export interface RateLimiter {
 export interface PublicCacheAnswer {
   body: string;
   contentType: string;
+  /** a download's file name (the draw snapshot's CSV) */
+  contentDisposition?: string;
   storedAt: number;
   expiresAt: number;
 }

@@ -137,6 +137,27 @@ describe('publicCacheSeconds above 0', () => {
     expect(trips(await env.request('GET', '/api/v1/contests/00000000-0000-4000-8000-000000000000/leaderboard', { key: t.publicKey }))).toBe(1);
   });
 
+  it('a revealed draw’s snapshot is kept without a setting (it never changes); a committed one is not', async () => {
+    const c = await contestWithEntries();
+    const made = await env.request('POST', `/api/v1/contests/${c.id}/draws`, { key: t.privateKey, body: { winners: 1 } });
+    expect(made.status, made.text).toBe(201);
+    const path = `/api/v1/draws/${made.body.data.id}/snapshot`;
+    const committed = await env.request('GET', path, { key: t.publicKey });
+    expect([committed.status, trips(committed), committed.headers.get('cache-control')]).toEqual([200, 1, null]);
+    expect(trips(await env.request('GET', path, { key: t.publicKey }))).toBe(1);
+    const revealed = await env.request('POST', `/api/v1/draws/${made.body.data.id}/reveal`, { key: t.privateKey, body: { publicRandomness: 'cache test' } });
+    expect(revealed.status, revealed.text).toBe(200);
+    const first = await env.request('GET', path, { key: t.publicKey });
+    expect([trips(first), first.headers.get('cache-control')]).toEqual([1, 'public, max-age=300']);
+    const again = await env.request('GET', path, { key: t.publicKey });
+    expect([again.text, trips(again), again.headers.get('content-type'), again.headers.get('content-disposition')]).toEqual([
+      committed.text,
+      0,
+      'text/csv; charset=utf-8',
+      committed.headers.get('content-disposition'),
+    ]);
+  });
+
   it('a setting out of range answers 400 and changes nothing', async () => {
     const c = await contestWithEntries({ publicCacheSeconds: 5 });
     const message = 'publicCacheSeconds must be a whole number of seconds from 0 to 300';

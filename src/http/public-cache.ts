@@ -2,7 +2,7 @@
  * Public reads from a cache, when a team asks for it (a contest's or game's `publicCacheSeconds`).
  *
  * What a public key reads about a contest or game (the contest, its leaderboard, its bonus
- * actions, the game) is stored for that many seconds after the database answered it, under a key
+ * actions, the game), and a revealed draw's snapshot when it fits in one page, is stored for that many seconds after the database answered it, under a key
  * made of the API key's hash and the URL: another key (a masked one, an unknown one) never gets
  * that answer, and a key the database has never accepted has no entry at all. Private keys are
  * never cached. The first answer says how long it may be kept (the setting is read by the same
@@ -63,6 +63,7 @@ export function publicCached() {
       const now = deps.clock.now().getTime();
       return c.body(hit.body, 200, {
         'Content-Type': hit.contentType,
+        ...(hit.contentDisposition ? { 'Content-Disposition': hit.contentDisposition } : {}),
         'Cache-Control': `public, max-age=${Math.max(0, Math.ceil((hit.expiresAt - now) / 1000))}`,
         Age: String(Math.max(0, Math.floor((now - hit.storedAt) / 1000))),
         Vary: 'X-API-Key',
@@ -81,6 +82,7 @@ export function publicCached() {
       const answer: PublicCacheAnswer = {
         body: await c.res.clone().text(),
         contentType: c.res.headers.get('content-type') ?? 'application/json',
+        ...(c.res.headers.has('content-disposition') ? { contentDisposition: c.res.headers.get('content-disposition')! } : {}),
         storedAt,
         expiresAt: storedAt + seconds * 1000,
       };
@@ -154,6 +156,7 @@ export function workersPublicCache(cacheApi: CacheStorageLike, memory = memoryPu
       const answer: PublicCacheAnswer = {
         body: await res.text(),
         contentType: res.headers.get('content-type') ?? 'application/json',
+        ...(res.headers.has('content-disposition') ? { contentDisposition: res.headers.get('content-disposition')! } : {}),
         storedAt: Number(res.headers.get('x-ce-stored-at')),
         expiresAt: Number(res.headers.get('x-ce-expires-at')),
       };
@@ -171,6 +174,7 @@ export function workersPublicCache(cacheApi: CacheStorageLike, memory = memoryPu
           new Response(answer.body, {
             headers: {
               'content-type': answer.contentType,
+              ...(answer.contentDisposition ? { 'content-disposition': answer.contentDisposition } : {}),
               'cache-control': `public, max-age=${seconds}`,
               'x-ce-stored-at': String(answer.storedAt),
               'x-ce-expires-at': String(answer.expiresAt),

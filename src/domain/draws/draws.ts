@@ -274,18 +274,19 @@ export const SNAPSHOT_HEADER = 'entry_id,weight,email_sha256\n';
  * Only the page's blocks are read (a block's size is known without reading it).
  */
 export async function snapshotPage(db: Db, team: Team, drawId: string, after: number, maxBytes: number) {
-  const rows = await query<{ found: boolean; last: string | number | null; more: boolean; text: string }>(
+  const rows = await query<{ found: boolean; revealed: boolean; last: string | number | null; more: boolean; text: string }>(
     db,
-    sql`with ${team.cte} d as (select d.id from draws d where d.id = ${drawId} and d.team_id = ${team.id}),
+    sql`with ${team.cte} d as (select d.id, d.status from draws d where d.id = ${drawId} and d.team_id = ${team.id}),
         blocks as (
           select cum_end, lines, sum(octet_length(lines)) over (order by cum_end) - octet_length(lines) as before
           from draw_blocks where draw_id = (select id from d) and cum_end > ${after}::bigint
         ),
         page as (select cum_end, lines from blocks where before < ${maxBytes}::bigint)
-        select exists (select 1 from d) as found, (select max(cum_end) from page) as last,
+        select exists (select 1 from d) as found, coalesce((select status = 'revealed' from d), false) as revealed,
+               (select max(cum_end) from page) as last,
                exists (select 1 from blocks where before >= ${maxBytes}::bigint) as more,
                coalesce((select string_agg(lines, '' order by cum_end) from page), '') as text`,
   );
   const row = rows[0]!;
-  return { found: row.found, last: row.last === null ? after : num(row.last), more: row.more, text: row.text };
+  return { found: row.found, revealed: row.revealed, last: row.last === null ? after : num(row.last), more: row.more, text: row.text };
 }
