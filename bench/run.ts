@@ -30,6 +30,7 @@ import { createDraw, revealDraw, SNAPSHOT_HEADER, snapshotPage } from '../src/do
 import { hashCookie } from '../src/domain/instant-win/hashing.js';
 import { SNAPSHOT_PAGE_BYTES } from '../src/routes/draws.js';
 import { edgeBench } from './edge.js';
+import { explainWrites } from './explain.js';
 
 const args = process.argv.slice(2);
 const arg = (name: string) => {
@@ -200,6 +201,9 @@ async function main() {
                  now() - interval '7 days' + (i * ${(7 * 86_400) / pendingCount}::float8) * interval '1 second'
           from generate_series(1, ${pendingCount}::int) i returning id`,
     );
+    // statistics of the plays just made, as autovacuum would take them after a bulk insert (without,
+    // the claim's plan scanned the game's 20,000 pending plays instead of taking one by its key)
+    await query(db, sql`analyze instant_win_plays`);
     await h.close();
 
     // ---------- endpoints ----------
@@ -447,7 +451,12 @@ async function benchDraws(db: Parameters<typeof createDraw>[0], teamId: string, 
   writeFileSync('bench/draw-results.json', JSON.stringify({ date: new Date().toISOString(), entries: N, lines }, null, 2));
 }
 
-const run = args.includes('--edge') || args.includes('--edge-cache')
+const run = args.includes('--explain')
+  ? explainWrites(withDb(baseUrl, arg('explain') ?? ''), log, Number(arg('runs') ?? 200)).then((r) => {
+      writeFileSync('bench/explain-results.json', JSON.stringify({ date: new Date().toISOString(), results: r }, null, 2));
+      log('wrote bench/explain-results.json');
+    })
+  : args.includes('--edge') || args.includes('--edge-cache')
   ? edgeBench({
       baseUrl,
       samples: Number(arg('samples') ?? (quick ? 5 : 15)),

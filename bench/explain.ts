@@ -1,0 +1,197 @@
+/**
+ * npm run bench -- --explain <database>   (a database kept by `npm run bench -- --keep`)
+ *
+ * Where a write's time goes inside Postgres. The app builds each endpoint's statement (captured,
+ * not sent, as the bench's own floor does), then every statement is run 200 times with
+ * EXPLAIN (ANALYZE, BUFFERS) inside a transaction that is rolled back, with `auto_explain` on
+ * for nested statements and triggers: the time of every trigger and function a statement sets
+ * off shows. Prints, per endpoint, the median execution time, the plan nodes and triggers
+ * ranked by their share, and one full plan.
+ */
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { sql } from 'drizzle-orm';
+import pg from 'pg';
+import { createApp } from '../src/app.js';
+import { query } from '../src/db/client.js';
+import { openPg } from '../src/db/drivers/pg.js';
+import { type Deps, cryptoRandom, systemClock } from '../src/deps.js';
+import { createApiKey } from '../src/domain/admin.js';
+import { hashCookie } from '../src/domain/instant-win/hashing.js';
+
+interface Captured {
+  text: string;
+  values: unknown[];
+}
+const capture = new AsyncLocalStorage<Captured[]>();
+const originalQuery = pg.Client.prototype.query;
+pg.Client.prototype.query = function patched(this: pg.Client, ...args: unknown[]) {
+  const store = capture.getStore();
+  if (store) {
+    const q = (typeof args[0] === 'string' ? { text: args[0] } : args[0]) as { text: string; values?: unknown[] };
+    store.push({ text: q.text, values: q.values ?? (Array.isArray(args[1]) ? (args[1] as unknown[]) : []) });
+    const fake = { rows: [], rowCount: 0, fields: [], command: 'SELECT' };
+    const cb = args.find((a) => typeof a === 'function') as ((err: null, r: typeof fake) => void) | undefined;
+    if (cb) {
+      queueMicrotask(() => cb(null, fake));
+      return undefined;
+    }
+    return Promise.resolve(fake);
+  }
+  return (originalQuery as (...a: unknown[]) => unknown).apply(this, args);
+} as typeof originalQuery;
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)]!;
+};
+
+export async function explainWrites(url: string, log: (...a: unknown[]) => void, runs = 200) {
+  const h = await openPg(url, { max: 2, migrate: false });
+  const db = h.db;
+  const contest = (await query<{ id: string }>(db, sql`select id from contests where tool_type is null order by created_at limit 1`))[0]!;
+  const team = (await query<{ team_id: string }>(db, sql`select team_id from contests where id = ${contest.id}`))[0]!;
+  const priv = (await createApiKey(db, cryptoRandom, team.team_id, 'private', 'explain')).key;
+  const pub = (await createApiKey(db, cryptoRandom, team.team_id, 'public', 'explain')).key;
+  const referrer = (await query<{ referral_code: string }>(db, sql`select referral_code from entries where contest_id = ${contest.id} order by random() limit 1`))[0]!;
+  const game = (await query<{ id: string; tier: string }>(
+    db,
+    sql`select g.contest_id as id, t.id as tier from instant_win_games g join instant_win_tiers t on t.game_id = g.contest_id and not t.is_miss limit 1`,
+  ))[0];
+  const cookie = 'explaincookie0123456789abcdefghijklmnop';
+  const deps: Deps = {
+    database: h.provider,
+    clock: systemClock,
+    random: cryptoRandom,
+    rateLimiter: { limit: async () => ({ success: true, retryAfterSeconds: 0 }) },
+    publicRateLimiter: { limit: async () => ({ success: true, retryAfterSeconds: 0 }) },
+    mailer: { send: async () => {} },
+    logger: { info: () => {}, error: () => {} },
+    config: { publicUrl: 'http://localhost', ipHashSalt: 'bench' },
+    clientIp: () => '127.0.0.1',
+    background: (_c, work) => void work.catch(() => {}),
+  };
+  const app = createApp(deps);
+  const statementOf = async (method: string, path: string, key: string, body: unknown) => {
+    const store: Captured[] = [];
+    await capture.run(store, () =>
+      app.request(path, { method, headers: { 'x-api-key': key, 'content-type': 'application/json' }, body: JSON.stringify(body) }),
+    );
+    const own = store.find((q) => q.text.includes('ce_key'));
+    if (!own) throw new Error(`${method} ${path}: no statement captured`);
+    return own;
+  };
+
+  const cases: { name: string; make: (i: number) => Promise<Captured> }[] = [
+    {
+      name: 'entry create (referral)',
+      make: (i) => statementOf('POST', `/api/v1/contests/${contest.id}/entries`, priv, { email: `explain-${Date.now()}-${i}@example.com`, name: 'New', referralCode: referrer.referral_code }),
+    },
+  ];
+  if (game) {
+    const plays = await query<{ id: string }>(
+      db,
+      sql`insert into instant_win_plays (game_id, tier_id, status, random_value, cookie_hash, play_day, expires_at)
+          select ${game.id}, ${game.tier}, 'pending', 1, ${await hashCookie(cookie)}, current_date, now() + interval '24 hours'
+          from generate_series(1, ${2 * runs + 5}::int) returning id`,
+    );
+    cases.push({
+      name: 'instant-win claim',
+      make: (i) => statementOf('POST', `/api/v1/instant-win-games/${game.id}/plays/${plays[i]!.id}/claim`, pub, { email: `explain-winner-${Date.now()}-${i}@example.com`, playCookie: cookie }),
+    });
+  }
+
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  const notices: string[] = [];
+  client.on('notice', (n) => notices.push(n.message ?? ''));
+  await client.query(`load 'auto_explain'`);
+  for (const s of [
+    'auto_explain.log_min_duration = 0',
+    'auto_explain.log_analyze = on',
+    'auto_explain.log_buffers = on',
+    'auto_explain.log_triggers = on',
+    'auto_explain.log_nested_statements = on',
+    'auto_explain.log_timing = on',
+    'auto_explain.log_format = text',
+    'client_min_messages = log',
+  ]) await client.query(`set ${s}`);
+
+  const out: Record<string, unknown> = {};
+  for (const c of cases) {
+    const exec: number[] = [];
+    const nodeTimes = new Map<string, number[]>();
+    let sample = '';
+    for (let i = 0; i < runs; i++) {
+      const st = await c.make(i);
+      notices.length = 0;
+      await client.query('begin');
+      let plan: string;
+      try {
+        const r = await client.query({ text: `explain (analyze, buffers, timing) ${st.text}`, values: st.values });
+        plan = r.rows.map((x: Record<string, string>) => x['QUERY PLAN']).join('\n');
+      } finally {
+        await client.query('rollback');
+      }
+      exec.push(Number(/Execution Time: ([\d.]+)/.exec(plan)?.[1]));
+      // triggers (statement-level ones are where contest_stats and series go) and nested statements
+      for (const m of plan.matchAll(/Trigger (\S+)(?: on \S+)?: time=([\d.]+) calls=(\d+)/g)) {
+        const k = `trigger ${m[1]}`;
+        (nodeTimes.get(k) ?? nodeTimes.set(k, []).get(k)!).push(Number(m[2]));
+      }
+      for (const n of notices) {
+        const m = /duration: ([\d.]+) ms\s+plan:\s+Query Text: ([^\n]+)/.exec(n);
+        if (!m || m[2]!.includes('explain (analyze')) continue;
+        const k = `nested: ${m[2]!.trim().replace(/\s+/g, ' ').slice(0, 90)}`;
+        (nodeTimes.get(k) ?? nodeTimes.set(k, []).get(k)!).push(Number(m[1]));
+      }
+      if (i === runs - 1) sample = plan;
+    }
+    const ranked = [...nodeTimes.entries()].map(([k, xs]) => ({ what: k, medianMs: median(xs), runs: xs.length })).sort((a, b) => b.medianMs - a.medianMs);
+    const line = `${c.name}: execution p50 ${median(exec).toFixed(2)} ms over ${runs} runs (rolled back)`;
+    log(`\n${line}`);
+    for (const r of ranked.slice(0, 12)) log(`  ${r.medianMs.toFixed(3).padStart(8)} ms  ${r.what}`);
+    log(`  one plan:\n${sample.split('\n').map((l) => `    ${l}`).join('\n')}`);
+    // planning against execution: the same statement as a named prepared statement (as the app
+    // sends it on Node), timed from the client, each run rolled back, under each plan cache mode
+    const modes: Record<string, number> = {};
+    for (const mode of ['auto', 'force_custom_plan', 'force_generic_plan']) {
+      const plain = new pg.Client({ connectionString: url });
+      await plain.connect();
+      await plain.query(`set plan_cache_mode = ${mode}`);
+      const times: number[] = [];
+      for (let i = 0; i < runs; i++) {
+        const st = await c.make(runs + i);
+        await plain.query('begin');
+        const t = performance.now();
+        try {
+          await plain.query({ name: 'explain_case', text: st.text, values: st.values });
+          times.push(performance.now() - t);
+        } finally {
+          await plain.query('rollback');
+        }
+      }
+      await plain.end();
+      modes[mode] = median(times.slice(Math.min(10, times.length - 1)));
+    }
+    log(`  as a named prepared statement, from the client, p50: ${Object.entries(modes).map(([m, ms]) => `${m} ${ms.toFixed(2)} ms`).join(', ')}`);
+    if (process.env.EXPLAIN_GENERIC) {
+      // the generic plan, for reading: PREPARE, then EXPLAIN ANALYZE EXECUTE with the values as literals
+      const plain = new pg.Client({ connectionString: url });
+      await plain.connect();
+      const st = await c.make(2 * runs);
+      const lit = (v: unknown) =>
+        v === null || v === undefined ? 'NULL' : typeof v === 'number' || typeof v === 'boolean' ? String(v) : plain.escapeLiteral(typeof v === 'string' ? v : JSON.stringify(v));
+      await plain.query('set plan_cache_mode = force_generic_plan');
+      await plain.query(`prepare g as ${st.text}`);
+      await plain.query('begin');
+      const r = await plain.query(`explain (analyze, buffers) execute g(${st.values.map(lit).join(', ')})`);
+      await plain.query('rollback');
+      log(r.rows.map((x: Record<string, string>) => x['QUERY PLAN']).join('\n'));
+      await plain.end();
+    }
+    out[c.name] = { executionP50Ms: median(exec), parts: ranked, plan: sample, preparedP50Ms: modes };
+  }
+  await client.end();
+  await h.close();
+  return out;
+}
