@@ -2896,7 +2896,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing or invalid API key */
+            /** @description `Missing or invalid API key` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2910,7 +2910,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description This endpoint requires a private API key */
+            /** @description `This endpoint requires a private API key` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2924,8 +2924,38 @@ export interface operations {
                     };
                 };
             };
-            /** @description Entry not found */
+            /** @description `Entry not found` */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `Too many requests`; `Retry-After` says when to try again */
+            429: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `Internal server error` */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8578,7 +8608,7 @@ export interface operations {
                     "text/csv": string;
                 };
             };
-            /** @description Missing or invalid API key */
+            /** @description `Missing or invalid API key` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8592,7 +8622,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description This endpoint requires a private API key */
+            /** @description `This endpoint requires a private API key` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8606,8 +8636,38 @@ export interface operations {
                     };
                 };
             };
-            /** @description Contest not found */
+            /** @description `Contest not found` */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `Too many requests`; `Retry-After` says when to try again */
+            429: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `Internal server error` */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8702,7 +8762,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Missing or invalid API key */
+            /** @description `Missing or invalid API key` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8716,7 +8776,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description This endpoint requires a private API key */
+            /** @description `This endpoint requires a private API key` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8730,8 +8790,38 @@ export interface operations {
                     };
                 };
             };
-            /** @description Entry not found */
+            /** @description `Entry not found` */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `Too many requests`; `Retry-After` says when to try again */
+            429: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `Internal server error` */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };

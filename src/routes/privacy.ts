@@ -3,9 +3,9 @@
  * held about one person, and erasure.
  */
 import { Hono } from 'hono';
-import { describeRoute, resolver } from 'hono-openapi';
+import { describeRoute } from 'hono-openapi';
 import * as v from 'valibot';
-import { ErrorEnvelope, security } from '../schemas/common.js';
+import { apiErrors, okJson, security } from '../schemas/common.js';
 import { Entry } from '../schemas/contests.js';
 import { eraseEntry, exportEntries, exportPerson } from '../domain/privacy.js';
 import { requireKey } from '../http/auth.js';
@@ -13,26 +13,14 @@ import type { AppEnv } from '../http/context.js';
 import { ok } from '../http/envelope.js';
 import { requireContestId } from './contests.js';
 
-const errorSchema = ErrorEnvelope;
-const json = (description: string, schema: v.GenericSchema) => ({
-  description,
-  content: { 'application/json': { schema: resolver(schema) } },
-});
-const keyErrors = {
-  401: json('Missing or invalid API key', errorSchema),
-  403: json('This endpoint requires a private API key', errorSchema),
-};
 const list = v.array(v.record(v.string(), v.unknown()));
 const personSchema = v.object({
-  success: v.literal(true),
-  data: v.object({
-    entry: v.pipe(Entry, v.description('the entry as GET /api/v1/entries/:entryId shows it')),
-    ledger: v.array(v.object({ delta: v.number(), reason: v.string(), source: v.string(), createdAt: v.string() })),
-    bonusActions: list,
-    purchases: list,
-    instantWinPlays: list,
-    emails: v.array(v.object({ type: v.string(), status: v.string(), createdAt: v.string(), sentAt: v.nullable(v.string()) })),
-  }),
+  entry: v.pipe(Entry, v.description('the entry as GET /api/v1/entries/:entryId shows it')),
+  ledger: v.array(v.object({ delta: v.number(), reason: v.string(), source: v.string(), createdAt: v.string() })),
+  bonusActions: list,
+  purchases: list,
+  instantWinPlays: list,
+  emails: v.array(v.object({ type: v.string(), status: v.string(), createdAt: v.string(), sentAt: v.nullable(v.string()) })),
 });
 
 export function privacyRoutes() {
@@ -53,8 +41,7 @@ export function privacyRoutes() {
             'RFC 4180 CSV (CRLF, no BOM); header `id,email,name,phone,points,emailConfirmed,disqualified,referralCode,referredBy,referralsCount,riskLevel,createdAt`',
           content: { 'text/csv': { schema: { type: 'string' } } },
         },
-        ...keyErrors,
-        404: json('Contest not found', errorSchema),
+        ...apiErrors({ access: 'private' }, { 404: ['Contest not found'] }),
       },
     }),
     privateKey,
@@ -76,7 +63,10 @@ export function privacyRoutes() {
       operationId: 'exportPerson',
       security: security.privateKey,
       summary: 'Everything held about one person in the contest (access request)',
-      responses: { 200: json('The entry, its ledger, completions, purchases, plays and emails, oldest first', personSchema), ...keyErrors, 404: json('Entry not found', errorSchema) },
+      responses: {
+        200: okJson('The entry, its ledger, completions, purchases, plays and emails, oldest first', personSchema),
+        ...apiErrors({ access: 'private' }, { 404: ['Entry not found'] }),
+      },
     }),
     privateKey,
     async (c) => {
@@ -93,9 +83,8 @@ export function privacyRoutes() {
       security: security.privateKey,
       summary: 'Erase a person: personal data removed, totals kept; the entry answers 404 from then on',
       responses: {
-        200: json('Erased', v.object({ success: v.literal(true), data: v.object({ entryId: v.string(), erased: v.literal(true) }) })),
-        ...keyErrors,
-        404: json('Entry not found', errorSchema),
+        200: okJson('Erased', v.object({ entryId: v.string(), erased: v.literal(true) })),
+        ...apiErrors({ access: 'private' }, { 404: ['Entry not found'] }),
       },
     }),
     privateKey,
