@@ -8,7 +8,6 @@
  * off shows. Prints, per endpoint, the median execution time, the plan nodes and triggers
  * ranked by their share, and one full plan.
  */
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { sql } from 'drizzle-orm';
 import pg from 'pg';
 import { createApp } from '../src/app.js';
@@ -17,28 +16,7 @@ import { openPg } from '../src/db/drivers/pg.js';
 import { type Deps, cryptoRandom, systemClock } from '../src/deps.js';
 import { createApiKey } from '../src/domain/admin.js';
 import { hashCookie } from '../src/domain/instant-win/hashing.js';
-
-interface Captured {
-  text: string;
-  values: unknown[];
-}
-const capture = new AsyncLocalStorage<Captured[]>();
-const originalQuery = pg.Client.prototype.query;
-pg.Client.prototype.query = function patched(this: pg.Client, ...args: unknown[]) {
-  const store = capture.getStore();
-  if (store) {
-    const q = (typeof args[0] === 'string' ? { text: args[0] } : args[0]) as { text: string; values?: unknown[] };
-    store.push({ text: q.text, values: q.values ?? (Array.isArray(args[1]) ? (args[1] as unknown[]) : []) });
-    const fake = { rows: [], rowCount: 0, fields: [], command: 'SELECT' };
-    const cb = args.find((a) => typeof a === 'function') as ((err: null, r: typeof fake) => void) | undefined;
-    if (cb) {
-      queueMicrotask(() => cb(null, fake));
-      return undefined;
-    }
-    return Promise.resolve(fake);
-  }
-  return (originalQuery as (...a: unknown[]) => unknown).apply(this, args);
-} as typeof originalQuery;
+import { type Captured, statementScope } from './capture.js';
 
 const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -73,7 +51,7 @@ export async function explainWrites(url: string, log: (...a: unknown[]) => void,
   const app = createApp(deps);
   const statementOf = async (method: string, path: string, key: string, body: unknown) => {
     const store: Captured[] = [];
-    await capture.run(store, () =>
+    await statementScope.run({ n: 0, dry: store }, () =>
       app.request(path, { method, headers: { 'x-api-key': key, 'content-type': 'application/json' }, body: JSON.stringify(body) }),
     );
     const own = store.find((q) => q.text.includes('ce_key'));

@@ -11,46 +11,16 @@
  * Rate limiting is off, play/claim and the public key limit alike (the load comes from one address). Emails are not delivered.
  * Started by bench/run.ts as a child process so that load generation does not share its CPU.
  */
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { serve } from '@hono/node-server';
 import { sql } from 'drizzle-orm';
 import { Hono } from 'hono';
-import pg from 'pg';
 import { createApp } from '../src/app.js';
 import { query } from '../src/db/client.js';
 import { openPg } from '../src/db/drivers/pg.js';
 import { type Deps, cryptoRandom, systemClock } from '../src/deps.js';
+import { type Captured, statementScope } from './capture.js';
 
-interface Captured {
-  name?: string;
-  text: string;
-  values: unknown[];
-}
-/** per request: queries counted; in a dry run, the statements recorded and never sent */
-const counter = new AsyncLocalStorage<{ n: number; dry?: Captured[] }>();
-const originalQuery = pg.Client.prototype.query;
-pg.Client.prototype.query = function patched(this: pg.Client, ...args: unknown[]) {
-  const store = counter.getStore();
-  if (store) store.n += 1;
-  if (store?.dry) {
-    const q = (typeof args[0] === 'string' ? { text: args[0], values: Array.isArray(args[1]) ? args[1] : [] } : args[0]) as {
-      name?: string;
-      text: string;
-      values?: unknown[];
-    };
-    // drizzle passes the values beside the config object
-    store.dry.push({ name: q.name, text: q.text, values: q.values ?? (Array.isArray(args[1]) ? (args[1] as unknown[]) : []) });
-    const fake = { rows: [], rowCount: 0, fields: [], command: 'SELECT' };
-    // pg.Pool#query passes a callback; drizzle awaits the promise
-    const cb = args.find((a) => typeof a === 'function') as ((err: null, r: typeof fake) => void) | undefined;
-    if (cb) {
-      queueMicrotask(() => cb(null, fake));
-      return undefined;
-    }
-    return Promise.resolve(fake);
-  }
-  return (originalQuery as (...a: unknown[]) => unknown).apply(this, args);
-} as typeof originalQuery;
+const counter = statementScope;
 
 const url = process.env.DATABASE_URL!;
 const port = Number(process.env.PORT ?? 8790);

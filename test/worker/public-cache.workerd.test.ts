@@ -6,23 +6,8 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { workersPublicCache, type CacheStorageLike } from '../../src/http/public-cache.js';
-import { call, hasPostgres, makeContest, makeTeam, type Team, wenv } from './support/workerd.js';
+import { call, hasPostgres, makeContest, makeTeam, quietSqlRequests as quiet, type Team } from './support/workerd.js';
 
-async function sqlRequests(): Promise<number> {
-  const res = await fetch(wenv.NEON_HTTP_ENDPOINT.replace(/\/sql$/, '/stats'));
-  return ((await res.json()) as { requests: number }).requests;
-}
-
-/** waits until earlier requests' background work has stopped sending SQL */
-async function quiet(): Promise<number> {
-  let last = await sqlRequests();
-  for (;;) {
-    await new Promise((r) => setTimeout(r, 150));
-    const now = await sqlRequests();
-    if (now === last) return now;
-    last = now;
-  }
-}
 
 describe.skipIf(!hasPostgres)('public cache on the Worker', () => {
   let team: Team;

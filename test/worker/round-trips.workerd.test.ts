@@ -6,13 +6,7 @@
  * play, a claim and a game create (one batch: write + read back) are each one HTTP request.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { call, hasPostgres, makeContest, makeTeam, type Team, wenv } from './support/workerd.js';
-
-/** the number of requests the local SQL-over-HTTP endpoint has received so far */
-async function sqlRequests(): Promise<number> {
-  const res = await fetch(wenv.NEON_HTTP_ENDPOINT.replace(/\/sql$/, '/stats'));
-  return ((await res.json()) as { requests: number }).requests;
-}
+import { call, hasPostgres, makeContest, makeTeam, quietSqlRequests as quiet, type Team } from './support/workerd.js';
 
 describe.skipIf(!hasPostgres)('round trips on the Worker over HTTP', () => {
   let team: Team;
@@ -22,17 +16,6 @@ describe.skipIf(!hasPostgres)('round trips on the Worker over HTTP', () => {
     team = await makeTeam('Round trips');
     contestId = (await makeContest(team.teamId, { title: 'RT', requireEmailConfirmation: false, referral: { advocatePoints: 10, friendPoints: 5 } })).id;
   });
-
-  /** waits until background work of earlier requests (email delivery) has stopped sending SQL */
-  async function quiet(): Promise<number> {
-    let last = await sqlRequests();
-    for (;;) {
-      await new Promise((r) => setTimeout(r, 150));
-      const now = await sqlRequests();
-      if (now === last) return now;
-      last = now;
-    }
-  }
 
   async function trips(method: string, path: string, opts: Parameters<typeof call>[2]) {
     const before = await quiet();

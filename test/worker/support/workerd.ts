@@ -110,3 +110,20 @@ export async function eventually<T>(check: () => Promise<T | undefined | null | 
     await new Promise((r) => setTimeout(r, 100));
   }
 }
+
+/** the number of requests the local SQL-over-HTTP endpoint has received so far */
+export async function sqlRequests(): Promise<number> {
+  const res = await fetch(wenv.NEON_HTTP_ENDPOINT.replace(/\/sql$/, '/stats'));
+  return ((await res.json()) as { requests: number }).requests;
+}
+
+/** waits until background work of earlier requests (email delivery) has stopped sending SQL; the count then */
+export async function quietSqlRequests(): Promise<number> {
+  let last = await sqlRequests();
+  for (;;) {
+    await new Promise((r) => setTimeout(r, 150));
+    const now = await sqlRequests();
+    if (now === last) return now;
+    last = now;
+  }
+}
