@@ -6,6 +6,28 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import pg from 'pg';
+import { type DatabaseProvider, type Deps, cryptoRandom, systemClock } from '../src/deps.js';
+
+const unlimited = { limit: async () => ({ success: true, retryAfterSeconds: 0 }) };
+
+/**
+ * The app's dependencies in the bench: no rate limits (the load comes from one address with one
+ * key), emails not sent, errors printed.
+ */
+export function benchDeps(database: DatabaseProvider, publicUrl: string): Deps {
+  return {
+    database,
+    clock: systemClock,
+    random: cryptoRandom,
+    rateLimiter: unlimited,
+    publicRateLimiter: unlimited,
+    mailer: { send: async () => {} },
+    logger: { info: () => {}, error: (msg: string, f?: Record<string, unknown>) => console.error(msg, f) },
+    config: { adminToken: undefined, publicUrl, ipHashSalt: 'bench' },
+    clientIp: (c) => c.req.header('x-forwarded-for') ?? '127.0.0.1',
+    background: (_c, work) => void work.catch(() => {}),
+  };
+}
 
 export interface Captured {
   name?: string;

@@ -13,10 +13,10 @@ import pg from 'pg';
 import { createApp } from '../src/app.js';
 import { query } from '../src/db/client.js';
 import { openPg } from '../src/db/drivers/pg.js';
-import { type Deps, cryptoRandom, systemClock } from '../src/deps.js';
+import { cryptoRandom } from '../src/deps.js';
 import { createApiKey } from '../src/domain/admin.js';
 import { hashCookie } from '../src/domain/instant-win/hashing.js';
-import { type Captured, statementScope } from './capture.js';
+import { benchDeps, type Captured, statementScope } from './capture.js';
 
 const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -36,18 +36,7 @@ export async function explainWrites(url: string, log: (...a: unknown[]) => void,
     sql`select g.contest_id as id, t.id as tier from instant_win_games g join instant_win_tiers t on t.game_id = g.contest_id and not t.is_miss limit 1`,
   ))[0];
   const cookie = 'explaincookie0123456789abcdefghijklmnop';
-  const deps: Deps = {
-    database: h.provider,
-    clock: systemClock,
-    random: cryptoRandom,
-    rateLimiter: { limit: async () => ({ success: true, retryAfterSeconds: 0 }) },
-    publicRateLimiter: { limit: async () => ({ success: true, retryAfterSeconds: 0 }) },
-    mailer: { send: async () => {} },
-    logger: { info: () => {}, error: () => {} },
-    config: { publicUrl: 'http://localhost', ipHashSalt: 'bench' },
-    clientIp: () => '127.0.0.1',
-    background: (_c, work) => void work.catch(() => {}),
-  };
+  const deps = benchDeps(h.provider, 'http://localhost');
   const app = createApp(deps);
   const statementOf = async (method: string, path: string, key: string, body: unknown) => {
     const store: Captured[] = [];

@@ -17,30 +17,14 @@ import { Hono } from 'hono';
 import { createApp } from '../src/app.js';
 import { query } from '../src/db/client.js';
 import { openPg } from '../src/db/drivers/pg.js';
-import { type Deps, cryptoRandom, systemClock } from '../src/deps.js';
-import { type Captured, statementScope } from './capture.js';
+import { benchDeps, type Captured, statementScope } from './capture.js';
 
 const counter = statementScope;
 
 const url = process.env.DATABASE_URL!;
 const port = Number(process.env.PORT ?? 8790);
 const h = await openPg(url, { max: Number(process.env.DATABASE_POOL_MAX ?? 10), migrate: false });
-const silent = { info: () => {}, error: (msg: string, f?: Record<string, unknown>) => console.error(msg, f) };
-const deps: Deps = {
-  database: h.provider,
-  clock: systemClock,
-  random: cryptoRandom,
-  rateLimiter: { limit: async () => ({ success: true, retryAfterSeconds: 0 }) },
-  // the load comes from one address with one key: the public per-(key, address) limit would refuse it
-  publicRateLimiter: { limit: async () => ({ success: true, retryAfterSeconds: 0 }) },
-  mailer: { send: async () => {} },
-  logger: silent,
-  config: { adminToken: undefined, publicUrl: `http://localhost:${port}`, ipHashSalt: 'bench' },
-  clientIp: (c) => c.req.header('x-forwarded-for') ?? '127.0.0.1',
-  background: (_c, work) => {
-    work.catch(() => {});
-  },
-};
+const deps = benchDeps(h.provider, `http://localhost:${port}`);
 const app = createApp(deps);
 const outer = new Hono();
 outer.use('*', async (c, next) => {
