@@ -22,8 +22,24 @@ interface DrizzleInternals {
   session: { prepareQuery(q: { sql: string; params: unknown[] }, fields: undefined, name: string, arrayMode: boolean): { execute(): Promise<unknown> } };
 }
 
-/** 64-bit FNV-1a of the statement text: the prepared statement's name (a name maps to one text). */
+/**
+ * The prepared statement's name of a text, remembered: a request's statement is often 10 KB of
+ * SQL, and hashing it in JavaScript on every request cost more than looking it up (the engine
+ * hashes a string key natively). Bounded: a process that met more distinct texts starts over.
+ */
+const statementNames = new Map<string, string>();
 function statementName(text: string): string {
+  let name = statementNames.get(text);
+  if (name === undefined) {
+    if (statementNames.size >= 2000) statementNames.clear();
+    name = fnvName(text);
+    statementNames.set(text, name);
+  }
+  return name;
+}
+
+/** 64-bit FNV-1a of the statement text: the prepared statement's name (a name maps to one text). */
+function fnvName(text: string): string {
   let h1 = 0x811c9dc5;
   let h2 = 0x01000193 ^ text.length;
   for (let i = 0; i < text.length; i++) {
