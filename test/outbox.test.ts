@@ -6,7 +6,7 @@
  */
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Db } from '../src/db/client.js';
+import { dbTiming, type Db } from '../src/db/client.js';
 import type { Mailer, OutgoingEmail } from '../src/deps.js';
 import { deliverDueEmails } from '../src/domain/outbox.js';
 import { MailError } from '../src/mail/errors.js';
@@ -173,6 +173,19 @@ describe('outbox delivery', () => {
     const rows = await query<{ status: string }>(env.db, sql`select status from email_outbox where "to" like 'bulk%'`);
     expect(rows.every((r) => r.status === 'sent')).toBe(true);
     expect(new Set(mailer.sent.map((e) => e.id)).size).toBe(mailer.sent.length);
+  });
+
+  it('claims a batch in one statement and marks what went out in one: 20 emails, 2 statements', async () => {
+    const t0 = env.clock.now();
+    for (let i = 0; i < 20; i++) await queue(env.db, teamId, `batch${i}@example.com`, t0);
+    const mailer = recordingMailer((e) => (e.to === 'batch7@example.com' ? new MailError('mailbox full', { permanent: false }) : null));
+    const timing = { trips: 0, ms: 0 };
+    const res = await dbTiming.run(timing, () => deliverDueEmails(env.db, mailer, t0, { limit: 25 }));
+    // claim, the one failure's own mark, the batch's sent mark
+    expect([res.sent, res.retrying, timing.trips]).toEqual([19, 1, 3]);
+    const rows = await query<{ to: string; status: string }>(env.db, sql`select "to", status from email_outbox where "to" like 'batch%' order by "to"`);
+    expect(rows.filter((r) => r.status === 'sent').length).toBe(19);
+    expect(rows.find((r) => r.to === 'batch7@example.com')!.status).toBe('pending');
   });
 });
 

@@ -82,14 +82,16 @@ async function claimDue(db: Db, now: string, leaseUntil: string, limit: number):
   );
 }
 
-async function markSent(db: Db, id: string, now: string): Promise<void> {
+/** The emails of a batch that went out, marked in one statement (not one per email). */
+async function markSent(db: Db, ids: string[], now: string): Promise<void> {
+  if (ids.length === 0) return;
   // not fenced by the lease: whoever sent it, it was sent
   await query(
     db,
     sql`update email_outbox
            set status = 'sent', sent_at = ${now}::timestamptz, attempts = attempts + 1,
                locked_until = null, last_error = null
-         where id = ${id} and status = 'pending'`,
+         where id = any(${`{${ids.join(',')}}`}::uuid[]) and status = 'pending'`,
   );
 }
 
@@ -146,6 +148,7 @@ export async function deliverDueEmails(db: Db, mailer: Mailer, now: Date, opts: 
   for (let batch = 0; batch < o.maxBatches; batch++) {
     const rows = await claimDue(db, nowIso, leaseUntil, o.limit);
     if (rows.length === 0) break;
+    const sentIds: string[] = [];
     await inParallel(rows, o.concurrency, async (row) => {
       const email: OutgoingEmail = {
         id: row.id,
@@ -162,8 +165,7 @@ export async function deliverDueEmails(db: Db, mailer: Mailer, now: Date, opts: 
         sendError = e ?? new Error('send failed');
       }
       if (sendError === null) {
-        await markSent(db, row.id, nowIso);
-        result.sent += 1;
+        sentIds.push(row.id);
         return;
       }
       const message = mailErrorMessage(sendError);
@@ -181,6 +183,11 @@ export async function deliverDueEmails(db: Db, mailer: Mailer, now: Date, opts: 
       else if (status === 'pending') result.retrying += 1;
       o.logger?.error('email delivery failed', { emailId: row.id, error: message, status: status ?? 'lease lost' });
     });
+    // what went out is marked once the batch's sends are done; a process that dies before this
+    // leaves them leased, and they are sent again with the same idempotency keys (as before, when
+    // it died between a send and its mark)
+    await markSent(db, sentIds, nowIso);
+    result.sent += sentIds.length;
     if (rows.length < o.limit) break;
   }
   return result;
