@@ -1,9 +1,7 @@
-import type { Deps } from '../deps.js';
+import { joinLoop } from '../lib/shared-loop.js';
 import { deliverDueEmails } from '../domain/outbox.js';
 import type { AppContext } from './context.js';
 
-/** Node: one delivery loop per process; requests that queue email while it runs make it go round again. */
-const loops = new WeakMap<Deps, { running: Promise<void> | null; again: boolean }>();
 
 /**
  * Call after a request queued email: delivery runs after the response (Worker: ctx.waitUntil),
@@ -29,23 +27,5 @@ export function triggerEmailDelivery(c: AppContext): void {
     deps.background(c, pass());
     return;
   }
-  let state = loops.get(deps);
-  if (!state) loops.set(deps, (state = { running: null, again: false }));
-  const s = state;
-  if (s.running) {
-    s.again = true;
-    deps.background(c, s.running);
-    return;
-  }
-  s.running = (async () => {
-    try {
-      do {
-        s.again = false;
-        await pass();
-      } while (s.again);
-    } finally {
-      s.running = null;
-    }
-  })();
-  deps.background(c, s.running);
+  deps.background(c, joinLoop(deps, 'email', async () => (await pass(), 1)));
 }

@@ -22,6 +22,7 @@ import type { Context } from 'hono';
 import { type Db, iso, num, query } from '../../db/client.js';
 import type { Deps, Logger } from '../../deps.js';
 import { describeError } from '../../lib/describe-error.js';
+import { joinLoop } from '../../lib/shared-loop.js';
 import { signStandardWebhook } from '../webhooks/signatures.js';
 import { checkResolved, checkWebhookUrl, type ResolveHost } from './urls.js';
 
@@ -311,7 +312,6 @@ export async function cleanupEvents(db: Db, now: Date, max = 10_000): Promise<{ 
 
 // ---------------------------------------------------------------- after a request
 
-const loops = new WeakMap<Deps, { running: Promise<void> | null; again: boolean }>();
 /** Pause before another pass when the last one found nothing (bounds the polling under load). */
 const IDLE_PASS_GAP_MS = 50;
 
@@ -339,25 +339,5 @@ export function kickEventDelivery(deps: Deps, c?: Context): void {
     track(onePass(deps));
     return;
   }
-  let s = loops.get(deps);
-  if (!s) loops.set(deps, (s = { running: null, again: false }));
-  const state = s;
-  if (state.running) {
-    state.again = true;
-    track(state.running);
-    return;
-  }
-  state.running = (async () => {
-    try {
-      let last = 1;
-      do {
-        if (last === 0) await new Promise((r) => setTimeout(r, IDLE_PASS_GAP_MS));
-        state.again = false;
-        last = await onePass(deps);
-      } while (state.again);
-    } finally {
-      state.running = null;
-    }
-  })();
-  track(state.running);
+  track(joinLoop(deps, 'events', () => onePass(deps), IDLE_PASS_GAP_MS));
 }
