@@ -2,15 +2,17 @@ import { joinLoop } from '../lib/shared-loop.js';
 import { deliverDueEmails } from '../domain/outbox.js';
 import type { AppContext } from './context.js';
 
+/** Workers give a response's waitUntil work 30 s: a loop older than this is taken for cut off. */
+const EMAIL_LOOP_STALE_MS = 25_000;
 
 /**
  * Call after a request queued email: delivery runs after the response (Worker: ctx.waitUntil),
  * on a database handle of its own since the request's is released with the response.
  *
- * On Node (`eventKick: 'shared'`, as for outbound events) requests share one loop: under load a
- * pass claims and marks the emails of many requests at once (two statements for up to 25 emails)
- * instead of each request running its own pass (two statements for its one email). On Workers
- * each request runs its own pass (a request may not wait on another request's I/O); the
+ * Requests share one loop per process (Node) or isolate (Workers): under load a pass claims and
+ * marks the emails of many requests at once (two statements for up to 25 emails) instead of each
+ * request running its own pass (two statements for its one email). On Workers the loop lives in
+ * the waitUntil of the request that started it; the others only ask it to go round again. The
  * every-minute job is the safety net either way.
  */
 export function triggerEmailDelivery(c: AppContext): void {
@@ -24,8 +26,11 @@ export function triggerEmailDelivery(c: AppContext): void {
     }
   };
   if (deps.eventKick === 'per-request') {
-    deps.background(c, pass());
+    // Workers: a loop per isolate too, kept alive by the request that started it; a request that
+    // finds it running only asks for another round (it must not hold another request's work)
+    const loop = joinLoop(deps, 'email', async () => (await pass(), 1), { staleAfterMs: EMAIL_LOOP_STALE_MS });
+    if (loop.started) deps.background(c, loop.promise);
     return;
   }
-  deps.background(c, joinLoop(deps, 'email', async () => (await pass(), 1)));
+  deps.background(c, joinLoop(deps, 'email', async () => (await pass(), 1)).promise);
 }

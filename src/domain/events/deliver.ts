@@ -339,5 +339,5 @@ export function kickEventDelivery(deps: Deps, c?: Context): void {
     track(onePass(deps));
     return;
   }
-  track(joinLoop(deps, 'events', () => onePass(deps), IDLE_PASS_GAP_MS));
+  track(joinLoop(deps, 'events', () => onePass(deps), { idleGapMs: IDLE_PASS_GAP_MS }).promise);
 }
