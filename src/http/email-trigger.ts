@@ -21,16 +21,14 @@ export function triggerEmailDelivery(c: AppContext): void {
     const handle = deps.database.acquire();
     try {
       await deliverDueEmails(handle.db, deps.mailer, deps.clock.now());
+      return 1;
     } finally {
       await handle.release();
     }
   };
-  if (deps.eventKick === 'per-request') {
-    // Workers: a loop per isolate too, kept alive by the request that started it; a request that
-    // finds it running only asks for another round (it must not hold another request's work)
-    const loop = joinLoop(deps, 'email', async () => (await pass(), 1), { staleAfterMs: EMAIL_LOOP_STALE_MS });
-    if (loop.started) deps.background(c, loop.promise);
-    return;
-  }
-  deps.background(c, joinLoop(deps, 'email', async () => (await pass(), 1)).promise);
+  // Workers: the loop is kept alive by the request that started it; a request that finds it
+  // running only asks for another round (it must not hold another request's work)
+  const workers = deps.eventKick === 'per-request';
+  const loop = joinLoop(deps, 'email', pass, workers ? { staleAfterMs: EMAIL_LOOP_STALE_MS } : {});
+  if (loop.started || !workers) deps.background(c, loop.promise);
 }

@@ -19,10 +19,9 @@
  */
 import { createMiddleware } from 'hono/factory';
 import type { PublicCache, PublicCacheAnswer } from '../deps.js';
+import { PUBLIC_CACHE_MAX_SECONDS } from '../schemas/contest-settings.js';
 import type { AppEnv } from './context.js';
 
-/** The most seconds any answer is kept (the setting's maximum). */
-export const PUBLIC_CACHE_MAX_SECONDS = 300;
 /** How long a request waits for another request's database read of the same URL before sending its own. */
 const WAIT_MS = 2000;
 const POLL_MS = 5;
@@ -97,9 +96,10 @@ export function publicCached() {
 
 /**
  * A bounded in-process cache: at most `maxEntries` answers and `maxBytes` of bodies, the least
- * recently used dropped first; expired entries are dropped when met.
+ * recently used dropped first. It keeps no clock: an expired answer stays until it is replaced
+ * or dropped, and the reader (publicCached) treats it as missing.
  */
-export function memoryPublicCache(opts: { maxEntries?: number; maxBytes?: number } = {}): PublicCache & { size(): number } {
+export function memoryPublicCache(opts: { maxEntries?: number; maxBytes?: number } = {}): PublicCache {
   const maxEntries = opts.maxEntries ?? 1000;
   const maxBytes = opts.maxBytes ?? 16 * 1024 * 1024;
   const map = new Map<string, PublicCacheAnswer>();
@@ -130,7 +130,6 @@ export function memoryPublicCache(opts: { maxEntries?: number; maxBytes?: number
       }
       return Promise.resolve();
     },
-    size: () => map.size,
   };
 }
 

@@ -3,7 +3,7 @@
  * callers that come while it runs make it go round once more. Used for the delivery of outbound
  * events and email, where many requests in a row would otherwise each run their own pass.
  */
-export interface LoopState {
+interface LoopState {
   running: Promise<void> | null;
   again: boolean;
   startedAt: number;

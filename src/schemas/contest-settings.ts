@@ -15,12 +15,15 @@ const riskLimit = (field: string) =>
  * How long a public key's reads of a contest or game may come from a cache (0, the default: every
  * answer exact). Shared by contests and instant-win games.
  */
+/** The most seconds any public answer is kept (the setting's maximum; the contests table checks it too). */
+export const PUBLIC_CACHE_MAX_SECONDS = 300;
+const PUBLIC_CACHE_MESSAGE = `publicCacheSeconds must be a whole number of seconds from 0 to ${PUBLIC_CACHE_MAX_SECONDS}`;
 export const publicCacheSeconds = v.pipe(
-  v.number('publicCacheSeconds must be a whole number of seconds from 0 to 300'),
-  v.integer('publicCacheSeconds must be a whole number of seconds from 0 to 300'),
-  v.minValue(0, 'publicCacheSeconds must be a whole number of seconds from 0 to 300'),
-  v.maxValue(300, 'publicCacheSeconds must be a whole number of seconds from 0 to 300'),
-  v.description('seconds (0 to 300) for which what a public key reads about this contest or game may be answered from a cache; 0 (the default): always exact'),
+  v.number(PUBLIC_CACHE_MESSAGE),
+  v.integer(PUBLIC_CACHE_MESSAGE),
+  v.minValue(0, PUBLIC_CACHE_MESSAGE),
+  v.maxValue(PUBLIC_CACHE_MAX_SECONDS, PUBLIC_CACHE_MESSAGE),
+  v.description(`seconds (0 to ${PUBLIC_CACHE_MAX_SECONDS}) for which what a public key reads about this contest or game may be answered from a cache; 0 (the default): always exact`),
 );
 
 const isoDate = (field: string) =>
