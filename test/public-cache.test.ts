@@ -107,7 +107,7 @@ describe('publicCacheSeconds above 0', () => {
     expect((await env.request('GET', gamePath, { key: t.publicKey })).body.data.title).toBe('Spin again');
   });
 
-  it('a masked key never gets an unmasked answer, an unknown key gets 401, a revoked key reads the copy until it expires', async () => {
+  it('a masked key never gets an unmasked answer, another team’s key gets 404, an unknown key 401, a revoked key reads the copy until it expires', async () => {
     const c = await contestWithEntries({ publicCacheSeconds: 5 });
     const full = await topPoints(c.id);
     expect(full.body.data.map((r: { email: string }) => r.email).sort()).toEqual(['ada@example.com', 'bob@example.com']);
@@ -116,15 +116,20 @@ describe('publicCacheSeconds above 0', () => {
     expect([m.trips, ...m.body.data.map((r: { email: string }) => r.email).sort()]).toEqual([1, 'a***@example.com', 'b***@example.com']);
     expect((await topPoints(c.id, masked.key)).trips).toBe(0);
 
+    // another team's public key never gets this team's copy: its read goes to the database, 404
+    const other = await env.team('Other team');
+    const foreign = await env.request('GET', `/api/v1/contests/${c.id}/leaderboard`, { key: other.publicKey });
+    expect([foreign.status, foreign.body, trips(foreign)]).toEqual([404, { success: false, error: 'Contest not found' }, 1]);
+
     const unknown = await env.request('GET', `/api/v1/contests/${c.id}/leaderboard`, { key: `pk_${'Q'.repeat(40)}` });
     expect([unknown.status, unknown.body]).toEqual([401, { success: false, error: 'Missing or invalid API key' }]);
 
-    const other = await createApiKey(env.db, env.deps.random, t.teamId, 'public', 'soon revoked');
-    expect((await topPoints(c.id, other.key)).trips).toBe(1);
-    await revokeApiKey(env.db, other.id, env.clock.now());
-    expect((await topPoints(c.id, other.key)).trips).toBe(0); // what the docs say a revoked key can still read
+    const soonRevoked = await createApiKey(env.db, env.deps.random, t.teamId, 'public', 'soon revoked');
+    expect((await topPoints(c.id, soonRevoked.key)).trips).toBe(1);
+    await revokeApiKey(env.db, soonRevoked.id, env.clock.now());
+    expect((await topPoints(c.id, soonRevoked.key)).trips).toBe(0); // what the docs say a revoked key can still read
     env.clock.advance(5_000);
-    const after = await env.request('GET', `/api/v1/contests/${c.id}/leaderboard`, { key: other.key });
+    const after = await env.request('GET', `/api/v1/contests/${c.id}/leaderboard`, { key: soonRevoked.key });
     expect([after.status, after.body]).toEqual([401, { success: false, error: 'Missing or invalid API key' }]);
   });
 
