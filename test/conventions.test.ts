@@ -151,6 +151,16 @@ describe('CORS and request ids', () => {
     const bad = await env.request('GET', '/api/v1/contests', { headers: { origin: 'https://shop.example' } });
     expect(bad.status).toBe(401);
     expect(bad.headers.get('access-control-allow-origin')).toBe('*');
+    // a browser may read the request id, Retry-After and Server-Timing of every answer
+    const post = await env.request('POST', '/api/v1/contests/not-a-uuid/entries', { key: t.publicKey, body: { email: 'a@example.com' } });
+    const missing = await env.request('GET', '/api/v1/nothing-here', { key: t.publicKey });
+    for (const r of [ok, bad, post, missing]) {
+      expect(r.headers.get('access-control-allow-origin')).toBe('*');
+      expect(r.headers.get('access-control-expose-headers')).toBe('x-request-id,retry-after,server-timing');
+      expect(r.headers.get('x-request-id')).toMatch(/^req_[0-9a-f]{24}$/);
+      expect(r.headers.get('server-timing')).toMatch(/^db;dur=[\d.]+;desc="\d+ round trips?"$/);
+    }
+    expect([post.status, missing.status]).toEqual([403, 404]);
   });
 
   it('does not add CORS headers outside /api/v1', async () => {
