@@ -31,6 +31,7 @@ import { hashCookie } from '../src/domain/instant-win/hashing.js';
 import { SNAPSHOT_PAGE_BYTES } from '../src/routes/draws.js';
 import { edgeBench } from './edge.js';
 import { explainWrites } from './explain.js';
+import { cpuMeter } from './cpu.js';
 
 const args = process.argv.slice(2);
 const arg = (name: string) => {
@@ -327,11 +328,13 @@ async function main() {
         stmts.push(...((await res.json()) as typeof stmts));
       }
       const pool = new pg.Pool({ connectionString: url, max: connections });
+      await admin.query('checkpoint');
       let next = 0;
       let ok = 0;
       let failed = 0;
       const started = Date.now();
       const end = started + duration * 1000;
+      const meter = cpuMeter(undefined);
       await Promise.all(
         Array.from({ length: connections }, async () => {
           const client = await pool.connect();
@@ -351,15 +354,22 @@ async function main() {
         }),
       );
       const secs = (Date.now() - started) / 1000;
+      const cpu = meter(ok);
       await pool.end();
       if (next >= stmts.length) log(`  (${ep.name}: own floor ran out of captured statements after ${secs.toFixed(1)} s)`);
-      return { rps: ok / secs, failed, statements: stmts.length };
+      return { rps: ok / secs, failed, statements: stmts.length, pgMs: cpu.pgMs, clientMs: cpu.loadMs };
     };
 
     for (const ep of endpoints) {
       // latency of one request at a time (no queueing), then throughput under `connections`
+      // each measurement starts after a checkpoint: one landing inside it (the seed wrote a
+      // million rows; Postgres checkpoints every 5 minutes) writes back dirty pages meanwhile and
+      // makes the next writes log whole pages, which the other measurements would not pay
+      await admin.query('checkpoint');
       const single = await load(ep, 1, Math.max(1, Math.round(duration / 2)));
+      const meter = cpuMeter(child?.pid);
       const res = await load(ep, connections, duration);
+      const cpu = meter(res.requests.total);
       const rps = res.requests.average;
       const own = (ep.write || ep.ownFloor) && !ep.name.startsWith('floor') && !ep.name.startsWith('write floor') ? await ownFloor(ep) : undefined;
       if (ep.name.startsWith('floor')) floorRps = rps;
@@ -378,21 +388,31 @@ async function main() {
         errors: res.non2xx + res.errors + res.timeouts + single.non2xx + single.errors + single.timeouts,
         roundTrips: trips[ep.name]!.roundTrips,
         write: !!ep.write,
+        // CPU per request under load (bench/cpu.ts): the app server, Postgres, the load generator; idle share of the machine
+        appCpuMs: cpu.appMs === null ? null : Number(cpu.appMs.toFixed(2)),
+        pgCpuMs: cpu.pgMs === null ? null : Number(cpu.pgMs.toFixed(2)),
+        loadCpuMs: Number(cpu.loadMs.toFixed(2)),
+        idlePct: cpu.idle === null ? null : Math.round(cpu.idle * 100),
+        // the app's event loop: share of the time running, and runnable but waiting for a core
+        appThreadOnCpuPct: cpu.appThread ? Math.round(cpu.appThread.onCpu * 100) : null,
+        appThreadWaitingPct: cpu.appThread ? Math.round(cpu.appThread.waiting * 100) : null,
+        ownFloorPgCpuMs: own?.pgMs == null ? null : Number(own.pgMs.toFixed(2)),
       };
       results.push(row);
       log(
         `  ${ep.name}: ${row.rps} req/s, p50 ${row.p50} ms, p99 ${row.p99} ms, p50 one at a time ${row.p50single} ms, errors ${row.errors}` +
-          (own ? `; its own statements straight from pg: ${row.ownFloorRps} req/s (x ${row.ratioOwnFloor}, ${own.failed} failed)` : ''),
+          (own ? `; its own statements straight from pg: ${row.ownFloorRps} req/s (x ${row.ratioOwnFloor}, ${own.failed} failed, Postgres ${row.ownFloorPgCpuMs ?? '?'} ms CPU each)` : '') +
+          `; CPU per request: app ${row.appCpuMs ?? '?'} ms, Postgres ${row.pgCpuMs ?? '?'} ms, load generator ${row.loadCpuMs} ms, machine ${row.idlePct ?? '?'}% idle; the app's event loop ran ${row.appThreadOnCpuPct ?? '?'}% of the time and waited for a core ${row.appThreadWaitingPct ?? '?'}%`,
       );
     }
 
     const pad = (s: unknown, n: number) => String(s).padEnd(n);
     const lines = [
       `\nContest Engine bench: ${N.toLocaleString()} entries, ${connections} connections, ${duration} s per endpoint${smoke ? ' (smoke: numbers meaningless)' : quick ? ' (quick)' : ''}`,
-      `${pad('endpoint', 26)}${pad('req/s', 9)}${pad('x floor', 9)}${pad('x wfloor', 10)}${pad('own flr', 9)}${pad('x own', 7)}${pad('p50 ms', 8)}${pad('p99 ms', 8)}${pad('p50 1c', 8)}${pad('errors', 8)}round trips`,
+      `${pad('endpoint', 26)}${pad('req/s', 9)}${pad('x floor', 9)}${pad('x wfloor', 10)}${pad('own flr', 9)}${pad('x own', 7)}${pad('p50 ms', 8)}${pad('p99 ms', 8)}${pad('p50 1c', 8)}${pad('errors', 8)}${pad('trips', 7)}${pad('app cpu', 9)}${pad('pg cpu', 8)}${pad('idle', 6)}loop run/wait`,
       ...results.map(
         (r) =>
-          `${pad(r.endpoint, 26)}${pad(r.rps, 9)}${pad(r.ratio, 9)}${pad(r.ratioWriteFloor ?? '', 10)}${pad(r.ownFloorRps ?? '', 9)}${pad(r.ratioOwnFloor ?? '', 7)}${pad(r.p50, 8)}${pad(r.p99, 8)}${pad(r.p50single, 8)}${pad(r.errors, 8)}${r.roundTrips}`,
+          `${pad(r.endpoint, 26)}${pad(r.rps, 9)}${pad(r.ratio, 9)}${pad(r.ratioWriteFloor ?? '', 10)}${pad(r.ownFloorRps ?? '', 9)}${pad(r.ratioOwnFloor ?? '', 7)}${pad(r.p50, 8)}${pad(r.p99, 8)}${pad(r.p50single, 8)}${pad(r.errors, 8)}${pad(r.roundTrips, 7)}${pad(r.appCpuMs ?? '', 9)}${pad(r.pgCpuMs ?? '', 8)}${pad(r.idlePct == null ? '' : `${r.idlePct}%`, 6)}${r.appThreadOnCpuPct == null ? '' : `${r.appThreadOnCpuPct}/${r.appThreadWaitingPct}%`}`,
       ),
     ];
     console.log(lines.join('\n'));

@@ -1,0 +1,88 @@
+/**
+ * CPU spent by the bench server and by the local Postgres while an endpoint is under load, per
+ * request (Linux /proc; on another system, or a Postgres elsewhere, the figures are absent). With
+ * the app, Postgres and the load generator sharing the machine's cores, this is where each
+ * request's time goes: the ratio of an endpoint to its own floor follows from it.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+
+const TICK_MS = 10; // USER_HZ is 100 on Linux
+
+function ticksOf(pid: number | string): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return Number(fields[11]) + Number(fields[12]); // utime + stime
+}
+
+/** CPU ticks of every postgres process, by pid (backends come and go: they are compared pid by pid) */
+function postgresTicks(): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const pid of readdirSync('/proc')) {
+    if (!/^\d+$/.test(pid)) continue;
+    try {
+      if (readFileSync(`/proc/${pid}/comm`, 'utf8').startsWith('postgres')) out.set(pid, ticksOf(pid));
+    } catch {
+      /* gone meanwhile */
+    }
+  }
+  return out;
+}
+
+/** Ticks spent between two snapshots: a process that started meanwhile counts whole, one that ended is lost (an idle client's backend ending) */
+function ticksBetween(before: Map<string, number>, after: Map<string, number>): number {
+  let total = 0;
+  for (const [pid, t] of after) total += t - (before.get(pid) ?? 0);
+  return total;
+}
+
+function machineTicks(): { idle: number; all: number } {
+  const f = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
+  return { idle: f[3]! + f[4]!, all: f.reduce((a, b) => a + b, 0) };
+}
+
+export interface CpuShare {
+  /** ms of CPU per request: the bench server (app), every postgres process, the load generator */
+  appMs: number | null;
+  pgMs: number | null;
+  loadMs: number;
+  /** share of the machine's CPU time left idle during the load */
+  idle: number | null;
+  /** the app server's main thread (the event loop): share of the time on a CPU, and runnable but waiting for one */
+  appThread: { onCpu: number; waiting: number } | null;
+}
+
+/** Nanoseconds the thread ran and waited runnable (/proc/<pid>/task/<tid>/schedstat) */
+function schedOf(pid: number): [number, number] | null {
+  try {
+    const [run, wait] = readFileSync(`/proc/${pid}/task/${pid}/schedstat`, 'utf8').trim().split(' ').map(Number);
+    return [run!, wait!];
+  } catch {
+    return null;
+  }
+}
+
+/** Starts counting; the returned function takes the number of requests served meanwhile. */
+export function cpuMeter(serverPid: number | undefined): (requests: number) => CpuShare {
+  const linux = process.platform === 'linux';
+  const app0 = linux && serverPid ? ticksOf(serverPid) : null;
+  const pg0 = linux ? postgresTicks() : null;
+  const m0 = linux ? machineTicks() : null;
+  const self0 = process.cpuUsage();
+  const sched0 = linux && serverPid ? schedOf(serverPid) : null;
+  const t0 = process.hrtime.bigint();
+  return (requests) => {
+    const wallNs = Number(process.hrtime.bigint() - t0);
+    const sched1 = sched0 ? schedOf(serverPid!) : null;
+    const n = Math.max(1, requests);
+    const self = process.cpuUsage(self0);
+    const m1 = m0 ? machineTicks() : null;
+    const pg = pg0 !== null ? ticksBetween(pg0, postgresTicks()) : null;
+    return {
+      appMs: app0 !== null ? ((ticksOf(serverPid!) - app0) * TICK_MS) / n : null,
+      pgMs: pg !== null && pg > 0 ? (pg * TICK_MS) / n : null,
+      loadMs: (self.user + self.system) / 1000 / n,
+      idle: m0 && m1 ? (m1.idle - m0.idle) / Math.max(1, m1.all - m0.all) : null,
+      appThread: sched0 && sched1 ? { onCpu: (sched1[0] - sched0[0]) / wallNs, waiting: (sched1[1] - sched0[1]) / wallNs } : null,
+    };
+  };
+}
