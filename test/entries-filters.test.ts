@@ -50,7 +50,9 @@ const list = async (query: string, key = t.privateKey) => {
 describe('entries list filters and sort', () => {
   it('filters by confirmed, disqualified, referred and the review queue, with exact totals', async () => {
     expect(await list('confirmed=true')).toEqual({ names: ['bob'], total: 1 });
-    expect((await list('confirmed=false')).total).toBe(4);
+    expect(await list('confirmed=false')).toEqual({ names: ['dee', 'cy', 'alias', 'ann'], total: 4 });
+    expect(await list('confirmed=false&sort=oldest')).toEqual({ names: ['ann', 'alias', 'cy', 'dee'], total: 4 });
+    expect(await list('confirmed=false&disqualified=false&limit=2')).toEqual({ names: ['dee', 'alias'], total: 3 });
     expect(await list('disqualified=true')).toEqual({ names: ['cy'], total: 1 });
     expect(await list('referred=true')).toEqual({ names: ['alias', 'bob'], total: 2 });
     expect(await list('referred=false&disqualified=false')).toEqual({ names: ['dee', 'ann'], total: 2 });

@@ -195,6 +195,10 @@ export const entries = pgTable(
     index('entries_erased_idx').on(t.contestId).where(sql`${t.erasedAt} is not null`),
     // time series (src/domain/series.ts): a contest's confirmations by time
     index('entries_contest_confirmed_idx').on(t.contestId, t.confirmedAt).where(sql`${t.confirmedAt} is not null`),
+    // the entries list filtered to unconfirmed entries, newest or oldest first: without it the page
+    // walked the contest's newest entries past every confirmed one (all of them, when confirmation
+    // is off); only unconfirmed entries are in it
+    index('entries_contest_unconfirmed_idx').on(t.contestId, t.createdAt, t.id).where(sql`not ${t.emailConfirmed}`),
     check('entries_points_ck', sql`${t.points} >= 0 and ${t.pointsUsed} >= 0`),
     check('entries_commission_ck', sql`${t.commission} >= 0`),
     check('entries_contact_ck', sql`${t.email} is not null or ${t.phone} is not null or ${t.erasedAt} is not null`),

@@ -384,7 +384,9 @@ export async function listEntries(
   const conditions: SQL[] = [];
   if (risk !== null) conditions.push(sql`and e.risk_level = ${risk}::text`);
   if (opts.reviewPending) conditions.push(sql`and e.risk_level <> 'none' and e.risk_review is null`);
-  if (opts.confirmed != null) conditions.push(sql`and e.email_confirmed = ${opts.confirmed}::boolean`);
+  // written out, not a parameter: a cached generic plan could not use the partial index of
+  // unconfirmed entries for a value it does not know
+  if (opts.confirmed != null) conditions.push(opts.confirmed ? sql`and e.email_confirmed` : sql`and not e.email_confirmed`);
   if (opts.disqualified != null) conditions.push(sql`and e.disqualified = ${opts.disqualified}::boolean`);
   if (opts.referred != null) conditions.push(opts.referred ? sql`and e.referred_by is not null` : sql`and e.referred_by is null`);
   if (opts.referredBy != null) conditions.push(sql`and e.referred_by = ${opts.referredBy}::uuid`);

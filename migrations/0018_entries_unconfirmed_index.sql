@@ -1,0 +1,1 @@
+CREATE INDEX "entries_contest_unconfirmed_idx" ON "entries" USING btree ("contest_id","created_at","id") WHERE not "entries"."email_confirmed";
