@@ -8,30 +8,29 @@ import { readdirSync, readFileSync } from 'node:fs';
 
 const TICK_MS = 10; // USER_HZ is 100 on Linux
 
-function ticksOf(pid: number | string): number {
+/** utime + stime; with `reaped`, also the CPU of the children it has waited for (cutime + cstime) */
+function ticksOf(pid: number | string, reaped = false): number {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return Number(fields[11]) + Number(fields[12]); // utime + stime
+  return Number(fields[11]) + Number(fields[12]) + (reaped ? Number(fields[13]) + Number(fields[14]) : 0);
 }
 
-/** CPU ticks of every postgres process, by pid (backends come and go: they are compared pid by pid) */
-function postgresTicks(): Map<string, number> {
-  const out = new Map<string, number>();
+/**
+ * CPU ticks of every postgres process, the CPU of the ones that have ended included: the
+ * postmaster reaps its children (backends whose client left, autovacuum workers), and their time
+ * then shows in its cutime/cstime. So the difference of two sums counts a process that ended
+ * between them exactly once.
+ */
+function postgresTicks(): number {
+  let total = 0;
   for (const pid of readdirSync('/proc')) {
     if (!/^\d+$/.test(pid)) continue;
     try {
-      if (readFileSync(`/proc/${pid}/comm`, 'utf8').startsWith('postgres')) out.set(pid, ticksOf(pid));
+      if (readFileSync(`/proc/${pid}/comm`, 'utf8').startsWith('postgres')) total += ticksOf(pid, true);
     } catch {
       /* gone meanwhile */
     }
   }
-  return out;
-}
-
-/** Ticks spent between two snapshots: a process that started meanwhile counts whole, one that ended is lost (an idle client's backend ending) */
-function ticksBetween(before: Map<string, number>, after: Map<string, number>): number {
-  let total = 0;
-  for (const [pid, t] of after) total += t - (before.get(pid) ?? 0);
   return total;
 }
 
@@ -76,7 +75,7 @@ export function cpuMeter(serverPid: number | undefined): (requests: number) => C
     const n = Math.max(1, requests);
     const self = process.cpuUsage(self0);
     const m1 = m0 ? machineTicks() : null;
-    const pg = pg0 !== null ? ticksBetween(pg0, postgresTicks()) : null;
+    const pg = pg0 !== null ? postgresTicks() - pg0 : null;
     return {
       appMs: app0 !== null ? ((ticksOf(serverPid!) - app0) * TICK_MS) / n : null,
       pgMs: pg !== null && pg > 0 ? (pg * TICK_MS) / n : null,

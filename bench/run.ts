@@ -14,7 +14,7 @@
  * its own floor (its exact statements replayed straight from pg, see ownFloor) and the ratio to
  * it. Writes bench/results.json.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import autocannon from 'autocannon';
@@ -161,6 +161,10 @@ async function main() {
       env: { ...process.env, DATABASE_URL: url, PORT: String(port), DATABASE_POOL_MAX: process.env.DATABASE_POOL_MAX ?? '10' },
       stdio: ['ignore', 'pipe', 'inherit'],
     });
+    // BENCH_SERVER_FIFO=1 (a diagnostic, needs root): the server's event loop under SCHED_FIFO, so
+    // it never waits for a core behind Postgres backends; shows how much of the gap to the own
+    // floor is that wait (docs/design-decisions.md)
+    if (process.env.BENCH_SERVER_FIFO) execFileSync('chrt', ['-f', '-p', '1', String(child.pid)]);
     await new Promise<void>((resolve, reject) => {
       child!.stdout!.on('data', (d: Buffer) => {
         if (d.toString().includes('bench server ready')) resolve();
