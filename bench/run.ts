@@ -371,7 +371,7 @@ async function main() {
       const cpu = meter(ok);
       await pool.end();
       if (next >= stmts.length) log(`  (${ep.name}: own floor ran out of captured statements after ${secs.toFixed(1)} s)`);
-      return { rps: ok / secs, failed, statements: stmts.length, pgMs: cpu.pgMs, clientMs: cpu.loadMs };
+      return { rps: ok / secs, failed, statements: stmts.length, pgMs: cpu.pgMs };
     };
 
     for (const ep of endpoints) {

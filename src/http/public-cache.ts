@@ -30,6 +30,18 @@ const inflightByCache = new WeakMap<PublicCache, Map<string, number>>();
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** A response as the cache keeps it: its body, its type and download name, and its times. */
+async function answerOf(res: Response, storedAt: number, expiresAt: number): Promise<PublicCacheAnswer> {
+  const disposition = res.headers.get('content-disposition');
+  return {
+    body: await res.text(),
+    contentType: res.headers.get('content-type') ?? 'application/json',
+    ...(disposition !== null ? { contentDisposition: disposition } : {}),
+    storedAt,
+    expiresAt,
+  };
+}
+
 /**
  * Caches the route's 200 answer for a public key for the seconds the handler set with
  * `c.set('publicCacheSeconds', n)` (0 or unset: not stored). Goes after requireKey('public').
@@ -78,13 +90,7 @@ export function publicCached() {
       c.res.headers.set('Cache-Control', `public, max-age=${seconds}`);
       c.res.headers.append('Vary', 'X-API-Key');
       const storedAt = deps.clock.now().getTime();
-      const answer: PublicCacheAnswer = {
-        body: await c.res.clone().text(),
-        contentType: c.res.headers.get('content-type') ?? 'application/json',
-        ...(c.res.headers.has('content-disposition') ? { contentDisposition: c.res.headers.get('content-disposition')! } : {}),
-        storedAt,
-        expiresAt: storedAt + seconds * 1000,
-      };
+      const answer = await answerOf(c.res.clone(), storedAt, storedAt + seconds * 1000);
       // put() keeps this process's copy before it returns (waiters see it at once); a slower
       // shared tier (the Cache API) finishes after the answer
       deps.background(c, cache.put(key, answer));
@@ -152,13 +158,7 @@ export function workersPublicCache(cacheApi: CacheStorageLike, memory = memoryPu
       if (own) return own;
       const res = await cacheApi.match(new Request(key)).catch(() => undefined);
       if (!res) return null;
-      const answer: PublicCacheAnswer = {
-        body: await res.text(),
-        contentType: res.headers.get('content-type') ?? 'application/json',
-        ...(res.headers.has('content-disposition') ? { contentDisposition: res.headers.get('content-disposition')! } : {}),
-        storedAt: Number(res.headers.get('x-ce-stored-at')),
-        expiresAt: Number(res.headers.get('x-ce-expires-at')),
-      };
+      const answer = await answerOf(res, Number(res.headers.get('x-ce-stored-at')), Number(res.headers.get('x-ce-expires-at')));
       if (!Number.isFinite(answer.storedAt) || !Number.isFinite(answer.expiresAt)) return null;
       await memory.put(key, answer);
       return answer;

@@ -11,13 +11,13 @@ export const nonNegInt = (field: string) =>
 const riskLimit = (field: string) =>
   v.pipe(v.number(`${field} must be a number`), v.integer(`${field} must be an integer`), v.minValue(1, `${field} must be between 1 and 1000`), v.maxValue(1000, `${field} must be between 1 and 1000`));
 
+/** The most seconds any public answer is kept (the setting's maximum; the contests table checks it too). */
+export const PUBLIC_CACHE_MAX_SECONDS = 300;
+const PUBLIC_CACHE_MESSAGE = `publicCacheSeconds must be a whole number of seconds from 0 to ${PUBLIC_CACHE_MAX_SECONDS}`;
 /**
  * How long a public key's reads of a contest or game may come from a cache (0, the default: every
  * answer exact). Shared by contests and instant-win games.
  */
-/** The most seconds any public answer is kept (the setting's maximum; the contests table checks it too). */
-export const PUBLIC_CACHE_MAX_SECONDS = 300;
-const PUBLIC_CACHE_MESSAGE = `publicCacheSeconds must be a whole number of seconds from 0 to ${PUBLIC_CACHE_MAX_SECONDS}`;
 export const publicCacheSeconds = v.pipe(
   v.number(PUBLIC_CACHE_MESSAGE),
   v.integer(PUBLIC_CACHE_MESSAGE),
