@@ -149,6 +149,7 @@ export const SETTINGS = [
   { name: 'BENCH_DATABASE_URL', runtimes: ['bench'], default: '`postgres://postgres@127.0.0.1:5432/postgres`', meaning: 'server the benchmark creates its database on', accepts: 'a postgres:// connection string', schema: postgresUrl },
   { name: 'BENCH_PORT', runtimes: ['bench'], default: 'any free port', meaning: 'port of the benchmarked server', accepts: 'a port number from 1 to 65535', schema: int(1, 65535) },
   { name: 'BENCH_PROF', runtimes: ['bench'], default: '', meaning: 'set: the benchmarked server writes a CPU profile to /tmp/prof', accepts: 'any non-empty value', schema: text },
+  { name: 'BENCH_SERVER_FIFO', runtimes: ['bench'], default: '', meaning: 'set: the benchmarked server\'s event loop runs under SCHED_FIFO, so it never waits for a core behind Postgres (a diagnostic; needs root)', accepts: 'any non-empty value', schema: text },
 ] as const satisfies readonly Setting[];
 
 export type SettingName = (typeof SETTINGS)[number]['name'];
