@@ -28,7 +28,11 @@ const BACKEND_INDEPENDENT = [
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
-    exclude: ['test/worker/**', 'node_modules/**', ...(process.env.TEST_FILES === 'backend' ? BACKEND_INDEPENDENT : [])],
+    exclude: [
+      'test/worker/**',
+      'node_modules/**',
+      ...(process.env.TEST_FILES === 'backend' ? BACKEND_INDEPENDENT : []),
+    ],
     globalSetup: ['test/support/global-setup.ts'],
     pool: 'forks',
     // On PGlite alone many files wait (servers starting, browsers, background delivery, the real

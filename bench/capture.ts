@@ -42,13 +42,19 @@ pg.Client.prototype.query = function patched(this: pg.Client, ...args: unknown[]
   const store = statementScope.getStore();
   if (store) store.n += 1;
   if (store?.dry) {
-    const q = (typeof args[0] === 'string' ? { text: args[0], values: Array.isArray(args[1]) ? args[1] : [] } : args[0]) as {
+    const q = (
+      typeof args[0] === 'string' ? { text: args[0], values: Array.isArray(args[1]) ? args[1] : [] } : args[0]
+    ) as {
       name?: string;
       text: string;
       values?: unknown[];
     };
     // drizzle passes the values beside the config object
-    store.dry.push({ name: q.name, text: q.text, values: q.values ?? (Array.isArray(args[1]) ? (args[1] as unknown[]) : []) });
+    store.dry.push({
+      name: q.name,
+      text: q.text,
+      values: q.values ?? (Array.isArray(args[1]) ? (args[1] as unknown[]) : []),
+    });
     const fake = { rows: [], rowCount: 0, fields: [], command: 'SELECT' };
     // pg.Pool#query passes a callback; drizzle awaits the promise
     const cb = args.find((a) => typeof a === 'function') as ((err: null, r: typeof fake) => void) | undefined;

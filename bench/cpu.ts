@@ -81,7 +81,10 @@ export function cpuMeter(serverPid: number | undefined): (requests: number) => C
       pgMs: pg !== null && pg > 0 ? (pg * TICK_MS) / n : null,
       loadMs: (self.user + self.system) / 1000 / n,
       idle: m0 && m1 ? (m1.idle - m0.idle) / Math.max(1, m1.all - m0.all) : null,
-      appThread: sched0 && sched1 ? { onCpu: (sched1[0] - sched0[0]) / wallNs, waiting: (sched1[1] - sched0[1]) / wallNs } : null,
+      appThread:
+        sched0 && sched1
+          ? { onCpu: (sched1[0] - sched0[0]) / wallNs, waiting: (sched1[1] - sched0[1]) / wallNs }
+          : null,
     };
   };
 }

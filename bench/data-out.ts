@@ -55,7 +55,13 @@ export async function dataOutBench(o: DataOutOptions) {
     const db = h.db;
     const team = await createTeam(db, 'Data out bench');
     const priv = (await createApiKey(db, cryptoRandom, team.id, 'private', 'bench')).key;
-    const contest = await createContest(db, cryptoRandom, team.id, { title: 'Export bench', status: 'active', isEvergreen: true }, new Date());
+    const contest = await createContest(
+      db,
+      cryptoRandom,
+      team.id,
+      { title: 'Export bench', status: 'active', isEvergreen: true },
+      new Date(),
+    );
     const seedStart = Date.now();
     await query(
       db,
@@ -93,7 +99,9 @@ export async function dataOutBench(o: DataOutOptions) {
       }
     }, 50);
     const t0 = performance.now();
-    const res = await fetch(`http://127.0.0.1:${o.port}/api/v1/contests/${contest.id}/entries/export`, { headers: { 'x-api-key': priv } });
+    const res = await fetch(`http://127.0.0.1:${o.port}/api/v1/contests/${contest.id}/entries/export`, {
+      headers: { 'x-api-key': priv },
+    });
     if (res.status !== 200) throw new Error(`export answered ${res.status}: ${await res.text()}`);
     let bytes = 0;
     let lines = 0;
@@ -120,7 +128,8 @@ export async function dataOutBench(o: DataOutOptions) {
       `data out: CSV export of ${exportResult.rows.toLocaleString()} entries: ${exportResult.seconds} s (${exportResult.rowsPerSecond.toLocaleString()} rows/s, ` +
         `${exportResult.megabytes} MB); server RSS ${exportResult.serverRssBeforeMb} MB before, peak ${exportResult.serverRssPeakMb} MB during`,
     );
-    if (exportResult.rows !== o.entries) throw new Error(`export gave ${exportResult.rows} rows, expected ${o.entries}`);
+    if (exportResult.rows !== o.entries)
+      throw new Error(`export gave ${exportResult.rows} rows, expected ${o.entries}`);
 
     // ---------- 2. outbox -> local receiver ----------
     await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
@@ -162,7 +171,9 @@ export async function dataOutBench(o: DataOutOptions) {
       const total = counts.reduce((a, b) => a + b, 0);
       if (total !== o.events) throw new Error(`delivered ${total} of ${o.events}`);
       events[`deliverers${workers}`] = Math.round(total / ((performance.now() - s) / 1000));
-      log(`data out: ${total.toLocaleString()} events outbox -> local receiver, ${workers} deliverer(s): ${events[`deliverers${workers}`]!.toLocaleString()} events/s`);
+      log(
+        `data out: ${total.toLocaleString()} events outbox -> local receiver, ${workers} deliverer(s): ${events[`deliverers${workers}`]!.toLocaleString()} events/s`,
+      );
     }
     const result = { date: new Date().toISOString(), export: exportResult, eventsPerSecond: events, events: o.events };
     writeFileSync('bench/data-out-results.json', JSON.stringify(result, null, 2));

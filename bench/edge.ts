@@ -42,7 +42,12 @@ interface Ep {
   headers?: () => Record<string, string>;
 }
 
-async function startDev(databaseUrl: string, transport: string, latencyMs: number, extraEnv: Record<string, string> = {}) {
+async function startDev(
+  databaseUrl: string,
+  transport: string,
+  latencyMs: number,
+  extraEnv: Record<string, string> = {},
+) {
   const port = await freePort();
   const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/dev.ts'], {
     env: {
@@ -129,11 +134,17 @@ const median = (xs: number[]) => {
  * received meanwhile (the target: at most one per 5 s per distinct URL) and the p50 of a cached
  * answer read one at a time (target: under 2 ms), next to the same read with the setting at 0.
  */
-async function cacheBench(url: string, keys: { pub: string }, contests: { cached: string; exact: string }, opts: { connections: number; seconds: number; samples: number; log: (...a: unknown[]) => void }) {
+async function cacheBench(
+  url: string,
+  keys: { pub: string },
+  contests: { cached: string; exact: string },
+  opts: { connections: number; seconds: number; samples: number; log: (...a: unknown[]) => void },
+) {
   const httpPort = await freePort();
   const { base, child } = await startDev(url, 'http', 0, { NEON_HTTP_PORT: String(httpPort) });
   try {
-    const stats = async () => ((await (await fetch(`http://127.0.0.1:${httpPort}/stats`)).json()) as { requests: number }).requests;
+    const stats = async () =>
+      ((await (await fetch(`http://127.0.0.1:${httpPort}/stats`)).json()) as { requests: number }).requests;
     // every read from its own visitor address, as a page seen by many people is (the public-key
     // limit is per key and address: 600 a minute)
     let visitor = 0;
@@ -160,7 +171,9 @@ async function cacheBench(url: string, keys: { pub: string }, contests: { cached
         const t = performance.now();
         httpGet(url, { agent, headers }, (res) => {
           res.resume();
-          res.on('end', () => (res.statusCode === 200 ? resolve(performance.now() - t) : reject(new Error(`${url}: ${res.statusCode}`))));
+          res.on('end', () =>
+            res.statusCode === 200 ? resolve(performance.now() - t) : reject(new Error(`${url}: ${res.statusCode}`)),
+          );
         }).on('error', reject);
       });
     const oneAtATime = async (contestId: string, at = base) => {
@@ -188,7 +201,11 @@ async function cacheBench(url: string, keys: { pub: string }, contests: { cached
     // the same three at the Worker's own socket, without wrangler's dev proxy in front
     const own = await workerSocket(Number(new URL(base).port));
     const atWorker = own
-      ? { floor: await noDatabase(own), exact: await oneAtATime(contests.exact, own), cached: await oneAtATime(contests.cached, own) }
+      ? {
+          floor: await noDatabase(own),
+          exact: await oneAtATime(contests.exact, own),
+          cached: await oneAtATime(contests.cached, own),
+        }
       : null;
     agent.destroy();
     // under load
@@ -241,7 +258,14 @@ async function cacheBench(url: string, keys: { pub: string }, contests: { cached
   }
 }
 
-export async function edgeBench(opts: { baseUrl: string; samples: number; log: (...a: unknown[]) => void; cacheOnly?: boolean; connections?: number; seconds?: number }) {
+export async function edgeBench(opts: {
+  baseUrl: string;
+  samples: number;
+  log: (...a: unknown[]) => void;
+  cacheOnly?: boolean;
+  connections?: number;
+  seconds?: number;
+}) {
   const { log, samples } = opts;
   const dbName = `ce_edge_${process.pid}`;
   const admin = new pg.Client({ connectionString: opts.baseUrl });
@@ -262,16 +286,22 @@ export async function edgeBench(opts: { baseUrl: string; samples: number; log: (
       pub: (await createApiKey(db, cryptoRandom, team.id, 'public', 'edge')).key,
       priv: (await createApiKey(db, cryptoRandom, team.id, 'private', 'edge')).key,
     };
-    const contest = await createContest(db, cryptoRandom, team.id, {
-      title: 'Edge contest',
-      status: 'active',
-      isEvergreen: true,
-      mode: 'leaderboard',
-      requireEmailConfirmation: false,
-      referral: { advocatePoints: 10, friendPoints: 5 },
-      purchaseTracking: { enabled: true, pointsPerPurchase: 5, pointsPerCurrencyUnit: 1 },
-      externalTracking: { enabled: true },
-    }, now);
+    const contest = await createContest(
+      db,
+      cryptoRandom,
+      team.id,
+      {
+        title: 'Edge contest',
+        status: 'active',
+        isEvergreen: true,
+        mode: 'leaderboard',
+        requireEmailConfirmation: false,
+        referral: { advocatePoints: 10, friendPoints: 5 },
+        purchaseTracking: { enabled: true, pointsPerPurchase: 5, pointsPerCurrencyUnit: 1 },
+        externalTracking: { enabled: true },
+      },
+      now,
+    );
     const actions: { id: string }[] = [];
     for (let i = 0; i < 4; i++) actions.push(await createBonusAction(db, contest.id, { action: `a${i}`, points: 5 }));
     await query(
@@ -284,9 +314,19 @@ export async function edgeBench(opts: { baseUrl: string; samples: number; log: (
       db,
       sql`select id, email, referral_code from entries where contest_id = ${contest.id} order by email limit 2000`,
     );
-    const cachedContest = await createContest(db, cryptoRandom, team.id, {
-      title: 'Edge cached contest', status: 'active', isEvergreen: true, requireEmailConfirmation: false, publicCacheSeconds: 5,
-    }, now);
+    const cachedContest = await createContest(
+      db,
+      cryptoRandom,
+      team.id,
+      {
+        title: 'Edge cached contest',
+        status: 'active',
+        isEvergreen: true,
+        requireEmailConfirmation: false,
+        publicCacheSeconds: 5,
+      },
+      now,
+    );
     await query(
       db,
       sql`insert into entries (contest_id, email, name, referral_code, points, email_confirmed)
@@ -295,7 +335,8 @@ export async function edgeBench(opts: { baseUrl: string; samples: number; log: (
     );
     await h.close();
     const cacheArgs = { connections: opts.connections ?? 50, seconds: opts.seconds ?? 20, samples, log };
-    if (opts.cacheOnly) return { publicCache: await cacheBench(url, keys, { cached: cachedContest.id, exact: contest.id }, cacheArgs) };
+    if (opts.cacheOnly)
+      return { publicCache: await cacheBench(url, keys, { cached: cachedContest.id, exact: contest.id }, cacheArgs) };
 
     let k = 0;
     const runTag = Date.now().toString(36);
@@ -304,26 +345,68 @@ export async function edgeBench(opts: { baseUrl: string; samples: number; log: (
     const endpoints: Ep[] = [
       { name: 'contest get', method: 'GET', key: 'pub', path: () => `/api/v1/contests/${contest.id}` },
       { name: 'contests list', method: 'GET', key: 'pub', path: () => '/api/v1/contests' },
-      { name: 'entry get', method: 'GET', key: 'pub', path: () => `/api/v1/entries/${people[k++ % people.length]!.id}` },
-      { name: 'entries list', method: 'GET', key: 'pub', path: () => `/api/v1/contests/${contest.id}/entries?limit=20` },
-      { name: 'entries search', method: 'GET', key: 'pub', path: () => `/api/v1/contests/${contest.id}/entries?search=person1${k++ % 100}` },
-      { name: 'leaderboard', method: 'GET', key: 'pub', path: () => `/api/v1/contests/${contest.id}/leaderboard?limit=25` },
+      {
+        name: 'entry get',
+        method: 'GET',
+        key: 'pub',
+        path: () => `/api/v1/entries/${people[k++ % people.length]!.id}`,
+      },
+      {
+        name: 'entries list',
+        method: 'GET',
+        key: 'pub',
+        path: () => `/api/v1/contests/${contest.id}/entries?limit=20`,
+      },
+      {
+        name: 'entries search',
+        method: 'GET',
+        key: 'pub',
+        path: () => `/api/v1/contests/${contest.id}/entries?search=person1${k++ % 100}`,
+      },
+      {
+        name: 'leaderboard',
+        method: 'GET',
+        key: 'pub',
+        path: () => `/api/v1/contests/${contest.id}/leaderboard?limit=25`,
+      },
       { name: 'analytics', method: 'GET', key: 'pub', path: () => `/api/v1/contests/${contest.id}/analytics` },
-      { name: 'contest view', method: 'POST', key: 'pub', path: () => `/api/v1/contests/${contest.id}/views`, body: () => ({}) },
+      {
+        name: 'contest view',
+        method: 'POST',
+        key: 'pub',
+        path: () => `/api/v1/contests/${contest.id}/views`,
+        body: () => ({}),
+      },
       {
         name: 'entry create (referral)',
         method: 'POST',
         key: 'priv',
         path: () => `/api/v1/contests/${contest.id}/entries`,
-        body: () => ({ email: `edge-${runTag}-${k++}@example.com`, referralCode: people[k % people.length]!.referral_code }),
+        body: () => ({
+          email: `edge-${runTag}-${k++}@example.com`,
+          referralCode: people[k % people.length]!.referral_code,
+        }),
       },
-      { name: 'entry update', method: 'PUT', key: 'priv', path: () => `/api/v1/entries/${people[k++ % people.length]!.id}`, body: () => ({ name: `Renamed ${k}` }) },
-      { name: 'points adjust', method: 'POST', key: 'priv', path: () => `/api/v1/entries/${people[k++ % people.length]!.id}/points`, body: () => ({ points: 1, reason: 'edge' }) },
+      {
+        name: 'entry update',
+        method: 'PUT',
+        key: 'priv',
+        path: () => `/api/v1/entries/${people[k++ % people.length]!.id}`,
+        body: () => ({ name: `Renamed ${k}` }),
+      },
+      {
+        name: 'points adjust',
+        method: 'POST',
+        key: 'priv',
+        path: () => `/api/v1/entries/${people[k++ % people.length]!.id}/points`,
+        body: () => ({ points: 1, reason: 'edge' }),
+      },
       {
         name: 'bonus complete',
         method: 'POST',
         key: 'pub',
-        path: () => `/api/v1/entries/${people[k % people.length]!.id}/bonus-actions/${actions[Math.floor(k++ / people.length) % actions.length]!.id}/complete`,
+        path: () =>
+          `/api/v1/entries/${people[k % people.length]!.id}/bonus-actions/${actions[Math.floor(k++ / people.length) % actions.length]!.id}/complete`,
         body: () => ({}),
       },
       {
@@ -334,8 +417,21 @@ export async function edgeBench(opts: { baseUrl: string; samples: number; log: (
         body: () => ({ email: people[k % people.length]!.email, orderId: `edge-${runTag}-${k++}`, amount: 12.5 }),
       },
       { name: 'game get', method: 'GET', key: 'pub', path: () => `/api/v1/instant-win-games/${games.play}` },
-      { name: 'game update (read + batch)', method: 'PUT', key: 'priv', path: () => `/api/v1/instant-win-games/${games.play}`, body: () => ({ title: `Edge wheel ${k++}` }) },
-      { name: 'instant-win play', method: 'POST', key: 'pub', path: () => `/api/v1/instant-win-games/${games.play}/play`, body: () => ({}), headers: () => ({ 'cf-connecting-ip': `10.9.${k % 250}.${k++ % 250}` }) },
+      {
+        name: 'game update (read + batch)',
+        method: 'PUT',
+        key: 'priv',
+        path: () => `/api/v1/instant-win-games/${games.play}`,
+        body: () => ({ title: `Edge wheel ${k++}` }),
+      },
+      {
+        name: 'instant-win play',
+        method: 'POST',
+        key: 'pub',
+        path: () => `/api/v1/instant-win-games/${games.play}/play`,
+        body: () => ({}),
+        headers: () => ({ 'cf-connecting-ip': `10.9.${k % 250}.${k++ % 250}` }),
+      },
       {
         name: 'instant-win claim',
         method: 'POST',
@@ -344,7 +440,12 @@ export async function edgeBench(opts: { baseUrl: string; samples: number; log: (
         body: () => ({ email: `winner-${runTag}-${k++}@example.com`, playCookie: cookie }),
         headers: () => ({ 'cf-connecting-ip': `10.8.${k % 250}.${k++ % 250}` }),
       },
-      { name: 'plays list', method: 'GET', key: 'priv', path: () => `/api/v1/instant-win-games/${games.play}/plays?limit=20` },
+      {
+        name: 'plays list',
+        method: 'GET',
+        key: 'priv',
+        path: () => `/api/v1/instant-win-games/${games.play}/plays?limit=20`,
+      },
     ];
 
     const rows: Record<string, Record<string, number>> = {};
@@ -353,7 +454,13 @@ export async function edgeBench(opts: { baseUrl: string; samples: number; log: (
       for (const latency of [0, LATENCY]) {
         const { base, child } = await startDev(url, transport, latency);
         children.push(child);
-        const call = async (method: string, path: string, key: string | null, body?: unknown, headers: Record<string, string> = {}) => {
+        const call = async (
+          method: string,
+          path: string,
+          key: string | null,
+          body?: unknown,
+          headers: Record<string, string> = {},
+        ) => {
           const t = performance.now();
           const res = await fetch(base + path, {
             method,
@@ -365,8 +472,16 @@ export async function edgeBench(opts: { baseUrl: string; samples: number; log: (
         };
         // a game to play (new per run: the per-IP limit) and one whose pending wins are claimed
         const gameBody = (title: string) => ({
-          slug: 'spin-to-win', title, mechanic: 'wheel', layout: 'default', entryLimit: 'none', publishAs: 'landing',
-          tiers: [{ name: 'Prize', oddsPercent: 50, redeemCode: 'EDGE' }, { name: 'Miss', oddsPercent: 50, isMiss: true }],
+          slug: 'spin-to-win',
+          title,
+          mechanic: 'wheel',
+          layout: 'default',
+          entryLimit: 'none',
+          publishAs: 'landing',
+          tiers: [
+            { name: 'Prize', oddsPercent: 50, redeemCode: 'EDGE' },
+            { name: 'Miss', oddsPercent: 50, isMiss: true },
+          ],
         });
         const g1 = await call('POST', '/api/v1/instant-win-games', keys.priv, gameBody('Edge wheel'));
         const g2 = await call('POST', '/api/v1/instant-win-games', keys.priv, gameBody('Edge claims'));
@@ -388,7 +503,8 @@ export async function edgeBench(opts: { baseUrl: string; samples: number; log: (
           const times: number[] = [];
           for (let i = 0; i < samples + 2; i++) {
             const r = await call(ep.method, ep.path(), ep.key ? keys[ep.key] : null, ep.body?.(), ep.headers?.());
-            if (r.status >= 400) failures.push(`${transport}@${latency} ${ep.name}: ${r.status} ${r.text.slice(0, 200)}`);
+            if (r.status >= 400)
+              failures.push(`${transport}@${latency} ${ep.name}: ${r.status} ${r.text.slice(0, 200)}`);
             if (i >= 2) times.push(r.ms); // the first two warm the isolate and the connection cache
           }
           (rows[ep.name] ??= {})[`${transport}@${latency}`] = median(times);
@@ -412,7 +528,15 @@ export async function edgeBench(opts: { baseUrl: string; samples: number; log: (
     log(lines.join('\n'));
     if (failures.length) log(`\n${failures.length} requests failed, e.g.:\n  ${failures.slice(0, 5).join('\n  ')}`);
     const publicCache = await cacheBench(url, keys, { cached: cachedContest.id, exact: contest.id }, cacheArgs);
-    return { ...Object.fromEntries(endpoints.map((ep) => [ep.name, { ...rows[ep.name], wsTrips: trips(ep.name, 'ws'), httpTrips: trips(ep.name, 'http') }])), publicCache };
+    return {
+      ...Object.fromEntries(
+        endpoints.map((ep) => [
+          ep.name,
+          { ...rows[ep.name], wsTrips: trips(ep.name, 'ws'), httpTrips: trips(ep.name, 'http') },
+        ]),
+      ),
+      publicCache,
+    };
   } finally {
     for (const c of children) await stop(c);
     await admin.query(`drop database if exists ${dbName} with (force)`).catch(() => {});

@@ -26,22 +26,35 @@ const median = (xs: number[]) => {
 export async function explainWrites(url: string, log: (...a: unknown[]) => void, runs = 200) {
   const h = await openPg(url, { max: 2, migrate: false });
   const db = h.db;
-  const contest = (await query<{ id: string }>(db, sql`select id from contests where tool_type is null order by created_at limit 1`))[0]!;
+  const contest = (
+    await query<{ id: string }>(db, sql`select id from contests where tool_type is null order by created_at limit 1`)
+  )[0]!;
   const team = (await query<{ team_id: string }>(db, sql`select team_id from contests where id = ${contest.id}`))[0]!;
   const priv = (await createApiKey(db, cryptoRandom, team.team_id, 'private', 'explain')).key;
   const pub = (await createApiKey(db, cryptoRandom, team.team_id, 'public', 'explain')).key;
-  const referrer = (await query<{ referral_code: string }>(db, sql`select referral_code from entries where contest_id = ${contest.id} order by random() limit 1`))[0]!;
-  const game = (await query<{ id: string; tier: string }>(
-    db,
-    sql`select g.contest_id as id, t.id as tier from instant_win_games g join instant_win_tiers t on t.game_id = g.contest_id and not t.is_miss limit 1`,
-  ))[0];
+  const referrer = (
+    await query<{ referral_code: string }>(
+      db,
+      sql`select referral_code from entries where contest_id = ${contest.id} order by random() limit 1`,
+    )
+  )[0]!;
+  const game = (
+    await query<{ id: string; tier: string }>(
+      db,
+      sql`select g.contest_id as id, t.id as tier from instant_win_games g join instant_win_tiers t on t.game_id = g.contest_id and not t.is_miss limit 1`,
+    )
+  )[0];
   const cookie = 'explaincookie0123456789abcdefghijklmnop';
   const deps = benchDeps(h.provider, 'http://localhost');
   const app = createApp(deps);
   const statementOf = async (method: string, path: string, key: string, body: unknown) => {
     const store: Captured[] = [];
     await statementScope.run({ n: 0, dry: store }, () =>
-      app.request(path, { method, headers: { 'x-api-key': key, 'content-type': 'application/json' }, body: JSON.stringify(body) }),
+      app.request(path, {
+        method,
+        headers: { 'x-api-key': key, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      }),
     );
     const own = store.find((q) => q.text.includes('ce_key'));
     if (!own) throw new Error(`${method} ${path}: no statement captured`);
@@ -51,7 +64,12 @@ export async function explainWrites(url: string, log: (...a: unknown[]) => void,
   const cases: { name: string; make: (i: number) => Promise<Captured> }[] = [
     {
       name: 'entry create (referral)',
-      make: (i) => statementOf('POST', `/api/v1/contests/${contest.id}/entries`, priv, { email: `explain-${Date.now()}-${i}@example.com`, name: 'New', referralCode: referrer.referral_code }),
+      make: (i) =>
+        statementOf('POST', `/api/v1/contests/${contest.id}/entries`, priv, {
+          email: `explain-${Date.now()}-${i}@example.com`,
+          name: 'New',
+          referralCode: referrer.referral_code,
+        }),
     },
   ];
   if (game) {
@@ -63,7 +81,11 @@ export async function explainWrites(url: string, log: (...a: unknown[]) => void,
     );
     cases.push({
       name: 'instant-win claim',
-      make: (i) => statementOf('POST', `/api/v1/instant-win-games/${game.id}/plays/${plays[i]!.id}/claim`, pub, { email: `explain-winner-${Date.now()}-${i}@example.com`, playCookie: cookie }),
+      make: (i) =>
+        statementOf('POST', `/api/v1/instant-win-games/${game.id}/plays/${plays[i]!.id}/claim`, pub, {
+          email: `explain-winner-${Date.now()}-${i}@example.com`,
+          playCookie: cookie,
+        }),
     });
   }
 
@@ -81,7 +103,8 @@ export async function explainWrites(url: string, log: (...a: unknown[]) => void,
     'auto_explain.log_timing = on',
     'auto_explain.log_format = text',
     'client_min_messages = log',
-  ]) await client.query(`set ${s}`);
+  ])
+    await client.query(`set ${s}`);
 
   const out: Record<string, unknown> = {};
   for (const c of cases) {
@@ -113,11 +136,18 @@ export async function explainWrites(url: string, log: (...a: unknown[]) => void,
       }
       if (i === runs - 1) sample = plan;
     }
-    const ranked = [...nodeTimes.entries()].map(([k, xs]) => ({ what: k, medianMs: median(xs), runs: xs.length })).sort((a, b) => b.medianMs - a.medianMs);
+    const ranked = [...nodeTimes.entries()]
+      .map(([k, xs]) => ({ what: k, medianMs: median(xs), runs: xs.length }))
+      .sort((a, b) => b.medianMs - a.medianMs);
     const line = `${c.name}: execution p50 ${median(exec).toFixed(2)} ms over ${runs} runs (rolled back)`;
     log(`\n${line}`);
     for (const r of ranked.slice(0, 12)) log(`  ${r.medianMs.toFixed(3).padStart(8)} ms  ${r.what}`);
-    log(`  one plan:\n${sample.split('\n').map((l) => `    ${l}`).join('\n')}`);
+    log(
+      `  one plan:\n${sample
+        .split('\n')
+        .map((l) => `    ${l}`)
+        .join('\n')}`,
+    );
     // planning against execution: the same statement as a named prepared statement (as the app
     // sends it on Node), timed from the client, each run rolled back, under each plan cache mode
     const modes: Record<string, number> = {};
@@ -140,14 +170,22 @@ export async function explainWrites(url: string, log: (...a: unknown[]) => void,
       await plain.end();
       modes[mode] = median(times.slice(Math.min(10, times.length - 1)));
     }
-    log(`  as a named prepared statement, from the client, p50: ${Object.entries(modes).map(([m, ms]) => `${m} ${ms.toFixed(2)} ms`).join(', ')}`);
+    log(
+      `  as a named prepared statement, from the client, p50: ${Object.entries(modes)
+        .map(([m, ms]) => `${m} ${ms.toFixed(2)} ms`)
+        .join(', ')}`,
+    );
     if (process.env.EXPLAIN_GENERIC) {
       // the generic plan, for reading: PREPARE, then EXPLAIN ANALYZE EXECUTE with the values as literals
       const plain = new pg.Client({ connectionString: url });
       await plain.connect();
       const st = await c.make(2 * runs);
       const lit = (v: unknown) =>
-        v === null || v === undefined ? 'NULL' : typeof v === 'number' || typeof v === 'boolean' ? String(v) : plain.escapeLiteral(typeof v === 'string' ? v : JSON.stringify(v));
+        v === null || v === undefined
+          ? 'NULL'
+          : typeof v === 'number' || typeof v === 'boolean'
+            ? String(v)
+            : plain.escapeLiteral(typeof v === 'string' ? v : JSON.stringify(v));
       await plain.query('set plan_cache_mode = force_generic_plan');
       await plain.query(`prepare g as ${st.text}`);
       await plain.query('begin');

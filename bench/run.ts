@@ -68,10 +68,15 @@ const withDb = (u: string, db: string) => {
 };
 const log = (...a: unknown[]) => console.log(...a);
 // realistic contact data: 50 first names x 50 last names x 10 domains, numbered
-const FIRST = sql.raw(`(array['olivia','liam','emma','noah','ava','oliver','sophia','elijah','isabella','james','mia','william','amelia','benjamin','harper','lucas','evelyn','henry','abigail','alexander','emily','michael','ella','daniel','elizabeth','jacob','camila','logan','luna','jackson','sofia','sebastian','avery','jack','mila','aiden','aria','owen','scarlett','samuel','penelope','matthew','layla','joseph','chloe','levi','victoria','mateo','madison','david'])`);
-const LAST = sql.raw(`(array['smith','johnson','williams','brown','jones','garcia','miller','davis','rodriguez','martinez','hernandez','lopez','gonzalez','wilson','anderson','thomas','taylor','moore','jackson','martin','lee','perez','thompson','white','harris','sanchez','clark','ramirez','lewis','robinson','walker','young','allen','king','wright','scott','torres','nguyen','hill','flores','green','adams','nelson','baker','hall','rivera','campbell','mitchell','carter','roberts'])`);
-const DOMAINS = sql.raw(`(array['gmail.com','yahoo.com','outlook.com','icloud.com','proton.me','hey.com','fastmail.com','acme.io','shop.co','mail.de'])`);
-
+const FIRST = sql.raw(
+  `(array['olivia','liam','emma','noah','ava','oliver','sophia','elijah','isabella','james','mia','william','amelia','benjamin','harper','lucas','evelyn','henry','abigail','alexander','emily','michael','ella','daniel','elizabeth','jacob','camila','logan','luna','jackson','sofia','sebastian','avery','jack','mila','aiden','aria','owen','scarlett','samuel','penelope','matthew','layla','joseph','chloe','levi','victoria','mateo','madison','david'])`,
+);
+const LAST = sql.raw(
+  `(array['smith','johnson','williams','brown','jones','garcia','miller','davis','rodriguez','martinez','hernandez','lopez','gonzalez','wilson','anderson','thomas','taylor','moore','jackson','martin','lee','perez','thompson','white','harris','sanchez','clark','ramirez','lewis','robinson','walker','young','allen','king','wright','scott','torres','nguyen','hill','flores','green','adams','nelson','baker','hall','rivera','campbell','mitchell','carter','roberts'])`,
+);
+const DOMAINS = sql.raw(
+  `(array['gmail.com','yahoo.com','outlook.com','icloud.com','proton.me','hey.com','fastmail.com','acme.io','shop.co','mail.de'])`,
+);
 
 async function main() {
   const t0 = Date.now();
@@ -106,7 +111,8 @@ async function main() {
       new Date(),
     );
     const actions: { id: string }[] = [];
-    for (let i = 0; i < 5; i++) actions.push(await createBonusAction(db, contest.id, { action: `action_${i}`, points: 5 + i }));
+    for (let i = 0; i < 5; i++)
+      actions.push(await createBonusAction(db, contest.id, { action: `action_${i}`, points: 5 + i }));
     const seedStart = Date.now();
     const advocates = Math.max(1, Math.floor(N / 10));
     /** seconds between two seeded entries: N entries over the last 30 days, as a real contest's would be */
@@ -157,10 +163,24 @@ async function main() {
     );
 
     // ---------- server ----------
-    child = spawn(process.execPath, [...(process.env.BENCH_PROF ? ['--cpu-prof', '--cpu-prof-dir=/tmp/prof'] : []), '--import', 'tsx', 'bench/server.ts'], {
-      env: { ...process.env, DATABASE_URL: url, PORT: String(port), DATABASE_POOL_MAX: process.env.DATABASE_POOL_MAX ?? '10' },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
+    child = spawn(
+      process.execPath,
+      [
+        ...(process.env.BENCH_PROF ? ['--cpu-prof', '--cpu-prof-dir=/tmp/prof'] : []),
+        '--import',
+        'tsx',
+        'bench/server.ts',
+      ],
+      {
+        env: {
+          ...process.env,
+          DATABASE_URL: url,
+          PORT: String(port),
+          DATABASE_POOL_MAX: process.env.DATABASE_POOL_MAX ?? '10',
+        },
+        stdio: ['ignore', 'pipe', 'inherit'],
+      },
+    );
     // BENCH_SERVER_FIFO=1 (a diagnostic, needs root): the server's event loop under SCHED_FIFO, so
     // it never waits for a core behind Postgres backends; shows how much of the gap to the own
     // floor is that wait (docs/design-decisions.md)
@@ -178,7 +198,11 @@ async function main() {
         headers: { ...(key ? { 'x-api-key': key } : {}), 'content-type': 'application/json' },
         body: body === undefined ? undefined : JSON.stringify(body),
       });
-      return { status: res.status, roundTrips: Number(res.headers.get('x-round-trips')), body: (await res.json()) as any };
+      return {
+        status: res.status,
+        roundTrips: Number(res.headers.get('x-round-trips')),
+        body: (await res.json()) as any,
+      };
     };
 
     // instant-win game with an unlimited prize, and pending wins to claim
@@ -190,7 +214,14 @@ async function main() {
       entryLimit: 'none',
       publishAs: 'landing',
       tiers: [
-        { name: '10% off', oddsPercent: 50, isMiss: false, color: '#16a34a', deliveryType: 'code', redeemCode: 'SAVE10' },
+        {
+          name: '10% off',
+          oddsPercent: 50,
+          isMiss: false,
+          color: '#16a34a',
+          deliveryType: 'code',
+          redeemCode: 'SAVE10',
+        },
         { name: 'Try again', oddsPercent: 50, isMiss: true, color: '#9ca3af' },
       ],
     });
@@ -217,17 +248,39 @@ async function main() {
     const pick = <T>(a: T[]) => a[Math.floor(Math.random() * a.length)]!;
     const runTag = Date.now().toString(36);
     /** write: measured against its own floor too; ownFloor: a read measured against its own floor (docs/capacity.md uses it) */
-    type Ep = { name: string; method: string; key: string | null; path: () => string; body?: () => unknown; write?: boolean; ownFloor?: boolean };
+    type Ep = {
+      name: string;
+      method: string;
+      key: string | null;
+      path: () => string;
+      body?: () => unknown;
+      write?: boolean;
+      ownFloor?: boolean;
+    };
     const endpoints: Ep[] = [
       { name: 'floor (SELECT 1)', method: 'GET', key: null, path: () => '/bench/floor' },
-      { name: 'write floor (INSERT)', method: 'POST', key: null, write: true, path: () => '/bench/write-floor', body: () => ({}) },
-      { name: 'leaderboard', method: 'GET', key: pub, ownFloor: true, path: () => `/api/v1/contests/${contest.id}/leaderboard?limit=25` },
+      {
+        name: 'write floor (INSERT)',
+        method: 'POST',
+        key: null,
+        write: true,
+        path: () => '/bench/write-floor',
+        body: () => ({}),
+      },
+      {
+        name: 'leaderboard',
+        method: 'GET',
+        key: pub,
+        ownFloor: true,
+        path: () => `/api/v1/contests/${contest.id}/leaderboard?limit=25`,
+      },
       {
         // a person looked up by the local part of their email, as a support agent would
         name: 'entries search',
         method: 'GET',
         key: pub,
-        path: () => `/api/v1/contests/${contest.id}/entries?search=${encodeURIComponent(pick(sample).email.split('@')[0]!)}&limit=20`,
+        path: () =>
+          `/api/v1/contests/${contest.id}/entries?search=${encodeURIComponent(pick(sample).email.split('@')[0]!)}&limit=20`,
       },
       { name: 'analytics', method: 'GET', key: pub, path: () => `/api/v1/contests/${contest.id}/analytics` },
       { name: 'entry get', method: 'GET', key: pub, ownFloor: true, path: () => `/api/v1/entries/${pick(sample).id}` },
@@ -237,14 +290,19 @@ async function main() {
         key: priv,
         write: true,
         path: () => `/api/v1/contests/${contest.id}/entries`,
-        body: () => ({ email: `new-${runTag}-${next()}@example.com`, name: 'New', referralCode: pick(sample).referral_code }),
+        body: () => ({
+          email: `new-${runTag}-${next()}@example.com`,
+          name: 'New',
+          referralCode: pick(sample).referral_code,
+        }),
       },
       {
         name: 'bonus complete',
         method: 'POST',
         key: pub,
         write: true,
-        path: () => `/api/v1/entries/${sample[next() % sample.length]!.id}/bonus-actions/${actions[1 + (Math.floor(k / sample.length) % 4)]!.id}/complete`,
+        path: () =>
+          `/api/v1/entries/${sample[next() % sample.length]!.id}/bonus-actions/${actions[1 + (Math.floor(k / sample.length) % 4)]!.id}/complete`,
         body: () => ({}),
       },
       {
@@ -255,7 +313,14 @@ async function main() {
         path: () => `/api/v1/contests/${contest.id}/purchases`,
         body: () => ({ email: pick(sample).email, orderId: `order-${runTag}-${next()}`, amount: 19.99 }),
       },
-      { name: 'instant-win play', method: 'POST', key: pub, write: true, path: () => `/api/v1/instant-win-games/${gameId}/play`, body: () => ({}) },
+      {
+        name: 'instant-win play',
+        method: 'POST',
+        key: pub,
+        write: true,
+        path: () => `/api/v1/instant-win-games/${gameId}/play`,
+        body: () => ({}),
+      },
       {
         name: 'instant-win claim',
         method: 'POST',
@@ -265,21 +330,67 @@ async function main() {
         body: () => ({ email: `winner-${runTag}-${k}@example.com`, playCookie: claimCookie }),
       },
       // the console's entries table: its filters and sorts over the whole contest, with exact totals
-      { name: 'entries: review queue', method: 'GET', key: priv, path: () => `/api/v1/contests/${contest.id}/entries?review=pending&limit=25` },
-      { name: 'entries: unconfirmed', method: 'GET', key: priv, path: () => `/api/v1/contests/${contest.id}/entries?confirmed=false&limit=25` },
-      { name: 'entries: most points', method: 'GET', key: priv, path: () => `/api/v1/contests/${contest.id}/entries?sort=points&limit=25` },
-      { name: 'entries: referred by', method: 'GET', key: priv, path: () => `/api/v1/contests/${contest.id}/entries?referredBy=${pick(sample).id}&limit=25` },
-      { name: 'entries: referral code', method: 'GET', key: priv, path: () => `/api/v1/contests/${contest.id}/entries?search=${pick(sample).referral_code}&limit=25` },
-      { name: 'contest series (48 hours)', method: 'GET', key: priv, path: () => `/api/v1/contests/${contest.id}/series` },
-      { name: 'contest series (30 days)', method: 'GET', key: priv, path: () => `/api/v1/contests/${contest.id}/series?interval=day` },
-      { name: 'game series (7 days)', method: 'GET', key: priv, path: () => `/api/v1/instant-win-games/${gameId}/series?interval=day&from=${new Date(Date.now() - 6 * 86_400_000).toISOString().slice(0, 10)}` },
+      {
+        name: 'entries: review queue',
+        method: 'GET',
+        key: priv,
+        path: () => `/api/v1/contests/${contest.id}/entries?review=pending&limit=25`,
+      },
+      {
+        name: 'entries: unconfirmed',
+        method: 'GET',
+        key: priv,
+        path: () => `/api/v1/contests/${contest.id}/entries?confirmed=false&limit=25`,
+      },
+      {
+        name: 'entries: most points',
+        method: 'GET',
+        key: priv,
+        path: () => `/api/v1/contests/${contest.id}/entries?sort=points&limit=25`,
+      },
+      {
+        name: 'entries: referred by',
+        method: 'GET',
+        key: priv,
+        path: () => `/api/v1/contests/${contest.id}/entries?referredBy=${pick(sample).id}&limit=25`,
+      },
+      {
+        name: 'entries: referral code',
+        method: 'GET',
+        key: priv,
+        path: () => `/api/v1/contests/${contest.id}/entries?search=${pick(sample).referral_code}&limit=25`,
+      },
+      {
+        name: 'contest series (48 hours)',
+        method: 'GET',
+        key: priv,
+        path: () => `/api/v1/contests/${contest.id}/series`,
+      },
+      {
+        name: 'contest series (30 days)',
+        method: 'GET',
+        key: priv,
+        path: () => `/api/v1/contests/${contest.id}/series?interval=day`,
+      },
+      {
+        name: 'game series (7 days)',
+        method: 'GET',
+        key: priv,
+        path: () =>
+          `/api/v1/instant-win-games/${gameId}/series?interval=day&from=${new Date(Date.now() - 6 * 86_400_000).toISOString().slice(0, 10)}`,
+      },
     ];
 
     // the time series' first read counts the whole history once (src/domain/series.ts); timed here, then warm in the load
-    for (const path of [`/api/v1/contests/${contest.id}/series?interval=day`, `/api/v1/instant-win-games/${gameId}/series?interval=day`]) {
+    for (const path of [
+      `/api/v1/contests/${contest.id}/series?interval=day`,
+      `/api/v1/instant-win-games/${gameId}/series?interval=day`,
+    ]) {
       const t0 = performance.now();
       const r = await call('GET', path, priv);
-      log(`  ${path.split('?')[0]!.split('/')[3]} series, first read (counts the history once): ${(performance.now() - t0).toFixed(0)} ms, ${r.status}`);
+      log(
+        `  ${path.split('?')[0]!.split('/')[3]} series, first read (counts the history once): ${(performance.now() - t0).toFixed(0)} ms, ${r.status}`,
+      );
     }
 
     // round trips, from sequential requests
@@ -338,7 +449,11 @@ async function main() {
           headers: { ...(ep.key ? { 'x-api-key': ep.key } : {}), 'content-type': 'application/json' },
           body: ep.body ? JSON.stringify(ep.body()) : undefined,
         }));
-        const res = await fetch(`${base}/bench/dry`, { method: 'POST', body: JSON.stringify(reqs), headers: { 'content-type': 'application/json' } });
+        const res = await fetch(`${base}/bench/dry`, {
+          method: 'POST',
+          body: JSON.stringify(reqs),
+          headers: { 'content-type': 'application/json' },
+        });
         stmts.push(...((await res.json()) as typeof stmts));
       }
       const pool = new pg.Pool({ connectionString: url, max: connections });
@@ -370,7 +485,8 @@ async function main() {
       const secs = (Date.now() - started) / 1000;
       const cpu = meter(ok);
       await pool.end();
-      if (next >= stmts.length) log(`  (${ep.name}: own floor ran out of captured statements after ${secs.toFixed(1)} s)`);
+      if (next >= stmts.length)
+        log(`  (${ep.name}: own floor ran out of captured statements after ${secs.toFixed(1)} s)`);
       return { rps: ok / secs, failed, statements: stmts.length, pgMs: cpu.pgMs };
     };
 
@@ -385,7 +501,10 @@ async function main() {
       const res = await load(ep, connections, duration);
       const cpu = meter(res.requests.total);
       const rps = res.requests.average;
-      const own = (ep.write || ep.ownFloor) && !ep.name.startsWith('floor') && !ep.name.startsWith('write floor') ? await ownFloor(ep) : undefined;
+      const own =
+        (ep.write || ep.ownFloor) && !ep.name.startsWith('floor') && !ep.name.startsWith('write floor')
+          ? await ownFloor(ep)
+          : undefined;
       if (ep.name.startsWith('floor')) floorRps = rps;
       if (ep.name.startsWith('write floor')) writeFloorRps = rps;
       const row = {
@@ -415,7 +534,9 @@ async function main() {
       results.push(row);
       log(
         `  ${ep.name}: ${row.rps} req/s, p50 ${row.p50} ms, p99 ${row.p99} ms, p50 one at a time ${row.p50single} ms, errors ${row.errors}` +
-          (own ? `; its own statements straight from pg: ${row.ownFloorRps} req/s (x ${row.ratioOwnFloor}, ${own.failed} failed, Postgres ${row.ownFloorPgCpuMs ?? '?'} ms CPU each)` : '') +
+          (own
+            ? `; its own statements straight from pg: ${row.ownFloorRps} req/s (x ${row.ratioOwnFloor}, ${own.failed} failed, Postgres ${row.ownFloorPgCpuMs ?? '?'} ms CPU each)`
+            : '') +
           `; CPU per request: app ${row.appCpuMs ?? '?'} ms, Postgres ${row.pgCpuMs ?? '?'} ms, load generator ${row.loadCpuMs} ms, machine ${row.idlePct ?? '?'}% idle; the app's event loop ran ${row.appThreadOnCpuPct ?? '?'}% of the time and waited for a core ${row.appThreadWaitingPct ?? '?'}%`,
       );
     }
@@ -460,7 +581,14 @@ async function benchDraws(db: Parameters<typeof createDraw>[0], teamId: string, 
   const lines: string[] = [];
   for (const weighting of ['equal', 'points'] as const) {
     let t = performance.now();
-    const d = await createDraw(db, cryptoRandom, team, contestId, { winners: 100, weighting, confirmedOnly: false, minPoints: 0, excludePreviousWinners: false, label: null }, new Date());
+    const d = await createDraw(
+      db,
+      cryptoRandom,
+      team,
+      contestId,
+      { winners: 100, weighting, confirmedOnly: false, minPoints: 0, excludePreviousWinners: false, label: null },
+      new Date(),
+    );
     const commit = secs(t);
     t = performance.now();
     const revealed = await revealDraw(db, team, d.id, 'bench public randomness', new Date());
@@ -483,27 +611,36 @@ async function benchDraws(db: Parameters<typeof createDraw>[0], teamId: string, 
     log(lines.at(-1));
   }
   mkdirSync('bench', { recursive: true });
-  writeFileSync('bench/draw-results.json', JSON.stringify({ date: new Date().toISOString(), entries: N, lines }, null, 2));
+  writeFileSync(
+    'bench/draw-results.json',
+    JSON.stringify({ date: new Date().toISOString(), entries: N, lines }, null, 2),
+  );
 }
 
 const run = args.includes('--explain')
   ? explainWrites(withDb(baseUrl, arg('explain') ?? ''), log, Number(arg('runs') ?? 200)).then((r) => {
-      writeFileSync('bench/explain-results.json', JSON.stringify({ date: new Date().toISOString(), results: r }, null, 2));
+      writeFileSync(
+        'bench/explain-results.json',
+        JSON.stringify({ date: new Date().toISOString(), results: r }, null, 2),
+      );
       log('wrote bench/explain-results.json');
     })
   : args.includes('--edge') || args.includes('--edge-cache')
-  ? edgeBench({
-      baseUrl,
-      samples: Number(arg('samples') ?? (quick ? 5 : 15)),
-      log,
-      cacheOnly: args.includes('--edge-cache'),
-      connections: Number(arg('connections') ?? 50),
-      seconds: Number(arg('duration') ?? 20),
-    }).then((r) => {
-      writeFileSync('bench/edge-results.json', JSON.stringify({ date: new Date().toISOString(), results: r }, null, 2));
-      log('wrote bench/edge-results.json');
-    })
-  : main();
+    ? edgeBench({
+        baseUrl,
+        samples: Number(arg('samples') ?? (quick ? 5 : 15)),
+        log,
+        cacheOnly: args.includes('--edge-cache'),
+        connections: Number(arg('connections') ?? 50),
+        seconds: Number(arg('duration') ?? 20),
+      }).then((r) => {
+        writeFileSync(
+          'bench/edge-results.json',
+          JSON.stringify({ date: new Date().toISOString(), results: r }, null, 2),
+        );
+        log('wrote bench/edge-results.json');
+      })
+    : main();
 run.catch((e) => {
   console.error(e);
   process.exit(1);

@@ -40,7 +40,12 @@ outer.use('*', async (c, next) => {
  * app then stops.
  */
 outer.post('/bench/dry', async (c) => {
-  const reqs = (await c.req.json()) as { method: string; path: string; headers: Record<string, string>; body?: string }[];
+  const reqs = (await c.req.json()) as {
+    method: string;
+    path: string;
+    headers: Record<string, string>;
+    body?: string;
+  }[];
   const out: Captured[] = [];
   for (const r of reqs) {
     const store = { n: 0, dry: [] as Captured[] };

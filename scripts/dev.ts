@@ -100,12 +100,16 @@ const wrangler = spawn(
   join(root, 'node_modules', '.bin', 'wrangler'),
   [
     'dev',
-    '--port', String(port),
-    '--ip', host,
-    '--env-file', envFile,
+    '--port',
+    String(port),
+    '--ip',
+    host,
+    '--env-file',
+    envFile,
     '--test-scheduled',
     '--show-interactive-dev-session=false',
-    '--log-level', env.WRANGLER_LOG_LEVEL ?? 'log',
+    '--log-level',
+    env.WRANGLER_LOG_LEVEL ?? 'log',
   ],
   {
     cwd: root,
@@ -161,7 +165,10 @@ for (let i = 0; ; i++) {
   await new Promise((r) => setTimeout(r, 100));
 }
 
-const via = transport === 'http' ? `Neon SQL over HTTP ${httpEndpoint.endpoint}` : `Neon WebSocket Pool via ws proxy ${proxy.address}`;
+const via =
+  transport === 'http'
+    ? `Neon SQL over HTTP ${httpEndpoint.endpoint}`
+    : `Neon WebSocket Pool via ws proxy ${proxy.address}`;
 console.log(
   `Contest Engine (Worker, wrangler dev) listening on http://localhost:${port} over ${new URL(databaseUrl).host}` +
     ` via ${via}${latencyMs > 0 ? `, edge latency ${latencyMs} ms each way` : ''} (ready in ${Date.now() - started} ms)`,

@@ -25,7 +25,12 @@ export function endpointTable(doc: Record<string, any>): string {
     for (const [method, op] of Object.entries<any>(ops)) {
       const schemes: string[] = (op.security ?? []).flatMap((s: Record<string, unknown>) => Object.keys(s));
       // a route that takes either key needs only the public one
-      const auth = schemes.length === 0 ? 'none' : schemes.includes('publicKey') ? AUTH.publicKey : schemes.map((s) => AUTH[s] ?? s).join(', ');
+      const auth =
+        schemes.length === 0
+          ? 'none'
+          : schemes.includes('publicKey')
+            ? AUTH.publicKey
+            : schemes.map((s) => AUTH[s] ?? s).join(', ');
       const summary = String(op.summary ?? '').replace(/\|/g, '\\|');
       rows.push(`| ${method.toUpperCase()} | \`${path.replace(/\{(\w+)\}/g, ':$1')}\` | ${auth} | ${summary} |`);
     }
@@ -39,7 +44,10 @@ export async function corsExample(): Promise<string> {
     method: 'OPTIONS',
     headers: { Origin: 'https://shop.example', 'Access-Control-Request-Method': 'POST' },
   });
-  const lines = [...res.headers].filter(([k]) => k.startsWith('access-control')).map(([k, v]) => `# ${k}: ${v}`).sort();
+  const lines = [...res.headers]
+    .filter(([k]) => k.startsWith('access-control'))
+    .map(([k, v]) => `# ${k}: ${v}`)
+    .sort();
   return [
     '```sh',
     "curl -s -i -X OPTIONS -H 'Origin: https://shop.example' -H 'Access-Control-Request-Method: POST' \\",

@@ -97,7 +97,7 @@ export async function startLatencyFront(opts: LatencyFrontOptions): Promise<Late
     const closeLater = (other: net.Socket, pipe: { pending(): boolean }) => () => {
       sockets.delete(client);
       sockets.delete(upstream);
-      const wait = () => (pipe.pending() ? setTimeout(wait, ms) : other.destroySoon?.() ?? other.end());
+      const wait = () => (pipe.pending() ? setTimeout(wait, ms) : (other.destroySoon?.() ?? other.end()));
       wait();
     };
     client.on('error', destroyBoth);

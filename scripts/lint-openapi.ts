@@ -15,5 +15,8 @@ mkdirSync(dirname(out), { recursive: true });
 writeFileSync(out, `${JSON.stringify(await openApiDocument(), null, 2)}\n`);
 console.log(`wrote ${out}`);
 const cli = resolve(root, 'node_modules/@redocly/cli/bin/cli.js');
-const r = spawnSync(process.execPath, [cli, 'lint', out, '--extends=recommended', '--max-problems=1000'], { stdio: 'inherit', cwd: root });
+const r = spawnSync(process.execPath, [cli, 'lint', out, '--extends=recommended', '--max-problems=1000'], {
+  stdio: 'inherit',
+  cwd: root,
+});
 process.exit(r.status ?? 1);

@@ -26,12 +26,16 @@ function rootCause(e: unknown): { message: string; code?: string } {
   let cur: any = e;
   while (cur?.cause) cur = cur.cause;
   if (cur instanceof AggregateError && cur.errors.length) cur = cur.errors[0];
-  return { message: cur instanceof Error ? cur.message : String(cur), code: typeof cur?.code === 'string' ? cur.code : undefined };
+  return {
+    message: cur instanceof Error ? cur.message : String(cur),
+    code: typeof cur?.code === 'string' ? cur.code : undefined,
+  };
 }
 
 function explain(e: unknown): string {
   const { message, code } = rootCause(e);
-  if (code === 'ECONNREFUSED') return `nothing answers at ${new URL(url!).host} (connection refused): is Postgres running there?`;
+  if (code === 'ECONNREFUSED')
+    return `nothing answers at ${new URL(url!).host} (connection refused): is Postgres running there?`;
   if (code === 'ENOTFOUND') return `the host ${new URL(url!).hostname} is not known: check DATABASE_URL`;
   if (code === '3D000') return `${message}: create it first (createdb, or in the Neon console)`;
   if (code === '28P01' || code === '28000') return `${message}: check the user and password in DATABASE_URL`;
@@ -59,7 +63,10 @@ try {
   const after = await journalCount();
   const ms = Date.now() - started;
   if (after === before) console.log(`Nothing to apply: ${where} has all ${after} migrations (${ms} ms)`);
-  else console.log(`Applied ${after - before} migration${after - before === 1 ? '' : 's'} to ${where}: ${after} in all (${ms} ms)`);
+  else
+    console.log(
+      `Applied ${after - before} migration${after - before === 1 ? '' : 's'} to ${where}: ${after} in all (${ms} ms)`,
+    );
 } catch (e) {
   console.error(`Migration of ${where} failed: ${explain(e)}`);
   process.exit(1);

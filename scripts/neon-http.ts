@@ -70,8 +70,22 @@ const ISOLATION: Record<string, string> = {
 
 /** Neon's error body: the Postgres error fields, null when absent */
 const ERROR_FIELDS = [
-  'code', 'detail', 'hint', 'position', 'internalPosition', 'internalQuery', 'severity', 'where',
-  'table', 'column', 'schema', 'dataType', 'constraint', 'file', 'line', 'routine',
+  'code',
+  'detail',
+  'hint',
+  'position',
+  'internalPosition',
+  'internalQuery',
+  'severity',
+  'where',
+  'table',
+  'column',
+  'schema',
+  'dataType',
+  'constraint',
+  'file',
+  'line',
+  'routine',
 ] as const;
 
 const MAX_BODY = 10 * 1024 * 1024;
@@ -118,8 +132,10 @@ function arrayLiteral(items: unknown[]): string {
 
 function parseStatement(raw: unknown): Statement {
   const o = raw as { query?: unknown; params?: unknown; arrayMode?: unknown } | null;
-  if (!o || typeof o !== 'object' || typeof o.query !== 'string') throw new HttpError(400, 'request body: expected {query, params} or {queries: [...]}');
-  if (o.params !== undefined && !Array.isArray(o.params)) throw new HttpError(400, 'request body: params must be an array');
+  if (!o || typeof o !== 'object' || typeof o.query !== 'string')
+    throw new HttpError(400, 'request body: expected {query, params} or {queries: [...]}');
+  if (o.params !== undefined && !Array.isArray(o.params))
+    throw new HttpError(400, 'request body: params must be an array');
   return {
     query: o.query,
     params: ((o.params as unknown[] | undefined) ?? []).map(toPgText),
@@ -139,7 +155,12 @@ async function readBody(req: IncomingMessage): Promise<string> {
 }
 
 function hasSqlState(e: unknown): e is pg.DatabaseError {
-  return !!e && typeof e === 'object' && typeof (e as { code?: unknown }).code === 'string' && /^[0-9A-Z]{5}$/.test((e as { code: string }).code);
+  return (
+    !!e &&
+    typeof e === 'object' &&
+    typeof (e as { code?: unknown }).code === 'string' &&
+    /^[0-9A-Z]{5}$/.test((e as { code: string }).code)
+  );
 }
 
 /** One statement's result in Neon's shape. */
@@ -176,9 +197,11 @@ export async function startNeonHttp(opts: NeonHttpOptions = {}): Promise<NeonHtt
       } catch {
         throw new HttpError(400, 'invalid connection string');
       }
-      if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:') throw new HttpError(400, 'invalid connection string');
+      if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:')
+        throw new HttpError(400, 'invalid connection string');
       const pgHost = decodeURIComponent(url.hostname);
-      if (!allow(pgHost, Number(url.port || 5432))) throw new HttpError(400, `this local endpoint does not connect to ${url.host}`);
+      if (!allow(pgHost, Number(url.port || 5432)))
+        throw new HttpError(400, `this local endpoint does not connect to ${url.host}`);
       pool = new pg.Pool({ connectionString, max: opts.poolMax ?? 10, types: rawText });
       pool.on('error', (e) => log(`idle connection error: ${e.message}`));
       pools.set(connectionString, pool);
@@ -187,7 +210,12 @@ export async function startNeonHttp(opts: NeonHttpOptions = {}): Promise<NeonHtt
   }
 
   const run = (client: pg.PoolClient, s: Statement) =>
-    client.query<unknown[]>({ text: s.query, values: s.params, rowMode: 'array', queryMode: 'extended' } as pg.QueryArrayConfig);
+    client.query<unknown[]>({
+      text: s.query,
+      values: s.params,
+      rowMode: 'array',
+      queryMode: 'extended',
+    } as pg.QueryArrayConfig);
 
   async function handle(req: IncomingMessage, res: ServerResponse) {
     const path = new URL(req.url ?? '/', 'http://endpoint').pathname;
@@ -199,7 +227,10 @@ export async function startNeonHttp(opts: NeonHttpOptions = {}): Promise<NeonHtt
     const connectionString = opts.databaseUrl ?? h('neon-connection-string');
     if (!connectionString) throw new HttpError(400, 'missing Neon-Connection-String header');
     if (h('neon-raw-text-output') !== 'true') {
-      throw new HttpError(400, 'this local endpoint only implements Neon-Raw-Text-Output: true (what @neondatabase/serverless sends)');
+      throw new HttpError(
+        400,
+        'this local endpoint only implements Neon-Raw-Text-Output: true (what @neondatabase/serverless sends)',
+      );
     }
     const defaultArrayMode = h('neon-array-mode') === 'true';
     const level = h('neon-batch-isolation-level');
@@ -215,7 +246,9 @@ export async function startNeonHttp(opts: NeonHttpOptions = {}): Promise<NeonHtt
       throw new HttpError(400, `request body is not valid JSON: ${(e as Error).message}`);
     }
     const batch = payload && typeof payload === 'object' && Array.isArray((payload as { queries?: unknown }).queries);
-    const statements = batch ? ((payload as { queries: unknown[] }).queries.map(parseStatement)) : [parseStatement(payload)];
+    const statements = batch
+      ? (payload as { queries: unknown[] }).queries.map(parseStatement)
+      : [parseStatement(payload)];
 
     const client = await poolFor(connectionString).connect();
     let discard = false;
@@ -227,7 +260,11 @@ export async function startNeonHttp(opts: NeonHttpOptions = {}): Promise<NeonHtt
         discard = client.getTransactionStatus?.() !== 'I';
         return send(res, 200, out);
       }
-      const modes = [level && `ISOLATION LEVEL ${ISOLATION[level]}`, readOnly && 'READ ONLY', deferrable && 'DEFERRABLE'].filter(Boolean);
+      const modes = [
+        level && `ISOLATION LEVEL ${ISOLATION[level]}`,
+        readOnly && 'READ ONLY',
+        deferrable && 'DEFERRABLE',
+      ].filter(Boolean);
       await client.query(`START TRANSACTION ${modes.join(', ')}`);
       const results = [];
       try {
@@ -323,9 +360,13 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
   console.log(
     `Local Neon HTTP endpoint at ${endpoint.endpoint}` +
       (env.EDGE_LATENCY_MS ? ` (each byte held ${Number(env.EDGE_LATENCY_MS)} ms each way)` : '') +
-      (env.DATABASE_URL ? `, every query to ${new URL(env.DATABASE_URL).host}${new URL(env.DATABASE_URL).pathname}` : ''),
+      (env.DATABASE_URL
+        ? `, every query to ${new URL(env.DATABASE_URL).host}${new URL(env.DATABASE_URL).pathname}`
+        : ''),
   );
-  console.log(`  neonConfig.fetchEndpoint = '${endpoint.endpoint}'  (or NEON_HTTP_ENDPOINT=${endpoint.endpoint} for the Worker)`);
+  console.log(
+    `  neonConfig.fetchEndpoint = '${endpoint.endpoint}'  (or NEON_HTTP_ENDPOINT=${endpoint.endpoint} for the Worker)`,
+  );
   const stop = () => void endpoint.close().then(() => process.exit(0));
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);

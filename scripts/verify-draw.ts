@@ -46,11 +46,13 @@ export async function verifyDraw(base: string, drawId: string, key: string): Pro
   log.push(`draw ${draw.id}: ${draw.status}, ${draw.eligibleCount} eligible entries, total weight ${draw.totalWeight}`);
   const csv = Buffer.from(await (await get(`/api/v1/draws/${drawId}/snapshot`)).arrayBuffer());
   const snapshotHash = createHash('sha256').update(csv).digest('hex');
-  if (snapshotHash !== draw.snapshotHash) return fail(`snapshotHash: the snapshot's SHA-256 is ${snapshotHash}, the draw publishes ${draw.snapshotHash}`);
+  if (snapshotHash !== draw.snapshotHash)
+    return fail(`snapshotHash: the snapshot's SHA-256 is ${snapshotHash}, the draw publishes ${draw.snapshotHash}`);
   log.push(`snapshotHash ${snapshotHash} matches the ${csv.length} snapshot bytes`);
 
   const lines = csv.toString('utf8').split('\n');
-  if (lines.pop() !== '' || lines[0] !== 'entry_id,weight,email_sha256') return fail('snapshot: not in the published format');
+  if (lines.pop() !== '' || lines[0] !== 'entry_id,weight,email_sha256')
+    return fail('snapshot: not in the published format');
   const ids: string[] = [];
   const weights: bigint[] = [];
   let total = 0n;
@@ -62,8 +64,10 @@ export async function verifyDraw(base: string, drawId: string, key: string): Pro
     weights.push(BigInt(w));
     total += BigInt(w);
   }
-  if (ids.length !== draw.eligibleCount) return fail(`eligibleCount: the snapshot has ${ids.length} entries, the draw says ${draw.eligibleCount}`);
-  if (total !== BigInt(draw.totalWeight)) return fail(`totalWeight: the snapshot sums to ${total}, the draw says ${draw.totalWeight}`);
+  if (ids.length !== draw.eligibleCount)
+    return fail(`eligibleCount: the snapshot has ${ids.length} entries, the draw says ${draw.eligibleCount}`);
+  if (total !== BigInt(draw.totalWeight))
+    return fail(`totalWeight: the snapshot sums to ${total}, the draw says ${draw.totalWeight}`);
   log.push(`snapshot: ${ids.length} entries, total weight ${total}`);
 
   if (draw.status !== 'revealed' || !draw.seed) {
@@ -72,12 +76,14 @@ export async function verifyDraw(base: string, drawId: string, key: string): Pro
   }
   const seed = Buffer.from(draw.seed, 'hex');
   const seedHash = createHash('sha256').update(seed).digest('hex');
-  if (seedHash !== draw.seedHash) return fail(`seedHash: SHA-256 of the revealed seed is ${seedHash}, the commitment was ${draw.seedHash}`);
+  if (seedHash !== draw.seedHash)
+    return fail(`seedHash: SHA-256 of the revealed seed is ${seedHash}, the commitment was ${draw.seedHash}`);
   log.push(`seedHash ${seedHash} matches the revealed seed`);
 
   const results = [...draw.results].sort((a, b) => a.position - b.position);
   const expectedCount = Math.min(draw.winners, draw.eligibleCount) + results.filter((r) => r.replaced).length;
-  if (results.length !== expectedCount) return fail(`results: ${results.length}, expected ${expectedCount} (winners + replacements)`);
+  if (results.length !== expectedCount)
+    return fail(`results: ${results.length}, expected ${expectedCount} (winners + replacements)`);
   const prefix = `${draw.snapshotHash}:${draw.publicRandomness ?? ''}:`;
   const picked = new Uint8Array(ids.length);
   let remaining = total;
@@ -102,7 +108,8 @@ export async function verifyDraw(base: string, drawId: string, key: string): Pro
         break;
       }
     }
-    if (ids[k] !== r.entryId) return fail(`position ${r.position}: the algorithm picks ${ids[k]}, the draw shows ${r.entryId}`);
+    if (ids[k] !== r.entryId)
+      return fail(`position ${r.position}: the algorithm picks ${ids[k]}, the draw shows ${r.entryId}`);
     picked[k] = 1;
     remaining -= weights[k]!;
     log.push(`position ${r.position}: ${r.entryId}${r.replaced ? ' (replaced)' : ''} OK (u_${i - 1})`);
@@ -123,7 +130,9 @@ function parseArgs(argv: string[]) {
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const { rest, key } = parseArgs(process.argv.slice(2));
   if (rest.length !== 2 || !key) {
-    console.error('usage: npx tsx scripts/verify-draw.ts <base-url> <drawId> --key pk_...   (or CONTEST_PUBLIC_KEY=pk_...)');
+    console.error(
+      'usage: npx tsx scripts/verify-draw.ts <base-url> <drawId> --key pk_...   (or CONTEST_PUBLIC_KEY=pk_...)',
+    );
     process.exit(2);
   }
   verifyDraw(rest[0]!, rest[1]!, key).then(

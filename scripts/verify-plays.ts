@@ -34,7 +34,10 @@ const LIMIT = TWO64 - (TWO64 % 100000000n);
 /** r in [0, 100) of a play */
 export function playNumber(seed: Buffer, gameId: string, clientSeed: string, nonce: number): number {
   for (let i = 0; ; i++) {
-    const u = createHmac('sha256', seed).update(`${gameId}:${clientSeed}:${nonce}:${i}`, 'utf8').digest().readBigUInt64BE(0);
+    const u = createHmac('sha256', seed)
+      .update(`${gameId}:${clientSeed}:${nonce}:${i}`, 'utf8')
+      .digest()
+      .readBigUInt64BE(0);
     if (u < LIMIT) return Number(u % 100000000n) / 1000000;
   }
 }
@@ -65,8 +68,11 @@ export async function verifyPlays(base: string, gameId: string, seedId: string, 
   if (!s.seed) return fail(`seed ${seedId} is still the current one: rotate it to reveal it first`);
   const seed = Buffer.from(s.seed, 'hex');
   const hash = createHash('sha256').update(seed).digest('hex');
-  if (hash !== s.seedHash) return fail(`seedHash: SHA-256 of the revealed seed is ${hash}, the commitment was ${s.seedHash}`);
-  log.push(`seedHash ${hash} matches the revealed seed; tiers: ${s.tiers.map((t) => `${t.name} ${t.oddsPercent}%`).join(', ')}`);
+  if (hash !== s.seedHash)
+    return fail(`seedHash: SHA-256 of the revealed seed is ${hash}, the commitment was ${s.seedHash}`);
+  log.push(
+    `seedHash ${hash} matches the revealed seed; tiers: ${s.tiers.map((t) => `${t.name} ${t.oddsPercent}%`).join(', ')}`,
+  );
 
   const plays: Play[] = [];
   for (let page = 1; ; page++) {
@@ -75,14 +81,17 @@ export async function verifyPlays(base: string, gameId: string, seedId: string, 
     if (page >= (res.pagination?.totalPages ?? 1)) break;
   }
   const mine = plays.filter((p) => p.seedId === seedId).reverse();
-  if (mine.length !== s.plays) return fail(`plays: the log has ${mine.length} plays of this seed, the seed says ${s.plays}`);
+  if (mine.length !== s.plays)
+    return fail(`plays: the log has ${mine.length} plays of this seed, the seed says ${s.plays}`);
   const clientSeeds = new Set<string>();
   const count = new Map<number, number>();
   for (const p of mine) {
     const r = playNumber(seed, gameId.toLowerCase(), p.clientSeed!, p.nonce!);
     const tier = drawnTier(r, s.tiers);
     if (tier?.id !== p.drawnTier?.id) {
-      return fail(`play ${p.id} (clientSeed ${p.clientSeed}, nonce ${p.nonce}): r = ${r} draws ${tier?.name ?? 'nothing'}, the log shows ${p.drawnTier?.name ?? 'nothing'}`);
+      return fail(
+        `play ${p.id} (clientSeed ${p.clientSeed}, nonce ${p.nonce}): r = ${r} draws ${tier?.name ?? 'nothing'}, the log shows ${p.drawnTier?.name ?? 'nothing'}`,
+      );
     }
     clientSeeds.add(p.clientSeed!);
     count.set(p.nonce!, (count.get(p.nonce!) ?? 0) + 1);
@@ -91,9 +100,12 @@ export async function verifyPlays(base: string, gameId: string, seedId: string, 
   // play used. The log does not show cookies, so what can be checked is the sum over devices:
   // nonce n is never used more often than nonce n - 1 (no device skipped a number).
   for (const [n, c] of [...count].sort((x, y) => x[0] - y[0])) {
-    if (n < 1 || (n > 1 && (count.get(n - 1) ?? 0) < c)) return fail(`nonces: ${n} used ${c} times, ${n - 1} only ${count.get(n - 1) ?? 0} (a device skipped a number)`);
+    if (n < 1 || (n > 1 && (count.get(n - 1) ?? 0) < c))
+      return fail(`nonces: ${n} used ${c} times, ${n - 1} only ${count.get(n - 1) ?? 0} (a device skipped a number)`);
   }
-  log.push(`${mine.length} plays recomputed (${clientSeeds.size} client seeds, ${count.get(1) ?? 0} devices): every drawn tier matches, no nonce skipped`);
+  log.push(
+    `${mine.length} plays recomputed (${clientSeeds.size} client seeds, ${count.get(1) ?? 0} devices): every drawn tier matches, no nonce skipped`,
+  );
   return { ok: true, log };
 }
 
@@ -106,7 +118,9 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
     else rest.push(args[i]!);
   }
   if (rest.length !== 3 || !key) {
-    console.error('usage: npx tsx scripts/verify-plays.ts <base-url> <gameId> <seedId> --key sk_...   (or CONTEST_PRIVATE_KEY=sk_...)');
+    console.error(
+      'usage: npx tsx scripts/verify-plays.ts <base-url> <gameId> <seedId> --key sk_...   (or CONTEST_PRIVATE_KEY=sk_...)',
+    );
     process.exit(2);
   }
   verifyPlays(rest[0]!, rest[1]!, rest[2]!, key).then(

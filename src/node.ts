@@ -119,7 +119,9 @@ async function main() {
   const seeded = await seedIfEmpty(database.db, deps.random, deps.clock.now());
   const app = createApp(deps);
   const server = serve({ fetch: app.fetch, port }, (info) => {
-    console.log(`Contest Engine listening on http://localhost:${info.port} over ${database.label} (ready in ${Date.now() - started} ms)`);
+    console.log(
+      `Contest Engine listening on http://localhost:${info.port} over ${database.label} (ready in ${Date.now() - started} ms)`,
+    );
     console.log(`Email transport: ${mail.label}`);
     if (seeded) {
       console.log('Seeded a demo team. These keys are shown once; keep them:');
@@ -137,8 +139,14 @@ async function main() {
     }
   });
   server.on('error', (e: NodeJS.ErrnoException) => {
-    if (e.code === 'EADDRINUSE') console.error(`Port ${port} is already in use: stop the program using it, or choose another port with PORT=<number>.`);
-    else if (e.code === 'EACCES') console.error(`Port ${port} needs privileges this user does not have: choose another port with PORT=<number> (1024 or above).`);
+    if (e.code === 'EADDRINUSE')
+      console.error(
+        `Port ${port} is already in use: stop the program using it, or choose another port with PORT=<number>.`,
+      );
+    else if (e.code === 'EACCES')
+      console.error(
+        `Port ${port} needs privileges this user does not have: choose another port with PORT=<number> (1024 or above).`,
+      );
     else console.error(`The server could not listen on port ${port}: ${e.message}`);
     process.exit(1);
   });

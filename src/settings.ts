@@ -27,25 +27,70 @@ export interface Setting {
 const text = v.pipe(v.string(), v.minLength(1));
 const int = (min: number, max = Number.MAX_SAFE_INTEGER) =>
   v.pipe(v.string(), v.regex(/^\d+$/), v.transform(Number), v.integer(), v.minValue(min), v.maxValue(max));
-const oneOf = <T extends string>(...values: T[]) => v.pipe(v.string(), v.transform((s) => s.trim().toLowerCase()), v.picklist(values));
-const flag = v.pipe(v.string(), v.picklist(['0', '1']), v.transform((s) => s === '1'));
-const httpUrl = v.pipe(v.string(), v.url(), v.check((s) => /^https?:\/\//i.test(s)));
-const postgresUrl = v.pipe(v.string(), v.check((s) => /^postgres(ql)?:\/\/\S+$/i.test(s)));
+const oneOf = <T extends string>(...values: T[]) =>
+  v.pipe(
+    v.string(),
+    v.transform((s) => s.trim().toLowerCase()),
+    v.picklist(values),
+  );
+const flag = v.pipe(
+  v.string(),
+  v.picklist(['0', '1']),
+  v.transform((s) => s === '1'),
+);
+const httpUrl = v.pipe(
+  v.string(),
+  v.url(),
+  v.check((s) => /^https?:\/\//i.test(s)),
+);
+const postgresUrl = v.pipe(
+  v.string(),
+  v.check((s) => /^postgres(ql)?:\/\/\S+$/i.test(s)),
+);
 
 export const SETTINGS = [
-  { name: 'PORT', runtimes: ['node', 'dev'], default: '8787', meaning: 'port to listen on (`0`: any free port, printed at start)', accepts: 'a port number from 0 to 65535', schema: int(0, 65535) },
-  { name: 'HOST', runtimes: ['dev'], default: '127.0.0.1', meaning: 'address `npm run dev` listens on', accepts: 'an address', schema: text },
+  {
+    name: 'PORT',
+    runtimes: ['node', 'dev'],
+    default: '8787',
+    meaning: 'port to listen on (`0`: any free port, printed at start)',
+    accepts: 'a port number from 0 to 65535',
+    schema: int(0, 65535),
+  },
+  {
+    name: 'HOST',
+    runtimes: ['dev'],
+    default: '127.0.0.1',
+    meaning: 'address `npm run dev` listens on',
+    accepts: 'an address',
+    schema: text,
+  },
   {
     name: 'DATABASE_URL',
     runtimes: ['node', 'worker', 'dev', 'migrate'],
     secret: true,
     default: '',
-    meaning: 'a real Postgres. Unset on Node: embedded PGlite. Required on the Worker (Neon) and by `npm run dev` and `npm run db:migrate`',
+    meaning:
+      'a real Postgres. Unset on Node: embedded PGlite. Required on the Worker (Neon) and by `npm run dev` and `npm run db:migrate`',
     accepts: 'a postgres:// or postgresql:// connection string',
     schema: postgresUrl,
   },
-  { name: 'PGLITE_DIR', runtimes: ['node'], default: '.data/pglite', meaning: 'PGlite data folder; `memory://` keeps nothing', accepts: 'a folder or memory://', schema: text },
-  { name: 'DATABASE_POOL_MAX', runtimes: ['node'], default: '10', meaning: 'connections in the Postgres pool', accepts: 'a whole number from 1 to 1000', schema: int(1, 1000) },
+  {
+    name: 'PGLITE_DIR',
+    runtimes: ['node'],
+    default: '.data/pglite',
+    meaning: 'PGlite data folder; `memory://` keeps nothing',
+    accepts: 'a folder or memory://',
+    schema: text,
+  },
+  {
+    name: 'DATABASE_POOL_MAX',
+    runtimes: ['node'],
+    default: '10',
+    meaning: 'connections in the Postgres pool',
+    accepts: 'a whole number from 1 to 1000',
+    schema: int(1, 1000),
+  },
   {
     name: 'PG_NAMED_STATEMENTS',
     runtimes: ['node'],
@@ -59,15 +104,17 @@ export const SETTINGS = [
     runtimes: ['node', 'worker', 'dev'],
     secret: true,
     default: '',
-    meaning: 'switches the admin API on (`Authorization: Bearer <token>`); unset, every `/api/admin/*` route answers 404',
+    meaning:
+      'switches the admin API on (`Authorization: Bearer <token>`); unset, every `/api/admin/*` route answers 404',
     accepts: 'a non-empty token',
     schema: text,
   },
   {
     name: 'PUBLIC_URL',
     runtimes: ['node', 'worker', 'dev'],
-    default: 'Node: `http://localhost:<PORT>`; Worker: the request\'s origin',
-    meaning: 'base of the links put in emails (your custom domain or the `*.workers.dev` URL wrangler prints at deploy)',
+    default: "Node: `http://localhost:<PORT>`; Worker: the request's origin",
+    meaning:
+      'base of the links put in emails (your custom domain or the `*.workers.dev` URL wrangler prints at deploy)',
     accepts: 'an http:// or https:// URL',
     schema: httpUrl,
   },
@@ -84,9 +131,16 @@ export const SETTINGS = [
     name: 'TRUST_PROXY',
     runtimes: ['node'],
     default: '0',
-    meaning: '`N`: the server is behind N trusted proxies; the client is the N-th `X-Forwarded-For` entry from the right (entries further left are written by the client and never used). `true` means 1. The Worker uses `CF-Connecting-IP`',
+    meaning:
+      '`N`: the server is behind N trusted proxies; the client is the N-th `X-Forwarded-For` entry from the right (entries further left are written by the client and never used). `true` means 1. The Worker uses `CF-Connecting-IP`',
     accepts: 'a whole number from 0 to 10, or true',
-    schema: v.union([v.pipe(v.literal('true'), v.transform(() => 1)), int(0, 10)]),
+    schema: v.union([
+      v.pipe(
+        v.literal('true'),
+        v.transform(() => 1),
+      ),
+      int(0, 10),
+    ]),
   },
   {
     name: 'ALLOW_HTTP_WEBHOOKS',
@@ -100,7 +154,8 @@ export const SETTINGS = [
     name: 'PUBLIC_RATE_LIMIT',
     runtimes: ['node', 'worker', 'dev'],
     default: '600',
-    meaning: 'requests a minute per public key and client address (play and claim have their own limit). On a deployed Worker the `PUBLIC_LIMITER` binding in `wrangler.toml` sets it',
+    meaning:
+      'requests a minute per public key and client address (play and claim have their own limit). On a deployed Worker the `PUBLIC_LIMITER` binding in `wrangler.toml` sets it',
     accepts: 'a whole number from 1 to 1000000',
     schema: int(1, 1_000_000),
   },
@@ -112,10 +167,43 @@ export const SETTINGS = [
     accepts: 'log, smtp or resend',
     schema: oneOf('log', 'smtp', 'resend'),
   },
-  { name: 'MAIL_FROM', runtimes: ['node', 'worker', 'dev'], default: '', meaning: 'sender of every email, e.g. `Contests <contests@example.com>` (required with smtp and resend)', accepts: 'a sender address', schema: text },
-  { name: 'SMTP_URL', runtimes: ['node'], secret: true, default: '', meaning: 'e.g. `smtps://user:pass@smtp.example.com:465`', accepts: 'an smtp:// or smtps:// URL', schema: v.pipe(v.string(), v.check((s) => /^smtps?:\/\/\S+$/i.test(s))) },
-  { name: 'RESEND_API_KEY', runtimes: ['node', 'worker', 'dev'], secret: true, default: '', meaning: 'send through Resend\'s HTTP API', accepts: 'a non-empty key', schema: text },
-  { name: 'RESEND_API_URL', runtimes: ['node', 'worker', 'dev'], default: 'Resend\'s', meaning: 'another base URL for Resend\'s API (the tests point it at a local fake)', accepts: 'an http:// or https:// URL', schema: httpUrl },
+  {
+    name: 'MAIL_FROM',
+    runtimes: ['node', 'worker', 'dev'],
+    default: '',
+    meaning: 'sender of every email, e.g. `Contests <contests@example.com>` (required with smtp and resend)',
+    accepts: 'a sender address',
+    schema: text,
+  },
+  {
+    name: 'SMTP_URL',
+    runtimes: ['node'],
+    secret: true,
+    default: '',
+    meaning: 'e.g. `smtps://user:pass@smtp.example.com:465`',
+    accepts: 'an smtp:// or smtps:// URL',
+    schema: v.pipe(
+      v.string(),
+      v.check((s) => /^smtps?:\/\/\S+$/i.test(s)),
+    ),
+  },
+  {
+    name: 'RESEND_API_KEY',
+    runtimes: ['node', 'worker', 'dev'],
+    secret: true,
+    default: '',
+    meaning: "send through Resend's HTTP API",
+    accepts: 'a non-empty key',
+    schema: text,
+  },
+  {
+    name: 'RESEND_API_URL',
+    runtimes: ['node', 'worker', 'dev'],
+    default: "Resend's",
+    meaning: "another base URL for Resend's API (the tests point it at a local fake)",
+    accepts: 'an http:// or https:// URL',
+    schema: httpUrl,
+  },
   {
     name: 'JOBS_INTERVAL_MS',
     runtimes: ['node', 'dev'],
@@ -128,28 +216,160 @@ export const SETTINGS = [
     name: 'DB_TRANSPORT',
     runtimes: ['worker', 'dev'],
     default: 'http',
-    meaning: 'how the Worker reaches Neon: `http` (one HTTPS request per statement or batch) or `ws` (the WebSocket Pool, kept for comparison)',
+    meaning:
+      'how the Worker reaches Neon: `http` (one HTTPS request per statement or batch) or `ws` (the WebSocket Pool, kept for comparison)',
     accepts: 'http or ws',
     schema: oneOf('http', 'ws'),
   },
-  { name: 'NEON_HTTP_ENDPOINT', runtimes: ['worker'], default: '', meaning: 'local only: the SQL-over-HTTP endpoint `npm run dev` and the tests start (scripts/neon-http.ts). Never set in production', accepts: 'an http:// URL', schema: httpUrl },
-  { name: 'NEON_WS_PROXY', runtimes: ['worker'], default: '', meaning: 'local only: host:port of the WebSocket-to-Postgres proxy `npm run dev` and the tests start. Never set in production', accepts: 'host:port', schema: v.pipe(v.string(), v.regex(/^[^\s:]+:\d+$/)) },
-  { name: 'EDGE_LATENCY_MS', runtimes: ['dev'], default: '0', meaning: 'hold every byte between the Worker and the database this long, each way (to feel an edge far from its database)', accepts: 'a whole number of milliseconds from 0 to 10000', schema: int(0, 10_000) },
-  { name: 'NEON_HTTP_PORT', runtimes: ['dev'], default: 'any free port', meaning: 'port of the local SQL-over-HTTP endpoint', accepts: 'a port number from 1 to 65535', schema: int(1, 65535) },
-  { name: 'WS_PROXY_PORT', runtimes: ['dev'], default: 'any free port', meaning: 'port of the local WebSocket-to-Postgres proxy', accepts: 'a port number from 1 to 65535', schema: int(1, 65535) },
-  { name: 'WRANGLER_LOG_LEVEL', runtimes: ['dev'], default: 'log', meaning: 'wrangler\'s log level', accepts: 'none, error, warn, info, log or debug', schema: oneOf('none', 'error', 'warn', 'info', 'log', 'debug') },
-  { name: 'WRANGLER_LOG_PATH', runtimes: ['dev'], default: '`.wrangler/logs`', meaning: 'where wrangler writes its logs', accepts: 'a folder', schema: text },
-  { name: 'XDG_CONFIG_HOME', runtimes: ['dev'], default: '`.wrangler/config`', meaning: 'where wrangler keeps its configuration', accepts: 'a folder', schema: text },
-  { name: 'TEST_DATABASE_URL', runtimes: ['tests'], default: '', meaning: 'run the database tests on this Postgres, concurrency suites included', accepts: 'a postgres:// connection string', schema: postgresUrl },
-  { name: 'WORKERD_DATABASE_URL', runtimes: ['tests'], default: '`postgres://postgres@127.0.0.1:5432/postgres`', meaning: 'the Postgres the workerd and servers suites create their databases on when `TEST_DATABASE_URL` is not set', accepts: 'a postgres:// connection string', schema: postgresUrl },
-  { name: 'BLACKBOX_URL', runtimes: ['tests'], default: '', meaning: 'run the black-box checks of the servers suite against an already running server', accepts: 'an http:// or https:// URL', schema: httpUrl },
-  { name: 'BLACKBOX_ADMIN_TOKEN', runtimes: ['tests'], default: '', meaning: 'that server\'s admin token', accepts: 'a non-empty token', schema: text },
-  { name: 'CHROMIUM_PATH', runtimes: ['tests'], default: '`/usr/lib/chromium/chromium` or `/usr/bin/chromium`', meaning: 'the Chromium binary of the browser suites', accepts: 'a file path', schema: text },
-  { name: 'TEST_LOG_ERRORS', runtimes: ['tests'], default: '1', meaning: '`0` silences the app\'s error log in the test output', accepts: '0 or 1', schema: flag },
-  { name: 'BENCH_DATABASE_URL', runtimes: ['bench'], default: '`postgres://postgres@127.0.0.1:5432/postgres`', meaning: 'server the benchmark creates its database on', accepts: 'a postgres:// connection string', schema: postgresUrl },
-  { name: 'BENCH_PORT', runtimes: ['bench'], default: 'any free port', meaning: 'port of the benchmarked server', accepts: 'a port number from 1 to 65535', schema: int(1, 65535) },
-  { name: 'BENCH_PROF', runtimes: ['bench'], default: '', meaning: 'set: the benchmarked server writes a CPU profile to /tmp/prof', accepts: 'any non-empty value', schema: text },
-  { name: 'BENCH_SERVER_FIFO', runtimes: ['bench'], default: '', meaning: 'set: the benchmarked server\'s event loop runs under SCHED_FIFO, so it never waits for a core behind Postgres (a diagnostic; needs root)', accepts: 'any non-empty value', schema: text },
+  {
+    name: 'NEON_HTTP_ENDPOINT',
+    runtimes: ['worker'],
+    default: '',
+    meaning:
+      'local only: the SQL-over-HTTP endpoint `npm run dev` and the tests start (scripts/neon-http.ts). Never set in production',
+    accepts: 'an http:// URL',
+    schema: httpUrl,
+  },
+  {
+    name: 'NEON_WS_PROXY',
+    runtimes: ['worker'],
+    default: '',
+    meaning:
+      'local only: host:port of the WebSocket-to-Postgres proxy `npm run dev` and the tests start. Never set in production',
+    accepts: 'host:port',
+    schema: v.pipe(v.string(), v.regex(/^[^\s:]+:\d+$/)),
+  },
+  {
+    name: 'EDGE_LATENCY_MS',
+    runtimes: ['dev'],
+    default: '0',
+    meaning:
+      'hold every byte between the Worker and the database this long, each way (to feel an edge far from its database)',
+    accepts: 'a whole number of milliseconds from 0 to 10000',
+    schema: int(0, 10_000),
+  },
+  {
+    name: 'NEON_HTTP_PORT',
+    runtimes: ['dev'],
+    default: 'any free port',
+    meaning: 'port of the local SQL-over-HTTP endpoint',
+    accepts: 'a port number from 1 to 65535',
+    schema: int(1, 65535),
+  },
+  {
+    name: 'WS_PROXY_PORT',
+    runtimes: ['dev'],
+    default: 'any free port',
+    meaning: 'port of the local WebSocket-to-Postgres proxy',
+    accepts: 'a port number from 1 to 65535',
+    schema: int(1, 65535),
+  },
+  {
+    name: 'WRANGLER_LOG_LEVEL',
+    runtimes: ['dev'],
+    default: 'log',
+    meaning: "wrangler's log level",
+    accepts: 'none, error, warn, info, log or debug',
+    schema: oneOf('none', 'error', 'warn', 'info', 'log', 'debug'),
+  },
+  {
+    name: 'WRANGLER_LOG_PATH',
+    runtimes: ['dev'],
+    default: '`.wrangler/logs`',
+    meaning: 'where wrangler writes its logs',
+    accepts: 'a folder',
+    schema: text,
+  },
+  {
+    name: 'XDG_CONFIG_HOME',
+    runtimes: ['dev'],
+    default: '`.wrangler/config`',
+    meaning: 'where wrangler keeps its configuration',
+    accepts: 'a folder',
+    schema: text,
+  },
+  {
+    name: 'TEST_DATABASE_URL',
+    runtimes: ['tests'],
+    default: '',
+    meaning: 'run the database tests on this Postgres, concurrency suites included',
+    accepts: 'a postgres:// connection string',
+    schema: postgresUrl,
+  },
+  {
+    name: 'WORKERD_DATABASE_URL',
+    runtimes: ['tests'],
+    default: '`postgres://postgres@127.0.0.1:5432/postgres`',
+    meaning:
+      'the Postgres the workerd and servers suites create their databases on when `TEST_DATABASE_URL` is not set',
+    accepts: 'a postgres:// connection string',
+    schema: postgresUrl,
+  },
+  {
+    name: 'BLACKBOX_URL',
+    runtimes: ['tests'],
+    default: '',
+    meaning: 'run the black-box checks of the servers suite against an already running server',
+    accepts: 'an http:// or https:// URL',
+    schema: httpUrl,
+  },
+  {
+    name: 'BLACKBOX_ADMIN_TOKEN',
+    runtimes: ['tests'],
+    default: '',
+    meaning: "that server's admin token",
+    accepts: 'a non-empty token',
+    schema: text,
+  },
+  {
+    name: 'CHROMIUM_PATH',
+    runtimes: ['tests'],
+    default: '`/usr/lib/chromium/chromium` or `/usr/bin/chromium`',
+    meaning: 'the Chromium binary of the browser suites',
+    accepts: 'a file path',
+    schema: text,
+  },
+  {
+    name: 'TEST_LOG_ERRORS',
+    runtimes: ['tests'],
+    default: '1',
+    meaning: "`0` silences the app's error log in the test output",
+    accepts: '0 or 1',
+    schema: flag,
+  },
+  {
+    name: 'BENCH_DATABASE_URL',
+    runtimes: ['bench'],
+    default: '`postgres://postgres@127.0.0.1:5432/postgres`',
+    meaning: 'server the benchmark creates its database on',
+    accepts: 'a postgres:// connection string',
+    schema: postgresUrl,
+  },
+  {
+    name: 'BENCH_PORT',
+    runtimes: ['bench'],
+    default: 'any free port',
+    meaning: 'port of the benchmarked server',
+    accepts: 'a port number from 1 to 65535',
+    schema: int(1, 65535),
+  },
+  {
+    name: 'BENCH_PROF',
+    runtimes: ['bench'],
+    default: '',
+    meaning: 'set: the benchmarked server writes a CPU profile to /tmp/prof',
+    accepts: 'any non-empty value',
+    schema: text,
+  },
+  {
+    name: 'BENCH_SERVER_FIFO',
+    runtimes: ['bench'],
+    default: '',
+    meaning:
+      "set: the benchmarked server's event loop runs under SCHED_FIFO, so it never waits for a core behind Postgres (a diagnostic; needs root)",
+    accepts: 'any non-empty value',
+    schema: text,
+  },
 ] as const satisfies readonly Setting[];
 
 export type SettingName = (typeof SETTINGS)[number]['name'];
@@ -165,7 +385,8 @@ export class SettingsError extends Error {
 }
 
 /** The sentence for a refused value. */
-export const refusal = (s: Setting, raw: string) => `${s.name}=${JSON.stringify(raw)} is not valid: ${s.name} takes ${s.accepts}.`;
+export const refusal = (s: Setting, raw: string) =>
+  `${s.name}=${JSON.stringify(raw)} is not valid: ${s.name} takes ${s.accepts}.`;
 
 /**
  * The settings `runtime` reads, from `env` (process.env, or the Worker's env): each set value
@@ -187,7 +408,9 @@ export function readSettings(env: Record<string, unknown>, runtime: Runtime): Se
 }
 
 /** The names of the settings the Worker reads (what `npm run dev` hands it, by construction). */
-export const WORKER_SETTINGS: readonly string[] = (SETTINGS as readonly Setting[]).filter((s) => s.runtimes.includes('worker')).map((s) => s.name);
+export const WORKER_SETTINGS: readonly string[] = (SETTINGS as readonly Setting[])
+  .filter((s) => s.runtimes.includes('worker'))
+  .map((s) => s.name);
 
 const RUNTIME_WORDS: Record<Runtime, string> = {
   node: 'Node',
@@ -202,7 +425,9 @@ const RUNTIME_WORDS: Record<Runtime, string> = {
 export function settingsTable(): string {
   const rows = (SETTINGS as readonly Setting[]).map((s) => {
     const who = s.runtimes.map((r) => (r === 'worker' && s.secret ? 'Worker (secret)' : RUNTIME_WORDS[r])).join(', ');
-    const def = s.default ? ` Default: ${/[`']/.test(s.default) || /\s/.test(s.default) ? s.default : `\`${s.default}\``}.` : '';
+    const def = s.default
+      ? ` Default: ${/[`']/.test(s.default) || /\s/.test(s.default) ? s.default : `\`${s.default}\``}.`
+      : '';
     return `| \`${s.name}\` | ${who} | ${s.meaning}.${def} Takes ${s.accepts}. |`;
   });
   return ['| variable | read by | meaning |', '|---|---|---|', ...rows].join('\n');

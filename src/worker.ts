@@ -39,9 +39,13 @@ export interface Env {
 }
 
 function databaseFor(settings: Settings) {
-  if (!settings.DATABASE_URL) throw new SettingsError(['DATABASE_URL is not set: the Worker needs it (wrangler secret put DATABASE_URL).']);
+  if (!settings.DATABASE_URL)
+    throw new SettingsError(['DATABASE_URL is not set: the Worker needs it (wrangler secret put DATABASE_URL).']);
   if (settings.DB_TRANSPORT === 'ws') return neonProvider(settings.DATABASE_URL, { wsProxy: settings.NEON_WS_PROXY });
-  return neonHttpProvider(settings.DATABASE_URL, { fetchEndpoint: settings.NEON_HTTP_ENDPOINT, wsProxy: settings.NEON_WS_PROXY });
+  return neonHttpProvider(settings.DATABASE_URL, {
+    fetchEndpoint: settings.NEON_HTTP_ENDPOINT,
+    wsProxy: settings.NEON_WS_PROXY,
+  });
 }
 
 function bindingRateLimiter(binding: NonNullable<Env['PLAY_LIMITER']>): RateLimiter {
@@ -65,7 +69,9 @@ function depsFor(env: Env, requestUrl?: string): { deps: Deps; app: App } {
     clock: systemClock,
     random: cryptoRandom,
     rateLimiter: env.PLAY_LIMITER ? bindingRateLimiter(env.PLAY_LIMITER) : memoryRateLimiter(30, 60),
-    publicRateLimiter: env.PUBLIC_LIMITER ? bindingRateLimiter(env.PUBLIC_LIMITER) : memoryRateLimiter(settings.PUBLIC_RATE_LIMIT ?? 600, 60),
+    publicRateLimiter: env.PUBLIC_LIMITER
+      ? bindingRateLimiter(env.PUBLIC_LIMITER)
+      : memoryRateLimiter(settings.PUBLIC_RATE_LIMIT ?? 600, 60),
     // public reads a team allows to be cached: this isolate's copy, then the data centre's Cache API
     publicCache: workersPublicCache((caches as unknown as { default: CacheStorageLike }).default),
     mailer: workerMailer(env, logger),

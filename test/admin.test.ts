@@ -22,7 +22,12 @@ async function newTeam(name = 'Acme') {
 
 describe('admin auth', () => {
   it('answers 401 Unauthorized for a missing or wrong token', async () => {
-    for (const headers of [{}, { authorization: 'Bearer nope' }, { authorization: ADMIN_TOKEN }, { authorization: `Basic ${ADMIN_TOKEN}` }] as Record<string, string>[]) {
+    for (const headers of [
+      {},
+      { authorization: 'Bearer nope' },
+      { authorization: ADMIN_TOKEN },
+      { authorization: `Basic ${ADMIN_TOKEN}` },
+    ] as Record<string, string>[]) {
       const r = await env.request('POST', '/api/admin/teams', { headers, body: { name: 'x' } });
       expect(r.status).toBe(401);
       expect(r.body).toEqual({ success: false, error: 'Unauthorized' });
@@ -44,7 +49,10 @@ describe('admin auth', () => {
         ['POST', '/api/admin/contests/x/webhook-secret'],
         ['GET', '/api/admin/teams/x/emails'],
       ]) {
-        const r = await off.request(m!, p!, { headers: { authorization: 'Bearer anything' }, body: m === 'GET' || m === 'DELETE' ? undefined : {} });
+        const r = await off.request(m!, p!, {
+          headers: { authorization: 'Bearer anything' },
+          body: m === 'GET' || m === 'DELETE' ? undefined : {},
+        });
         expect([m, p, r.status, r.body]).toEqual([m, p, 404, { success: false, error: 'Not found' }]);
       }
     } finally {
@@ -64,7 +72,14 @@ describe('teams and API keys', () => {
     const r = await adm('POST', `/api/admin/teams/${team.id}/api-keys`, { type: 'private', name: 'server' });
     expect(r.status).toBe(201);
     const k = r.body.data;
-    expect(k).toEqual({ id: expect.any(String), type: 'private', name: 'server', key: expect.stringMatching(/^sk_[A-Za-z0-9]{40}$/), prefix: k.key.slice(0, 11), personalData: null });
+    expect(k).toEqual({
+      id: expect.any(String),
+      type: 'private',
+      name: 'server',
+      key: expect.stringMatching(/^sk_[A-Za-z0-9]{40}$/),
+      prefix: k.key.slice(0, 11),
+      personalData: null,
+    });
     const pub = await adm('POST', `/api/admin/teams/${team.id}/api-keys`, { type: 'public' });
     expect(pub.body.data.key).toMatch(/^pk_[A-Za-z0-9]{40}$/);
     expect(pub.body.data.name).toBeNull();
@@ -76,7 +91,10 @@ describe('teams and API keys', () => {
     // the key works, and records when it was last used
     const ok = await env.request('GET', '/api/v1/contests', { key: k.key });
     expect(ok.status).toBe(200);
-    const used = await query<{ last_used_at: Date | null }>(env.db, sql`select last_used_at from api_keys where id = ${k.id}`);
+    const used = await query<{ last_used_at: Date | null }>(
+      env.db,
+      sql`select last_used_at from api_keys where id = ${k.id}`,
+    );
     expect(used[0]!.last_used_at).not.toBeNull();
 
     const del = await adm('DELETE', `/api/admin/api-keys/${k.id}`);
@@ -87,7 +105,10 @@ describe('teams and API keys', () => {
     expect(after.body).toEqual({ success: false, error: 'Invalid API key' });
     // revoking again is harmless; unknown keys are 404
     expect((await adm('DELETE', `/api/admin/api-keys/${k.id}`)).status).toBe(200);
-    expect((await adm('DELETE', '/api/admin/api-keys/00000000-0000-4000-8000-000000000000')).body).toEqual({ success: false, error: 'API key not found' });
+    expect((await adm('DELETE', '/api/admin/api-keys/00000000-0000-4000-8000-000000000000')).body).toEqual({
+      success: false,
+      error: 'API key not found',
+    });
     expect((await adm('DELETE', '/api/admin/api-keys/nope')).status).toBe(404);
   });
 
@@ -96,7 +117,9 @@ describe('teams and API keys', () => {
     const bad = await adm('POST', `/api/admin/teams/${team.id}/api-keys`, { type: 'secret' });
     expect(bad.status).toBe(400);
     expect(bad.body.error).toBe('type must be public or private');
-    const none = await adm('POST', '/api/admin/teams/00000000-0000-4000-8000-000000000000/api-keys', { type: 'public' });
+    const none = await adm('POST', '/api/admin/teams/00000000-0000-4000-8000-000000000000/api-keys', {
+      type: 'public',
+    });
     expect(none.status).toBe(404);
     expect(none.body).toEqual({ success: false, error: 'Team not found' });
     expect((await adm('POST', '/api/admin/teams/xyz/api-keys', { type: 'public' })).status).toBe(404);
@@ -106,7 +129,11 @@ describe('teams and API keys', () => {
 describe('contests', () => {
   it('creates a contest with the contract defaults and shows settings but never secrets', async () => {
     const team = await newTeam();
-    const r = await adm('POST', `/api/admin/teams/${team.id}/contests`, { title: 'Summer Giveaway!', shopifySecret: 'shpss_abc', stripeSecret: 'whsec_stripe' });
+    const r = await adm('POST', `/api/admin/teams/${team.id}/contests`, {
+      title: 'Summer Giveaway!',
+      shopifySecret: 'shpss_abc',
+      stripeSecret: 'whsec_stripe',
+    });
     expect(r.status).toBe(201);
     const c = r.body.data;
     expect(c).toMatchObject({
@@ -196,9 +223,16 @@ describe('contests', () => {
     }
     const after = (await adm('PATCH', `/api/admin/contests/${created.id}`, {})).body.data;
     expect(after).toMatchObject({ title: 'Strict', mode: 'giveaway', status: 'draft', startDate: null, endDate: null });
-    expect((await adm('POST', `/api/admin/teams/${team.id}/contests`, {})).body).toEqual({ success: false, error: 'title is required' });
-    expect((await adm('PATCH', '/api/admin/contests/00000000-0000-4000-8000-000000000000', { title: 'x' })).body).toEqual({ success: false, error: 'Contest not found' });
-    expect((await adm('POST', '/api/admin/teams/00000000-0000-4000-8000-000000000000/contests', { title: 'x' })).body).toEqual({ success: false, error: 'Team not found' });
+    expect((await adm('POST', `/api/admin/teams/${team.id}/contests`, {})).body).toEqual({
+      success: false,
+      error: 'title is required',
+    });
+    expect(
+      (await adm('PATCH', '/api/admin/contests/00000000-0000-4000-8000-000000000000', { title: 'x' })).body,
+    ).toEqual({ success: false, error: 'Contest not found' });
+    expect(
+      (await adm('POST', '/api/admin/teams/00000000-0000-4000-8000-000000000000/contests', { title: 'x' })).body,
+    ).toEqual({ success: false, error: 'Team not found' });
   });
 });
 
@@ -229,12 +263,24 @@ describe('bonus actions, webhook secrets, emails', () => {
       order: 0,
     });
     const second = await adm('POST', `/api/admin/contests/${c.id}/bonus-actions`, { action: 'share', points: 1 });
-    expect(second.body.data).toMatchObject({ order: 1, confirmationType: 'auto', destinationUrl: null, description: '' });
+    expect(second.body.data).toMatchObject({
+      order: 1,
+      confirmationType: 'auto',
+      destinationUrl: null,
+      description: '',
+    });
     const bad = await adm('POST', `/api/admin/contests/${c.id}/bonus-actions`, { action: 'x', points: -5 });
     expect(bad.body).toEqual({ success: false, error: 'points must be at least 0' });
-    const badUrl = await adm('POST', `/api/admin/contests/${c.id}/bonus-actions`, { action: 'x', points: 1, destinationUrl: 'javascript:alert(1)' });
+    const badUrl = await adm('POST', `/api/admin/contests/${c.id}/bonus-actions`, {
+      action: 'x',
+      points: 1,
+      destinationUrl: 'javascript:alert(1)',
+    });
     expect(badUrl.body).toEqual({ success: false, error: 'destinationUrl must be an http(s) URL' });
-    const none = await adm('POST', '/api/admin/contests/00000000-0000-4000-8000-000000000000/bonus-actions', { action: 'x', points: 1 });
+    const none = await adm('POST', '/api/admin/contests/00000000-0000-4000-8000-000000000000/bonus-actions', {
+      action: 'x',
+      points: 1,
+    });
     expect(none.body).toEqual({ success: false, error: 'Contest not found' });
   });
 
@@ -248,7 +294,10 @@ describe('bonus actions, webhook secrets, emails', () => {
       expect(Buffer.from(s.slice(6), 'base64')).toHaveLength(32);
     }
     expect(s1).not.toBe(s2);
-    const stored = await query<{ webhook_secret: string }>(env.db, sql`select webhook_secret from contests where id = ${c.id}`);
+    const stored = await query<{ webhook_secret: string }>(
+      env.db,
+      sql`select webhook_secret from contests where id = ${c.id}`,
+    );
     expect(stored[0]!.webhook_secret).toBe(s2);
     const after = (await adm('PATCH', `/api/admin/contests/${c.id}`, {})).body.data;
     expect(after.secrets.webhookSecretSet).toBe(true);
@@ -258,7 +307,11 @@ describe('bonus actions, webhook secrets, emails', () => {
   it('lists a team’s emails newest first, paginated', async () => {
     const team = await newTeam();
     const empty = await adm('GET', `/api/admin/teams/${team.id}/emails`);
-    expect(empty.body).toEqual({ success: true, data: [], pagination: { page: 1, limit: 50, total: 0, totalPages: 0 } });
+    expect(empty.body).toEqual({
+      success: true,
+      data: [],
+      pagination: { page: 1, limit: 50, total: 0, totalPages: 0 },
+    });
     await query(
       env.db,
       sql`insert into email_outbox (team_id, "to", kind, subject, text, created_at) values
@@ -267,7 +320,15 @@ describe('bonus actions, webhook secrets, emails', () => {
     );
     const r = await adm('GET', `/api/admin/teams/${team.id}/emails?limit=1`);
     expect(r.body.data).toEqual([
-      { id: expect.any(String), to: 'b@example.com', kind: 'prize', subject: 'Second', text: 'two', status: 'pending', createdAt: '2026-01-02T00:00:00.000Z' },
+      {
+        id: expect.any(String),
+        to: 'b@example.com',
+        kind: 'prize',
+        subject: 'Second',
+        text: 'two',
+        status: 'pending',
+        createdAt: '2026-01-02T00:00:00.000Z',
+      },
     ]);
     expect(r.body.pagination).toEqual({ page: 1, limit: 1, total: 2, totalPages: 2 });
     expect((await adm('GET', '/api/admin/teams/00000000-0000-4000-8000-000000000000/emails')).status).toBe(404);
@@ -284,7 +345,9 @@ describe('teams list', () => {
       await fresh.contest(a.teamId);
       await fresh.contest(a.teamId, { slug: 'second' } as never);
       const keys = await fresh.request('GET', `/api/admin/teams/${a.teamId}/api-keys`, { headers: h });
-      expect((await fresh.request('DELETE', `/api/admin/api-keys/${keys.body.data[0].id}`, { headers: h })).status).toBe(200);
+      expect(
+        (await fresh.request('DELETE', `/api/admin/api-keys/${keys.body.data[0].id}`, { headers: h })).status,
+      ).toBe(200);
       const r = await fresh.request('GET', '/api/admin/teams?limit=1', { headers: h });
       expect(r.status).toBe(200);
       expect(r.body).toEqual({
@@ -293,7 +356,9 @@ describe('teams list', () => {
         pagination: { page: 1, limit: 1, total: 2, totalPages: 2 },
       });
       const p2 = await fresh.request('GET', '/api/admin/teams?limit=1&page=2', { headers: h });
-      expect(p2.body.data).toEqual([{ id: a.teamId, name: 'Alpha', createdAt: expect.any(String), activeKeysCount: 1, contestsCount: 2 }]);
+      expect(p2.body.data).toEqual([
+        { id: a.teamId, name: 'Alpha', createdAt: expect.any(String), activeKeysCount: 1, contestsCount: 2 },
+      ]);
       const past = await fresh.request('GET', '/api/admin/teams?page=9', { headers: h });
       expect([past.status, past.body.data, past.body.pagination.total]).toEqual([200, [], 2]);
       for (const q of ['limit=0', 'limit=101', 'page=0', 'page=x']) {
@@ -301,7 +366,9 @@ describe('teams list', () => {
         expect([q, bad.status, bad.body.success]).toEqual([q, 400, false]);
       }
       // a team's own private key is not the admin token
-      const asKey = await fresh.request('GET', '/api/admin/teams', { headers: { authorization: `Bearer ${a.privateKey}` } });
+      const asKey = await fresh.request('GET', '/api/admin/teams', {
+        headers: { authorization: `Bearer ${a.privateKey}` },
+      });
       expect([asKey.status, asKey.body]).toEqual([401, { success: false, error: 'Unauthorized' }]);
     } finally {
       await fresh.close();

@@ -30,7 +30,14 @@ describe('analytics', () => {
     expect(r.status).toBe(200);
     expect(r.body).toEqual({
       success: true,
-      data: { totalEntries: 0, confirmedEntries: 0, disqualifiedEntries: 0, totalViews: 0, totalBonusCompletions: 0, points: { total: 0, average: 0, highest: 0 } },
+      data: {
+        totalEntries: 0,
+        confirmedEntries: 0,
+        disqualifiedEntries: 0,
+        totalViews: 0,
+        totalBonusCompletions: 0,
+        points: { total: 0, average: 0, highest: 0 },
+      },
     });
   });
 
@@ -39,9 +46,13 @@ describe('analytics', () => {
     const [x, y] = [await newEntry(c.id, 'm1@example.com'), await newEntry(c.id, 'm2@example.com')];
     const manual = await createBonusAction(env.db, c.id, { action: 'photo', points: 5, confirmationType: 'manual' });
     const total = async () => (await analytics(c.id)).body.data.totalBonusCompletions;
-    const complete = (id: string) => env.request('POST', `/api/v1/entries/${id}/bonus-actions/${manual.id}/complete`, { key: a.publicKey, body: {} });
+    const complete = (id: string) =>
+      env.request('POST', `/api/v1/entries/${id}/bonus-actions/${manual.id}/complete`, { key: a.publicKey, body: {} });
     const verify = (id: string, approve: boolean) =>
-      env.request('POST', `/api/v1/entries/${id}/bonus-actions/${manual.id}/verify`, { key: a.privateKey, body: { approve } });
+      env.request('POST', `/api/v1/entries/${id}/bonus-actions/${manual.id}/verify`, {
+        key: a.privateKey,
+        body: { approve },
+      });
     for (const id of [x, y]) expect((await complete(id)).body.data.pointsAdded).toBe(0);
     expect(await total()).toBe(0);
     expect((await verify(x, true)).body.data.completionStatus).toBe('verified');
@@ -61,11 +72,23 @@ describe('analytics', () => {
     for (const e of ['a1@example.com', 'a2@example.com', 'a3@example.com']) ids.push(await newEntry(c.id, e));
     await newEntry(other.id, 'noise@example.com');
     await env.db.execute(sql`update entries set email_confirmed = false where id = ${ids[2]}`);
-    await env.request('POST', `/api/v1/entries/${ids[1]}/disqualify`, { key: a.privateKey, body: { disqualify: true } });
+    await env.request('POST', `/api/v1/entries/${ids[1]}/disqualify`, {
+      key: a.privateKey,
+      body: { disqualify: true },
+    });
     const act = await createBonusAction(env.db, c.id, { action: 'x', points: 4 });
-    await env.request('POST', `/api/v1/entries/${ids[0]}/bonus-actions/${act.id}/complete`, { key: a.publicKey, body: {} });
-    await env.request('POST', `/api/v1/entries/${ids[2]}/bonus-actions/${act.id}/complete`, { key: a.publicKey, body: {} });
-    await env.request('POST', `/api/v1/entries/${ids[0]}/points`, { key: a.privateKey, body: { points: 6, reason: 'x' } });
+    await env.request('POST', `/api/v1/entries/${ids[0]}/bonus-actions/${act.id}/complete`, {
+      key: a.publicKey,
+      body: {},
+    });
+    await env.request('POST', `/api/v1/entries/${ids[2]}/bonus-actions/${act.id}/complete`, {
+      key: a.publicKey,
+      body: {},
+    });
+    await env.request('POST', `/api/v1/entries/${ids[0]}/points`, {
+      key: a.privateKey,
+      body: { points: 6, reason: 'x' },
+    });
     for (let i = 0; i < 3; i++) await env.request('POST', `/api/v1/contests/${c.id}/views`, { key: a.publicKey });
     // totals 10, 0, 4 → 14 / 3 = 4.666… → 4.67
     const r = await analytics(c.id);
@@ -78,7 +101,10 @@ describe('analytics', () => {
       points: { total: 14, average: 4.67, highest: 10 },
     });
     // real time: the next change shows at once
-    await env.request('POST', `/api/v1/entries/${ids[1]}/points`, { key: a.privateKey, body: { points: 1, reason: 'y' } });
+    await env.request('POST', `/api/v1/entries/${ids[1]}/points`, {
+      key: a.privateKey,
+      body: { points: 1, reason: 'y' },
+    });
     const after = await analytics(c.id);
     expect(after.body.data.points).toEqual({ total: 15, average: 5, highest: 10 });
   });

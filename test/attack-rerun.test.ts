@@ -32,7 +32,10 @@ beforeAll(async () => {
   masked = (await createApiKey(env.db, env.deps.random, t.teamId, 'public', 'page', 'masked')).key;
   contestId = (await env.contest(t.teamId, { requireEmailConfirmation: false })).id;
   for (const email of emails) {
-    const r = await env.request('POST', `/api/v1/contests/${contestId}/entries`, { key: t.privateKey, body: { email, name: 'Real Person' } });
+    const r = await env.request('POST', `/api/v1/contests/${contestId}/entries`, {
+      key: t.privateKey,
+      body: { email, name: 'Real Person' },
+    });
     expect(r.status).toBe(201);
   }
 });
@@ -51,7 +54,10 @@ describe('attack re-run with a copied public key', () => {
       `/api/v1/contests/${contestId}/leaderboard`,
     ];
     for (let i = 0; i < 700; i++) {
-      const r = await env.request('GET', paths[i % paths.length]!, { key: masked, headers: viaProxy(`10.${i % 250}.0.${i % 200}`) });
+      const r = await env.request('GET', paths[i % paths.length]!, {
+        key: masked,
+        headers: viaProxy(`10.${i % 250}.0.${i % 200}`),
+      });
       if (r.status === 429) {
         limited++;
         continue;
@@ -60,27 +66,41 @@ describe('attack re-run with a copied public key', () => {
       ok++;
       for (const e of emails) if (r.text.includes(e)) leaked.add(e);
     }
-    console.log(`[attack] masked key, one minute: ${ok} requests answered, ${limited} refused (429), real emails read: ${leaked.size}`);
+    console.log(
+      `[attack] masked key, one minute: ${ok} requests answered, ${limited} refused (429), real emails read: ${leaked.size}`,
+    );
     expect(leaked.size).toBe(0);
     expect(ok).toBe(600);
     // a whole-email guess still tells whether that address entered (one guess per request)
-    const guess = await env.request('GET', `/api/v1/contests/${contestId}/entries?search=${emails[0]}`, { key: masked, headers: viaProxy('10.9.9.9') });
+    const guess = await env.request('GET', `/api/v1/contests/${contestId}/entries?search=${emails[0]}`, {
+      key: masked,
+      headers: viaProxy('10.9.9.9'),
+    });
     expect(guess.status).toBe(429);
   });
 
   it('public key: manual bonus actions self-served for every entry add 0 points until a private key verifies', async () => {
     env.clock.advance(61_000);
     const actions = await Promise.all(
-      ['Follow', 'Share', 'Review'].map((a) => createBonusAction(env.db, contestId, { action: a, points: 30, confirmationType: 'manual' })),
+      ['Follow', 'Share', 'Review'].map((a) =>
+        createBonusAction(env.db, contestId, { action: a, points: 30, confirmationType: 'manual' }),
+      ),
     );
-    const before = await queryOne<{ s: number }>(env.db, sql`select coalesce(sum(points), 0)::int as s from entries where contest_id = ${contestId}`);
-    const ids = (await env.request('GET', `/api/v1/contests/${contestId}/entries?limit=100`, { key: t.privateKey })).body.data.map(
-      (e: { id: string }) => e.id,
+    const before = await queryOne<{ s: number }>(
+      env.db,
+      sql`select coalesce(sum(points), 0)::int as s from entries where contest_id = ${contestId}`,
     );
+    const ids = (
+      await env.request('GET', `/api/v1/contests/${contestId}/entries?limit=100`, { key: t.privateKey })
+    ).body.data.map((e: { id: string }) => e.id);
     let accepted = 0;
     for (const id of ids.slice(0, 60)) {
       for (const a of actions) {
-        const r = await env.request('POST', `/api/v1/entries/${id}/bonus-actions/${a.id}/complete`, { key: t.publicKey, body: {}, headers: viaProxy('10.0.0.1') });
+        const r = await env.request('POST', `/api/v1/entries/${id}/bonus-actions/${a.id}/complete`, {
+          key: t.publicKey,
+          body: {},
+          headers: viaProxy('10.0.0.1'),
+        });
         if (r.status === 200) accepted++;
       }
     }
@@ -90,7 +110,9 @@ describe('attack re-run with a copied public key', () => {
             (select count(*)::int from bonus_completions where contest_id = ${contestId} and status = 'pending') as pending
           from entries where contest_id = ${contestId}`,
     );
-    console.log(`[attack] public key: ${accepted} manual completions accepted, points added: ${after!.s - before!.s}, pending review: ${after!.pending}`);
+    console.log(
+      `[attack] public key: ${accepted} manual completions accepted, points added: ${after!.s - before!.s}, pending review: ${after!.pending}`,
+    );
     expect(after!.s - before!.s).toBe(0);
     expect(after!.pending).toBe(accepted);
   });
@@ -100,17 +122,31 @@ describe('attack re-run with a copied public key', () => {
     const game = await env.request('POST', '/api/v1/instant-win-games', {
       key: t.privateKey,
       body: {
-        slug: 'spin-to-win', title: 'Wheel', mechanic: 'wheel', layout: 'default', entryLimit: 'none', publishAs: 'landing',
-        tiers: [{ name: 'Prize', oddsPercent: 50, redeemCode: 'C' }, { name: 'Miss', oddsPercent: 50, isMiss: true }],
+        slug: 'spin-to-win',
+        title: 'Wheel',
+        mechanic: 'wheel',
+        layout: 'default',
+        entryLimit: 'none',
+        publishAs: 'landing',
+        tiers: [
+          { name: 'Prize', oddsPercent: 50, redeemCode: 'C' },
+          { name: 'Miss', oddsPercent: 50, isMiss: true },
+        ],
       },
     });
     let plays = 0;
     const spoofed = 200;
     for (let i = 0; i < spoofed; i++) {
-      const r = await env.request('POST', `/api/v1/instant-win-games/${game.body.data.id}/play`, { key: t.publicKey, body: {}, headers: viaProxy(`203.0.113.${i % 250}`) });
+      const r = await env.request('POST', `/api/v1/instant-win-games/${game.body.data.id}/play`, {
+        key: t.publicKey,
+        body: {},
+        headers: viaProxy(`203.0.113.${i % 250}`),
+      });
       if (r.status === 200) plays++;
     }
-    console.log(`[attack] TRUST_PROXY=1, ${spoofed} spoofed addresses: ${plays} plays accepted in the minute (${(plays / spoofed).toFixed(2)} per spoofed address)`);
+    console.log(
+      `[attack] TRUST_PROXY=1, ${spoofed} spoofed addresses: ${plays} plays accepted in the minute (${(plays / spoofed).toFixed(2)} per spoofed address)`,
+    );
     expect(plays).toBe(30);
   });
 });

@@ -17,7 +17,9 @@ beforeAll(async () => {
     body: { type: 'private' },
   });
   revoked = r.body.data.key;
-  await env.request('DELETE', `/api/admin/api-keys/${r.body.data.id}`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+  await env.request('DELETE', `/api/admin/api-keys/${r.body.data.id}`, {
+    headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+  });
 });
 afterAll(() => env.close());
 

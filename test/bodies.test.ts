@@ -22,7 +22,11 @@ afterAll(async () => {
 
 /** A request with exactly these bytes and headers (no content type unless given). */
 async function raw(method: string, path: string, headers: Record<string, string>, body?: string) {
-  const res = await env.app.request(path, { method, headers, body: body === undefined ? undefined : new TextEncoder().encode(body) });
+  const res = await env.app.request(path, {
+    method,
+    headers,
+    body: body === undefined ? undefined : new TextEncoder().encode(body),
+  });
   return { status: res.status, body: (await res.json()) as { success: boolean; data?: any; error?: string } };
 }
 
@@ -54,22 +58,41 @@ describe('an empty body on an endpoint whose fields are all optional means {}', 
   it('play, bonus-action completion and a contest PATCH accept an empty body', async () => {
     const c = await env.contest(t.teamId);
     const id = await newEntry(c.id, 'empty@example.com');
-    const ba = await env.request('POST', `/api/admin/contests/${c.id}/bonus-actions`, { headers: admin, body: { action: 'visit', points: 2 } });
-    const done = await raw('POST', `/api/v1/entries/${id}/bonus-actions/${ba.body.data.id}/complete`, {
-      'x-api-key': t.publicKey,
-      'content-type': 'application/json',
-    }, '');
+    const ba = await env.request('POST', `/api/admin/contests/${c.id}/bonus-actions`, {
+      headers: admin,
+      body: { action: 'visit', points: 2 },
+    });
+    const done = await raw(
+      'POST',
+      `/api/v1/entries/${id}/bonus-actions/${ba.body.data.id}/complete`,
+      {
+        'x-api-key': t.publicKey,
+        'content-type': 'application/json',
+      },
+      '',
+    );
     expect([done.status, done.body.data?.pointsAdded]).toEqual([200, 2]);
     const patched = await raw('PATCH', `/api/admin/contests/${c.id}`, admin, '');
     expect(patched.status).toBe(200);
     const game = await env.request('POST', '/api/v1/instant-win-games', {
       key: t.privateKey,
       body: {
-        slug: 'spin-to-win', title: 'W', mechanic: 'wheel', layout: 'default', entryLimit: 'none', publishAs: 'landing', status: 'active',
-        tiers: [{ name: 'P', oddsPercent: 50, redeemCode: 'X' }, { name: 'M', oddsPercent: 50, isMiss: true }],
+        slug: 'spin-to-win',
+        title: 'W',
+        mechanic: 'wheel',
+        layout: 'default',
+        entryLimit: 'none',
+        publishAs: 'landing',
+        status: 'active',
+        tiers: [
+          { name: 'P', oddsPercent: 50, redeemCode: 'X' },
+          { name: 'M', oddsPercent: 50, isMiss: true },
+        ],
       },
     });
-    const played = await raw('POST', `/api/v1/instant-win-games/${game.body.data.id}/play`, { 'x-api-key': t.publicKey });
+    const played = await raw('POST', `/api/v1/instant-win-games/${game.body.data.id}/play`, {
+      'x-api-key': t.publicKey,
+    });
     expect([played.status, typeof played.body.data?.playCookie]).toEqual([200, 'string']);
   });
 
@@ -89,7 +112,10 @@ describe('a body that is not JSON: 415, nothing changed', () => {
     ['text/plain', '{"email":"plain@example.com"}'],
     ['text/plain;charset=UTF-8', '{"email":"plain@example.com"}'],
     ['application/x-www-form-urlencoded', 'email=plain%40example.com'],
-    ['multipart/form-data; boundary=B', '--B\r\nContent-Disposition: form-data; name="email"\r\n\r\nplain@example.com\r\n--B--\r\n'],
+    [
+      'multipart/form-data; boundary=B',
+      '--B\r\nContent-Disposition: form-data; name="email"\r\n\r\nplain@example.com\r\n--B--\r\n',
+    ],
     ['(none)', '{"email":"plain@example.com"}'],
     ['application/jsonp', '{"email":"plain@example.com"}'],
   ])('%s', async (type, body) => {
@@ -103,8 +129,18 @@ describe('a body that is not JSON: 415, nothing changed', () => {
 
   it('JSON media types with a suffix or parameters are JSON', async () => {
     const c = await env.contest(t.teamId);
-    for (const [i, type] of ['application/json', 'APPLICATION/JSON; charset=utf-8', 'application/vnd.api+json', 'application/merge-patch+json'].entries()) {
-      const r = await raw('POST', `/api/v1/contests/${c.id}/entries`, { 'x-api-key': t.privateKey, 'content-type': type }, JSON.stringify({ email: `j${i}@example.com` }));
+    for (const [i, type] of [
+      'application/json',
+      'APPLICATION/JSON; charset=utf-8',
+      'application/vnd.api+json',
+      'application/merge-patch+json',
+    ].entries()) {
+      const r = await raw(
+        'POST',
+        `/api/v1/contests/${c.id}/entries`,
+        { 'x-api-key': t.privateKey, 'content-type': type },
+        JSON.stringify({ email: `j${i}@example.com` }),
+      );
       expect([type, r.status]).toEqual([type, 201]);
     }
   });
@@ -119,9 +155,15 @@ describe('customFieldData limits', () => {
 
   it('10 levels deep and 16384 bytes of UTF-8 JSON are accepted; one more is refused naming the limit', async () => {
     const c = await env.contest(t.teamId);
-    const ok = await env.request('POST', `/api/v1/contests/${c.id}/entries`, { key: t.privateKey, body: { email: 'deep10@example.com', customFieldData: nested(10) } });
+    const ok = await env.request('POST', `/api/v1/contests/${c.id}/entries`, {
+      key: t.privateKey,
+      body: { email: 'deep10@example.com', customFieldData: nested(10) },
+    });
     expect(ok.status).toBe(201);
-    const deep = await env.request('POST', `/api/v1/contests/${c.id}/entries`, { key: t.privateKey, body: { email: 'deep11@example.com', customFieldData: nested(11) } });
+    const deep = await env.request('POST', `/api/v1/contests/${c.id}/entries`, {
+      key: t.privateKey,
+      body: { email: 'deep11@example.com', customFieldData: nested(11) },
+    });
     expect([deep.status, deep.body.error]).toEqual([400, 'customFieldData must be at most 10 levels deep']);
     // arrays count as levels too
     const arrays = await env.request('POST', `/api/v1/contests/${c.id}/entries`, {
@@ -133,7 +175,10 @@ describe('customFieldData limits', () => {
     // {"k":"…"} is 8 bytes around the string; "é" is 2 bytes of UTF-8
     const exact = { k: 'é'.repeat((16_384 - 8) / 2) };
     expect(new TextEncoder().encode(JSON.stringify(exact)).byteLength).toBe(16_384);
-    const fits = await env.request('POST', `/api/v1/contests/${c.id}/entries`, { key: t.privateKey, body: { email: 'size@example.com', customFieldData: exact } });
+    const fits = await env.request('POST', `/api/v1/contests/${c.id}/entries`, {
+      key: t.privateKey,
+      body: { email: 'size@example.com', customFieldData: exact },
+    });
     expect(fits.status).toBe(201);
     const over = await env.request('POST', `/api/v1/contests/${c.id}/entries`, {
       key: t.privateKey,
@@ -151,7 +196,10 @@ describe('customFieldData limits', () => {
       ['POST', `/api/v1/contests/${c.id}/entries`, '"email":"x@example.com",'],
       ['PUT', `/api/v1/entries/${id}`, ''],
     ]) {
-      const r = await env.request(method!, path!, { key: t.privateKey, rawBody: `{${extra}"customFieldData":${deep}}` });
+      const r = await env.request(method!, path!, {
+        key: t.privateKey,
+        rawBody: `{${extra}"customFieldData":${deep}}`,
+      });
       expect([r.status, r.body.error]).toEqual([400, 'customFieldData must be at most 10 levels deep']);
     }
     expect(await query(env.db, sql`select * from entries where contest_id = ${c.id}`)).toEqual(before);
@@ -209,7 +257,10 @@ describe('bytes that are not UTF-8', () => {
       body,
     });
     expect([res.status, await res.json()]).toEqual([400, { success: false, error: 'Invalid request body' }]);
-    const rows = await query<{ n: number }>(env.db, sql`select count(*)::int as n from entries where contest_id = ${c.id}`);
+    const rows = await query<{ n: number }>(
+      env.db,
+      sql`select count(*)::int as n from entries where contest_id = ${c.id}`,
+    );
     expect(rows[0]!.n).toBe(0);
   });
 });

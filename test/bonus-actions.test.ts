@@ -29,7 +29,8 @@ async function newEntry(contestId: string, email: string) {
 }
 const complete = (entryId: string, actionId: string, body: unknown = {}, key = a.publicKey) =>
   env.request('POST', `/api/v1/entries/${entryId}/bonus-actions/${actionId}/complete`, { key, body });
-const list = (entryId: string, qs = '', key = a.publicKey) => env.request('GET', `/api/v1/entries/${entryId}/bonus-actions${qs}`, { key });
+const list = (entryId: string, qs = '', key = a.publicKey) =>
+  env.request('GET', `/api/v1/entries/${entryId}/bonus-actions${qs}`, { key });
 
 async function state(entryId: string) {
   return queryOne<{ points: number; completions: number; ledger: number }>(
@@ -48,8 +49,24 @@ describe('list bonus actions for an entry', () => {
     c = await env.contest(a.teamId, { requireEmailConfirmation: false });
     entryId = await newEntry(c.id, 'lister@example.com');
     acts = [
-      await createBonusAction(env.db, c.id, { action: 'visit', description: 'Visit our site', icon: 'globe', iconColor: '#123456', points: 5, confirmationType: 'click', destinationUrl: 'https://example.com', order: 2 }),
-      await createBonusAction(env.db, c.id, { action: 'follow', description: 'Follow us', icon: 'x', iconColor: 'blue', points: 10, order: 1 }),
+      await createBonusAction(env.db, c.id, {
+        action: 'visit',
+        description: 'Visit our site',
+        icon: 'globe',
+        iconColor: '#123456',
+        points: 5,
+        confirmationType: 'click',
+        destinationUrl: 'https://example.com',
+        order: 2,
+      }),
+      await createBonusAction(env.db, c.id, {
+        action: 'follow',
+        description: 'Follow us',
+        icon: 'x',
+        iconColor: 'blue',
+        points: 10,
+        order: 1,
+      }),
       await createBonusAction(env.db, c.id, { action: 'quiz', points: 3, confirmationType: 'manual', order: 3 }),
     ];
   });
@@ -66,7 +83,20 @@ describe('list bonus actions for an entry', () => {
       bonusActionsTotal: 3,
       bonusPointsEarned: 5,
       actions: [
-        { id: acts[1]!.id, action: 'follow', description: 'Follow us', icon: 'x', iconColor: 'blue', points: 10, confirmationType: 'auto', destinationUrl: null, order: 1, completed: false, completedAt: null, completionStatus: null },
+        {
+          id: acts[1]!.id,
+          action: 'follow',
+          description: 'Follow us',
+          icon: 'x',
+          iconColor: 'blue',
+          points: 10,
+          confirmationType: 'auto',
+          destinationUrl: null,
+          order: 1,
+          completed: false,
+          completedAt: null,
+          completionStatus: null,
+        },
         {
           id: acts[0]!.id,
           action: 'visit',
@@ -81,7 +111,20 @@ describe('list bonus actions for an entry', () => {
           completedAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
           completionStatus: 'verified',
         },
-        { id: acts[2]!.id, action: 'quiz', description: '', icon: '', iconColor: '', points: 3, confirmationType: 'manual', destinationUrl: null, order: 3, completed: false, completedAt: null, completionStatus: null },
+        {
+          id: acts[2]!.id,
+          action: 'quiz',
+          description: '',
+          icon: '',
+          iconColor: '',
+          points: 3,
+          confirmationType: 'manual',
+          destinationUrl: null,
+          order: 3,
+          completed: false,
+          completedAt: null,
+          completionStatus: null,
+        },
       ],
     });
   });
@@ -125,7 +168,15 @@ describe('list bonus actions for an entry', () => {
     const empty = await env.contest(a.teamId, { requireEmailConfirmation: false });
     const id = await newEntry(empty.id, 'none@example.com');
     const r = await list(id);
-    expect(r.body.data).toEqual({ entryId: id, email: 'none@example.com', totalPoints: 0, bonusActionsCompleted: 0, bonusActionsTotal: 0, bonusPointsEarned: 0, actions: [] });
+    expect(r.body.data).toEqual({
+      entryId: id,
+      email: 'none@example.com',
+      totalPoints: 0,
+      bonusActionsCompleted: 0,
+      bonusActionsTotal: 0,
+      bonusPointsEarned: 0,
+      actions: [],
+    });
   });
 
   it('another team’s entry, a missing one, a malformed id: 404 Entry not found; no key: 401 Invalid API key', async () => {
@@ -149,22 +200,43 @@ describe('complete a bonus action', () => {
     const act = await createBonusAction(env.db, c.id, { action: 'share', points: 15 });
     env.clock.advance(3_600_000);
     const before = env.clock.now().getTime();
-    const r = await complete(id, act.id, { proof: ' https://img.example.com/p.png ', answer: 'Blue', extra: 'ignored' });
+    const r = await complete(id, act.id, {
+      proof: ' https://img.example.com/p.png ',
+      answer: 'Blue',
+      extra: 'ignored',
+    });
     const after = env.clock.now().getTime();
     expect(r.status).toBe(200);
     expect(r.body).toEqual({
       success: true,
-      data: { alreadyCompleted: false, completedAt: expect.any(String), pointsAdded: 15, newTotalPoints: 15, message: 'Bonus action completed: 15 points added' },
+      data: {
+        alreadyCompleted: false,
+        completedAt: expect.any(String),
+        pointsAdded: 15,
+        newTotalPoints: 15,
+        message: 'Bonus action completed: 15 points added',
+      },
     });
     // the time comes from the injected clock (an hour ahead of the machine's)
     const at = Date.parse(r.body.data.completedAt);
     expect(at).toBeGreaterThanOrEqual(before);
     expect(at).toBeLessThanOrEqual(after);
-    const stored = await queryOne<{ proof: string; answer: string; status: string; points_awarded: number; completed_at: Date }>(
+    const stored = await queryOne<{
+      proof: string;
+      answer: string;
+      status: string;
+      points_awarded: number;
+      completed_at: Date;
+    }>(
       env.db,
       sql`select proof, answer, status, points_awarded, completed_at from bonus_completions where entry_id = ${id}`,
     );
-    expect(stored).toMatchObject({ proof: 'https://img.example.com/p.png', answer: 'Blue', status: 'verified', points_awarded: 15 });
+    expect(stored).toMatchObject({
+      proof: 'https://img.example.com/p.png',
+      answer: 'Blue',
+      status: 'verified',
+      points_awarded: 15,
+    });
     expect(new Date(stored!.completed_at).toISOString()).toBe(r.body.data.completedAt);
     const ledger = await getLedger(env.db, id);
     expect(ledger.map((l) => [l.delta, l.source, l.reason])).toEqual([[15, 'bonus_action', 'Bonus action: share']]);
@@ -172,9 +244,15 @@ describe('complete a bonus action', () => {
     env.clock.advance(5000);
     const again = await complete(id, act.id, { proof: 'other' });
     expect(again.status).toBe(200);
-    expect(again.body).toEqual({ success: true, data: { alreadyCompleted: true, completedAt: r.body.data.completedAt, message: 'Bonus action already completed' } });
+    expect(again.body).toEqual({
+      success: true,
+      data: { alreadyCompleted: true, completedAt: r.body.data.completedAt, message: 'Bonus action already completed' },
+    });
     expect(await state(id)).toEqual({ points: 15, completions: 1, ledger: 1 });
-    expect((await queryOne<{ proof: string }>(env.db, sql`select proof from bonus_completions where entry_id = ${id}`))!.proof).toBe('https://img.example.com/p.png');
+    expect(
+      (await queryOne<{ proof: string }>(env.db, sql`select proof from bonus_completions where entry_id = ${id}`))!
+        .proof,
+    ).toBe('https://img.example.com/p.png');
   });
 
   it('an empty body, no body at all and a zero-point action are accepted', async () => {
@@ -183,8 +261,15 @@ describe('complete a bonus action', () => {
     const zero = await createBonusAction(env.db, c.id, { action: 'zero', points: 0 });
     const one = await createBonusAction(env.db, c.id, { action: 'one', points: 1 });
     const r0 = await complete(id, zero.id, {});
-    expect(r0.body.data).toMatchObject({ alreadyCompleted: false, pointsAdded: 0, newTotalPoints: 0, message: 'Bonus action completed' });
-    const r1 = await env.request('POST', `/api/v1/entries/${id}/bonus-actions/${one.id}/complete`, { key: a.publicKey });
+    expect(r0.body.data).toMatchObject({
+      alreadyCompleted: false,
+      pointsAdded: 0,
+      newTotalPoints: 0,
+      message: 'Bonus action completed',
+    });
+    const r1 = await env.request('POST', `/api/v1/entries/${id}/bonus-actions/${one.id}/complete`, {
+      key: a.publicKey,
+    });
     expect(r1.body.data).toMatchObject({ alreadyCompleted: false, pointsAdded: 1, newTotalPoints: 1 });
     expect(await state(id)).toEqual({ points: 1, completions: 2, ledger: 1 });
     expect(await ledgerMismatches(env.db, c.id)).toEqual([]);
@@ -226,7 +311,12 @@ describe('complete a bonus action', () => {
     ];
     for (const [e, act, key] of cases) {
       const r = await complete(e, act, {}, key);
-      expect([e, act, r.status, r.body]).toEqual([e, act, 404, { success: false, error: 'Entry or bonus action not found' }]);
+      expect([e, act, r.status, r.body]).toEqual([
+        e,
+        act,
+        404,
+        { success: false, error: 'Entry or bonus action not found' },
+      ]);
     }
     expect(await state(id)).toEqual({ points: 0, completions: 0, ledger: 0 });
   });
@@ -239,7 +329,11 @@ describe('complete a bonus action', () => {
       `/api/v1/entries/%20/bonus-actions/${MISSING_ID}/complete`,
     ]) {
       const r = await env.request('POST', path, { key: a.publicKey, body: {} });
-      expect([path, r.status, r.body]).toEqual([path, 400, { success: false, error: 'Missing entryId or bonusActionId' }]);
+      expect([path, r.status, r.body]).toEqual([
+        path,
+        400,
+        { success: false, error: 'Missing entryId or bonusActionId' },
+      ]);
     }
     const noKey = await env.request('POST', '/api/v1/entries//bonus-actions//complete', { body: {} });
     expect([noKey.status, noKey.body.error]).toEqual([401, 'Invalid API key']);

@@ -25,7 +25,10 @@ describe.skipIf(!hasRealPostgres)('entries under concurrency (real Postgres)', (
   afterAll(async () => {
     // background email delivery triggered by the creates: let it finish before the database goes
     for (let i = 0; i < 200; i++) {
-      const row = await queryOne<{ n: number }>(env.db, sql`select count(*)::int as n from email_outbox where status = 'pending' and locked_until is not null`);
+      const row = await queryOne<{ n: number }>(
+        env.db,
+        sql`select count(*)::int as n from email_outbox where status = 'pending' and locked_until is not null`,
+      );
       if (!row?.n) break;
       await new Promise((r) => setTimeout(r, 20));
     }
@@ -40,7 +43,11 @@ describe.skipIf(!hasRealPostgres)('entries under concurrency (real Postgres)', (
 
   it('20 concurrent creates of the same email make one entry (one 201, nineteen 200 alreadyExists) and one email', async () => {
     const c = await env.contest(t.teamId);
-    const rs = await Promise.all(Array.from({ length: 20 }, (_, i) => create(c.id, { email: i % 2 ? 'Same@Example.com' : ' same@example.com', name: `n${i}` })));
+    const rs = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        create(c.id, { email: i % 2 ? 'Same@Example.com' : ' same@example.com', name: `n${i}` }),
+      ),
+    );
     const statuses = countStatuses(rs);
     console.log('[concurrency] same email x20:', statuses);
     expect(statuses).toEqual({ 201: 1, 200: 19 });
@@ -61,7 +68,10 @@ describe.skipIf(!hasRealPostgres)('entries under concurrency (real Postgres)', (
     const statuses = countStatuses(rs);
     console.log('[concurrency] same phone x20:', statuses);
     expect(statuses).toEqual({ 201: 1, 200: 19 });
-    const n = await queryOne<{ n: number }>(env.db, sql`select count(*)::int as n from entries where contest_id = ${c.id}`);
+    const n = await queryOne<{ n: number }>(
+      env.db,
+      sql`select count(*)::int as n from entries where contest_id = ${c.id}`,
+    );
     expect(n!.n).toBe(1);
   });
 
@@ -69,10 +79,23 @@ describe.skipIf(!hasRealPostgres)('entries under concurrency (real Postgres)', (
     const c = await env.contest(t.teamId, { referral: { advocatePoints: 10, friendPoints: 5 } });
     const ref = await create(c.id, { email: 'advocate@example.com' });
     const referrerId = ref.body.data.entryId;
-    const code = (await queryOne<{ referral_code: string }>(env.db, sql`select referral_code from entries where id = ${referrerId}`))!.referral_code;
-    const rs = await Promise.all(Array.from({ length: 20 }, (_, i) => create(c.id, { email: `friend${i}@example.com`, referralCode: code })));
+    const code = (await queryOne<{ referral_code: string }>(
+      env.db,
+      sql`select referral_code from entries where id = ${referrerId}`,
+    ))!.referral_code;
+    const rs = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => create(c.id, { email: `friend${i}@example.com`, referralCode: code })),
+    );
     console.log('[concurrency] one code x20 signups:', countStatuses(rs));
-    expect(rs.every((r) => r.status === 201 && r.body.data.isReferred && r.body.data.pointsAwarded.advocate === 10 && r.body.data.pointsAwarded.friend === 5)).toBe(true);
+    expect(
+      rs.every(
+        (r) =>
+          r.status === 201 &&
+          r.body.data.isReferred &&
+          r.body.data.pointsAwarded.advocate === 10 &&
+          r.body.data.pointsAwarded.friend === 5,
+      ),
+    ).toBe(true);
     const s = await queryOne<{ points: number; advocate_rows: number; friend_rows: number; referred: number }>(
       env.db,
       sql`select (select points from entries where id = ${referrerId}) as points,
@@ -89,12 +112,20 @@ describe.skipIf(!hasRealPostgres)('entries under concurrency (real Postgres)', (
     const c = await env.contest(t.teamId, { referral: { advocatePoints: 10, friendPoints: 5 } });
     const ref = await create(c.id, { email: 'adv2@example.com' });
     const referrerId = ref.body.data.entryId;
-    const code = (await queryOne<{ referral_code: string }>(env.db, sql`select referral_code from entries where id = ${referrerId}`))!.referral_code;
-    const rs = await Promise.all(Array.from({ length: 20 }, () => create(c.id, { email: 'dup-friend@example.com', referralCode: code })));
+    const code = (await queryOne<{ referral_code: string }>(
+      env.db,
+      sql`select referral_code from entries where id = ${referrerId}`,
+    ))!.referral_code;
+    const rs = await Promise.all(
+      Array.from({ length: 20 }, () => create(c.id, { email: 'dup-friend@example.com', referralCode: code })),
+    );
     const statuses = countStatuses(rs);
     console.log('[concurrency] same email + code x20:', statuses);
     expect(statuses).toEqual({ 201: 1, 200: 19 });
-    const points = (await queryOne<{ points: number }>(env.db, sql`select points from entries where id = ${referrerId}`))!.points;
+    const points = (await queryOne<{ points: number }>(
+      env.db,
+      sql`select points from entries where id = ${referrerId}`,
+    ))!.points;
     expect(points).toBe(10);
     expect(await ledgerMismatches(env.db, c.id)).toEqual([]);
   });
@@ -105,12 +136,19 @@ describe.skipIf(!hasRealPostgres)('entries under concurrency (real Postgres)', (
     const act = await createBonusAction(env.db, c.id, { action: 'share', points: 25 });
     const rs = await Promise.all(
       Array.from({ length: 20 }, (_, i) =>
-        env.request('POST', `/api/v1/entries/${entryId}/bonus-actions/${act.id}/complete`, { key: t.publicKey, body: { proof: `p${i}` } }),
+        env.request('POST', `/api/v1/entries/${entryId}/bonus-actions/${act.id}/complete`, {
+          key: t.publicKey,
+          body: { proof: `p${i}` },
+        }),
       ),
     );
     const fresh = rs.filter((r) => r.status === 200 && r.body.data.alreadyCompleted === false);
     const repeats = rs.filter((r) => r.status === 200 && r.body.data.alreadyCompleted === true);
-    console.log('[concurrency] one bonus action x20:', { statuses: countStatuses(rs), firstCompletions: fresh.length, alreadyCompleted: repeats.length });
+    console.log('[concurrency] one bonus action x20:', {
+      statuses: countStatuses(rs),
+      firstCompletions: fresh.length,
+      alreadyCompleted: repeats.length,
+    });
     expect(fresh).toHaveLength(1);
     expect(repeats).toHaveLength(19);
     expect(new Set(repeats.map((r) => r.body.data.completedAt))).toEqual(new Set([fresh[0]!.body.data.completedAt]));
@@ -128,10 +166,18 @@ describe.skipIf(!hasRealPostgres)('entries under concurrency (real Postgres)', (
     const c = await env.contest(t.teamId, { requireEmailConfirmation: false });
     const entryId = (await create(c.id, { email: 'adjust@example.com' })).body.data.entryId;
     const start = 100_000;
-    await env.request('POST', `/api/v1/entries/${entryId}/points`, { key: t.privateKey, body: { points: start, reason: 'start' } });
+    await env.request('POST', `/api/v1/entries/${entryId}/points`, {
+      key: t.privateKey,
+      body: { points: start, reason: 'start' },
+    });
     const deltas = Array.from({ length: 200 }, (_, i) => ((i * 37) % 101) - 50 || 7);
     const rs = await Promise.all(
-      deltas.map((d, i) => env.request('POST', `/api/v1/entries/${entryId}/points`, { key: t.privateKey, body: { points: d, reason: `r${i}` } })),
+      deltas.map((d, i) =>
+        env.request('POST', `/api/v1/entries/${entryId}/points`, {
+          key: t.privateKey,
+          body: { points: d, reason: `r${i}` },
+        }),
+      ),
     );
     expect(countStatuses(rs)).toEqual({ 200: 200 });
     const sum = deltas.reduce((x, y) => x + y, 0);
@@ -146,7 +192,13 @@ describe.skipIf(!hasRealPostgres)('entries under concurrency (real Postgres)', (
     expect(Number(s!.ledger_sum)).toBe(start + sum);
     expect(s!.ledger_rows).toBe(201);
     // every response is one link of a single chain from start to the final total
-    expect(chainIsConsistent(start, s!.points, rs.map((r) => r.body.data))).toBe(true);
+    expect(
+      chainIsConsistent(
+        start,
+        s!.points,
+        rs.map((r) => r.body.data),
+      ),
+    ).toBe(true);
   });
 
   it('200 concurrent point adjustments with clamping at zero: total = clamped sequence, ledger consistent', async () => {
@@ -154,7 +206,12 @@ describe.skipIf(!hasRealPostgres)('entries under concurrency (real Postgres)', (
     const entryId = (await create(c.id, { email: 'clamp@example.com' })).body.data.entryId;
     const deltas = Array.from({ length: 200 }, (_, i) => (i % 3 === 0 ? 20 : -15));
     const rs = await Promise.all(
-      deltas.map((d, i) => env.request('POST', `/api/v1/entries/${entryId}/points`, { key: t.privateKey, body: { points: d, reason: `c${i}` } })),
+      deltas.map((d, i) =>
+        env.request('POST', `/api/v1/entries/${entryId}/points`, {
+          key: t.privateKey,
+          body: { points: d, reason: `c${i}` },
+        }),
+      ),
     );
     expect(countStatuses(rs)).toEqual({ 200: 200 });
     const data = rs.map((r) => r.body.data as { previousTotal: number; newTotal: number; adjustment: number });

@@ -10,7 +10,14 @@ import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ledgerMismatches } from '../src/domain/points.js';
 import { listReceipts } from '../src/domain/webhooks/receipts.js';
-import { ADMIN_TOKEN, createTestEnv, hasRealPostgres, query, type TeamFixture, type TestEnv } from './support/harness.js';
+import {
+  ADMIN_TOKEN,
+  createTestEnv,
+  hasRealPostgres,
+  query,
+  type TeamFixture,
+  type TestEnv,
+} from './support/harness.js';
 
 const SHOPIFY_SECRET = 'shpss_concurrency_secret';
 const STRIPE_SECRET = 'whsec_concurrency_stripe';
@@ -31,7 +38,9 @@ describe.skipIf(!hasRealPostgres)('purchases and webhooks under concurrency (rea
 
   async function contest(settings: Record<string, unknown>) {
     const c = await env.contest(t.teamId, { shopifySecret: SHOPIFY_SECRET, stripeSecret: STRIPE_SECRET, ...settings });
-    const r = await env.request('POST', `/api/admin/contests/${c.id}/webhook-secret`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+    const r = await env.request('POST', `/api/admin/contests/${c.id}/webhook-secret`, {
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+    });
     return { id: c.id, secret: r.body.data.secret as string };
   }
 
@@ -66,26 +75,41 @@ describe.skipIf(!hasRealPostgres)('purchases and webhooks under concurrency (rea
     // kinds in random order, so that any of them may be first to arrive
     const order = Array.from({ length: 50 }, (_, i) => i).sort(() => Math.random() - 0.5);
     const requests = order.map((i) => {
-      if (i % 3 === 0) return { kind: 'api', p: env.request('POST', `/api/v1/contests/${c.id}/purchases`, { key: t.privateKey, body: payload }) };
+      if (i % 3 === 0)
+        return {
+          kind: 'api',
+          p: env.request('POST', `/api/v1/contests/${c.id}/purchases`, { key: t.privateKey, body: payload }),
+        };
       const at = new Date();
       const headers: Record<string, string> =
         i % 3 === 1
-          ? { 'webhook-id': `msg_race_${i}`, 'webhook-timestamp': String(Math.floor(at.getTime() / 1000)), 'webhook-signature': wh.sign(`msg_race_${i}`, at, raw) }
+          ? {
+              'webhook-id': `msg_race_${i}`,
+              'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
+              'webhook-signature': wh.sign(`msg_race_${i}`, at, raw),
+            }
           : { 'x-webhook-secret': c.secret, 'webhook-id': `plain_race_${i}` };
-      return { kind: i % 3 === 1 ? 'signed' : 'secret', p: env.request('POST', `/api/webhooks/purchase/${c.id}`, { rawBody: raw, headers }) };
+      return {
+        kind: i % 3 === 1 ? 'signed' : 'secret',
+        p: env.request('POST', `/api/webhooks/purchase/${c.id}`, { rawBody: raw, headers }),
+      };
     });
     const results = await Promise.all(requests.map((r) => r.p));
     const seen = results.map((r, i) => `${requests[i]!.kind}:${r.status}:${r.body.data?.alreadyExists}`);
     console.log('[concurrency] 50 x one orderId:', JSON.stringify(tally(seen)));
     expect(results.filter((r) => r.status === 201)).toHaveLength(1);
-    expect(results.filter((r) => r.status === 200 && r.body.data.alreadyExists === true && r.body.data.pointsAwarded === 0)).toHaveLength(49);
+    expect(
+      results.filter((r) => r.status === 200 && r.body.data.alreadyExists === true && r.body.data.pointsAwarded === 0),
+    ).toHaveLength(49);
     const ids = new Set(results.map((r) => r.body.data.purchaseId));
     expect(ids.size).toBe(1);
     expect(results.every((r) => r.body.data.entryId === buyer.id)).toBe(true);
     expect(await totals(c.id)).toEqual({ purchases: 1, ledger: 1, points: 35, commission: 0 });
     expect(await ledgerMismatches(env.db, c.id)).toEqual([]);
     const receipts = await listReceipts(env.db, c.id);
-    expect(receipts.filter((r) => r.outcome === 'processed')).toHaveLength(results.length - requests.filter((r) => r.kind === 'api').length);
+    expect(receipts.filter((r) => r.outcome === 'processed')).toHaveLength(
+      results.length - requests.filter((r) => r.kind === 'api').length,
+    );
   });
 
   it('one purchase-webhook delivery (same webhook-id) sent 20 times at once: processed once, the rest replay its answer', async () => {
@@ -98,7 +122,11 @@ describe.skipIf(!hasRealPostgres)('purchases and webhooks under concurrency (rea
       'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
       'webhook-signature': new Webhook(c.secret).sign('msg_same', at, raw),
     };
-    const results = await Promise.all(Array.from({ length: 20 }, () => env.request('POST', `/api/webhooks/purchase/${c.id}`, { rawBody: raw, headers })));
+    const results = await Promise.all(
+      Array.from({ length: 20 }, () =>
+        env.request('POST', `/api/webhooks/purchase/${c.id}`, { rawBody: raw, headers }),
+      ),
+    );
     console.log('[concurrency] 20 x one webhook-id:', JSON.stringify(tally(results.map((r) => String(r.status)))));
     expect(results.every((r) => r.status === 201)).toBe(true);
     // every answer is the first one (the replay comes from jsonb: same JSON, keys possibly in another order)
@@ -128,8 +156,15 @@ describe.skipIf(!hasRealPostgres)('purchases and webhooks under concurrency (rea
     const adv = await entry(c.id, 'adv1@example.com');
     const raw = shopifyRaw(adv.code);
     const results = await Promise.all(Array.from({ length: 10 }, () => shopifyPost(c.id, raw, 'shopify-delivery-1')));
-    console.log('[concurrency] shopify 10 x same webhook id:', JSON.stringify(tally(results.map((r) => `${r.status}:${r.body.data.alreadyProcessed}`))));
-    expect(results.every((r) => r.status === 200 && r.body.data.referrerEntryId === adv.id && r.body.data.pointsAwarded === 10)).toBe(true);
+    console.log(
+      '[concurrency] shopify 10 x same webhook id:',
+      JSON.stringify(tally(results.map((r) => `${r.status}:${r.body.data.alreadyProcessed}`))),
+    );
+    expect(
+      results.every(
+        (r) => r.status === 200 && r.body.data.referrerEntryId === adv.id && r.body.data.pointsAwarded === 10,
+      ),
+    ).toBe(true);
     expect(await totals(c.id)).toEqual({ purchases: 1, ledger: 1, points: 10, commission: 0 });
     expect(tally((await listReceipts(env.db, c.id)).map((r) => r.outcome))).toEqual({ processed: 1, duplicate: 9 });
   });
@@ -138,7 +173,9 @@ describe.skipIf(!hasRealPostgres)('purchases and webhooks under concurrency (rea
     const c = await contest({ campaignType: 'affiliate', affiliate: { commissionPercent: 15 } });
     const adv = await entry(c.id, 'adv2@example.com');
     const raw = shopifyRaw(adv.code);
-    const results = await Promise.all(Array.from({ length: 10 }, (_, i) => shopifyPost(c.id, raw, `shopify-delivery-${i}`)));
+    const results = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => shopifyPost(c.id, raw, `shopify-delivery-${i}`)),
+    );
     const seen = results.map((r) => `${r.status}:${r.body.data.alreadyProcessed}:${r.body.data.commissionAwarded}`);
     console.log('[concurrency] shopify 10 x 10 webhook ids:', JSON.stringify(tally(seen)));
     expect(results.every((r) => r.status === 200 && r.body.data.referrerEntryId === adv.id)).toBe(true);
@@ -156,13 +193,27 @@ describe.skipIf(!hasRealPostgres)('purchases and webhooks under concurrency (rea
         const payload = JSON.stringify({
           id: `evt_${i % 5}`,
           type: i % 2 ? 'checkout.session.completed' : 'checkout.session.async_payment_succeeded',
-          data: { object: { id: 'cs_race', payment_status: 'paid', amount_total: 1000, currency: 'usd', client_reference_id: adv.code } },
+          data: {
+            object: {
+              id: 'cs_race',
+              payment_status: 'paid',
+              amount_total: 1000,
+              currency: 'usd',
+              client_reference_id: adv.code,
+            },
+          },
         });
         const sig = Stripe.webhooks.generateTestHeaderString({ payload, secret: STRIPE_SECRET });
-        return env.request('POST', `/api/webhooks/referral/stripe/${c.id}`, { rawBody: payload, headers: { 'stripe-signature': sig } });
+        return env.request('POST', `/api/webhooks/referral/stripe/${c.id}`, {
+          rawBody: payload,
+          headers: { 'stripe-signature': sig },
+        });
       }),
     );
-    console.log('[concurrency] stripe 10 events, one session:', JSON.stringify(tally(results.map((r) => `${r.status}:${r.body.data.alreadyProcessed}`))));
+    console.log(
+      '[concurrency] stripe 10 events, one session:',
+      JSON.stringify(tally(results.map((r) => `${r.status}:${r.body.data.alreadyProcessed}`))),
+    );
     expect(results.every((r) => r.status === 200 && r.body.data.referrerEntryId === adv.id)).toBe(true);
     expect(await totals(c.id)).toEqual({ purchases: 1, ledger: 1, points: 7, commission: 0 });
   });
@@ -173,7 +224,10 @@ describe.skipIf(!hasRealPostgres)('purchases and webhooks under concurrency (rea
     const results = await Promise.all(
       Array.from({ length: 30 }, (_, i) =>
         i % 2
-          ? env.request('POST', `/api/v1/contests/${c.id}/purchases`, { key: t.privateKey, body: { email: 'many@example.com', orderId: `M-${i}`, amount: i + 1 } })
+          ? env.request('POST', `/api/v1/contests/${c.id}/purchases`, {
+              key: t.privateKey,
+              body: { email: 'many@example.com', orderId: `M-${i}`, amount: i + 1 },
+            })
           : env.request('POST', `/api/webhooks/purchase/${c.id}`, {
               rawBody: JSON.stringify({ email: 'many@example.com', orderId: `M-${i}`, amount: i + 1 }),
               headers: { 'x-webhook-secret': c.secret },

@@ -35,7 +35,9 @@ describe.skipIf(!hasRealPostgres)('risk signals under concurrency (real Postgres
 
   it('50 parallel creates from one ipAddress, maxEntriesPerIpPerHour 5: exactly 5 without ip_velocity, 45 with it', async () => {
     const c = await env.contest(t.teamId, { requireEmailConfirmation: false, risk: { maxEntriesPerIpPerHour: 5 } });
-    const rs = await Promise.all(Array.from({ length: 50 }, (_, i) => create(c.id, { email: `p${i}@example.com`, ipAddress: '203.0.113.77' })));
+    const rs = await Promise.all(
+      Array.from({ length: 50 }, (_, i) => create(c.id, { email: `p${i}@example.com`, ipAddress: '203.0.113.77' })),
+    );
     expect(rs.every((r) => r.status === 201)).toBe(true);
     const got = await reasons(c.id);
     console.log('[concurrency] 50 creates, one IP, N=5:', got);
@@ -47,7 +49,9 @@ describe.skipIf(!hasRealPostgres)('risk signals under concurrency (real Postgres
 
   it('50 parallel creates of one disposable address in block mode store nothing', async () => {
     const c = await env.contest(t.teamId, { requireEmailConfirmation: true, risk: { mode: 'block' } });
-    const rs = await Promise.all(Array.from({ length: 50 }, () => create(c.id, { email: 'burner@mailinator.com', ipAddress: '203.0.113.78' })));
+    const rs = await Promise.all(
+      Array.from({ length: 50 }, () => create(c.id, { email: 'burner@mailinator.com', ipAddress: '203.0.113.78' })),
+    );
     expect(rs.map((r) => r.status)).toEqual(Array(50).fill(403));
     expect(new Set(rs.map((r) => r.body.error))).toEqual(new Set(['Entry refused by risk rules']));
     const left = await queryOne<{ entries: number; mails: number; windows: number; stats: number }>(
@@ -78,7 +82,9 @@ describe.skipIf(!hasRealPostgres)('risk signals under concurrency (real Postgres
     });
     const a = await create(c.id, { email: 'adv@example.com' });
     const rs = await Promise.all(
-      Array.from({ length: 30 }, (_, i) => create(c.id, { email: `fr${i}@example.org`, referralCode: a.body.data.referralCode })),
+      Array.from({ length: 30 }, (_, i) =>
+        create(c.id, { email: `fr${i}@example.org`, referralCode: a.body.data.referralCode }),
+      ),
     );
     expect(rs.every((r) => r.status === 201)).toBe(true);
     expect(rs.filter((r) => r.body.data.pointsPending).length).toBe(20);

@@ -19,7 +19,10 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   for (let i = 0; i < 100; i++) {
-    const row = await queryOne<{ n: number }>(env.db, sql`select count(*)::int as n from email_outbox where status = 'pending' and locked_until is not null`);
+    const row = await queryOne<{ n: number }>(
+      env.db,
+      sql`select count(*)::int as n from email_outbox where status = 'pending' and locked_until is not null`,
+    );
     if (!row?.n) break;
     await new Promise((r) => setTimeout(r, 20));
   }
@@ -31,7 +34,10 @@ const JSON_ACCEPT = { accept: 'application/json' };
 
 /** Creates an entry and returns its id and the token from the queued email. */
 async function signup(contestId: string, email: string, name?: string) {
-  const r = await env.request('POST', `/api/v1/contests/${contestId}/entries`, { key: a.privateKey, body: { email, name } });
+  const r = await env.request('POST', `/api/v1/contests/${contestId}/entries`, {
+    key: a.privateKey,
+    body: { email, name },
+  });
   expect(r.status).toBe(201);
   const mail = await queryOne<{ text: string; html: string; subject: string }>(
     env.db,
@@ -41,7 +47,10 @@ async function signup(contestId: string, email: string, name?: string) {
   return { entryId: r.body.data.entryId as string, token, mail: mail! };
 }
 const confirmed = async (id: string) =>
-  (await queryOne<{ email_confirmed: boolean; confirmed_at: Date | null }>(env.db, sql`select email_confirmed, confirmed_at from entries where id = ${id}`))!;
+  (await queryOne<{ email_confirmed: boolean; confirmed_at: Date | null }>(
+    env.db,
+    sql`select email_confirmed, confirmed_at from entries where id = ${id}`,
+  ))!;
 
 describe('confirmation link', () => {
   it('JSON: confirms the entry; a second click answers the same success and keeps it confirmed', async () => {
@@ -63,7 +72,9 @@ describe('confirmation link', () => {
   it('HTML by default: a small page, no-store, no referrer, user values escaped', async () => {
     const c = await env.contest(a.teamId, { title: '<script>alert("t")</script> & Co' });
     const { entryId, token } = await signup(c.id, 'html@example.com', '<b>Name</b>');
-    const r = await env.request('GET', `/api/confirm/${token}`, { headers: { accept: 'text/html,application/xhtml+xml,*/*;q=0.8' } });
+    const r = await env.request('GET', `/api/confirm/${token}`, {
+      headers: { accept: 'text/html,application/xhtml+xml,*/*;q=0.8' },
+    });
     expect(r.status).toBe(200);
     expect(r.headers.get('content-type')).toMatch(/^text\/html/);
     expect(r.headers.get('cache-control')).toBe('no-store');
@@ -87,7 +98,13 @@ describe('confirmation link', () => {
       sql`select referral_code, confirmation_token_hash from entries where id = ${entryId}`,
     );
     // neither the stored hash nor the referral code works as a token
-    for (const token of ['A'.repeat(32), 'short', row!.confirmation_token_hash, row!.referral_code, `${'a'.repeat(31)}%00`]) {
+    for (const token of [
+      'A'.repeat(32),
+      'short',
+      row!.confirmation_token_hash,
+      row!.referral_code,
+      `${'a'.repeat(31)}%00`,
+    ]) {
       const r = await env.request('GET', `/api/confirm/${token}`, { headers: JSON_ACCEPT });
       expect([token, r.status, r.body]).toEqual([token, 404, { success: false, error: 'Confirmation link not found' }]);
       const html = await env.request('GET', `/api/confirm/${token}`);
@@ -101,9 +118,15 @@ describe('confirmation link', () => {
   it('the token is 32 base62 characters; only its SHA-256 is stored; no API key is needed', async () => {
     const c = await env.contest(a.teamId);
     const { entryId, token } = await signup(c.id, 'hash@example.com');
-    const row = await queryOne<{ confirmation_token_hash: string }>(env.db, sql`select confirmation_token_hash from entries where id = ${entryId}`);
+    const row = await queryOne<{ confirmation_token_hash: string }>(
+      env.db,
+      sql`select confirmation_token_hash from entries where id = ${entryId}`,
+    );
     expect(row!.confirmation_token_hash).toBe(await sha256Hex(token));
-    const found = await queryOne(env.db, sql`select 1 from entries where confirmation_token_hash = ${token} or referral_code = ${token}`);
+    const found = await queryOne(
+      env.db,
+      sql`select 1 from entries where confirmation_token_hash = ${token} or referral_code = ${token}`,
+    );
     expect(found).toBeUndefined();
   });
 

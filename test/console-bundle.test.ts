@@ -20,15 +20,21 @@ afterAll(() => env.close());
 
 describe('console build', () => {
   it('the committed types and bundle are current (run `npm run build:console` after changing the console or the API)', async () => {
-    expect(readFileSync(TYPES_FILE, 'utf8') === (await apiTypes()), 'src/console/api.generated.ts is stale: npm run build:console').toBe(true);
+    expect(
+      readFileSync(TYPES_FILE, 'utf8') === (await apiTypes()),
+      'src/console/api.generated.ts is stale: npm run build:console',
+    ).toBe(true);
     const { js, css } = await bundleConsole();
-    expect(readFileSync(join(OUT_DIR, 'app.js'), 'utf8') === js, 'public/console/app.js is stale: npm run build:console').toBe(true);
+    expect(
+      readFileSync(join(OUT_DIR, 'app.js'), 'utf8') === js,
+      'public/console/app.js is stale: npm run build:console',
+    ).toBe(true);
     expect(readFileSync(join(OUT_DIR, 'app.css'), 'utf8')).toBe(css);
     // the budget: all console JavaScript together at most 120 KB gzip
     expect(gzipSize(js)).toBeLessThan(120 * 1024);
   });
 
-  it('every /console page answers the shell, with only the app\'s own origin allowed', async () => {
+  it("every /console page answers the shell, with only the app's own origin allowed", async () => {
     for (const path of ['/console', '/console/', '/console/contests/1f0e…', '/console/teams']) {
       const res = await env.app.request(path);
       expect(res.status, path).toBe(200);

@@ -21,14 +21,21 @@ afterAll(() => env.close());
 const priv = (body?: unknown) => ({ key: t.privateKey, body });
 const ONE_TRIP = /desc="1 round trip"$/;
 const actionsOf = async (contestId: string) =>
-  (await query<{ action: string; points: number }>(env.db, sql`select action, points from bonus_actions where contest_id = ${contestId} order by "order"`)).map(
-    (r) => [r.action, r.points],
-  );
+  (
+    await query<{ action: string; points: number }>(
+      env.db,
+      sql`select action, points from bonus_actions where contest_id = ${contestId} order by "order"`,
+    )
+  ).map((r) => [r.action, r.points]);
 
 describe('bonus actions with the team keys', () => {
   it('adds actions (last by default), lists them in order with either key, changes one', async () => {
     const c = await env.contest(t.teamId);
-    const a = await env.request('POST', `/api/v1/contests/${c.id}/bonus-actions`, priv({ action: 'Follow us', points: 5 }));
+    const a = await env.request(
+      'POST',
+      `/api/v1/contests/${c.id}/bonus-actions`,
+      priv({ action: 'Follow us', points: 5 }),
+    );
     expect(a.status, a.text).toBe(201);
     expect(a.headers.get('server-timing')).toMatch(ONE_TRIP);
     expect(a.body.data).toEqual({
@@ -43,9 +50,17 @@ describe('bonus actions with the team keys', () => {
       destinationUrl: null,
       order: 0,
     });
-    const b = await env.request('POST', `/api/v1/contests/${c.id}/bonus-actions`, priv({ action: 'Photo', points: 20, confirmationType: 'manual', destinationUrl: 'https://shop.test/p' }));
+    const b = await env.request(
+      'POST',
+      `/api/v1/contests/${c.id}/bonus-actions`,
+      priv({ action: 'Photo', points: 20, confirmationType: 'manual', destinationUrl: 'https://shop.test/p' }),
+    );
     expect(b.body.data).toMatchObject({ order: 1, confirmationType: 'manual', destinationUrl: 'https://shop.test/p' });
-    const first = await env.request('POST', `/api/v1/contests/${c.id}/bonus-actions`, priv({ action: 'Visit', points: 1, order: -1 }));
+    const first = await env.request(
+      'POST',
+      `/api/v1/contests/${c.id}/bonus-actions`,
+      priv({ action: 'Visit', points: 1, order: -1 }),
+    );
     expect(first.body.data.order).toBe(-1);
     for (const key of [t.publicKey, t.privateKey]) {
       const list = await env.request('GET', `/api/v1/contests/${c.id}/bonus-actions`, { key });
@@ -53,10 +68,20 @@ describe('bonus actions with the team keys', () => {
       expect(list.headers.get('server-timing')).toMatch(ONE_TRIP);
       expect(list.body.data.map((x: { action: string }) => x.action)).toEqual(['Visit', 'Follow us', 'Photo']);
     }
-    const changed = await env.request('PATCH', `/api/v1/bonus-actions/${a.body.data.id}`, priv({ points: 8, description: 'On Instagram', destinationUrl: null }));
+    const changed = await env.request(
+      'PATCH',
+      `/api/v1/bonus-actions/${a.body.data.id}`,
+      priv({ points: 8, description: 'On Instagram', destinationUrl: null }),
+    );
     expect(changed.status, changed.text).toBe(200);
     expect(changed.headers.get('server-timing')).toMatch(ONE_TRIP);
-    expect(changed.body.data).toMatchObject({ action: 'Follow us', points: 8, description: 'On Instagram', destinationUrl: null, order: 0 });
+    expect(changed.body.data).toMatchObject({
+      action: 'Follow us',
+      points: 8,
+      description: 'On Instagram',
+      destinationUrl: null,
+      order: 0,
+    });
     const empty = await env.contest(t.teamId);
     const none = await env.request('GET', `/api/v1/contests/${empty.id}/bonus-actions`, { key: t.publicKey });
     expect([none.status, none.body]).toEqual([200, { success: true, data: [] }]);
@@ -69,9 +94,24 @@ describe('bonus actions with the team keys', () => {
       ['POST', `/api/v1/contests/${c.id}/bonus-actions`, { points: 3 }, 'action is required'],
       ['POST', `/api/v1/contests/${c.id}/bonus-actions`, { action: '  ', points: 3 }, 'action must not be empty'],
       ['POST', `/api/v1/contests/${c.id}/bonus-actions`, { action: 'x', points: -1 }, 'points must be at least 0'],
-      ['POST', `/api/v1/contests/${c.id}/bonus-actions`, { action: 'x', points: 1, confirmationType: 'maybe' }, 'confirmationType must be one of auto, manual, click'],
-      ['POST', `/api/v1/contests/${c.id}/bonus-actions`, { action: 'x', points: 1, destinationUrl: 'javascript:alert(1)' }, 'destinationUrl must be an http(s) URL'],
-      ['PATCH', `/api/v1/bonus-actions/${a.body.data.id}`, {}, 'At least one of action, description, icon, iconColor, points, confirmationType, destinationUrl, order is required'],
+      [
+        'POST',
+        `/api/v1/contests/${c.id}/bonus-actions`,
+        { action: 'x', points: 1, confirmationType: 'maybe' },
+        'confirmationType must be one of auto, manual, click',
+      ],
+      [
+        'POST',
+        `/api/v1/contests/${c.id}/bonus-actions`,
+        { action: 'x', points: 1, destinationUrl: 'javascript:alert(1)' },
+        'destinationUrl must be an http(s) URL',
+      ],
+      [
+        'PATCH',
+        `/api/v1/bonus-actions/${a.body.data.id}`,
+        {},
+        'At least one of action, description, icon, iconColor, points, confirmationType, destinationUrl, order is required',
+      ],
       ['PATCH', `/api/v1/bonus-actions/${a.body.data.id}`, { points: 1.5 }, 'points must be an integer'],
       ['PATCH', `/api/v1/bonus-actions/${a.body.data.id}`, { action: '' }, 'action must not be empty'],
     ];
@@ -84,12 +124,19 @@ describe('bonus actions with the team keys', () => {
 
   it("another team's contest or action is not found; a public key cannot write", async () => {
     const theirs = await env.contest(other.teamId);
-    const theirAction = await env.request('POST', `/api/v1/contests/${theirs.id}/bonus-actions`, { key: other.privateKey, body: { action: 'Theirs', points: 1 } });
+    const theirAction = await env.request('POST', `/api/v1/contests/${theirs.id}/bonus-actions`, {
+      key: other.privateKey,
+      body: { action: 'Theirs', points: 1 },
+    });
     expect(theirAction.status).toBe(201);
     for (const id of [theirs.id, '00000000-0000-4000-8000-000000000000', 'nope']) {
       const list = await env.request('GET', `/api/v1/contests/${id}/bonus-actions`, { key: t.publicKey });
       expect([list.status, list.body]).toEqual([404, { success: false, error: 'Contest not found' }]);
-      const add = await env.request('POST', `/api/v1/contests/${id}/bonus-actions`, priv({ action: 'Mine', points: 1 }));
+      const add = await env.request(
+        'POST',
+        `/api/v1/contests/${id}/bonus-actions`,
+        priv({ action: 'Mine', points: 1 }),
+      );
       expect([add.status, add.body]).toEqual([404, { success: false, error: 'Contest not found' }]);
       const pending = await env.request('GET', `/api/v1/contests/${id}/bonus-completions`, priv());
       expect([pending.status, pending.body]).toEqual([404, { success: false, error: 'Contest not found' }]);
@@ -100,8 +147,14 @@ describe('bonus actions with the team keys', () => {
     }
     expect(await actionsOf(theirs.id)).toEqual([['Theirs', 1]]);
     const c = await env.contest(t.teamId);
-    const pub = await env.request('POST', `/api/v1/contests/${c.id}/bonus-actions`, { key: t.publicKey, body: { action: 'x', points: 1 } });
-    expect([pub.status, pub.body]).toEqual([403, { success: false, error: 'This endpoint requires a private API key' }]);
+    const pub = await env.request('POST', `/api/v1/contests/${c.id}/bonus-actions`, {
+      key: t.publicKey,
+      body: { action: 'x', points: 1 },
+    });
+    expect([pub.status, pub.body]).toEqual([
+      403,
+      { success: false, error: 'This endpoint requires a private API key' },
+    ]);
     const pubList = await env.request('GET', `/api/v1/contests/${c.id}/bonus-completions`, { key: t.publicKey });
     expect(pubList.status).toBe(403);
     expect(await actionsOf(c.id)).toEqual([]);
@@ -111,19 +164,38 @@ describe('bonus actions with the team keys', () => {
 describe('bonus completions to review', () => {
   it('lists pending manual completions newest first with the person and proof; approving one takes it off the queue', async () => {
     const c = await env.contest(t.teamId, { requireEmailConfirmation: false });
-    const photo = await env.request('POST', `/api/v1/contests/${c.id}/bonus-actions`, priv({ action: 'Photo', points: 20, confirmationType: 'manual' }));
-    const auto = await env.request('POST', `/api/v1/contests/${c.id}/bonus-actions`, priv({ action: 'Visit', points: 1 }));
+    const photo = await env.request(
+      'POST',
+      `/api/v1/contests/${c.id}/bonus-actions`,
+      priv({ action: 'Photo', points: 20, confirmationType: 'manual' }),
+    );
+    const auto = await env.request(
+      'POST',
+      `/api/v1/contests/${c.id}/bonus-actions`,
+      priv({ action: 'Visit', points: 1 }),
+    );
     const ids: string[] = [];
     for (const email of ['ann@example.com', 'bob@example.com', 'cy@example.com']) {
-      const e = await env.request('POST', `/api/v1/contests/${c.id}/entries`, priv({ email, name: email.split('@')[0] }));
+      const e = await env.request(
+        'POST',
+        `/api/v1/contests/${c.id}/entries`,
+        priv({ email, name: email.split('@')[0] }),
+      );
       ids.push(e.body.data.entryId);
       env.clock.advance(1_000);
-      const done = await env.request('POST', `/api/v1/entries/${e.body.data.entryId}/bonus-actions/${photo.body.data.id}/complete`, {
-        key: t.publicKey,
-        body: { proof: `https://photos.test/${email}` },
-      });
+      const done = await env.request(
+        'POST',
+        `/api/v1/entries/${e.body.data.entryId}/bonus-actions/${photo.body.data.id}/complete`,
+        {
+          key: t.publicKey,
+          body: { proof: `https://photos.test/${email}` },
+        },
+      );
       expect(done.status, done.text).toBe(200);
-      await env.request('POST', `/api/v1/entries/${e.body.data.entryId}/bonus-actions/${auto.body.data.id}/complete`, { key: t.publicKey, body: {} });
+      await env.request('POST', `/api/v1/entries/${e.body.data.entryId}/bonus-actions/${auto.body.data.id}/complete`, {
+        key: t.publicKey,
+        body: {},
+      });
     }
     const q = await env.request('GET', `/api/v1/contests/${c.id}/bonus-completions?limit=2`, priv());
     expect(q.status, q.text).toBe(200);
@@ -146,9 +218,17 @@ describe('bonus completions to review', () => {
     const verified = await env.request('GET', `/api/v1/contests/${c.id}/bonus-completions?status=verified`, priv());
     expect(verified.body.data.map((x: { action: string }) => x.action)).toEqual(['Visit', 'Visit', 'Visit']);
 
-    const approve = await env.request('POST', `/api/v1/entries/${ids[2]}/bonus-actions/${photo.body.data.id}/verify`, priv({ approve: true }));
+    const approve = await env.request(
+      'POST',
+      `/api/v1/entries/${ids[2]}/bonus-actions/${photo.body.data.id}/verify`,
+      priv({ approve: true }),
+    );
     expect(approve.status).toBe(200);
-    const reject = await env.request('POST', `/api/v1/entries/${ids[0]}/bonus-actions/${photo.body.data.id}/verify`, priv({ approve: false }));
+    const reject = await env.request(
+      'POST',
+      `/api/v1/entries/${ids[0]}/bonus-actions/${photo.body.data.id}/verify`,
+      priv({ approve: false }),
+    );
     expect(reject.status).toBe(200);
     const left = await env.request('GET', `/api/v1/contests/${c.id}/bonus-completions`, priv());
     expect(left.body.data.map((x: { entryId: string }) => x.entryId)).toEqual([ids[1]]);
@@ -156,6 +236,9 @@ describe('bonus completions to review', () => {
     expect(rejected.body.data.map((x: { entryId: string }) => x.entryId)).toEqual([ids[0]]);
 
     const bad = await env.request('GET', `/api/v1/contests/${c.id}/bonus-completions?status=done`, priv());
-    expect([bad.status, bad.body]).toEqual([400, { success: false, error: 'status must be pending, verified or rejected' }]);
+    expect([bad.status, bad.body]).toEqual([
+      400,
+      { success: false, error: 'status must be pending, verified or rejected' },
+    ]);
   });
 });

@@ -39,27 +39,54 @@ async function mix(env: TestEnv, t: TeamFixture, contestId: string, bonusIds: st
     if (ids.length < 3 || r < 0.35) {
       const res = await env.request('POST', `/api/v1/contests/${contestId}/entries`, {
         key: t.privateKey,
-        body: { email: `u${seed}-${i}@example.com`, name: `U ${i}`, referralCode: codes.length && rnd() < 0.5 ? codes[Math.floor(rnd() * codes.length)] : undefined },
+        body: {
+          email: `u${seed}-${i}@example.com`,
+          name: `U ${i}`,
+          referralCode: codes.length && rnd() < 0.5 ? codes[Math.floor(rnd() * codes.length)] : undefined,
+        },
       });
       ids.push(res.body.data.entryId);
-      const e = await query<{ referral_code: string }>(env.db, sql`select referral_code from entries where id = ${res.body.data.entryId}`);
+      const e = await query<{ referral_code: string }>(
+        env.db,
+        sql`select referral_code from entries where id = ${res.body.data.entryId}`,
+      );
       codes.push(e[0]!.referral_code);
       continue;
     }
     const id = ids[Math.floor(rnd() * ids.length)]!;
-    if (r < 0.6) ops.push(env.request('POST', `/api/v1/entries/${id}/points`, { key: t.privateKey, body: { points: Math.floor(rnd() * 200) - 100, reason: 'mix' } }));
-    else if (r < 0.75) ops.push(env.request('POST', `/api/v1/entries/${id}/disqualify`, { key: t.privateKey, body: {} }));
-    else ops.push(env.request('POST', `/api/v1/entries/${id}/bonus-actions/${bonusIds[Math.floor(rnd() * bonusIds.length)]}/complete`, { key: t.publicKey, body: {} }));
+    if (r < 0.6)
+      ops.push(
+        env.request('POST', `/api/v1/entries/${id}/points`, {
+          key: t.privateKey,
+          body: { points: Math.floor(rnd() * 200) - 100, reason: 'mix' },
+        }),
+      );
+    else if (r < 0.75)
+      ops.push(env.request('POST', `/api/v1/entries/${id}/disqualify`, { key: t.privateKey, body: {} }));
+    else
+      ops.push(
+        env.request(
+          'POST',
+          `/api/v1/entries/${id}/bonus-actions/${bonusIds[Math.floor(rnd() * bonusIds.length)]}/complete`,
+          { key: t.publicKey, body: {} },
+        ),
+      );
     if (ops.length >= 8) await Promise.all(ops.splice(0));
   }
   await Promise.all(ops);
   // confirm some by email link tokens is covered elsewhere; flip confirmation directly too
-  await query(env.db, sql`update entries set email_confirmed = not email_confirmed where contest_id = ${contestId} and name like 'U 1%'`);
+  await query(
+    env.db,
+    sql`update entries set email_confirmed = not email_confirmed where contest_id = ${contestId} and name like 'U 1%'`,
+  );
 }
 
 async function setup(env: TestEnv) {
   const t = await env.team();
-  const c = await env.contest(t.teamId, { referral: { advocatePoints: 7, friendPoints: 3 }, requireEmailConfirmation: false });
+  const c = await env.contest(t.teamId, {
+    referral: { advocatePoints: 7, friendPoints: 3 },
+    requireEmailConfirmation: false,
+  });
   const bonusIds: string[] = [];
   for (const p of [5, 0, 12]) {
     const r = await env.request('POST', `/api/admin/contests/${c.id}/bonus-actions`, {
@@ -102,9 +129,15 @@ describe('contest_stats on the default backend', () => {
     const { t, c, bonusIds } = await setup(env);
     const other = await env.contest(t.teamId, { requireEmailConfirmation: false });
     await mix(env, t, c.id, bonusIds, 30, 7);
-    await env.request('POST', `/api/v1/contests/${other.id}/entries`, { key: t.privateKey, body: { email: 'keep@example.com' } });
+    await env.request('POST', `/api/v1/contests/${other.id}/entries`, {
+      key: t.privateKey,
+      body: { email: 'keep@example.com' },
+    });
     await query(env.db, sql`delete from contests where id = ${c.id}`);
-    const left = await query<{ n: number }>(env.db, sql`select count(*)::int as n from contest_stats where contest_id = ${c.id}`);
+    const left = await query<{ n: number }>(
+      env.db,
+      sql`select count(*)::int as n from contest_stats where contest_id = ${c.id}`,
+    );
     expect(left[0]!.n).toBe(0);
     const { stats, truth } = await recount(env, other.id);
     expect(stats).toEqual(truth);
@@ -121,7 +154,11 @@ describe.skipIf(!hasRealPostgres)('contest_stats under concurrent writers (real 
 
   it('stays exact with 3 mixes running at once on one contest', async () => {
     const { t, c, bonusIds } = await setup(env);
-    await Promise.all([mix(env, t, c.id, bonusIds, 120, 1), mix(env, t, c.id, bonusIds, 120, 2), mix(env, t, c.id, bonusIds, 120, 3)]);
+    await Promise.all([
+      mix(env, t, c.id, bonusIds, 120, 1),
+      mix(env, t, c.id, bonusIds, 120, 2),
+      mix(env, t, c.id, bonusIds, 120, 3),
+    ]);
     const { stats, truth } = await recount(env, c.id);
     expect(stats).toEqual(truth);
   });

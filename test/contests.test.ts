@@ -28,7 +28,13 @@ describe('list contests', () => {
     const r = await list();
     expect(r.status).toBe(200);
     expect(r.body.success).toBe(true);
-    expect(r.body.data.map((c: { title: string }) => c.title)).toEqual(['Campaign 4', 'Campaign 3', 'Campaign 2', 'Campaign 1', 'Campaign 0']);
+    expect(r.body.data.map((c: { title: string }) => c.title)).toEqual([
+      'Campaign 4',
+      'Campaign 3',
+      'Campaign 2',
+      'Campaign 1',
+      'Campaign 0',
+    ]);
     expect(r.body.pagination).toEqual({ page: 1, limit: 20, total: 5, totalPages: 1 });
     const c = r.body.data[0];
     expect(c).toMatchObject({
@@ -101,7 +107,10 @@ describe('list contests', () => {
   });
 
   it('counts entries', async () => {
-    await query(env.db, sql`insert into entries (contest_id, email, referral_code) values (${ids[0]}, 'x@example.com', 'REFCOUNT01'), (${ids[0]}, 'y@example.com', 'REFCOUNT02')`);
+    await query(
+      env.db,
+      sql`insert into entries (contest_id, email, referral_code) values (${ids[0]}, 'x@example.com', 'REFCOUNT01'), (${ids[0]}, 'y@example.com', 'REFCOUNT02')`,
+    );
     const r = await env.request('GET', `/api/v1/contests/${ids[0]}`, { key: a.publicKey });
     expect(r.body.data.entriesCount).toBe(2);
   });
@@ -134,17 +143,30 @@ describe('get contest', () => {
     const past = new Date(env.clock.now().getTime() - 3600_000).toISOString();
     const start = new Date(env.clock.now().getTime() - 7200_000).toISOString();
     const ended = await env.contest(a.teamId, { title: 'Over', isEvergreen: false, startDate: start, endDate: past });
-    const evergreen = await env.contest(a.teamId, { title: 'Forever', isEvergreen: true, startDate: start, endDate: past });
+    const evergreen = await env.contest(a.teamId, {
+      title: 'Forever',
+      isEvergreen: true,
+      startDate: start,
+      endDate: past,
+    });
     const r1 = await env.request('GET', `/api/v1/contests/${ended.id}`, { key: a.publicKey });
     expect(r1.body.data.status).toBe('ended');
     expect(r1.body.data.endDate).toBe(past);
     const r2 = await env.request('GET', `/api/v1/contests/${evergreen.id}`, { key: a.publicKey });
     expect(r2.body.data.status).toBe('active');
     // the clock decides: before the end it is active
-    const future = await env.contest(a.teamId, { title: 'Soon over', isEvergreen: false, endDate: new Date(env.clock.now().getTime() + 60_000).toISOString() });
-    expect((await env.request('GET', `/api/v1/contests/${future.id}`, { key: a.publicKey })).body.data.status).toBe('active');
+    const future = await env.contest(a.teamId, {
+      title: 'Soon over',
+      isEvergreen: false,
+      endDate: new Date(env.clock.now().getTime() + 60_000).toISOString(),
+    });
+    expect((await env.request('GET', `/api/v1/contests/${future.id}`, { key: a.publicKey })).body.data.status).toBe(
+      'active',
+    );
     env.clock.advance(120_000);
-    expect((await env.request('GET', `/api/v1/contests/${future.id}`, { key: a.publicKey })).body.data.status).toBe('ended');
+    expect((await env.request('GET', `/api/v1/contests/${future.id}`, { key: a.publicKey })).body.data.status).toBe(
+      'ended',
+    );
     env.clock.advance(-120_000);
   });
 });
@@ -163,7 +185,10 @@ describe('views', () => {
     const r = await env.request('POST', `/api/v1/contests/${bContest.id}/views`, { key: a.publicKey });
     expect(r.status).toBe(404);
     expect(r.body).toEqual({ success: false, error: 'Contest not found' });
-    const rows = await query<{ views_count: string | number }>(env.db, sql`select views_count from contests where id = ${bContest.id}`);
+    const rows = await query<{ views_count: string | number }>(
+      env.db,
+      sql`select views_count from contests where id = ${bContest.id}`,
+    );
     expect(Number(rows[0]!.views_count)).toBe(0);
   });
 

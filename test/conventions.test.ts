@@ -146,13 +146,19 @@ describe('CORS and request ids', () => {
   });
 
   it('adds the CORS header to actual responses, errors included', async () => {
-    const ok = await env.request('GET', '/api/v1/contests', { key: t.publicKey, headers: { origin: 'https://shop.example' } });
+    const ok = await env.request('GET', '/api/v1/contests', {
+      key: t.publicKey,
+      headers: { origin: 'https://shop.example' },
+    });
     expect(ok.headers.get('access-control-allow-origin')).toBe('*');
     const bad = await env.request('GET', '/api/v1/contests', { headers: { origin: 'https://shop.example' } });
     expect(bad.status).toBe(401);
     expect(bad.headers.get('access-control-allow-origin')).toBe('*');
     // a browser may read the request id, Retry-After and Server-Timing of every answer
-    const post = await env.request('POST', '/api/v1/contests/not-a-uuid/entries', { key: t.publicKey, body: { email: 'a@example.com' } });
+    const post = await env.request('POST', '/api/v1/contests/not-a-uuid/entries', {
+      key: t.publicKey,
+      body: { email: 'a@example.com' },
+    });
     const missing = await env.request('GET', '/api/v1/nothing-here', { key: t.publicKey });
     for (const r of [ok, bad, post, missing]) {
       expect(r.headers.get('access-control-allow-origin')).toBe('*');
@@ -172,7 +178,9 @@ describe('CORS and request ids', () => {
     const r = await env.request('GET', '/health');
     const id = r.headers.get('x-request-id');
     expect(id).toMatch(/^req_[0-9a-f]{24}$/);
-    expect(env.logs.some((l) => l.msg === 'request' && l.fields?.requestId === id && l.fields?.status === 200)).toBe(true);
+    expect(env.logs.some((l) => l.msg === 'request' && l.fields?.requestId === id && l.fields?.status === 200)).toBe(
+      true,
+    );
     const kept = await env.request('GET', '/health', { headers: { 'x-request-id': 'edge-abc-123' } });
     expect(kept.headers.get('x-request-id')).toBe('edge-abc-123');
     const replaced = await env.request('GET', '/health', { headers: { 'x-request-id': 'bad id <script>' } });

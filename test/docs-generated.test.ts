@@ -11,7 +11,12 @@ import { describe, expect, it } from 'vitest';
 import { generatedDocs } from '../scripts/gen-docs.js';
 
 const root = process.cwd();
-const markdownFiles = () => ['README.md', ...readdirSync(join(root, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+const markdownFiles = () => [
+  'README.md',
+  ...readdirSync(join(root, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => `docs/${f}`),
+];
 
 /** GitHub's anchors of a Markdown file's headings (duplicates get -1, -2, …). */
 export function anchorsOf(text: string): Set<string> {
@@ -57,7 +62,10 @@ describe('generated docs', () => {
   it('the settings tables and the endpoint list are what `npm run docs` writes (run it after changing settings or routes)', async () => {
     const files = await generatedDocs();
     for (const [file, text] of Object.entries(files)) {
-      expect(readFileSync(join(root, file), 'utf8') === text, `${file} is stale: run \`npm run docs\` and commit the result`).toBe(true);
+      expect(
+        readFileSync(join(root, file), 'utf8') === text,
+        `${file} is stale: run \`npm run docs\` and commit the result`,
+      ).toBe(true);
     }
   });
 
@@ -72,7 +80,11 @@ describe('generated docs', () => {
           broken.push(`${file}: ${link} (no file ${target})`);
           continue;
         }
-        if (anchor !== undefined && target.endsWith('.md') && !anchorsOf(readFileSync(join(root, target), 'utf8')).has(anchor)) {
+        if (
+          anchor !== undefined &&
+          target.endsWith('.md') &&
+          !anchorsOf(readFileSync(join(root, target), 'utf8')).has(anchor)
+        ) {
           broken.push(`${file}: ${link} (no heading #${anchor} in ${target})`);
         }
       }
@@ -81,11 +93,10 @@ describe('generated docs', () => {
   });
 
   it('the anchor rules follow GitHub', () => {
-    expect([...anchorsOf('# The Worker locally: npm run dev\n## `DB_TRANSPORT` and you\n## Same\n## Same\n```\n# not a heading\n```')]).toEqual([
-      'the-worker-locally-npm-run-dev',
-      'db_transport-and-you',
-      'same',
-      'same-1',
-    ]);
+    expect([
+      ...anchorsOf(
+        '# The Worker locally: npm run dev\n## `DB_TRANSPORT` and you\n## Same\n## Same\n```\n# not a heading\n```',
+      ),
+    ]).toEqual(['the-worker-locally-npm-run-dev', 'db_transport-and-you', 'same', 'same-1']);
   });
 });

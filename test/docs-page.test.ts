@@ -19,7 +19,11 @@ let workerApp: App;
 beforeAll(async () => {
   env = await createTestEnv({ backend: 'pglite' });
   nodeApp = createApp({ ...env.deps, staticFiles: docsFiles() });
-  workerApp = createApp({ ...env.deps, staticFiles: undefined, config: { ...env.deps.config, platformCompresses: true } });
+  workerApp = createApp({
+    ...env.deps,
+    staticFiles: undefined,
+    config: { ...env.deps.config, platformCompresses: true },
+  });
 });
 afterAll(() => env.close());
 
@@ -40,7 +44,12 @@ describe('GET /docs and what it references', () => {
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/^text\/html/);
     const csp = res.headers.get('content-security-policy')!;
-    const directives = Object.fromEntries(csp.split(';').map((d) => d.trim().split(/\s+/)).map(([k, ...v]) => [k, v.join(' ')]));
+    const directives = Object.fromEntries(
+      csp
+        .split(';')
+        .map((d) => d.trim().split(/\s+/))
+        .map(([k, ...v]) => [k, v.join(' ')]),
+    );
     expect(directives).toEqual({
       'default-src': "'none'",
       'script-src': "'self'",
@@ -62,7 +71,12 @@ describe('GET /docs and what it references', () => {
   it('every script and stylesheet the page references answers 200 with its content type (Node)', async () => {
     const html = await (await nodeApp.request('/docs')).text();
     const refs = references(html).filter((r) => !r.startsWith('data:'));
-    expect(refs).toEqual(['/docs/assets/swagger-ui.css', '/docs/assets/swagger-ui-bundle.js', '/docs/init.js', '/api/v1/openapi.json']);
+    expect(refs).toEqual([
+      '/docs/assets/swagger-ui.css',
+      '/docs/assets/swagger-ui-bundle.js',
+      '/docs/init.js',
+      '/api/v1/openapi.json',
+    ]);
     for (const ref of refs) {
       expect(ref.startsWith('/')).toBe(true);
       const res = await nodeApp.request(ref);
@@ -127,10 +141,17 @@ describe('GET /docs and what it references', () => {
 
   it('the /docs page and its files are in the OpenAPI document with their media types', async () => {
     const doc = (await (await nodeApp.request('/api/v1/openapi.json')).json()) as { paths: Record<string, any> };
-    expect(Object.keys(doc.paths).filter((p) => p.startsWith('/docs')).sort()).toEqual(['/docs', '/docs/assets/{file}', '/docs/init.js']);
+    expect(
+      Object.keys(doc.paths)
+        .filter((p) => p.startsWith('/docs'))
+        .sort(),
+    ).toEqual(['/docs', '/docs/assets/{file}', '/docs/init.js']);
     expect(Object.keys(doc.paths['/docs'].get.responses[200].content)).toEqual(['text/html']);
     expect(Object.keys(doc.paths['/docs/init.js'].get.responses[200].content)).toEqual(['text/javascript']);
-    expect(Object.keys(doc.paths['/docs/assets/{file}'].get.responses[200].content).sort()).toEqual(['text/css', 'text/javascript']);
+    expect(Object.keys(doc.paths['/docs/assets/{file}'].get.responses[200].content).sort()).toEqual([
+      'text/css',
+      'text/javascript',
+    ]);
   });
 });
 

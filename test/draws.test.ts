@@ -20,7 +20,9 @@ import { createTestEnv, type TeamFixture, type TestEnv } from './support/harness
 
 /** crypto randomness, except that queued 32-byte reads (draw seeds) return the bytes given */
 const seedQueue: Uint8Array[] = [];
-const random: RandomSource = { bytes: (n) => (n === 32 && seedQueue.length ? seedQueue.shift()! : cryptoRandom.bytes(n)) };
+const random: RandomSource = {
+  bytes: (n) => (n === 32 && seedQueue.length ? seedQueue.shift()! : cryptoRandom.bytes(n)),
+};
 
 let env: TestEnv;
 let a: TeamFixture;
@@ -62,7 +64,8 @@ async function addEntries(contestId: string, list: E[]) {
         from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as x(id uuid, email text, phone text, name text, code text, points int, confirmed boolean, disqualified boolean)`,
   );
 }
-const uuidN = (n: number, prefix = '0') => `${prefix.repeat(8 - String(n).length)}${n}`.slice(-8) + '-0000-4000-8000-' + String(n).padStart(12, '0');
+const uuidN = (n: number, prefix = '0') =>
+  `${prefix.repeat(8 - String(n).length)}${n}`.slice(-8) + '-0000-4000-8000-' + String(n).padStart(12, '0');
 
 const sha256 = (s: string | Uint8Array) => createHash('sha256').update(s).digest('hex');
 
@@ -70,14 +73,22 @@ const draw = (contestId: string, body: Record<string, unknown> = {}, key = a.pri
   env.request('POST', `/api/v1/contests/${contestId}/draws`, { key, body });
 const reveal = (drawId: string, body: Record<string, unknown> = {}, key = a.privateKey) =>
   env.request('POST', `/api/v1/draws/${drawId}/reveal`, { key, body });
-const replace = (drawId: string, entryId: string, body: Record<string, unknown> = { reason: 'did not answer' }, key = a.privateKey) =>
-  env.request('POST', `/api/v1/draws/${drawId}/results/${entryId}/replace`, { key, body });
-const snapshotCsv = async (drawId: string, key = a.publicKey) => env.request('GET', `/api/v1/draws/${drawId}/snapshot`, { key });
+const replace = (
+  drawId: string,
+  entryId: string,
+  body: Record<string, unknown> = { reason: 'did not answer' },
+  key = a.privateKey,
+) => env.request('POST', `/api/v1/draws/${drawId}/results/${entryId}/replace`, { key, body });
+const snapshotCsv = async (drawId: string, key = a.publicKey) =>
+  env.request('GET', `/api/v1/draws/${drawId}/snapshot`, { key });
 const state = async () =>
-  query(env.db, sql`select (select count(*)::int from draws) as draws, (select count(*)::int from draw_blocks) as blocks,
+  query(
+    env.db,
+    sql`select (select count(*)::int from draws) as draws, (select count(*)::int from draw_blocks) as blocks,
                            (select count(*)::int from draw_results) as results,
                            (select coalesce(string_agg(status || stream_next, ',' order by id), '') from draws) as s,
-                           (select coalesce(string_agg(entry_id::text || replaced, ',' order by draw_id, position), '') from draw_results) as r`);
+                           (select coalesce(string_agg(entry_id::text || replaced, ',' order by draw_id, position), '') from draw_results) as r`,
+  );
 
 describe('fixed vector', () => {
   it('seed 00..1f, four entries, public randomness: the published CSV, hashes and winners', async () => {
@@ -142,12 +153,32 @@ describe('fixed vector', () => {
       replacedReason: null,
     });
     // the same through the reference implementation
-    const snapshot = csv.trim().split('\n').slice(1).map((l) => ({ id: l.split(',')[0]!, weight: BigInt(l.split(',')[1]!) }));
-    expect(drawPicks(snapshot, Uint8Array.from({ length: 32 }, (_, i) => i), sha256(csv), 'drand 1234: 5f2c', 2).map((x) => x.id)).toEqual(FIXED_WINNERS);
+    const snapshot = csv
+      .trim()
+      .split('\n')
+      .slice(1)
+      .map((l) => ({ id: l.split(',')[0]!, weight: BigInt(l.split(',')[1]!) }));
+    expect(
+      drawPicks(
+        snapshot,
+        Uint8Array.from({ length: 32 }, (_, i) => i),
+        sha256(csv),
+        'drand 1234: 5f2c',
+        2,
+      ).map((x) => x.id),
+    ).toEqual(FIXED_WINNERS);
     // replacing the first winner continues the stream: u_2 picks c...3
     const rep = await replace(created.body.data.id, FIXED_WINNERS[0]!, { reason: 'Prize declined' });
     expect(rep.status, JSON.stringify(rep.body)).toBe(200);
-    expect(rep.body.data.results.map((x: Record<string, unknown>) => [x.position, x.entryId, x.weight, x.replaced, x.replacedReason])).toEqual([
+    expect(
+      rep.body.data.results.map((x: Record<string, unknown>) => [
+        x.position,
+        x.entryId,
+        x.weight,
+        x.replaced,
+        x.replacedReason,
+      ]),
+    ).toEqual([
       [1, 'd0000000-0000-4000-8000-000000000004', 3, true, 'Prize declined'],
       [2, 'b0000000-0000-4000-8000-000000000002', 2, false, null],
       [3, 'c0000000-0000-4000-8000-000000000003', 5, false, null],
@@ -168,7 +199,11 @@ async function snapshotOf(drawId: string) {
   const text = (await snapshotCsv(drawId)).text;
   return {
     text,
-    rows: text.trim().split('\n').slice(1).map((l) => ({ id: l.split(',')[0]!, weight: BigInt(l.split(',')[1]!) })),
+    rows: text
+      .trim()
+      .split('\n')
+      .slice(1)
+      .map((l) => ({ id: l.split(',')[0]!, weight: BigInt(l.split(',')[1]!) })),
   };
 }
 
@@ -178,12 +213,18 @@ describe('the algorithm against the reference implementation', () => {
     const list: E[] = [];
     for (let i = 0; i < 60; i++) list.push({ id: crypto.randomUUID(), points: (i * 7) % 13 });
     await addEntries(c.id, list);
-    for (const [weighting, pr, winners] of [['equal', null, 10], ['points', 'round 42', 25], ['points', null, 100]] as const) {
+    for (const [weighting, pr, winners] of [
+      ['equal', null, 10],
+      ['points', 'round 42', 25],
+      ['points', null, 100],
+    ] as const) {
       const created = await draw(c.id, { weighting, winners, excludePreviousWinners: false });
       expect(created.status, JSON.stringify(created.body)).toBe(201);
       const eligible = list.filter((e) => weighting === 'equal' || (e.points ?? 0) > 0);
       expect(created.body.data.eligibleCount).toBe(eligible.length);
-      expect(created.body.data.totalWeight).toBe(weighting === 'equal' ? eligible.length : eligible.reduce((s, e) => s + (e.points ?? 0), 0));
+      expect(created.body.data.totalWeight).toBe(
+        weighting === 'equal' ? eligible.length : eligible.reduce((s, e) => s + (e.points ?? 0), 0),
+      );
       const snap = await snapshotOf(created.body.data.id);
       expect(sha256(snap.text)).toBe(created.body.data.snapshotHash);
       expect(snap.rows.map((r) => r.id)).toEqual(eligible.map((e) => e.id).sort());
@@ -193,7 +234,10 @@ describe('the algorithm against the reference implementation', () => {
       expect(expected).toHaveLength(Math.min(winners, eligible.length));
       expect(revealed.results.map((r: { entryId: string }) => r.entryId)).toEqual(expected.map((x) => x.id));
       expect(revealed.results.map((r: { position: number }) => r.position)).toEqual(expected.map((_, i) => i + 1));
-      const streamIdx = await query<{ stream_index: number }>(env.db, sql`select stream_index from draw_results where draw_id = ${revealed.id} order by position`);
+      const streamIdx = await query<{ stream_index: number }>(
+        env.db,
+        sql`select stream_index from draw_results where draw_id = ${revealed.id} order by position`,
+      );
       expect(streamIdx.map((r) => r.stream_index)).toEqual(expected.map((x) => x.streamIndex));
     }
   });
@@ -201,7 +245,10 @@ describe('the algorithm against the reference implementation', () => {
   it('points weighting gives chances proportional to points (the SQL walk, 400 single-winner draws)', async () => {
     const c = await env.contest(a.teamId);
     const ids = [crypto.randomUUID(), crypto.randomUUID()];
-    await addEntries(c.id, [{ id: ids[0]!, points: 1 }, { id: ids[1]!, points: 3 }]);
+    await addEntries(c.id, [
+      { id: ids[0]!, points: 1 },
+      { id: ids[1]!, points: 3 },
+    ]);
     let heavy = 0;
     for (let k = 0; k < 400; k++) {
       const created = await draw(c.id, { weighting: 'points', excludePreviousWinners: false });
@@ -227,7 +274,7 @@ describe('the algorithm against the reference implementation', () => {
       const h = sha256(`crafted ${k}`);
       const u0 = u(h, 0);
       const u1 = u(h, 1);
-      if (u0 >= limit && u1 < limit && (u0 % W < w1) !== (u1 % W < w1)) {
+      if (u0 >= limit && u1 < limit && u0 % W < w1 !== u1 % W < w1) {
         hash = h;
         break;
       }
@@ -257,7 +304,10 @@ describe('the algorithm against the reference implementation', () => {
     expect(r.status, JSON.stringify(r.body)).toBe(200);
     const u1 = u(hash, 1);
     expect(r.body.data.results.map((x: { entryId: string }) => x.entryId)).toEqual([u1 % W < w1 ? ids[0] : ids[1]]);
-    const idx = await queryOne<{ stream_index: number }>(env.db, sql`select stream_index from draw_results where draw_id = ${drawId}`);
+    const idx = await queryOne<{ stream_index: number }>(
+      env.db,
+      sql`select stream_index from draw_results where draw_id = ${drawId}`,
+    );
     expect(idx!.stream_index).toBe(1);
   });
 });
@@ -279,7 +329,10 @@ describe('eligibility', () => {
       { id: low, points: 1 },
       { id: zero, points: 0 },
     ]);
-    const ids = async (body: Record<string, unknown>) => (await snapshotOf((await draw(c.id, { excludePreviousWinners: false, ...body })).body.data.id)).rows.map((r) => r.id);
+    const ids = async (body: Record<string, unknown>) =>
+      (await snapshotOf((await draw(c.id, { excludePreviousWinners: false, ...body })).body.data.id)).rows.map(
+        (r) => r.id,
+      );
     expect(await ids({})).toEqual([ok1, ok2, low, zero].sort());
     expect(await ids({ confirmedOnly: false })).toEqual([ok1, ok2, unconf, low, zero].sort());
     expect(await ids({ minPoints: 4 })).toEqual([ok1, ok2].sort());
@@ -295,7 +348,10 @@ describe('eligibility', () => {
   it('excludePreviousWinners: current winners of draws revealed before the commit are left out (replaced ones come back)', async () => {
     const c = await env.contest(a.teamId);
     const list = [uuidN(1, 'f'), uuidN(2, 'f'), uuidN(3, 'f'), uuidN(4, 'f')];
-    await addEntries(c.id, list.map((id) => ({ id })));
+    await addEntries(
+      c.id,
+      list.map((id) => ({ id })),
+    );
     const first = (await draw(c.id, { winners: 2 })).body.data;
     const committedBefore = (await draw(c.id, { winners: 1 })).body.data; // committed before the reveal
     const won = (await reveal(first.id)).body.data.results.map((r: { entryId: string }) => r.entryId) as string[];
@@ -306,7 +362,9 @@ describe('eligibility', () => {
     expect((await draw(c.id, { excludePreviousWinners: false })).body.data.eligibleCount).toBe(4);
     // a replaced winner is no longer a current winner
     const rep = (await replace(first.id, won[0]!)).body.data;
-    const now = rep.results.filter((r: { replaced: boolean }) => !r.replaced).map((r: { entryId: string }) => r.entryId) as string[];
+    const now = rep.results
+      .filter((r: { replaced: boolean }) => !r.replaced)
+      .map((r: { entryId: string }) => r.entryId) as string[];
     const third = (await draw(c.id)).body.data;
     expect((await snapshotOf(third.id)).rows.map((r) => r.id)).toEqual(list.filter((id) => !now.includes(id)));
     // another contest's winners do not count
@@ -325,12 +383,15 @@ describe('erasure, masked keys, the draw.revealed event', () => {
       { id: y, email: 'yara@example.com', name: 'Yara Holt' },
       { id: z, email: 'zoe@example.com', name: 'Zoe Park' },
     ]);
-    const erase = async (id: string) => expect((await env.request('DELETE', `/api/v1/entries/${id}`, { key: a.privateKey })).status).toBe(200);
+    const erase = async (id: string) =>
+      expect((await env.request('DELETE', `/api/v1/entries/${id}`, { key: a.privateKey })).status).toBe(200);
     await erase(z);
     const d = (await draw(c.id, { winners: 2, excludePreviousWinners: false })).body.data;
     expect(d.eligibleCount).toBe(2);
     const before = (await snapshotOf(d.id)).text;
-    expect(before).toBe(`entry_id,weight,email_sha256\n${x},1,${sha256('xavier@example.com')}\n${y},1,${sha256('yara@example.com')}\n`);
+    expect(before).toBe(
+      `entry_id,weight,email_sha256\n${x},1,${sha256('xavier@example.com')}\n${y},1,${sha256('yara@example.com')}\n`,
+    );
     await erase(x);
     const r = (await reveal(d.id)).body.data;
     // both remaining lines are picked (two winners); the erased one shows null email and name
@@ -352,7 +413,11 @@ describe('erasure, masked keys, the draw.revealed event', () => {
     const masked = (await createApiKey(env.db, cryptoRandom, a.teamId, 'public', 'page', 'masked')).key;
     const full = await env.request('GET', `/api/v1/draws/${d.id}`, { key: a.publicKey });
     const seen = await env.request('GET', `/api/v1/draws/${d.id}`, { key: masked });
-    expect(full.body.data.results[0]).toMatchObject({ entryId: id, email: 'marguerite@example.com', name: 'Marguerite Anne Duval' });
+    expect(full.body.data.results[0]).toMatchObject({
+      entryId: id,
+      email: 'marguerite@example.com',
+      name: 'Marguerite Anne Duval',
+    });
     expect(seen.status).toBe(200);
     expect(seen.body.data).toEqual({
       ...full.body.data,
@@ -377,7 +442,10 @@ describe('erasure, masked keys, the draw.revealed event', () => {
       });
       expect(ep.status, JSON.stringify(ep.body)).toBe(201);
       const c = await env.contest(team.teamId);
-      await addEntries(c.id, [{ id: uuidN(1, 'a7'), email: 'wendy@example.com', name: 'Wendy Ng' }, { id: uuidN(2, 'a7') }]);
+      await addEntries(c.id, [
+        { id: uuidN(1, 'a7'), email: 'wendy@example.com', name: 'Wendy Ng' },
+        { id: uuidN(2, 'a7') },
+      ]);
       const d = (await draw(c.id, { winners: 1, label: 'A bike' }, team.privateKey)).body.data;
       const r = await reveal(d.id, { publicRandomness: 'drand 123' }, team.privateKey);
       expect(r.status).toBe(200);
@@ -401,7 +469,10 @@ describe('errors, statuses, scoping', () => {
     const c = await env.contest(a.teamId);
     const empty = await env.contest(a.teamId);
     const ids = [uuidN(1, 'a1'), uuidN(2, 'a1')];
-    await addEntries(c.id, ids.map((id) => ({ id })));
+    await addEntries(
+      c.id,
+      ids.map((id) => ({ id })),
+    );
     const d = (await draw(c.id, { winners: 1 })).body.data;
     const before = await state();
     const cases: [Promise<{ status: number; body: unknown }>, number, string][] = [
@@ -423,8 +494,16 @@ describe('errors, statuses, scoping', () => {
       [reveal(d.id, {}, b.privateKey), 404, 'Draw not found'],
       [reveal(d.id, {}, a.publicKey), 403, 'This endpoint requires a private API key'],
       [reveal(d.id, { publicRandomness: '' }), 400, 'publicRandomness must be 1 to 512 printable ASCII characters'],
-      [reveal(d.id, { publicRandomness: 'x'.repeat(513) }), 400, 'publicRandomness must be 1 to 512 printable ASCII characters'],
-      [reveal(d.id, { publicRandomness: 'tab\there' }), 400, 'publicRandomness must be 1 to 512 printable ASCII characters'],
+      [
+        reveal(d.id, { publicRandomness: 'x'.repeat(513) }),
+        400,
+        'publicRandomness must be 1 to 512 printable ASCII characters',
+      ],
+      [
+        reveal(d.id, { publicRandomness: 'tab\there' }),
+        400,
+        'publicRandomness must be 1 to 512 printable ASCII characters',
+      ],
       [reveal(d.id, { publicRandomness: 'café' }), 400, 'publicRandomness must be 1 to 512 printable ASCII characters'],
       [replace(d.id, ids[0]!), 409, 'Draw is not revealed'],
       [replace(d.id, 'not-an-entry'), 409, 'Draw is not revealed'],
@@ -438,8 +517,16 @@ describe('errors, statuses, scoping', () => {
       [env.request('GET', `/api/v1/draws/${d.id}/snapshot`, { key: b.publicKey }), 404, 'Draw not found'],
       [env.request('GET', `/api/v1/draws/x/snapshot`, { key: a.publicKey }), 404, 'Draw not found'],
       [env.request('GET', `/api/v1/contests/${c.id}/draws`, { key: b.privateKey }), 404, 'Contest not found'],
-      [env.request('GET', `/api/v1/contests/${c.id}/draws`, { key: a.publicKey }), 403, 'This endpoint requires a private API key'],
-      [env.request('GET', `/api/v1/contests/${c.id}/draws?limit=0`, { key: a.privateKey }), 400, 'limit must be between 1 and 100'],
+      [
+        env.request('GET', `/api/v1/contests/${c.id}/draws`, { key: a.publicKey }),
+        403,
+        'This endpoint requires a private API key',
+      ],
+      [
+        env.request('GET', `/api/v1/contests/${c.id}/draws?limit=0`, { key: a.privateKey }),
+        400,
+        'limit must be between 1 and 100',
+      ],
       [env.request('GET', `/api/v1/draws/${d.id}`, {}), 401, 'Missing or invalid API key'],
     ];
     for (const [p, status, error] of cases) {
@@ -515,10 +602,20 @@ describe('snapshot CSV', () => {
 describe('the verifier script', () => {
   it('confirms a real draw and catches a tampered one', async () => {
     const c = await env.contest(a.teamId);
-    await addEntries(c.id, Array.from({ length: 25 }, (_, i) => ({ id: crypto.randomUUID(), points: 1 + (i % 4) })));
+    await addEntries(
+      c.id,
+      Array.from({ length: 25 }, (_, i) => ({ id: crypto.randomUUID(), points: 1 + (i % 4) })),
+    );
     const d = (await draw(c.id, { winners: 3, weighting: 'points' })).body.data;
     await reveal(d.id, { publicRandomness: 'drand round 123' });
-    const rep = (await replace(d.id, (await env.request('GET', `/api/v1/draws/${d.id}`, { key: a.publicKey })).body.data.results[1].entryId)).body.data;
+    const rep = (
+      await replace(
+        d.id,
+        (
+          await env.request('GET', `/api/v1/draws/${d.id}`, { key: a.publicKey })
+        ).body.data.results[1].entryId,
+      )
+    ).body.data;
     const server = serve({ fetch: env.app.fetch, port: 0, hostname: '127.0.0.1' });
     await new Promise((r) => server.once('listening', r));
     const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -527,7 +624,9 @@ describe('the verifier script', () => {
       expect(good.ok, good.difference).toBe(true);
       expect(good.log.filter((l) => /^position \d: .* OK \(u_\d+\)$/.test(l))).toHaveLength(4);
       // tampered: a winner swapped for another entry of the snapshot
-      const other = (await snapshotOf(d.id)).rows.find((r) => !rep.results.some((x: { entryId: string }) => x.entryId === r.id))!.id;
+      const other = (await snapshotOf(d.id)).rows.find(
+        (r) => !rep.results.some((x: { entryId: string }) => x.entryId === r.id),
+      )!.id;
       await query(env.db, sql`update draw_results set entry_id = ${other} where draw_id = ${d.id} and position = 2`);
       const bad = await verifyDraw(base, d.id, a.publicKey);
       expect(bad.ok).toBe(false);

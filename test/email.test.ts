@@ -24,7 +24,10 @@ const ACCEPTED: [string, string][] = [
   ['x@ドメイン.テスト', 'x@ドメイン.テスト'],
   ['user_name-1@sub-domain.example-site.org', 'user_name-1@sub-domain.example-site.org'],
   [`${'l'.repeat(64)}@example.com`, `${'l'.repeat(64)}@example.com`],
-  [`a@${'d'.repeat(63)}.${'e'.repeat(63)}.${'f'.repeat(63)}.${'g'.repeat(60)}`, `a@${'d'.repeat(63)}.${'e'.repeat(63)}.${'f'.repeat(63)}.${'g'.repeat(60)}`],
+  [
+    `a@${'d'.repeat(63)}.${'e'.repeat(63)}.${'f'.repeat(63)}.${'g'.repeat(60)}`,
+    `a@${'d'.repeat(63)}.${'e'.repeat(63)}.${'f'.repeat(63)}.${'g'.repeat(60)}`,
+  ],
 ];
 
 const REFUSED: [string, string][] = [
@@ -90,7 +93,10 @@ afterAll(async () => {
 });
 
 const entryRows = (contestId: string) =>
-  query<{ id: string; email: string | null }>(env.db, sql`select id, email from entries where contest_id = ${contestId} order by created_at, id`);
+  query<{ id: string; email: string | null }>(
+    env.db,
+    sql`select id, email from entries where contest_id = ${contestId} order by created_at, id`,
+  );
 
 describe('every way in stores the same form and finds the entry by the same string', () => {
   it.each(ACCEPTED)('%j', async (sent, stored) => {
@@ -98,12 +104,18 @@ describe('every way in stores the same form and finds the entry by the same stri
       requireEmailConfirmation: false,
       purchaseTracking: { enabled: true, pointsPerPurchase: 5, pointsPerCurrencyUnit: 0 },
     });
-    const created = await env.request('POST', `/api/v1/contests/${c.id}/entries`, { key: t.privateKey, body: { email: sent } });
+    const created = await env.request('POST', `/api/v1/contests/${c.id}/entries`, {
+      key: t.privateKey,
+      body: { email: sent },
+    });
     expect([created.status, created.body.data?.email]).toEqual([201, stored]);
     const id = created.body.data.entryId as string;
 
     // a second create with the same string: the same entry
-    const again = await env.request('POST', `/api/v1/contests/${c.id}/entries`, { key: t.privateKey, body: { email: sent } });
+    const again = await env.request('POST', `/api/v1/contests/${c.id}/entries`, {
+      key: t.privateKey,
+      body: { email: sent },
+    });
     expect([again.status, again.body.data.entryId, again.body.data.alreadyExists]).toEqual([200, id, true]);
 
     // bonus-action lookup by the same string (query-string encoded)
@@ -120,27 +132,40 @@ describe('every way in stores the same form and finds the entry by the same stri
       body: { email: sent, orderId: `order-${++seq}`, amount: 10 },
     });
     expect(bought.status, JSON.stringify(bought.body)).toBe(201);
-    expect((await query<{ points: number }>(env.db, sql`select points from entries where id = ${id}`))[0]!.points).toBe(5);
+    expect((await query<{ points: number }>(env.db, sql`select points from entries where id = ${id}`))[0]!.points).toBe(
+      5,
+    );
 
     // update to the same string in another case: no conflict with itself, same stored form
-    const upd = await env.request('PUT', `/api/v1/entries/${id}`, { key: t.privateKey, body: { email: ` ${sent.toUpperCase()} ` } });
+    const upd = await env.request('PUT', `/api/v1/entries/${id}`, {
+      key: t.privateKey,
+      body: { email: ` ${sent.toUpperCase()} ` },
+    });
     expect([upd.status, upd.body.data?.email]).toEqual([200, stored]);
     expect(await entryRows(c.id)).toEqual([{ id, email: stored }]);
   });
 
   it('the signup webhook uses the same form: an API lookup by the string sent there finds the entry', async () => {
     const c = await env.contest(t.teamId, { externalTracking: { enabled: true }, requireEmailConfirmation: false });
-    const secret = (await env.request('POST', `/api/admin/contests/${c.id}/webhook-secret`, { headers: admin })).body.data.secret as string;
+    const secret = (await env.request('POST', `/api/admin/contests/${c.id}/webhook-secret`, { headers: admin })).body
+      .data.secret as string;
     for (const [sent, stored] of ACCEPTED.slice(0, 4)) {
       const raw = JSON.stringify({ email: sent });
       const at = new Date();
       const wid = `msg_${++seq}`;
       const r = await env.request('POST', `/api/webhooks/signup/${c.id}`, {
         rawBody: raw,
-        headers: { 'webhook-id': wid, 'webhook-timestamp': String(Math.floor(at.getTime() / 1000)), 'webhook-signature': new Webhook(secret).sign(wid, at, raw) },
+        headers: {
+          'webhook-id': wid,
+          'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
+          'webhook-signature': new Webhook(secret).sign(wid, at, raw),
+        },
       });
       expect([r.status, r.body.data?.email]).toEqual([201, stored]);
-      const again = await env.request('POST', `/api/v1/contests/${c.id}/entries`, { key: t.privateKey, body: { email: sent } });
+      const again = await env.request('POST', `/api/v1/contests/${c.id}/entries`, {
+        key: t.privateKey,
+        body: { email: sent },
+      });
       expect([again.status, again.body.data.entryId]).toEqual([200, r.body.data.entryId]);
     }
   });
@@ -149,8 +174,16 @@ describe('every way in stores the same form and finds the entry by the same stri
     const game = await env.request('POST', '/api/v1/instant-win-games', {
       key: t.privateKey,
       body: {
-        slug: 'spin-to-win', title: 'Wheel', mechanic: 'wheel', layout: 'default', entryLimit: 'none', publishAs: 'landing',
-        tiers: [{ name: 'Prize', oddsPercent: 100, redeemCode: 'WIN' }, { name: 'Miss', oddsPercent: 0, isMiss: true }],
+        slug: 'spin-to-win',
+        title: 'Wheel',
+        mechanic: 'wheel',
+        layout: 'default',
+        entryLimit: 'none',
+        publishAs: 'landing',
+        tiers: [
+          { name: 'Prize', oddsPercent: 100, redeemCode: 'WIN' },
+          { name: 'Miss', oddsPercent: 0, isMiss: true },
+        ],
       },
     });
     expect(game.status, JSON.stringify(game.body)).toBe(201);
@@ -160,23 +193,36 @@ describe('every way in stores the same form and finds the entry by the same stri
       expect(p.status).toBe(200);
       const { playId, playCookie } = p.body.data;
       const claim = () =>
-        env.request('POST', `/api/v1/instant-win-games/${gameId}/plays/${playId}/claim`, { key: t.publicKey, body: { email: sent, playCookie } });
+        env.request('POST', `/api/v1/instant-win-games/${gameId}/plays/${playId}/claim`, {
+          key: t.publicKey,
+          body: { email: sent, playCookie },
+        });
       const first = await claim();
       expect([first.status, first.body.data?.alreadyClaimed]).toEqual([200, false]);
       const second = await claim();
       expect([second.status, second.body.data?.alreadyClaimed]).toEqual([200, true]);
-      const rows = await query<{ email: string }>(env.db, sql`select email from instant_win_plays where id = ${playId}`);
+      const rows = await query<{ email: string }>(
+        env.db,
+        sql`select email from instant_win_plays where id = ${playId}`,
+      );
       expect(rows).toEqual([{ email: stored }]);
     }
     const entries = await entryRows(gameId);
-    expect(entries.map((e) => e.email).sort()).toEqual(ACCEPTED.slice(0, 4).map(([, s]) => s).sort());
+    expect(entries.map((e) => e.email).sort()).toEqual(
+      ACCEPTED.slice(0, 4)
+        .map(([, s]) => s)
+        .sort(),
+    );
   });
 });
 
 describe('refused everywhere with the endpoint’s message, nothing written', () => {
   it.each(REFUSED)('%j (%s)', async (sent) => {
     const c = await env.contest(t.teamId, { purchaseTracking: { enabled: true, pointsPerPurchase: 5 } });
-    const created = await env.request('POST', `/api/v1/contests/${c.id}/entries`, { key: t.privateKey, body: { email: sent, phone: '+15550001111' } });
+    const created = await env.request('POST', `/api/v1/contests/${c.id}/entries`, {
+      key: t.privateKey,
+      body: { email: sent, phone: '+15550001111' },
+    });
     // the empty string is a blank email (absent): with a phone the entry is phone-only
     if (sent === '') {
       expect(created.status).toBe(201);
@@ -188,10 +234,17 @@ describe('refused everywhere with the endpoint’s message, nothing written', ()
       key: t.privateKey,
       body: { email: sent, orderId: 'o1', amount: 1 },
     });
-    expect([bought.status, bought.body.error]).toEqual([400, sent.includes('\u0000') ? expected : 'Invalid request body']);
-    const lookup = await env.request('GET', `/api/v1/entries/lookup/bonus-actions?email=${encodeURIComponent(sent)}&contestId=${c.id}`, {
-      key: t.publicKey,
-    });
+    expect([bought.status, bought.body.error]).toEqual([
+      400,
+      sent.includes('\u0000') ? expected : 'Invalid request body',
+    ]);
+    const lookup = await env.request(
+      'GET',
+      `/api/v1/entries/lookup/bonus-actions?email=${encodeURIComponent(sent)}&contestId=${c.id}`,
+      {
+        key: t.publicKey,
+      },
+    );
     expect([lookup.status, lookup.body.error]).toEqual([400, expected]);
     expect(await entryRows(c.id)).toEqual([]);
     expect(await query(env.db, sql`select 1 from purchases where contest_id = ${c.id}`)).toEqual([]);

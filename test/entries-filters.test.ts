@@ -16,7 +16,12 @@ const codes: Record<string, string> = {};
 beforeAll(async () => {
   env = await createTestEnv();
   t = await env.team();
-  contestId = (await env.contest(t.teamId, { requireEmailConfirmation: true, referral: { advocatePoints: 10, friendPoints: 5 } } as never)).id;
+  contestId = (
+    await env.contest(t.teamId, {
+      requireEmailConfirmation: true,
+      referral: { advocatePoints: 10, friendPoints: 5 },
+    } as never)
+  ).id;
   const make = async (name: string, body: Record<string, unknown>) => {
     const r = await env.request('POST', `/api/v1/contests/${contestId}/entries`, { key: t.privateKey, body });
     expect(r.status, r.text).toBe(201);
@@ -31,7 +36,10 @@ beforeAll(async () => {
   await make('cy', { email: 'cy@example.com' });
   await make('dee', { email: 'dee@example.com' });
   await env.request('POST', `/api/v1/entries/${ids.cy}/disqualify`, { key: t.privateKey, body: { disqualify: true } });
-  await env.request('POST', `/api/v1/entries/${ids.dee}/points`, { key: t.privateKey, body: { points: 50, reason: 'top' } });
+  await env.request('POST', `/api/v1/entries/${ids.dee}/points`, {
+    key: t.privateKey,
+    body: { points: 50, reason: 'top' },
+  });
   // bob confirms: read the confirmation token from the email the entry was sent
   const mail = env.sent.find((m) => m.to === 'bob@example.com') ?? null;
   await env.settle();
@@ -44,7 +52,10 @@ afterAll(() => env.close());
 const list = async (query: string, key = t.privateKey) => {
   const r = await env.request('GET', `/api/v1/contests/${contestId}/entries?${query}`, { key });
   expect(r.status, r.text).toBe(200);
-  return { names: (r.body.data as Array<{ id: string }>).map((e) => Object.keys(ids).find((k) => ids[k] === e.id)), total: r.body.pagination.total as number };
+  return {
+    names: (r.body.data as Array<{ id: string }>).map((e) => Object.keys(ids).find((k) => ids[k] === e.id)),
+    total: r.body.pagination.total as number,
+  };
 };
 
 describe('entries list filters and sort', () => {
@@ -58,7 +69,14 @@ describe('entries list filters and sort', () => {
     expect(await list('referred=false&disqualified=false')).toEqual({ names: ['dee', 'ann'], total: 2 });
     expect(await list('review=pending')).toEqual({ names: ['alias'], total: 1 });
     // the queue shrinks as entries are reviewed
-    expect((await env.request('POST', `/api/v1/entries/${ids.alias}/review`, { key: t.privateKey, body: { decision: 'approve' } })).status).toBe(200);
+    expect(
+      (
+        await env.request('POST', `/api/v1/entries/${ids.alias}/review`, {
+          key: t.privateKey,
+          body: { decision: 'approve' },
+        })
+      ).status,
+    ).toBe(200);
     expect(await list('review=pending')).toEqual({ names: [], total: 0 });
     expect(await list('search=ann&referred=true')).toEqual({ names: ['alias'], total: 1 });
   });

@@ -29,7 +29,10 @@ afterAll(async () => {
  */
 async function emailsSettled() {
   for (let i = 0; i < 100; i++) {
-    const row = await queryOne<{ n: number }>(env.db, sql`select count(*)::int as n from email_outbox where status = 'pending' and locked_until is not null`);
+    const row = await queryOne<{ n: number }>(
+      env.db,
+      sql`select count(*)::int as n from email_outbox where status = 'pending' and locked_until is not null`,
+    );
     if (!row?.n) break;
     await new Promise((r) => setTimeout(r, 20));
   }
@@ -74,7 +77,14 @@ describe('create entry', () => {
       },
     });
     const row = await entryRow(r.body.data.entryId);
-    expect(row).toMatchObject({ email: 'ann@example.com', name: 'Ann', phone: null, points: 0, contest_id: c.id, custom_field_data: { size: 'M', n: 2 } });
+    expect(row).toMatchObject({
+      email: 'ann@example.com',
+      name: 'Ann',
+      phone: null,
+      points: 0,
+      contest_id: c.id,
+      custom_field_data: { size: 'M', n: 2 },
+    });
     // the answer carries the stored code: the share link can be built without another call
     expect(row!.referral_code).toBe(r.body.data.referralCode);
   });
@@ -113,7 +123,13 @@ describe('create entry', () => {
   it('without email and phone: 400 Email or phone is required (blank strings and nulls count as missing)', async () => {
     const c = await env.contest(a.teamId);
     const before = await snapshot();
-    for (const body of [{}, { name: 'Ann' }, { email: '', phone: '  ' }, { email: null, phone: null }, { referralCode: 'abc' }]) {
+    for (const body of [
+      {},
+      { name: 'Ann' },
+      { email: '', phone: '  ' },
+      { email: null, phone: null },
+      { referralCode: 'abc' },
+    ]) {
       const r = await create(c.id, body);
       expect([body, r.status, r.body]).toEqual([body, 400, { success: false, error: 'Email or phone is required' }]);
     }
@@ -138,8 +154,14 @@ describe('create entry', () => {
       [{ email: 'a@example.com', referralCode: 'x'.repeat(101) }, 'referralCode must be at most 100 characters'],
       [{ email: 'a@example.com', customFieldData: [1, 2] }, 'customFieldData must be an object'],
       [{ email: 'a@example.com', customFieldData: 'x' }, 'customFieldData must be an object'],
-      [{ email: 'a@example.com', customFieldData: { big: 'x'.repeat(16_384) } }, 'customFieldData must be at most 16384 bytes as JSON'],
-      [{ email: 'a@example.com', customFieldData: { k: 'a\u0000b' } }, 'customFieldData.k must not contain NUL characters'],
+      [
+        { email: 'a@example.com', customFieldData: { big: 'x'.repeat(16_384) } },
+        'customFieldData must be at most 16384 bytes as JSON',
+      ],
+      [
+        { email: 'a@example.com', customFieldData: { k: 'a\u0000b' } },
+        'customFieldData.k must not contain NUL characters',
+      ],
       [[], 'Invalid request body'],
       ['a@example.com', 'Invalid request body'],
     ];
@@ -147,14 +169,24 @@ describe('create entry', () => {
       const r = await create(c.id, body);
       expect([body, r.status, r.body]).toEqual([body, 400, { success: false, error }]);
     }
-    const raw = await env.request('POST', `/api/v1/contests/${c.id}/entries`, { key: a.privateKey, rawBody: '{"email":' });
+    const raw = await env.request('POST', `/api/v1/contests/${c.id}/entries`, {
+      key: a.privateKey,
+      rawBody: '{"email":',
+    });
     expect([raw.status, raw.body.error]).toEqual([400, 'Invalid request body']);
     expect(await snapshot()).toEqual(before);
   });
 
   it('unknown fields are ignored, never stored', async () => {
     const c = await env.contest(a.teamId);
-    const r = await create(c.id, { email: 'mass@example.com', points: 1000, disqualified: true, emailConfirmed: true, contestId: MISSING_ID, id: MISSING_ID });
+    const r = await create(c.id, {
+      email: 'mass@example.com',
+      points: 1000,
+      disqualified: true,
+      emailConfirmed: true,
+      contestId: MISSING_ID,
+      id: MISSING_ID,
+    });
     expect(r.status).toBe(201);
     const row = await entryRow(r.body.data.entryId);
     expect(row).toMatchObject({ points: 0, disqualified: false, email_confirmed: false, contest_id: c.id });
@@ -179,7 +211,11 @@ describe('create entry', () => {
       await env.contest(a.teamId, { status: 'draft' }),
       await env.contest(a.teamId, { status: 'paused' }),
       await env.contest(a.teamId, { status: 'ended' }),
-      await env.contest(a.teamId, { isEvergreen: false, startDate: new Date(now - 2 * 86400e3).toISOString(), endDate: new Date(now - 86400e3).toISOString() }),
+      await env.contest(a.teamId, {
+        isEvergreen: false,
+        startDate: new Date(now - 2 * 86400e3).toISOString(),
+        endDate: new Date(now - 86400e3).toISOString(),
+      }),
       await env.contest(a.teamId, { startDate: new Date(now + 86400e3).toISOString() }),
     ];
     const before = await snapshot();
@@ -210,27 +246,59 @@ describe('create entry', () => {
 
 describe('referrals', () => {
   it('a valid code credits the referrer advocatePoints and the new entry friendPoints, each as a ledger row', async () => {
-    const c = await env.contest(a.teamId, { referral: { advocatePoints: 10, friendPoints: 5 }, requireEmailConfirmation: false });
+    const c = await env.contest(a.teamId, {
+      referral: { advocatePoints: 10, friendPoints: 5 },
+      requireEmailConfirmation: false,
+    });
     const ref = await create(c.id, { email: 'advocate@example.com' });
     const code = (await entryRow(ref.body.data.entryId))!.referral_code;
     const r = await create(c.id, { email: 'friend@example.com', referralCode: ` ${code} ` });
     expect(r.status).toBe(201);
-    expect(r.body.data).toMatchObject({ alreadyExists: false, isReferred: true, pointsAwarded: { advocate: 10, friend: 5 } });
+    expect(r.body.data).toMatchObject({
+      alreadyExists: false,
+      isReferred: true,
+      pointsAwarded: { advocate: 10, friend: 5 },
+    });
     const friend = await entryRow(r.body.data.entryId);
     expect(friend).toMatchObject({ points: 5, referred_by: ref.body.data.entryId });
     expect((await entryRow(ref.body.data.entryId))!.points).toBe(10);
-    const ledger = await query<{ entry_id: string; delta: number; requested_delta: number; source: string; reason: string; ref_id: string }>(
+    const ledger = await query<{
+      entry_id: string;
+      delta: number;
+      requested_delta: number;
+      source: string;
+      reason: string;
+      ref_id: string;
+    }>(
       env.db,
       sql`select entry_id, delta, requested_delta, source, reason, ref_id from points_ledger where contest_id = ${c.id} order by delta`,
     );
     expect(ledger).toEqual([
-      { entry_id: friend!.id, delta: 5, requested_delta: 5, source: 'referral', reason: 'Joined with a referral code', ref_id: ref.body.data.entryId },
-      { entry_id: ref.body.data.entryId, delta: 10, requested_delta: 10, source: 'referral', reason: 'Referred a new entry', ref_id: friend!.id },
+      {
+        entry_id: friend!.id,
+        delta: 5,
+        requested_delta: 5,
+        source: 'referral',
+        reason: 'Joined with a referral code',
+        ref_id: ref.body.data.entryId,
+      },
+      {
+        entry_id: ref.body.data.entryId,
+        delta: 10,
+        requested_delta: 10,
+        source: 'referral',
+        reason: 'Referred a new entry',
+        ref_id: friend!.id,
+      },
     ]);
     // a repeated signup of the friend awards nothing more, and reports the entry as referred
     const again = await create(c.id, { email: 'friend@example.com', referralCode: code });
     expect(again.status).toBe(200);
-    expect(again.body.data).toMatchObject({ alreadyExists: true, isReferred: true, pointsAwarded: { advocate: 0, friend: 0 } });
+    expect(again.body.data).toMatchObject({
+      alreadyExists: true,
+      isReferred: true,
+      pointsAwarded: { advocate: 0, friend: 0 },
+    });
     expect((await entryRow(ref.body.data.entryId))!.points).toBe(10);
     expect(await ledgerMismatches(env.db, c.id)).toEqual([]);
   });
@@ -251,7 +319,10 @@ describe('referrals', () => {
     }
     expect((await entryRow(o.body.data.entryId))!.points).toBe(0);
     expect((await entryRow(local.body.data.entryId))!.points).toBe(0);
-    const n = await queryOne<{ n: number }>(env.db, sql`select count(*)::int as n from points_ledger where contest_id in (${c.id}, ${other.id})`);
+    const n = await queryOne<{ n: number }>(
+      env.db,
+      sql`select count(*)::int as n from points_ledger where contest_id in (${c.id}, ${other.id})`,
+    );
     expect(n!.n).toBe(0);
   });
 
@@ -262,7 +333,10 @@ describe('referrals', () => {
     const r = await create(c.id, { email: 'zero-b@example.com', referralCode: code });
     expect(r.body.data).toMatchObject({ isReferred: true, pointsAwarded: { advocate: 0, friend: 0 } });
     expect((await entryRow(r.body.data.entryId))!.referred_by).toBe(ref.body.data.entryId);
-    const n = await queryOne<{ n: number }>(env.db, sql`select count(*)::int as n from points_ledger where contest_id = ${c.id}`);
+    const n = await queryOne<{ n: number }>(
+      env.db,
+      sql`select count(*)::int as n from points_ledger where contest_id = ${c.id}`,
+    );
     expect(n!.n).toBe(0);
   });
 });
@@ -274,20 +348,37 @@ describe('confirmation email on create', () => {
     const row = await entryRow(r.body.data.entryId);
     expect(row).toMatchObject({ email_confirmed: false, confirmed_at: null });
     expect(row!.confirmation_token_hash).toMatch(/^[0-9a-f]{64}$/);
-    const mails = await query<{ to: string; kind: string; subject: string; text: string; html: string; team_id: string; status: string }>(
+    const mails = await query<{
+      to: string;
+      kind: string;
+      subject: string;
+      text: string;
+      html: string;
+      team_id: string;
+      status: string;
+    }>(
       env.db,
       sql`select "to", kind, subject, text, html, team_id, status from email_outbox where contest_id = ${c.id}`,
     );
     expect(mails).toHaveLength(1);
-    expect(mails[0]).toMatchObject({ to: 'conf@example.com', kind: 'confirmation', subject: 'Confirm your entry: Summer <Giveaway>', team_id: a.teamId });
+    expect(mails[0]).toMatchObject({
+      to: 'conf@example.com',
+      kind: 'confirmation',
+      subject: 'Confirm your entry: Summer <Giveaway>',
+      team_id: a.teamId,
+    });
     const link = /http:\/\/contests\.test\/api\/confirm\/([A-Za-z0-9]{32})/.exec(mails[0]!.text);
     expect(link).not.toBeNull();
     expect(mails[0]!.text).not.toContain(row!.confirmation_token_hash);
     expect(mails[0]!.html).toContain('Summer &lt;Giveaway&gt;');
     expect(mails[0]!.html).not.toContain('<Giveaway>');
     // the admin email log shows it
-    const log = await env.request('GET', `/api/admin/teams/${a.teamId}/emails`, { headers: { authorization: 'Bearer test-admin-token-0123456789' } });
-    expect(log.body.data.some((m: { to: string; kind: string }) => m.to === 'conf@example.com' && m.kind === 'confirmation')).toBe(true);
+    const log = await env.request('GET', `/api/admin/teams/${a.teamId}/emails`, {
+      headers: { authorization: 'Bearer test-admin-token-0123456789' },
+    });
+    expect(
+      log.body.data.some((m: { to: string; kind: string }) => m.to === 'conf@example.com' && m.kind === 'confirmation'),
+    ).toBe(true);
   });
 
   it('requireEmailConfirmation false: confirmed at creation, no email', async () => {
@@ -296,7 +387,10 @@ describe('confirmation email on create', () => {
     const row = await entryRow(r.body.data.entryId);
     expect(row).toMatchObject({ email_confirmed: true, confirmation_token_hash: null });
     expect(row!.confirmed_at).not.toBeNull();
-    const n = await queryOne<{ n: number }>(env.db, sql`select count(*)::int as n from email_outbox where contest_id = ${c.id}`);
+    const n = await queryOne<{ n: number }>(
+      env.db,
+      sql`select count(*)::int as n from email_outbox where contest_id = ${c.id}`,
+    );
     expect(n!.n).toBe(0);
   });
 
@@ -339,9 +433,26 @@ describe('list entries', () => {
       'alice@example.com',
     ]);
     expect(Object.keys(r.body.data[0]).sort()).toEqual(
-      ['createdAt', 'disqualified', 'email', 'emailConfirmed', 'id', 'name', 'phone', 'points', 'referralCode', 'risk'].sort(),
+      [
+        'createdAt',
+        'disqualified',
+        'email',
+        'emailConfirmed',
+        'id',
+        'name',
+        'phone',
+        'points',
+        'referralCode',
+        'risk',
+      ].sort(),
     );
-    expect(r.body.data[4]).toMatchObject({ name: 'Alice Smith', phone: null, points: 0, emailConfirmed: false, disqualified: false });
+    expect(r.body.data[4]).toMatchObject({
+      name: 'Alice Smith',
+      phone: null,
+      points: 0,
+      emailConfirmed: false,
+      disqualified: false,
+    });
   });
 
   it('pages; a page past the end is empty with correct pagination', async () => {
@@ -355,7 +466,9 @@ describe('list entries', () => {
 
   it('search is a case-insensitive substring of email or name; % and _ are literal', async () => {
     const s = async (q: string) => {
-      const r = await env.request('GET', `/api/v1/contests/${c.id}/entries?search=${encodeURIComponent(q)}`, { key: a.publicKey });
+      const r = await env.request('GET', `/api/v1/contests/${c.id}/entries?search=${encodeURIComponent(q)}`, {
+        key: a.publicKey,
+      });
       expect(r.status).toBe(200);
       return { emails: r.body.data.map((e: { email: string }) => e.email).sort(), total: r.body.pagination.total };
     };
@@ -406,14 +519,28 @@ describe('list entries', () => {
 
 describe('get entry', () => {
   it('the detail fields: referralsCount, bonusActionsCompleted, purchases, contest', async () => {
-    const c = await env.contest(a.teamId, { title: 'Detail contest', referral: { advocatePoints: 3, friendPoints: 1 } });
-    const e = await create(c.id, { email: 'detail@example.com', name: 'D', phone: '+441234567', customFieldData: { team: 'red' } });
+    const c = await env.contest(a.teamId, {
+      title: 'Detail contest',
+      referral: { advocatePoints: 3, friendPoints: 1 },
+    });
+    const e = await create(c.id, {
+      email: 'detail@example.com',
+      name: 'D',
+      phone: '+441234567',
+      customFieldData: { team: 'red' },
+    });
     const id = e.body.data.entryId;
     const code = (await entryRow(id))!.referral_code;
     await create(c.id, { email: 'r1@example.com', referralCode: code });
     await create(c.id, { email: 'r2@example.com', referralCode: code });
-    const action = await queryOne<{ id: string }>(env.db, sql`insert into bonus_actions (contest_id, action, points) values (${c.id}, 'follow', 4) returning id`);
-    const done = await env.request('POST', `/api/v1/entries/${id}/bonus-actions/${action!.id}/complete`, { key: a.publicKey, body: {} });
+    const action = await queryOne<{ id: string }>(
+      env.db,
+      sql`insert into bonus_actions (contest_id, action, points) values (${c.id}, 'follow', 4) returning id`,
+    );
+    const done = await env.request('POST', `/api/v1/entries/${id}/bonus-actions/${action!.id}/complete`, {
+      key: a.publicKey,
+      body: {},
+    });
     expect(done.status).toBe(200);
     await env.db.execute(
       sql`insert into purchases (contest_id, entry_id, order_id, amount, source) values (${c.id}, ${id}, 'o1', 19.99, 'api'), (${c.id}, ${id}, 'o2', 5.01, 'api')`,
@@ -457,7 +584,8 @@ describe('get entry', () => {
 });
 
 describe('update entry', () => {
-  const put = (id: string, body: unknown, key = a.privateKey) => env.request('PUT', `/api/v1/entries/${id}`, { key, body });
+  const put = (id: string, body: unknown, key = a.privateKey) =>
+    env.request('PUT', `/api/v1/entries/${id}`, { key, body });
 
   it('changes the given fields only and answers {id, email, name, phone, points}', async () => {
     const c = await env.contest(a.teamId, { requireEmailConfirmation: false });
@@ -465,7 +593,10 @@ describe('update entry', () => {
     const id = e.body.data.entryId;
     const r = await put(id, { name: '  New Name ', phone: '+1 202 555 0123' });
     expect(r.status).toBe(200);
-    expect(r.body).toEqual({ success: true, data: { id, email: 'upd@example.com', name: 'New Name', phone: '+12025550123', points: 0 } });
+    expect(r.body).toEqual({
+      success: true,
+      data: { id, email: 'upd@example.com', name: 'New Name', phone: '+12025550123', points: 0 },
+    });
     expect((await entryRow(id))!.custom_field_data).toEqual({ a: 1 });
     const cf = await put(id, { customFieldData: { b: 2 } });
     expect(cf.status).toBe(200);
@@ -481,29 +612,42 @@ describe('update entry', () => {
     const r = await put(id, { email: 'Keep2@Example.com' });
     expect(r.body.data.email).toBe('keep2@example.com');
     expect((await entryRow(id))!.email_confirmed).toBe(true);
-    const n = await queryOne<{ n: number }>(env.db, sql`select count(*)::int as n from email_outbox where contest_id = ${c.id}`);
+    const n = await queryOne<{ n: number }>(
+      env.db,
+      sql`select count(*)::int as n from email_outbox where contest_id = ${c.id}`,
+    );
     expect(n!.n).toBe(0);
   });
 
   it('a new email in a contest that requires confirmation unconfirms the entry, replaces the token and emails the new address', async () => {
     const c = await env.contest(a.teamId);
     const id = (await create(c.id, { email: 'before@example.com', name: 'Zed' })).body.data.entryId;
-    const oldMail = await queryOne<{ text: string }>(env.db, sql`select text from email_outbox where "to" = 'before@example.com'`);
+    const oldMail = await queryOne<{ text: string }>(
+      env.db,
+      sql`select text from email_outbox where "to" = 'before@example.com'`,
+    );
     const oldToken = /confirm\/([A-Za-z0-9]{32})/.exec(oldMail!.text)![1]!;
-    expect((await env.request('GET', `/api/confirm/${oldToken}`, { headers: { accept: 'application/json' } })).status).toBe(200);
+    expect(
+      (await env.request('GET', `/api/confirm/${oldToken}`, { headers: { accept: 'application/json' } })).status,
+    ).toBe(200);
     expect((await entryRow(id))!.email_confirmed).toBe(true);
     const r = await put(id, { email: 'after@example.com' });
     expect(r.status).toBe(200);
     const row = await entryRow(id);
     expect(row).toMatchObject({ email: 'after@example.com', email_confirmed: false, confirmed_at: null });
-    const mail = await queryOne<{ text: string; kind: string }>(env.db, sql`select text, kind from email_outbox where "to" = 'after@example.com'`);
+    const mail = await queryOne<{ text: string; kind: string }>(
+      env.db,
+      sql`select text, kind from email_outbox where "to" = 'after@example.com'`,
+    );
     expect(mail!.kind).toBe('confirmation');
     expect(mail!.text).toMatch(/^Hi Zed,/);
     const newToken = /confirm\/([A-Za-z0-9]{32})/.exec(mail!.text)![1]!;
     // the old link is dead, the new one confirms
     const old = await env.request('GET', `/api/confirm/${oldToken}`, { headers: { accept: 'application/json' } });
     expect([old.status, old.body.error]).toEqual([404, 'Confirmation link not found']);
-    expect((await env.request('GET', `/api/confirm/${newToken}`, { headers: { accept: 'application/json' } })).status).toBe(200);
+    expect(
+      (await env.request('GET', `/api/confirm/${newToken}`, { headers: { accept: 'application/json' } })).status,
+    ).toBe(200);
     expect((await entryRow(id))!.email_confirmed).toBe(true);
     // the same email again changes nothing
     await put(id, { email: 'AFTER@example.com' });
@@ -588,7 +732,11 @@ describe('disqualify', () => {
     ];
     for (const [body, disqualified, message] of steps) {
       const r = await dq(id, body);
-      expect([body, r.status, r.body]).toEqual([body, 200, { success: true, data: { entryId: id, disqualified, message } }]);
+      expect([body, r.status, r.body]).toEqual([
+        body,
+        200,
+        { success: true, data: { entryId: id, disqualified, message } },
+      ]);
       expect((await entryRow(id))!.disqualified).toBe(disqualified);
     }
   });

@@ -56,7 +56,10 @@ async function hitsInDatabase(): Promise<string[]> {
   const hits: string[] = [];
   for (const { name } of tables) {
     for (const v of VALUES) {
-      const rows = await query<{ n: number }>(env.db, sql`select count(*)::int as n from ${sql.raw(name)} x where x::text ilike ${'%' + v + '%'}`);
+      const rows = await query<{ n: number }>(
+        env.db,
+        sql`select count(*)::int as n from ${sql.raw(name)} x where x::text ilike ${'%' + v + '%'}`,
+      );
       if (rows[0]!.n > 0) hits.push(`${name}: ${v} (${rows[0]!.n})`);
     }
   }
@@ -78,11 +81,17 @@ describe('erasure reaches every copy', () => {
       purchaseTracking: { enabled: true, pointsPerPurchase: 3 },
       referral: { advocatePoints: 5, friendPoints: 2 },
     } as never);
-    const secret = (await env.request('POST', `/api/admin/contests/${contest.id}/webhook-secret`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } }))
-      .body.data.secret as string;
+    const secret = (
+      await env.request('POST', `/api/admin/contests/${contest.id}/webhook-secret`, {
+        headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+      })
+    ).body.data.secret as string;
 
     // an advocate, then the person through the signup webhook with the advocate's code (its answer is kept)
-    const adv = await req('POST', `/api/v1/contests/${contest.id}/entries`, { email: 'advocate.keep@example.com', name: 'Advocate Keep' });
+    const adv = await req('POST', `/api/v1/contests/${contest.id}/entries`, {
+      email: 'advocate.keep@example.com',
+      name: 'Advocate Keep',
+    });
     expect(adv.status).toBe(201);
     const raw = JSON.stringify({
       email: PERSON.email,
@@ -94,26 +103,59 @@ describe('erasure reaches every copy', () => {
     const at = new Date();
     const signup = await env.request('POST', `/api/webhooks/signup/${contest.id}`, {
       rawBody: raw,
-      headers: { 'webhook-id': 'msg_erasure_1', 'webhook-timestamp': String(Math.floor(at.getTime() / 1000)), 'webhook-signature': new Webhook(secret).sign('msg_erasure_1', at, raw) },
+      headers: {
+        'webhook-id': 'msg_erasure_1',
+        'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
+        'webhook-signature': new Webhook(secret).sign('msg_erasure_1', at, raw),
+      },
     });
     expect(signup.status, signup.text).toBe(201);
     const personId = signup.body.data.entryId as string;
     const personCode = (await req('GET', `/api/v1/entries/${personId}`)).body.data.referralCode as string;
 
     // the person refers a friend, completes a bonus action, buys, gets points, is disqualified and requalified
-    const friend = await req('POST', `/api/v1/contests/${contest.id}/entries`, { email: 'friend.keep@example.com', name: 'Friend Keep', referralCode: personCode });
+    const friend = await req('POST', `/api/v1/contests/${contest.id}/entries`, {
+      email: 'friend.keep@example.com',
+      name: 'Friend Keep',
+      referralCode: personCode,
+    });
     expect(friend.status).toBe(201);
-    const action = await createBonusAction(env.db, contest.id, { action: 'follow', description: 'Follow us', icon: 'x', iconColor: '#000', points: 4, confirmationType: 'auto' } as never);
-    expect((await req('POST', `/api/v1/entries/${personId}/bonus-actions/${action!.id}/complete`, {})).status).toBe(200);
-    expect((await req('POST', `/api/v1/contests/${contest.id}/purchases`, { email: PERSON.email, orderId: 'order-erasure-1', amount: 12.5 })).status).toBe(201);
-    expect((await req('POST', `/api/v1/entries/${personId}/points`, { points: 7, reason: 'goodwill' })).status).toBe(200);
+    const action = await createBonusAction(env.db, contest.id, {
+      action: 'follow',
+      description: 'Follow us',
+      icon: 'x',
+      iconColor: '#000',
+      points: 4,
+      confirmationType: 'auto',
+    } as never);
+    expect((await req('POST', `/api/v1/entries/${personId}/bonus-actions/${action!.id}/complete`, {})).status).toBe(
+      200,
+    );
+    expect(
+      (
+        await req('POST', `/api/v1/contests/${contest.id}/purchases`, {
+          email: PERSON.email,
+          orderId: 'order-erasure-1',
+          amount: 12.5,
+        })
+      ).status,
+    ).toBe(201);
+    expect((await req('POST', `/api/v1/entries/${personId}/points`, { points: 7, reason: 'goodwill' })).status).toBe(
+      200,
+    );
     expect((await req('POST', `/api/v1/entries/${personId}/disqualify`, { disqualify: true })).status).toBe(200);
     expect((await req('POST', `/api/v1/entries/${personId}/disqualify`, { disqualify: false })).status).toBe(200);
 
     // a draw over the contest picks everybody (3 entries, 3 winners): the person is among the winners
-    const draw = await req('POST', `/api/v1/contests/${contest.id}/draws`, { winners: 3, label: 'all of them', confirmedOnly: false });
+    const draw = await req('POST', `/api/v1/contests/${contest.id}/draws`, {
+      winners: 3,
+      label: 'all of them',
+      confirmedOnly: false,
+    });
     expect(draw.status, draw.text).toBe(201);
-    const revealed = await req('POST', `/api/v1/draws/${draw.body.data.id}/reveal`, { publicRandomness: 'erasure-test' });
+    const revealed = await req('POST', `/api/v1/draws/${draw.body.data.id}/reveal`, {
+      publicRandomness: 'erasure-test',
+    });
     expect(revealed.status, revealed.text).toBe(200);
     expect(revealed.body.data.results.map((r: { email: string }) => r.email)).toContain(PERSON.email);
 
@@ -131,25 +173,43 @@ describe('erasure reaches every copy', () => {
       ],
     });
     expect(game.status, game.text).toBe(201);
-    const play = await env.request('POST', `/api/v1/instant-win-games/${game.body.data.id}/play`, { key: t.publicKey, body: {} });
-    expect(play.status, play.text).toBe(200);
-    const claim = await env.request('POST', `/api/v1/instant-win-games/${game.body.data.id}/plays/${play.body.data.playId}/claim`, {
+    const play = await env.request('POST', `/api/v1/instant-win-games/${game.body.data.id}/play`, {
       key: t.publicKey,
-      body: { email: PERSON.email, playCookie: play.body.data.playCookie },
+      body: {},
     });
+    expect(play.status, play.text).toBe(200);
+    const claim = await env.request(
+      'POST',
+      `/api/v1/instant-win-games/${game.body.data.id}/plays/${play.body.data.playId}/claim`,
+      {
+        key: t.publicKey,
+        body: { email: PERSON.email, playCookie: play.body.data.playCookie },
+      },
+    );
     expect(claim.status, claim.text).toBe(200);
     await env.settle();
 
     // before: the values are everywhere, and the failing endpoint holds pending deliveries naming the person
     expect((await hitsInDatabase()).length).toBeGreaterThan(5);
-    const pendingBefore = await req('GET', `/api/v1/webhook-endpoints/${down.body.data.id}/deliveries?status=pending&limit=100`);
+    const pendingBefore = await req(
+      'GET',
+      `/api/v1/webhook-endpoints/${down.body.data.id}/deliveries?status=pending&limit=100`,
+    );
     expect(pendingBefore.body.data.length).toBeGreaterThan(5);
-    const delivered = await req('GET', `/api/v1/webhook-endpoints/${up.body.data.id}/deliveries?status=delivered&limit=100`);
+    const delivered = await req(
+      'GET',
+      `/api/v1/webhook-endpoints/${up.body.data.id}/deliveries?status=delivered&limit=100`,
+    );
     const createdDelivery = delivered.body.data.find((d: { type: string }) => d.type === 'entry.created');
     expect(createdDelivery).toBeTruthy();
 
     // the person's entries: the contest's and the one the claim made in the game
-    const gameEntry = (await query<{ id: string }>(env.db, sql`select id from entries where contest_id = ${game.body.data.id} and email = ${PERSON.email}`))[0]!.id;
+    const gameEntry = (
+      await query<{ id: string }>(
+        env.db,
+        sql`select id from entries where contest_id = ${game.body.data.id} and email = ${PERSON.email}`,
+      )
+    )[0]!.id;
     const erasedAt = Date.now();
     for (const id of [personId, gameEntry]) {
       const r = await req('DELETE', `/api/v1/entries/${id}`);
@@ -162,24 +222,41 @@ describe('erasure reaches every copy', () => {
     expect(await hitsInDatabase()).toEqual([]);
 
     // the kept events keep their ids and totals: the draw still names the winner's entry id, the claim its play
-    const events = await query<{ type: string; data: Record<string, unknown> }>(env.db, sql`select type, data from events where team_id = ${t.teamId}`);
+    const events = await query<{ type: string; data: Record<string, unknown> }>(
+      env.db,
+      sql`select type, data from events where team_id = ${t.teamId}`,
+    );
     const created = events.find((e) => e.type === 'entry.created' && e.data.entryId === personId)!;
-    expect(created.data).toMatchObject({ entryId: personId, email: null, name: null, phone: null, points: expect.any(Number) });
+    expect(created.data).toMatchObject({
+      entryId: personId,
+      email: null,
+      name: null,
+      phone: null,
+      points: expect.any(Number),
+    });
     const drawEvent = events.find((e) => e.type === 'draw.revealed')!;
     const winner = (drawEvent.data.results as Array<Record<string, unknown>>).find((r) => r.entryId === personId)!;
     expect(winner).toMatchObject({ entryId: personId, email: null, name: null, weight: 1 });
     // other people in the same event are untouched
-    expect((drawEvent.data.results as Array<Record<string, unknown>>).map((r) => r.email)).toContain('advocate.keep@example.com');
+    expect((drawEvent.data.results as Array<Record<string, unknown>>).map((r) => r.email)).toContain(
+      'advocate.keep@example.com',
+    );
     const claimed = events.find((e) => e.type === 'instant_win.claimed')!;
     expect(claimed.data).toMatchObject({ playId: play.body.data.playId, email: null, prizeName: 'Prize' });
 
     // a retry of an already delivered event sends the scrubbed body
-    const retry = await req('POST', `/api/v1/webhook-endpoints/${up.body.data.id}/deliveries/${createdDelivery.id}/retry`);
+    const retry = await req(
+      'POST',
+      `/api/v1/webhook-endpoints/${up.body.data.id}/deliveries/${createdDelivery.id}/retry`,
+    );
     expect(retry.status, retry.text).toBe(409); // delivered: the contract's answer; nothing is sent again
     // pending deliveries (the failing endpoint) go out scrubbed: retried by hand, or later by the deliverer
     failing = false;
     const pendingCreated = pendingBefore.body.data.find((d: { type: string }) => d.type === 'entry.created');
-    const retried = await req('POST', `/api/v1/webhook-endpoints/${down.body.data.id}/deliveries/${pendingCreated.id}/retry`);
+    const retried = await req(
+      'POST',
+      `/api/v1/webhook-endpoints/${down.body.data.id}/deliveries/${pendingCreated.id}/retry`,
+    );
     expect(retried.status, retried.text).toBe(200);
     expect(retried.body.data.status).toBe('delivered');
     env.clock.advance(2 * 60 * 60 * 1000);
@@ -188,7 +265,9 @@ describe('erasure reaches every copy', () => {
     expect(after.filter((r) => r.url.endsWith('/down')).length).toBeGreaterThan(5);
     for (const r of after) expect(containsPerson(r.body), r.body).toEqual([]);
     // and the receivers are told to forget the person
-    expect(after.filter((r) => JSON.parse(r.body).type === 'entry.erased').map((r) => JSON.parse(r.body).data)).toContainEqual({ entryId: personId });
+    expect(
+      after.filter((r) => JSON.parse(r.body).type === 'entry.erased').map((r) => JSON.parse(r.body).data),
+    ).toContainEqual({ entryId: personId });
 
     // answers and exports
     const answers = [
@@ -199,7 +278,9 @@ describe('erasure reaches every copy', () => {
       await req('GET', `/api/v1/instant-win-games/${game.body.data.id}/plays`),
       await req('GET', `/api/v1/contests/${contest.id}/webhook-receipts`),
       await req('GET', `/api/v1/webhook-endpoints/${down.body.data.id}/deliveries?limit=100`),
-      await env.request('GET', `/api/admin/teams/${t.teamId}/emails`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } }),
+      await env.request('GET', `/api/admin/teams/${t.teamId}/emails`, {
+        headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+      }),
     ];
     for (const a of answers) {
       expect(a.status, a.text).toBe(200);

@@ -68,7 +68,12 @@ describe.skipIf(!hasRealPostgres)('event delivery under faults (real Postgres)',
     const worker = async () => {
       let n = 0;
       for (;;) {
-        const r = await deliverDueEvents(env.db, ctx, { now: () => new Date() }, { limit: 7, maxBatches: 1, concurrency: 3 });
+        const r = await deliverDueEvents(
+          env.db,
+          ctx,
+          { now: () => new Date() },
+          { limit: 7, maxBatches: 1, concurrency: 3 },
+        );
         n += r.delivered;
         if (r.delivered + r.retrying + r.failed === 0) return n;
       }
@@ -79,7 +84,10 @@ describe.skipIf(!hasRealPostgres)('event delivery under faults (real Postgres)',
     expect(seen.size).toBe(300);
     expect([...seen.values()].every((n) => n === 1)).toBe(true);
     expect(new Set(seen.keys())).toEqual(new Set(ids));
-    const left = await query<{ n: string }>(env.db, sql`select count(*) as n from event_deliveries where endpoint_id = ${ep.id} and status <> 'delivered'`);
+    const left = await query<{ n: string }>(
+      env.db,
+      sql`select count(*) as n from event_deliveries where endpoint_id = ${ep.id} and status <> 'delivered'`,
+    );
     expect(Number(left[0]!.n)).toBe(0);
   });
 
@@ -91,7 +99,12 @@ describe.skipIf(!hasRealPostgres)('event delivery under faults (real Postgres)',
         let body = '';
         req.on('data', (c) => (body += c));
         req.on('end', () => {
-          got.push({ id: String(req.headers['webhook-id']), ts: String(req.headers['webhook-timestamp']), sig: String(req.headers['webhook-signature']), body });
+          got.push({
+            id: String(req.headers['webhook-id']),
+            ts: String(req.headers['webhook-timestamp']),
+            sig: String(req.headers['webhook-signature']),
+            body,
+          });
           // a slow receiver: the kill lands while a batch is in flight
           setTimeout(() => res.writeHead(200).end('ok'), 40);
         });
@@ -107,9 +120,13 @@ describe.skipIf(!hasRealPostgres)('event delivery under faults (real Postgres)',
       const ep = await newEndpoint(`http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`);
       const ids = await seedEvents(ep.id, 120);
       const dbUrl = (env.pool as unknown as { options: { connectionString: string } }).options.connectionString;
-      const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('./support/deliver-child.ts', import.meta.url)), dbUrl], {
-        stdio: ['ignore', 'pipe', 'inherit'],
-      });
+      const child = spawn(
+        process.execPath,
+        ['--import', 'tsx', fileURLToPath(new URL('./support/deliver-child.ts', import.meta.url)), dbUrl],
+        {
+          stdio: ['ignore', 'pipe', 'inherit'],
+        },
+      );
       const exited = new Promise<NodeJS.Signals | null>((r) => child.on('exit', (_code, signal) => r(signal)));
       // kill it once it has sent some, with a batch in flight
       for (let i = 0; i < 600 && got.length < 35; i++) await new Promise((r) => setTimeout(r, 50));
@@ -139,11 +156,17 @@ describe.skipIf(!hasRealPostgres)('event delivery under faults (real Postgres)',
       expect(new Set(got.map((g) => g.id))).toEqual(new Set(ids));
       const wh = new Webhook(ep.secret);
       for (const g of got) {
-        const payload = wh.verify(g.body, { 'webhook-id': g.id, 'webhook-timestamp': g.ts, 'webhook-signature': g.sig }) as { id: string };
+        const payload = wh.verify(g.body, {
+          'webhook-id': g.id,
+          'webhook-timestamp': g.ts,
+          'webhook-signature': g.sig,
+        }) as { id: string };
         expect(payload.id).toBe(g.id);
       }
       const dupes = got.length - ids.length;
-      console.log(`fault test: ${byChild} received before SIGKILL, ${dupes} sent twice (in flight at the kill), 0 lost`);
+      console.log(
+        `fault test: ${byChild} received before SIGKILL, ${dupes} sent twice (in flight at the kill), 0 lost`,
+      );
       expect(dupes).toBeGreaterThanOrEqual(0);
     }, 60_000);
   });

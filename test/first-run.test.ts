@@ -54,7 +54,9 @@ describe('npm start on an empty database', () => {
     const none = await fetch(`http://localhost:${port}/api/v1/contests`);
     expect(none.status).toBe(401);
     // the seeded public key is meant for pages: it is masked
-    const me = (await (await fetch(`http://localhost:${port}/api/v1/key`, { headers: { 'x-api-key': pub } })).json()) as { data: { personalData: string } };
+    const me = (await (
+      await fetch(`http://localhost:${port}/api/v1/key`, { headers: { 'x-api-key': pub } })
+    ).json()) as { data: { personalData: string } };
     expect(me.data.personalData).toBe('masked');
     // the address the server prints leads to the console and the reference
     expect(await (await fetch(`http://localhost:${port}/`)).text()).toContain('href="/console"');

@@ -53,10 +53,12 @@ describe('distribution', () => {
     }
     // survival function of chi-square with 4 degrees of freedom: e^(-x/2) (1 + x/2)
     const p = Math.exp(-chi2 / 2) * (1 + chi2 / 2);
-    console.log(`draw distribution: counts ${JSON.stringify(Object.fromEntries(counts))} for odds 40/30/20/9.5/0.5, chi2 = ${chi2.toFixed(3)}, p = ${p.toFixed(4)}`);
+    console.log(
+      `draw distribution: counts ${JSON.stringify(Object.fromEntries(counts))} for odds 40/30/20/9.5/0.5, chi2 = ${chi2.toFixed(3)}, p = ${p.toFixed(4)}`,
+    );
     expect(p).toBeGreaterThan(0.001);
     // and the test can fail: a draw that ignores the last tier is caught
-    const skewed = (counts.get('t4')! ** 2) / ((n * 0.5) / 100); // chi2 contribution if t4 were never drawn
+    const skewed = counts.get('t4')! ** 2 / ((n * 0.5) / 100); // chi2 contribution if t4 were never drawn
     expect(Math.exp(-skewed / 2) * (1 + skewed / 2)).toBeLessThan(0.001);
   });
 });

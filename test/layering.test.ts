@@ -18,7 +18,9 @@ function filesUnder(dir: string): string[] {
 /** the relative imports and re-exports of a file, as absolute .ts paths */
 function importsOf(file: string): string[] {
   const text = readFileSync(file, 'utf8');
-  return [...text.matchAll(/^(?:import|export)\b[^;]*?\sfrom\s+'(\.[^']+)'/gms)].map((m) => resolve(dirname(file), m[1]!.replace(/\.js$/, '.ts')));
+  return [...text.matchAll(/^(?:import|export)\b[^;]*?\sfrom\s+'(\.[^']+)'/gms)].map((m) =>
+    resolve(dirname(file), m[1]!.replace(/\.js$/, '.ts')),
+  );
 }
 
 describe('module layering', () => {
@@ -33,7 +35,8 @@ describe('module layering', () => {
       state.set(n, 'open');
       stack.push(n);
       for (const m of graph.get(n) ?? []) {
-        if (state.get(m) === 'open') cycles.push([...stack.slice(stack.indexOf(m)), m].map((x) => relative(root, x)).join(' -> '));
+        if (state.get(m) === 'open')
+          cycles.push([...stack.slice(stack.indexOf(m)), m].map((x) => relative(root, x)).join(' -> '));
         else if (!state.has(m)) visit(m);
       }
       stack.pop();

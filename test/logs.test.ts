@@ -40,7 +40,10 @@ describe('the log of a failing write', () => {
       expect(String(logged[0]!.fields?.statement)).toMatch(/insert into entries/);
       expect(text).not.toMatch(/private\.person|Secret Name|15550199|example\.com/i);
       // and nothing was stored
-      const [n] = await query<{ n: string | number }>(env.db, sql`select count(*) as n from entries where contest_id = ${c.id}`);
+      const [n] = await query<{ n: string | number }>(
+        env.db,
+        sql`select count(*) as n from entries where contest_id = ${c.id}`,
+      );
       expect(Number(n!.n)).toBe(0);
     } finally {
       await query(env.db, sql`alter table email_outbox drop constraint logs_test_no_mail`);

@@ -39,7 +39,10 @@ function splitHead(raw: string): { headers: string; body: string } {
 }
 
 const header = (headers: string, name: string) =>
-  new RegExp(`^${name}:\\s*((?:.*)(?:\\r?\\n[ \\t].*)*)`, 'im').exec(headers)?.[1]?.replace(/\r?\n[ \t]+/g, ' ').trim();
+  new RegExp(`^${name}:\\s*((?:.*)(?:\\r?\\n[ \\t].*)*)`, 'im')
+    .exec(headers)?.[1]
+    ?.replace(/\r?\n[ \t]+/g, ' ')
+    .trim();
 
 function decodePart(headers: string, body: string): string {
   const enc = (header(headers, 'Content-Transfer-Encoding') ?? '7bit').toLowerCase();
@@ -55,7 +58,10 @@ function mimeParts(raw: string): { headers: string; text?: string; html?: string
   const out: { headers: string; text?: string; html?: string } = { headers: top.headers };
   const boundary = /boundary="?([^";]+)"?/i.exec(ctype)?.[1];
   const parts = boundary
-    ? top.body.split(`--${boundary}`).slice(1, -1).map((p) => splitHead(p.replace(/^\r?\n/, '')))
+    ? top.body
+        .split(`--${boundary}`)
+        .slice(1, -1)
+        .map((p) => splitHead(p.replace(/^\r?\n/, '')))
     : [{ headers: top.headers, body: top.body }];
   for (const p of parts) {
     const t = (header(p.headers, 'Content-Type') ?? '').toLowerCase();
@@ -108,7 +114,13 @@ async function startSmtp() {
   return { received, port, close: () => new Promise<void>((r) => server.close(() => r())) };
 }
 
-async function queue(db: Db, teamId: string, to: string, content: { subject: string; text: string; html: string | null }, at: Date) {
+async function queue(
+  db: Db,
+  teamId: string,
+  to: string,
+  content: { subject: string; text: string; html: string | null },
+  at: Date,
+) {
   const row = await queryOne<{ id: string; idempotency_key: string }>(
     db,
     sql`insert into email_outbox (team_id, "to", kind, subject, text, html, next_attempt_at)
@@ -175,7 +187,12 @@ describe('SMTP transport (nodemailer) to a real SMTP server, through the outbox'
   });
 
   it('delivers a prize email with the game title and the coupon code', async () => {
-    const content = prizeEmail({ gameTitle: 'Spin <it>', prizeName: '10% off', couponCode: 'SAVE<10>', redeemUrl: 'https://shop.test/r?c=1&d=2' });
+    const content = prizeEmail({
+      gameTitle: 'Spin <it>',
+      prizeName: '10% off',
+      couponCode: 'SAVE<10>',
+      redeemUrl: 'https://shop.test/r?c=1&d=2',
+    });
     const now = env.clock.now();
     await queue(env.db, teamId, 'winner@example.com', content, now);
     await deliverDueEmails(env.db, mailer, now);
@@ -268,7 +285,10 @@ describe('Resend transport: the request it makes', () => {
 
   it('leaves html out when the email has none; honours a custom API URL', async () => {
     const { f, calls } = fakeFetch(200, { id: 'x' });
-    await resendTransport({ apiKey: 'k', from: 'a@b.c', fetch: f, apiUrl: 'http://127.0.0.1:9999/' }).send({ ...email, html: null });
+    await resendTransport({ apiKey: 'k', from: 'a@b.c', fetch: f, apiUrl: 'http://127.0.0.1:9999/' }).send({
+      ...email,
+      html: null,
+    });
     expect(calls[0]!.url).toBe('http://127.0.0.1:9999/emails');
     expect(JSON.parse(String(calls[0]!.init.body))).not.toHaveProperty('html');
   });
@@ -312,7 +332,9 @@ describe('transport selection from the environment', () => {
     expect(transportKind({ SMTP_URL: 'smtp://x' })).toBe('smtp');
     expect(transportKind({ RESEND_API_KEY: 're_x' })).toBe('resend');
     expect(transportKind({ MAIL_TRANSPORT: 'LOG', RESEND_API_KEY: 're_x' })).toBe('log');
-    expect(() => transportKind({ MAIL_TRANSPORT: 'pigeon' })).toThrow('MAIL_TRANSPORT must be log, smtp or resend (got "pigeon")');
+    expect(() => transportKind({ MAIL_TRANSPORT: 'pigeon' })).toThrow(
+      'MAIL_TRANSPORT must be log, smtp or resend (got "pigeon")',
+    );
   });
 
   it('names what is missing', () => {
@@ -336,14 +358,25 @@ describe('transport selection from the environment', () => {
     await expect(workerMailer({ SMTP_URL: 'smtp://x', MAIL_FROM: 'a@b.c' }, logger, f).send(email)).rejects.toThrow(
       'mail not configured: SMTP is not available on Workers; use RESEND_API_KEY',
     );
-    await expect(workerMailer({ RESEND_API_KEY: 're_x' }, logger, f).send(email)).rejects.toThrow(/mail not configured: .*needs MAIL_FROM/);
+    await expect(workerMailer({ RESEND_API_KEY: 're_x' }, logger, f).send(email)).rejects.toThrow(
+      /mail not configured: .*needs MAIL_FROM/,
+    );
     expect(calls).toHaveLength(1);
   });
 
   it('the log transport prints recipient, subject and text', async () => {
     const lines: { msg: string; fields?: Record<string, unknown> }[] = [];
     const logger: Logger = { info: (msg, fields) => lines.push({ msg, fields }), error: () => {} };
-    await logTransport(logger).send({ id: 'e', to: 'a@b.c', subject: 'Hello', text: 'Body', html: '<p>Body</p>', idempotencyKey: 'k' });
-    expect(lines).toEqual([{ msg: 'email (log transport: not sent)', fields: { id: 'e', to: 'a@b.c', subject: 'Hello', text: 'Body' } }]);
+    await logTransport(logger).send({
+      id: 'e',
+      to: 'a@b.c',
+      subject: 'Hello',
+      text: 'Body',
+      html: '<p>Body</p>',
+      idempotencyKey: 'k',
+    });
+    expect(lines).toEqual([
+      { msg: 'email (log transport: not sent)', fields: { id: 'e', to: 'a@b.c', subject: 'Hello', text: 'Body' } },
+    ]);
   });
 });

@@ -10,7 +10,12 @@ import { describe, expect, it } from 'vitest';
 const root = process.cwd();
 const base = process.env.TEST_DATABASE_URL;
 const migrate = (url: string) => {
-  const r = spawnSync(join(root, 'node_modules/.bin/tsx'), ['scripts/migrate.ts'], { cwd: root, env: { ...process.env, DATABASE_URL: url }, encoding: 'utf8', timeout: 60_000 });
+  const r = spawnSync(join(root, 'node_modules/.bin/tsx'), ['scripts/migrate.ts'], {
+    cwd: root,
+    env: { ...process.env, DATABASE_URL: url },
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
   return { status: r.status, out: `${r.stdout}${r.stderr}`.trim() };
 };
 const withDb = (name: string) => {
@@ -29,7 +34,10 @@ describe('npm run db:migrate', () => {
 
   it.skipIf(!base)('applies, then says there is nothing to apply; a missing database is named', async () => {
     const name = `ce_mig_${process.pid}_${Date.now().toString(36)}`;
-    expect(migrate(withDb(name))).toMatchObject({ status: 1, out: expect.stringContaining(`database "${name}" does not exist: create it first`) });
+    expect(migrate(withDb(name))).toMatchObject({
+      status: 1,
+      out: expect.stringContaining(`database "${name}" does not exist: create it first`),
+    });
     const admin = new pg.Client({ connectionString: base });
     await admin.connect();
     await admin.query(`create database ${name}`);

@@ -107,12 +107,21 @@ describe('OpenAPI document', () => {
       const at = `${method} ${path}`;
       if (path.startsWith('/api/admin/')) expect(schemes, at).toEqual(['adminToken']);
       else if (path.startsWith('/api/v1/') && path !== '/api/v1/openapi.json') {
-        const row = ENDPOINTS.find(([m, p]) => m === method.toUpperCase() && p.replace(/[0-9a-f-]{36}/g, '{}') === path.replace(/\{\w+\}/g, '{}'));
+        const row = ENDPOINTS.find(
+          ([m, p]) =>
+            m === method.toUpperCase() && p.replace(/[0-9a-f-]{36}/g, '{}') === path.replace(/\{\w+\}/g, '{}'),
+        );
         expect(schemes, at).toEqual(row?.[2] === 'pub' ? ['privateKey', 'publicKey'] : ['privateKey']);
       } else expect(schemes, at).toEqual([]);
     }
-    const headers = (path: string) => doc.paths[path].post.parameters.filter((p: any) => p.in === 'header').map((p: any) => p.name);
-    expect(headers('/api/webhooks/purchase/{contestId}')).toEqual(['webhook-id', 'webhook-timestamp', 'webhook-signature', 'x-webhook-secret']);
+    const headers = (path: string) =>
+      doc.paths[path].post.parameters.filter((p: any) => p.in === 'header').map((p: any) => p.name);
+    expect(headers('/api/webhooks/purchase/{contestId}')).toEqual([
+      'webhook-id',
+      'webhook-timestamp',
+      'webhook-signature',
+      'x-webhook-secret',
+    ]);
     expect(headers('/api/webhooks/referral/shopify/{contestId}')).toContain('X-Shopify-Hmac-Sha256');
     expect(headers('/api/webhooks/referral/stripe/{contestId}')).toEqual(['Stripe-Signature']);
   });
@@ -122,7 +131,11 @@ describe('OpenAPI document', () => {
       const at = `${method} ${path}`;
       const ok = Object.entries(op.responses as Record<string, any>).filter(([s]) => s.startsWith('2'));
       expect(ok.length, at).toBeGreaterThan(0);
-      for (const [, r] of ok) expect(Object.values(r.content ?? {}).every((m: any) => m.schema), at).toBe(true);
+      for (const [, r] of ok)
+        expect(
+          Object.values(r.content ?? {}).every((m: any) => m.schema),
+          at,
+        ).toBe(true);
       expect(op.responses.default, at).toBeUndefined();
       for (const [status, r] of Object.entries(op.responses as Record<string, any>)) {
         const schema = r.content?.['application/json']?.schema;
@@ -138,9 +151,13 @@ describe('OpenAPI document', () => {
     // the answers that are not JSON
     expect(Object.keys(doc.paths['/widget.js'].get.responses['200'].content)).toEqual(['text/javascript']);
     expect(Object.keys(doc.paths['/demo/instant-win/{gameId}'].get.responses['200'].content)).toEqual(['text/html']);
-    expect(Object.keys(doc.paths['/api/confirm/{token}'].get.responses['200'].content).sort()).toEqual(['application/json', 'text/html']);
+    expect(Object.keys(doc.paths['/api/confirm/{token}'].get.responses['200'].content).sort()).toEqual([
+      'application/json',
+      'text/html',
+    ]);
     // the create-entry answer carries the entry's own referral code
-    const created = doc.paths['/api/v1/contests/{contestId}/entries'].post.responses['201'].content['application/json'].schema;
+    const created =
+      doc.paths['/api/v1/contests/{contestId}/entries'].post.responses['201'].content['application/json'].schema;
     expect(created.properties.data.properties.referralCode).toMatchObject({ type: 'string' });
     expect(created.properties.data.required).toContain('referralCode');
     expect(doc.paths['/api/v1/instant-win-games/{gameId}/play'].post.responses['429']).toBeDefined();
@@ -149,10 +166,13 @@ describe('OpenAPI document', () => {
   it('types page and limit as integers, and has servers', () => {
     for (const { path, method, op } of operations()) {
       for (const p of (op.parameters ?? []) as any[]) {
-        if (p.in === 'query' && (p.name === 'page' || p.name === 'limit')) expect(p.schema.type, `${method} ${path} ${p.name}`).toBe('integer');
+        if (p.in === 'query' && (p.name === 'page' || p.name === 'limit'))
+          expect(p.schema.type, `${method} ${path} ${p.name}`).toBe('integer');
       }
     }
-    expect(doc.paths['/api/v1/contests/{contestId}/leaderboard'].get.parameters.find((p: any) => p.name === 'limit').schema).toMatchObject({
+    expect(
+      doc.paths['/api/v1/contests/{contestId}/leaderboard'].get.parameters.find((p: any) => p.name === 'limit').schema,
+    ).toMatchObject({
       type: 'integer',
       minimum: 1,
       maximum: 100,
@@ -160,7 +180,7 @@ describe('OpenAPI document', () => {
     expect(doc.servers?.length).toBeGreaterThan(0);
   });
 
-  it('passes Redocly\'s recommended lint with 0 errors and 0 warnings', () => {
+  it("passes Redocly's recommended lint with 0 errors and 0 warnings", () => {
     mkdirSync('.tmp', { recursive: true });
     writeFileSync('.tmp/openapi.json', JSON.stringify(doc, null, 2));
     const r = spawnSync(
@@ -168,7 +188,10 @@ describe('OpenAPI document', () => {
       ['node_modules/@redocly/cli/bin/cli.js', 'lint', '.tmp/openapi.json', '--extends=recommended', '--format=json'],
       { encoding: 'utf8', env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' } },
     );
-    const report = JSON.parse(r.stdout) as { totals: { errors: number; warnings: number }; problems: { ruleId: string; message: string }[] };
+    const report = JSON.parse(r.stdout) as {
+      totals: { errors: number; warnings: number };
+      problems: { ruleId: string; message: string }[];
+    };
     expect(report.problems.map((p) => `${p.ruleId}: ${p.message}`)).toEqual([]);
     expect(report.totals).toMatchObject({ errors: 0, warnings: 0 });
     expect(r.status).toBe(0);
@@ -183,7 +206,11 @@ describe('OpenAPI document', () => {
 });
 
 describe('the contract check catches a document that lies', () => {
-  const answer = (status: number, body: unknown, path = '/api/v1/contests/00000000-0000-4000-8000-000000000000/views') => ({
+  const answer = (
+    status: number,
+    body: unknown,
+    path = '/api/v1/contests/00000000-0000-4000-8000-000000000000/views',
+  ) => ({
     method: 'POST',
     path,
     status,
@@ -197,16 +224,26 @@ describe('the contract check catches a document that lies', () => {
 
   it('fails a field of the wrong type, a missing field and a field the document does not list', () => {
     const contract = createValidator(doc);
-    expect(() => contract.check(answer(200, { success: true, data: { viewsCount: '3' } }))).toThrow(/viewsCount must be integer/);
-    expect(() => contract.check(answer(200, { success: true, data: {} }))).toThrow(/must have required property 'viewsCount'/);
-    expect(() => contract.check(answer(200, { success: true, data: { viewsCount: 3, extra: 1 } }))).toThrow(/additional properties/);
+    expect(() => contract.check(answer(200, { success: true, data: { viewsCount: '3' } }))).toThrow(
+      /viewsCount must be integer/,
+    );
+    expect(() => contract.check(answer(200, { success: true, data: {} }))).toThrow(
+      /must have required property 'viewsCount'/,
+    );
+    expect(() => contract.check(answer(200, { success: true, data: { viewsCount: 3, extra: 1 } }))).toThrow(
+      /additional properties/,
+    );
     expect(() => contract.check(answer(404, { success: false, error: ['Contest not found'] }))).toThrow(ContractError);
   });
 
   it('fails an undocumented status and an undocumented media type', () => {
     const contract = createValidator(doc);
-    expect(() => contract.check(answer(418, { success: false, error: 'I am a teapot' }))).toThrow(/status 418 is not documented/);
-    expect(() => contract.check({ ...answer(200, {}), contentType: 'text/plain', body: 'ok' })).toThrow(/content type "text\/plain" is not documented/);
+    expect(() => contract.check(answer(418, { success: false, error: 'I am a teapot' }))).toThrow(
+      /status 418 is not documented/,
+    );
+    expect(() => contract.check({ ...answer(200, {}), contentType: 'text/plain', body: 'ok' })).toThrow(
+      /content type "text\/plain" is not documented/,
+    );
     expect(() =>
       contract.check({ method: 'GET', path: '/widget.js', status: 200, contentType: 'application/json', body: '{}' }),
     ).toThrow(/content type "application\/json" is not documented/);
@@ -238,13 +275,18 @@ describe('trust and safety in the document', () => {
   it('documents the trust-and-safety endpoints and fields with their response schemas', () => {
     const review = doc.paths['/api/v1/entries/{entryId}/review'].post;
     expect(review.operationId).toBe('reviewEntry');
-    expect(review.requestBody.content['application/json'].schema.properties.decision.enum).toEqual(['approve', 'reject']);
+    expect(review.requestBody.content['application/json'].schema.properties.decision.enum).toEqual([
+      'approve',
+      'reject',
+    ]);
     const reviewed = review.responses['200'].content['application/json'].schema.properties.data;
     expect(reviewed.properties.risk.properties.level.enum).toEqual(['none', 'review', 'high']);
     expect(review.responses['409']).toBeDefined();
     const verify = doc.paths['/api/v1/entries/{entryId}/bonus-actions/{bonusActionId}/verify'].post;
     expect(verify.operationId).toBe('verifyBonusCompletion');
-    expect(verify.responses['200'].content['application/json'].schema.properties.data.properties.completionStatus.enum).toEqual(['verified', 'rejected']);
+    expect(
+      verify.responses['200'].content['application/json'].schema.properties.data.properties.completionStatus.enum,
+    ).toEqual(['verified', 'rejected']);
     const keys = doc.paths['/api/admin/teams/{teamId}/api-keys'];
     expect(keys.get.operationId).toBe('listApiKeys');
     expect(keys.post.requestBody.content['application/json'].schema.properties).toHaveProperty('personalData');
@@ -252,8 +294,12 @@ describe('trust and safety in the document', () => {
     expect(Object.keys(create.post.requestBody.content['application/json'].schema.properties)).toEqual(
       expect.arrayContaining(['ipAddress', 'userAgent']),
     );
-    expect(create.get.parameters.find((p: { name: string }) => p.name === 'risk').schema.enum).toEqual(['review', 'high']);
-    const settings = doc.paths['/api/admin/teams/{teamId}/contests'].post.requestBody.content['application/json'].schema.properties;
+    expect(create.get.parameters.find((p: { name: string }) => p.name === 'risk').schema.enum).toEqual([
+      'review',
+      'high',
+    ]);
+    const settings =
+      doc.paths['/api/admin/teams/{teamId}/contests'].post.requestBody.content['application/json'].schema.properties;
     expect(settings.risk.properties.mode.enum).toEqual(['flag', 'hold', 'block']);
     expect(settings.referral.properties.creditOn.enum).toEqual(['create', 'confirm']);
   });

@@ -53,7 +53,9 @@ async function queue(db: Db, teamId: string, to: string, at?: Date): Promise<str
 const get = (db: Db, id: string) => queryOne<Row>(db, sql`select * from email_outbox where id = ${id}`).then((r) => r!);
 
 /** records sends; `fail` decides per email whether (and how) to throw */
-function recordingMailer(fail?: (e: OutgoingEmail, n: number) => Error | null): Mailer & { sent: OutgoingEmail[]; calls: number } {
+function recordingMailer(
+  fail?: (e: OutgoingEmail, n: number) => Error | null,
+): Mailer & { sent: OutgoingEmail[]; calls: number } {
   const m = {
     sent: [] as OutgoingEmail[],
     calls: 0,
@@ -116,7 +118,9 @@ describe('outbox delivery', () => {
   it('retries transient failures with backoff 1, 2, 4 ... minutes and marks failed after 8 attempts', async () => {
     const t0 = env.clock.now();
     const id = await queue(env.db, teamId, 'flaky@example.com', t0);
-    const mailer = recordingMailer((e) => (e.to === 'flaky@example.com' ? new MailError('SMTP 451: try again later') : null));
+    const mailer = recordingMailer((e) =>
+      e.to === 'flaky@example.com' ? new MailError('SMTP 451: try again later') : null,
+    );
     let now = t0;
     const delays: number[] = [];
     for (let attempt = 1; attempt <= 8; attempt++) {
@@ -150,7 +154,11 @@ describe('outbox delivery', () => {
     const mailer = recordingMailer(() => new MailError('SMTP 550: mailbox unavailable', { permanent: true }));
     const res = await deliverDueEmails(env.db, mailer, env.clock.now());
     expect(res).toMatchObject({ failed: 1 });
-    expect(await get(env.db, id)).toMatchObject({ status: 'failed', attempts: 1, last_error: 'SMTP 550: mailbox unavailable' });
+    expect(await get(env.db, id)).toMatchObject({
+      status: 'failed',
+      attempts: 1,
+      last_error: 'SMTP 550: mailbox unavailable',
+    });
   });
 
   it('a retry after the first failure succeeds and clears the error', async () => {
@@ -178,12 +186,17 @@ describe('outbox delivery', () => {
   it('claims a batch in one statement and marks what went out in one: 20 emails, 2 statements', async () => {
     const t0 = env.clock.now();
     for (let i = 0; i < 20; i++) await queue(env.db, teamId, `batch${i}@example.com`, t0);
-    const mailer = recordingMailer((e) => (e.to === 'batch7@example.com' ? new MailError('mailbox full', { permanent: false }) : null));
+    const mailer = recordingMailer((e) =>
+      e.to === 'batch7@example.com' ? new MailError('mailbox full', { permanent: false }) : null,
+    );
     const timing = { trips: 0, ms: 0 };
     const res = await dbTiming.run(timing, () => deliverDueEmails(env.db, mailer, t0, { limit: 25 }));
     // claim, the one failure's own mark, the batch's sent mark
     expect([res.sent, res.retrying, timing.trips]).toEqual([19, 1, 3]);
-    const rows = await query<{ to: string; status: string }>(env.db, sql`select "to", status from email_outbox where "to" like 'batch%' order by "to"`);
+    const rows = await query<{ to: string; status: string }>(
+      env.db,
+      sql`select "to", status from email_outbox where "to" like 'batch%' order by "to"`,
+    );
     expect(rows.filter((r) => r.status === 'sent').length).toBe(19);
     expect(rows.find((r) => r.to === 'batch7@example.com')!.status).toBe('pending');
   });
@@ -207,7 +220,11 @@ describe('outbox: a crash between send and mark', () => {
   it('is retried after the lease with the same Idempotency-Key, and Resend delivers it once', async () => {
     const t0 = env.clock.now();
     const id = await queue(env.db, teamId, 'crash@example.com', t0);
-    const real = resendTransport({ apiKey: 're_test_key', from: 'Contests <contests@example.com>', apiUrl: resend.url });
+    const real = resendTransport({
+      apiKey: 're_test_key',
+      from: 'Contests <contests@example.com>',
+      apiUrl: resend.url,
+    });
     // the first deliverer sends, then "dies": its mark never happens
     const dying: Mailer = {
       async send(email) {
@@ -230,7 +247,10 @@ describe('outbox: a crash between send and mark', () => {
     const after = await deliverDueEmails(env.db, real, new Date(t0.getTime() + 5 * MIN + 1000));
     expect(after.sent).toBe(1);
     expect(resend.requests).toHaveLength(2);
-    expect(resend.requests.map((r) => r.headers['idempotency-key'])).toEqual([claimed.idempotency_key, claimed.idempotency_key]);
+    expect(resend.requests.map((r) => r.headers['idempotency-key'])).toEqual([
+      claimed.idempotency_key,
+      claimed.idempotency_key,
+    ]);
     expect(resend.requests.map((r) => r.status)).toEqual([200, 200]);
     expect(resend.delivered).toHaveLength(1);
     expect(await get(env.db, id)).toMatchObject({ status: 'sent' });
@@ -294,7 +314,10 @@ describe.skipIf(!hasRealPostgres)('outbox on real Postgres: concurrent deliverer
     expect(new Set(mailer.sent.map((e) => e.id)).size).toBe(120);
     // the work was actually shared
     expect(results.filter((r) => r.sent > 0).length).toBeGreaterThan(1);
-    const rows = await query<{ status: string; attempts: number }>(env.db, sql`select status, attempts from email_outbox`);
+    const rows = await query<{ status: string; attempts: number }>(
+      env.db,
+      sql`select status, attempts from email_outbox`,
+    );
     expect(rows.every((r) => r.status === 'sent' && r.attempts === 1)).toBe(true);
     console.log(`concurrent deliverers: sent per deliverer ${results.map((r) => r.sent).join(', ')}`);
   });

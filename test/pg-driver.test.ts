@@ -15,10 +15,16 @@ describe.skipIf(!hasRealPostgres)('node-postgres driver (real Postgres)', () => 
       const h = await openPg(process.env.TEST_DATABASE_URL!, { max: 1, migrate: false, namedStatements: named });
       try {
         for (let i = 0; i < 3; i++) {
-          const rows = await query<{ n: number; s: string }>(h.db, sql`select ${i}::int + 1 as n, ${'x'}::text || 'y' as s`);
+          const rows = await query<{ n: number; s: string }>(
+            h.db,
+            sql`select ${i}::int + 1 as n, ${'x'}::text || 'y' as s`,
+          );
           expect(rows).toEqual([{ n: i + 1, s: 'xy' }]);
         }
-        const prepared = await query<{ name: string }>(h.db, sql`select name from pg_prepared_statements where statement like '%as n, %' and statement not like '%pg_prepared_statements%'`);
+        const prepared = await query<{ name: string }>(
+          h.db,
+          sql`select name from pg_prepared_statements where statement like '%as n, %' and statement not like '%pg_prepared_statements%'`,
+        );
         expect(prepared.length).toBe(named ? 1 : 0);
         if (named) expect(prepared[0]!.name).toMatch(/^ce_[0-9a-f]+$/);
       } finally {

@@ -22,7 +22,10 @@ beforeAll(async () => {
 afterAll(async () => {
   // let background email delivery (triggered by entry creation) finish before the database goes
   for (let i = 0; i < 100; i++) {
-    const row = await queryOne<{ n: number }>(env.db, sql`select count(*)::int as n from email_outbox where status = 'pending' and locked_until is not null`);
+    const row = await queryOne<{ n: number }>(
+      env.db,
+      sql`select count(*)::int as n from email_outbox where status = 'pending' and locked_until is not null`,
+    );
     if (!row?.n) break;
     await new Promise((r) => setTimeout(r, 20));
   }
@@ -33,12 +36,17 @@ afterAll(async () => {
 const MISSING_ID = '00000000-0000-4000-8000-000000000000';
 
 async function newEntry(contestId: string, email: string, extra: Record<string, unknown> = {}) {
-  const r = await env.request('POST', `/api/v1/contests/${contestId}/entries`, { key: a.privateKey, body: { email, ...extra } });
+  const r = await env.request('POST', `/api/v1/contests/${contestId}/entries`, {
+    key: a.privateKey,
+    body: { email, ...extra },
+  });
   expect(r.status).toBe(201);
   return r.body.data.entryId as string;
 }
-const adjust = (id: string, body: unknown, key = a.privateKey) => env.request('POST', `/api/v1/entries/${id}/points`, { key, body });
-const pointsOf = async (id: string) => (await queryOne<{ points: number }>(env.db, sql`select points from entries where id = ${id}`))!.points;
+const adjust = (id: string, body: unknown, key = a.privateKey) =>
+  env.request('POST', `/api/v1/entries/${id}/points`, { key, body });
+const pointsOf = async (id: string) =>
+  (await queryOne<{ points: number }>(env.db, sql`select points from entries where id = ${id}`))!.points;
 
 describe('adjust points', () => {
   it('adds and removes; previousTotal + adjustment = newTotal; each a manual ledger row with its reason', async () => {
@@ -46,7 +54,10 @@ describe('adjust points', () => {
     const id = await newEntry(c.id, 'adj@example.com');
     const add = await adjust(id, { points: 25, reason: 'Won the quiz' });
     expect(add.status).toBe(200);
-    expect(add.body).toEqual({ success: true, data: { message: 'Added 25 points', previousTotal: 0, newTotal: 25, adjustment: 25 } });
+    expect(add.body).toEqual({
+      success: true,
+      data: { message: 'Added 25 points', previousTotal: 0, newTotal: 25, adjustment: 25 },
+    });
     const sub = await adjust(id, { points: -10, reason: '  Correction  ' });
     expect(sub.body.data).toEqual({ message: 'Removed 10 points', previousTotal: 25, newTotal: 15, adjustment: -10 });
     expect(await pointsOf(id)).toBe(15);
@@ -62,7 +73,12 @@ describe('adjust points', () => {
     const id = await newEntry(c.id, 'floor@example.com');
     await adjust(id, { points: 7, reason: 'start' });
     const r = await adjust(id, { points: -50, reason: 'too much' });
-    expect(r.body.data).toEqual({ message: 'Removed 7 points (total cannot go below 0)', previousTotal: 7, newTotal: 0, adjustment: -7 });
+    expect(r.body.data).toEqual({
+      message: 'Removed 7 points (total cannot go below 0)',
+      previousTotal: 7,
+      newTotal: 0,
+      adjustment: -7,
+    });
     const again = await adjust(id, { points: -1, reason: 'at zero' });
     expect(again.body.data).toMatchObject({ previousTotal: 0, newTotal: 0, adjustment: 0 });
     const ledger = await getLedger(env.db, id);
@@ -124,7 +140,10 @@ describe('adjust points', () => {
       const r = await adjust(id, body);
       expect([body, r.status, r.body]).toEqual([body, 400, { success: false, error }]);
     }
-    const raw = await env.request('POST', `/api/v1/entries/${id}/points`, { key: a.privateKey, rawBody: '{"points": 1e400, "reason": "x"}' });
+    const raw = await env.request('POST', `/api/v1/entries/${id}/points`, {
+      key: a.privateKey,
+      rawBody: '{"points": 1e400, "reason": "x"}',
+    });
     expect([raw.status, raw.body.error]).toEqual([400, range]);
     expect(await pointsOf(id)).toBe(5);
     expect(await getLedger(env.db, id)).toHaveLength(1);
@@ -160,7 +179,8 @@ describe('ledger invariant', () => {
     const pick = <T>(xs: T[]) => xs[Math.floor(rnd() * xs.length)]!;
     const c = await env.contest(a.teamId, { referral: { advocatePoints: 7, friendPoints: 3 } });
     const actions = [];
-    for (const points of [5, 12, 0]) actions.push(await createBonusAction(env.db, c.id, { action: `act${points}`, points }));
+    for (const points of [5, 12, 0])
+      actions.push(await createBonusAction(env.db, c.id, { action: `act${points}`, points }));
     const model = new Map<string, number>();
     const ids: string[] = [];
     const codes = new Map<string, string>();
@@ -171,7 +191,12 @@ describe('ledger invariant', () => {
       model.set(id, 0);
     }
     const codeOf = async (id: string) => {
-      if (!codes.has(id)) codes.set(id, (await queryOne<{ referral_code: string }>(env.db, sql`select referral_code from entries where id = ${id}`))!.referral_code);
+      if (!codes.has(id))
+        codes.set(
+          id,
+          (await queryOne<{ referral_code: string }>(env.db, sql`select referral_code from entries where id = ${id}`))!
+            .referral_code,
+        );
       return codes.get(id)!;
     };
     for (let step = 0; step < 120; step++) {
@@ -185,7 +210,10 @@ describe('ledger invariant', () => {
       } else if (op < 0.45) {
         const id = pick(ids);
         const action = pick(actions);
-        const r = await env.request('POST', `/api/v1/entries/${id}/bonus-actions/${action.id}/complete`, { key: a.publicKey, body: {} });
+        const r = await env.request('POST', `/api/v1/entries/${id}/bonus-actions/${action.id}/complete`, {
+          key: a.publicKey,
+          body: {},
+        });
         expect(r.status).toBe(200);
         const key = `${id}:${action.id}`;
         expect(r.body.data.alreadyCompleted).toBe(done.has(key));
@@ -199,7 +227,11 @@ describe('ledger invariant', () => {
         const delta = Math.round((rnd() - 0.6) * 40) || 1;
         const r = await adjust(id, { points: delta, reason: `step ${step}` });
         const expected = Math.max(0, model.get(id)! + delta);
-        expect(r.body.data).toMatchObject({ previousTotal: model.get(id), newTotal: expected, adjustment: expected - model.get(id)! });
+        expect(r.body.data).toMatchObject({
+          previousTotal: model.get(id),
+          newTotal: expected,
+          adjustment: expected - model.get(id)!,
+        });
         model.set(id, expected);
       }
     }
@@ -214,7 +246,10 @@ describe('ledger invariant', () => {
     }
     expect(await ledgerMismatches(env.db, c.id)).toEqual([]);
     // some clamping really happened in this sequence
-    const clamped = await queryOne<{ n: number }>(env.db, sql`select count(*)::int as n from points_ledger where contest_id = ${c.id} and delta <> requested_delta`);
+    const clamped = await queryOne<{ n: number }>(
+      env.db,
+      sql`select count(*)::int as n from points_ledger where contest_id = ${c.id} and delta <> requested_delta`,
+    );
     expect(clamped!.n).toBeGreaterThan(0);
   });
 });

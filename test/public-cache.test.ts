@@ -20,7 +20,8 @@ beforeAll(async () => {
 afterAll(() => env.close());
 
 /** the number of database round trips the answer says it took */
-const trips = (r: { headers: Headers }) => Number(/(\d+) round trip/.exec(r.headers.get('server-timing') ?? '')?.[1] ?? 'NaN');
+const trips = (r: { headers: Headers }) =>
+  Number(/(\d+) round trip/.exec(r.headers.get('server-timing') ?? '')?.[1] ?? 'NaN');
 
 async function contestWithEntries(settings: Record<string, unknown> = {}) {
   const c = await env.contest(t.teamId, { requireEmailConfirmation: false, ...settings });
@@ -34,13 +35,22 @@ async function contestWithEntries(settings: Record<string, unknown> = {}) {
 }
 
 const addPoints = async (entryId: string, points: number) => {
-  const r = await env.request('POST', `/api/v1/entries/${entryId}/points`, { key: t.privateKey, body: { points, reason: 'test' } });
+  const r = await env.request('POST', `/api/v1/entries/${entryId}/points`, {
+    key: t.privateKey,
+    body: { points, reason: 'test' },
+  });
   expect(r.status, r.text).toBe(200);
 };
 const topPoints = async (contestId: string, key = t.publicKey) => {
   const r = await env.request('GET', `/api/v1/contests/${contestId}/leaderboard`, { key });
   expect(r.status, r.text).toBe(200);
-  return { points: r.body.data[0]?.points as number, trips: trips(r), cacheControl: r.headers.get('cache-control'), age: r.headers.get('age'), body: r.body };
+  return {
+    points: r.body.data[0]?.points as number,
+    trips: trips(r),
+    cacheControl: r.headers.get('cache-control'),
+    age: r.headers.get('age'),
+    body: r.body,
+  };
 };
 
 describe('publicCacheSeconds: 0 (the default)', () => {
@@ -85,7 +95,10 @@ describe('publicCacheSeconds above 0', () => {
 
     const actions = `/api/v1/contests/${c.id}/bonus-actions`;
     expect((await env.request('GET', actions, { key: t.publicKey })).body.data).toEqual([]);
-    const made = await env.request('POST', actions, { key: t.privateKey, body: { action: 'visit', points: 5, confirmationType: 'click' } });
+    const made = await env.request('POST', actions, {
+      key: t.privateKey,
+      body: { action: 'visit', points: 5, confirmationType: 'click' },
+    });
     expect(made.status, made.text).toBe(201);
     const list = await env.request('GET', actions, { key: t.publicKey });
     expect([list.body.data, trips(list)]).toEqual([[], 0]);
@@ -93,8 +106,17 @@ describe('publicCacheSeconds above 0', () => {
     const game = await env.request('POST', '/api/v1/instant-win-games', {
       key: t.privateKey,
       body: {
-        slug: 'spin-to-win', title: 'Spin', mechanic: 'wheel', layout: 'default', entryLimit: 'none', publishAs: 'landing', publicCacheSeconds: 10,
-        tiers: [{ name: 'Prize', oddsPercent: 50, redeemCode: 'X' }, { name: 'Miss', oddsPercent: 50, isMiss: true }],
+        slug: 'spin-to-win',
+        title: 'Spin',
+        mechanic: 'wheel',
+        layout: 'default',
+        entryLimit: 'none',
+        publishAs: 'landing',
+        publicCacheSeconds: 10,
+        tiers: [
+          { name: 'Prize', oddsPercent: 50, redeemCode: 'X' },
+          { name: 'Miss', oddsPercent: 50, isMiss: true },
+        ],
       },
     });
     expect([game.status, game.body.data?.publicCacheSeconds]).toEqual([201, 10]);
@@ -102,7 +124,11 @@ describe('publicCacheSeconds above 0', () => {
     expect(trips(await env.request('GET', gamePath, { key: t.publicKey }))).toBe(1);
     expect((await env.request('PUT', gamePath, { key: t.privateKey, body: { title: 'Spin again' } })).status).toBe(200);
     const cachedGame = await env.request('GET', gamePath, { key: t.publicKey });
-    expect([cachedGame.body.data.title, trips(cachedGame), cachedGame.headers.get('cache-control')]).toEqual(['Spin', 0, 'public, max-age=10']);
+    expect([cachedGame.body.data.title, trips(cachedGame), cachedGame.headers.get('cache-control')]).toEqual([
+      'Spin',
+      0,
+      'public, max-age=10',
+    ]);
     env.clock.advance(10_000);
     expect((await env.request('GET', gamePath, { key: t.publicKey })).body.data.title).toBe('Spin again');
   });
@@ -110,16 +136,27 @@ describe('publicCacheSeconds above 0', () => {
   it('a masked key never gets an unmasked answer, another team’s key gets 404, an unknown key 401, a revoked key reads the copy until it expires', async () => {
     const c = await contestWithEntries({ publicCacheSeconds: 5 });
     const full = await topPoints(c.id);
-    expect(full.body.data.map((r: { email: string }) => r.email).sort()).toEqual(['ada@example.com', 'bob@example.com']);
+    expect(full.body.data.map((r: { email: string }) => r.email).sort()).toEqual([
+      'ada@example.com',
+      'bob@example.com',
+    ]);
     const masked = await createApiKey(env.db, env.deps.random, t.teamId, 'public', 'masked', 'masked');
     const m = await topPoints(c.id, masked.key);
-    expect([m.trips, ...m.body.data.map((r: { email: string }) => r.email).sort()]).toEqual([1, 'a***@example.com', 'b***@example.com']);
+    expect([m.trips, ...m.body.data.map((r: { email: string }) => r.email).sort()]).toEqual([
+      1,
+      'a***@example.com',
+      'b***@example.com',
+    ]);
     expect((await topPoints(c.id, masked.key)).trips).toBe(0);
 
     // another team's public key never gets this team's copy: its read goes to the database, 404
     const other = await env.team('Other team');
     const foreign = await env.request('GET', `/api/v1/contests/${c.id}/leaderboard`, { key: other.publicKey });
-    expect([foreign.status, foreign.body, trips(foreign)]).toEqual([404, { success: false, error: 'Contest not found' }, 1]);
+    expect([foreign.status, foreign.body, trips(foreign)]).toEqual([
+      404,
+      { success: false, error: 'Contest not found' },
+      1,
+    ]);
 
     const unknown = await env.request('GET', `/api/v1/contests/${c.id}/leaderboard`, { key: `pk_${'Q'.repeat(40)}` });
     expect([unknown.status, unknown.body]).toEqual([401, { success: false, error: 'Missing or invalid API key' }]);
@@ -137,55 +174,85 @@ describe('publicCacheSeconds above 0', () => {
     const c = await contestWithEntries({ publicCacheSeconds: 5 });
     const bad = await env.request('GET', `/api/v1/contests/${c.id}/leaderboard?limit=0`, { key: t.publicKey });
     expect(bad.status).toBe(400);
-    const missing = await env.request('GET', '/api/v1/contests/00000000-0000-4000-8000-000000000000/leaderboard', { key: t.publicKey });
+    const missing = await env.request('GET', '/api/v1/contests/00000000-0000-4000-8000-000000000000/leaderboard', {
+      key: t.publicKey,
+    });
     expect([missing.status, trips(missing)]).toEqual([404, 1]);
-    expect(trips(await env.request('GET', '/api/v1/contests/00000000-0000-4000-8000-000000000000/leaderboard', { key: t.publicKey }))).toBe(1);
+    expect(
+      trips(
+        await env.request('GET', '/api/v1/contests/00000000-0000-4000-8000-000000000000/leaderboard', {
+          key: t.publicKey,
+        }),
+      ),
+    ).toBe(1);
   });
 
   it('a revealed draw’s snapshot is kept without a setting (it never changes); a committed one is not', async () => {
     const c = await contestWithEntries();
-    const made = await env.request('POST', `/api/v1/contests/${c.id}/draws`, { key: t.privateKey, body: { winners: 1 } });
+    const made = await env.request('POST', `/api/v1/contests/${c.id}/draws`, {
+      key: t.privateKey,
+      body: { winners: 1 },
+    });
     expect(made.status, made.text).toBe(201);
     const path = `/api/v1/draws/${made.body.data.id}/snapshot`;
     const committed = await env.request('GET', path, { key: t.publicKey });
     expect([committed.status, trips(committed), committed.headers.get('cache-control')]).toEqual([200, 1, null]);
     expect(trips(await env.request('GET', path, { key: t.publicKey }))).toBe(1);
-    const revealed = await env.request('POST', `/api/v1/draws/${made.body.data.id}/reveal`, { key: t.privateKey, body: { publicRandomness: 'cache test' } });
+    const revealed = await env.request('POST', `/api/v1/draws/${made.body.data.id}/reveal`, {
+      key: t.privateKey,
+      body: { publicRandomness: 'cache test' },
+    });
     expect(revealed.status, revealed.text).toBe(200);
     const first = await env.request('GET', path, { key: t.publicKey });
     expect([trips(first), first.headers.get('cache-control')]).toEqual([1, 'public, max-age=300']);
     const again = await env.request('GET', path, { key: t.publicKey });
-    expect([again.text, trips(again), again.headers.get('content-type'), again.headers.get('content-disposition')]).toEqual([
-      committed.text,
-      0,
-      'text/csv; charset=utf-8',
-      committed.headers.get('content-disposition'),
-    ]);
+    expect([
+      again.text,
+      trips(again),
+      again.headers.get('content-type'),
+      again.headers.get('content-disposition'),
+    ]).toEqual([committed.text, 0, 'text/csv; charset=utf-8', committed.headers.get('content-disposition')]);
   });
 
   it('a setting out of range answers 400 and changes nothing', async () => {
     const c = await contestWithEntries({ publicCacheSeconds: 5 });
     const message = 'publicCacheSeconds must be a whole number of seconds from 0 to 300';
     for (const value of [301, -1, 1.5, '5', null]) {
-      const r = await env.request('PATCH', `/api/v1/contests/${c.id}`, { key: t.privateKey, body: { publicCacheSeconds: value } });
+      const r = await env.request('PATCH', `/api/v1/contests/${c.id}`, {
+        key: t.privateKey,
+        body: { publicCacheSeconds: value },
+      });
       expect([value, r.status, r.body]).toEqual([value, 400, { success: false, error: message }]);
     }
     const game = await env.request('POST', '/api/v1/instant-win-games', {
       key: t.privateKey,
       body: {
-        slug: 'spin-to-win', title: 'Spin', mechanic: 'wheel', layout: 'default', entryLimit: 'none', publishAs: 'landing', publicCacheSeconds: 1000,
-        tiers: [{ name: 'Prize', oddsPercent: 50, redeemCode: 'X' }, { name: 'Miss', oddsPercent: 50, isMiss: true }],
+        slug: 'spin-to-win',
+        title: 'Spin',
+        mechanic: 'wheel',
+        layout: 'default',
+        entryLimit: 'none',
+        publishAs: 'landing',
+        publicCacheSeconds: 1000,
+        tiers: [
+          { name: 'Prize', oddsPercent: 50, redeemCode: 'X' },
+          { name: 'Miss', oddsPercent: 50, isMiss: true },
+        ],
       },
     });
     expect([game.status, game.body]).toEqual([400, { success: false, error: message }]);
     const settings = await env.request('GET', `/api/v1/contests/${c.id}/settings`, { key: t.privateKey });
     expect(settings.body.data.publicCacheSeconds).toBe(5);
-    const ok = await env.request('PATCH', `/api/v1/contests/${c.id}`, { key: t.privateKey, body: { publicCacheSeconds: 0 } });
+    const ok = await env.request('PATCH', `/api/v1/contests/${c.id}`, {
+      key: t.privateKey,
+      body: { publicCacheSeconds: 0 },
+    });
     expect(ok.body.data.publicCacheSeconds).toBe(0);
   });
 });
 
-if (!hasRealPostgres) console.warn('*** public-cache.test.ts: the concurrent-reads test is SKIPPED (needs TEST_DATABASE_URL) ***');
+if (!hasRealPostgres)
+  console.warn('*** public-cache.test.ts: the concurrent-reads test is SKIPPED (needs TEST_DATABASE_URL) ***');
 
 // PGlite answers inside the event loop, so requests never overlap there: this one needs a real server
 describe.skipIf(!hasRealPostgres)('publicCacheSeconds under concurrent reads (Postgres)', () => {

@@ -75,12 +75,27 @@ describe('recording a purchase', () => {
       },
     });
     expect(await points(e)).toBe(59);
-    const [p] = await query<Record<string, unknown>>(env.db, sql`select * from purchases where id = ${r.body.data.purchaseId}`);
-    expect(p).toMatchObject({ entry_id: e, order_id: 'ORD-1', currency: 'USD', points_awarded: 59, source: 'api', referrer_entry_id: null });
+    const [p] = await query<Record<string, unknown>>(
+      env.db,
+      sql`select * from purchases where id = ${r.body.data.purchaseId}`,
+    );
+    expect(p).toMatchObject({
+      entry_id: e,
+      order_id: 'ORD-1',
+      currency: 'USD',
+      points_awarded: 59,
+      source: 'api',
+      referrer_entry_id: null,
+    });
     expect(Number(p!.amount)).toBe(19.99);
     const ledger = await query<Record<string, unknown>>(env.db, sql`select * from points_ledger where entry_id = ${e}`);
     expect(ledger).toHaveLength(1);
-    expect(ledger[0]).toMatchObject({ delta: 59, requested_delta: 59, source: 'purchase', ref_id: r.body.data.purchaseId });
+    expect(ledger[0]).toMatchObject({
+      delta: 59,
+      requested_delta: 59,
+      source: 'purchase',
+      ref_id: r.body.data.purchaseId,
+    });
     expect(await ledgerMismatches(env.db, c.id)).toEqual([]);
   });
 
@@ -163,7 +178,10 @@ describe('recording a purchase', () => {
     const r = await buy(c.id, { email: 'max@example.com', orderId: 'm', amount: 1 });
     expect([r.status, r.body.data.pointsAwarded]).toEqual([201, 5]);
     expect(await points(e)).toBe(MAX_POINTS_TOTAL);
-    const [l] = await query<Record<string, unknown>>(env.db, sql`select delta, requested_delta from points_ledger where entry_id = ${e}`);
+    const [l] = await query<Record<string, unknown>>(
+      env.db,
+      sql`select delta, requested_delta from points_ledger where entry_id = ${e}`,
+    );
     expect(l).toEqual({ delta: 5, requested_delta: 100 });
     // a huge amount times a large rate does not overflow either
     const c2 = await env.contest(t.teamId, tracking(0, 1_000_000));
@@ -177,7 +195,11 @@ describe('recording a purchase', () => {
     const c = await env.contest(t.teamId, tracking(0, 0));
     await entry(c.id, 'zero@example.com');
     const r = await buy(c.id, { email: 'zero@example.com', orderId: 'z', amount: 12 });
-    expect([r.status, r.body.data.pointsAwarded, r.body.data.message]).toEqual([201, 0, 'Purchase recorded; 0 points awarded']);
+    expect([r.status, r.body.data.pointsAwarded, r.body.data.message]).toEqual([
+      201,
+      0,
+      'Purchase recorded; 0 points awarded',
+    ]);
     expect(await counts(c.id)).toEqual({ purchases: 1, ledger: 0 });
   });
 
@@ -220,7 +242,10 @@ describe('bad input: 400 and nothing written (reference §7)', () => {
       const r = await buy(c.id, body);
       expect([body, r.status, r.body]).toEqual([body, 400, INVALID]);
     }
-    const raw = await env.request('POST', `/api/v1/contests/${c.id}/purchases`, { key: t.privateKey, rawBody: '{"email":' });
+    const raw = await env.request('POST', `/api/v1/contests/${c.id}/purchases`, {
+      key: t.privateKey,
+      rawBody: '{"email":',
+    });
     expect([raw.status, raw.body]).toEqual([400, INVALID]);
     expect(await counts(c.id)).toEqual({ purchases: 0, ledger: 0 });
   });
@@ -247,7 +272,7 @@ describe('bad input: 400 and nothing written (reference §7)', () => {
 });
 
 describe('contest, tracking, state and entry (order of the checks)', () => {
-  it('404 Contest not found: unknown, malformed, another team\'s', async () => {
+  it("404 Contest not found: unknown, malformed, another team's", async () => {
     const other = await env.team('Other');
     const theirs = await env.contest(other.teamId, tracking());
     const body = { email: 'a@example.com', orderId: 'o', amount: 1 };
@@ -268,7 +293,10 @@ describe('contest, tracking, state and entry (order of the checks)', () => {
     await entry(c.id, 'off@example.com');
     for (const email of ['off@example.com', 'nobody@example.com']) {
       const r = await buy(c.id, { email, orderId: 'o', amount: 1 });
-      expect([r.status, r.body]).toEqual([400, { success: false, error: 'Purchase tracking is not enabled for this contest' }]);
+      expect([r.status, r.body]).toEqual([
+        400,
+        { success: false, error: 'Purchase tracking is not enabled for this contest' },
+      ]);
     }
     expect(await counts(c.id)).toEqual({ purchases: 0, ledger: 0 });
   });
@@ -279,7 +307,11 @@ describe('contest, tracking, state and entry (order of the checks)', () => {
       { status: 'draft' as const },
       { status: 'paused' as const },
       { status: 'ended' as const },
-      { isEvergreen: false, startDate: new Date(now - 7200e3).toISOString(), endDate: new Date(now - 3600e3).toISOString() },
+      {
+        isEvergreen: false,
+        startDate: new Date(now - 7200e3).toISOString(),
+        endDate: new Date(now - 3600e3).toISOString(),
+      },
       { startDate: new Date(now + 3600e3).toISOString() },
     ];
     for (const v of variants) {
@@ -297,7 +329,11 @@ describe('contest, tracking, state and entry (order of the checks)', () => {
     const first = await buy(c.id, { email: 'retry@example.com', orderId: 'r', amount: 1 });
     await env.db.execute(sql`update contests set status = 'paused' where id = ${c.id}`);
     const again = await buy(c.id, { email: 'retry@example.com', orderId: 'r', amount: 1 });
-    expect([again.status, again.body.data.purchaseId, again.body.data.alreadyExists]).toEqual([200, first.body.data.purchaseId, true]);
+    expect([again.status, again.body.data.purchaseId, again.body.data.alreadyExists]).toEqual([
+      200,
+      first.body.data.purchaseId,
+      true,
+    ]);
     const fresh = await buy(c.id, { email: 'retry@example.com', orderId: 'new', amount: 1 });
     expect(fresh.status).toBe(409);
   });

@@ -20,12 +20,17 @@ beforeAll(async () => {
 });
 afterAll(() => env?.close());
 
-const base: Partial<ContestSettings> = { requireEmailConfirmation: false, referral: { advocatePoints: 10, friendPoints: 5 } };
+const base: Partial<ContestSettings> = {
+  requireEmailConfirmation: false,
+  referral: { advocatePoints: 10, friendPoints: 5 },
+};
 const contest = (s: Partial<ContestSettings> = {}) => env.contest(t.teamId, { ...base, ...s });
 const create = (contestId: string, body: Record<string, unknown>) =>
   env.request('POST', `/api/v1/contests/${contestId}/entries`, { key: t.privateKey, body });
-const detail = async (id: string) => (await env.request('GET', `/api/v1/entries/${id}`, { key: t.privateKey })).body.data;
-const points = async (id: string) => (await queryOne<{ points: number }>(env.db, sql`select points from entries where id = ${id}`))!.points;
+const detail = async (id: string) =>
+  (await env.request('GET', `/api/v1/entries/${id}`, { key: t.privateKey })).body.data;
+const points = async (id: string) =>
+  (await queryOne<{ points: number }>(env.db, sql`select points from entries where id = ${id}`))!.points;
 const stats = async (contestId: string) =>
   (await queryOne<{ total: number; pts: number }>(
     env.db,
@@ -50,7 +55,10 @@ describe('input', () => {
     const ua = await create(c.id, { email: 'x@example.com', userAgent: 'u'.repeat(513) });
     expect(ua.status).toBe(400);
     expect(ua.body.error).toBe('userAgent must be at most 512 characters');
-    const none = await queryOne<{ n: number }>(env.db, sql`select count(*)::int as n from entries where contest_id = ${c.id}`);
+    const none = await queryOne<{ n: number }>(
+      env.db,
+      sql`select count(*)::int as n from entries where contest_id = ${c.id}`,
+    );
     expect(none!.n).toBe(0);
     const ok4 = await create(c.id, { email: 'a@example.com', ipAddress: '203.0.113.7', userAgent: 'Mozilla/5.0' });
     const ok6 = await create(c.id, { email: 'b@example.com', ipAddress: '2001:db8::1' });
@@ -82,7 +90,11 @@ describe('signals and levels (mode flag)', () => {
   it('disposable_email from the package list; RFC 2606 example domains never count', async () => {
     const c = await contest();
     const d = await create(c.id, { email: 'someone@mailinator.com' });
-    expect((await detail(d.body.data.entryId)).risk).toEqual({ level: 'high', reasons: ['disposable_email'], review: null });
+    expect((await detail(d.body.data.entryId)).risk).toEqual({
+      level: 'high',
+      reasons: ['disposable_email'],
+      review: null,
+    });
     for (const email of ['a@example.com', 'a@example.org', 'a@example.net']) {
       const r = await create(c.id, { email });
       expect((await detail(r.body.data.entryId)).risk.level).toBe('none');
@@ -102,7 +114,11 @@ describe('signals and levels (mode flag)', () => {
     for (const email of cases) {
       const r = await create(c.id, { email });
       expect(r.status).toBe(201);
-      expect((await detail(r.body.data.entryId)).risk).toEqual({ level: 'high', reasons: ['email_alias'], review: null });
+      expect((await detail(r.body.data.entryId)).risk).toEqual({
+        level: 'high',
+        reasons: ['email_alias'],
+        review: null,
+      });
     }
     await create(c.id, { email: 'bob@corp.example' });
     const tag = await create(c.id, { email: 'bob+1@corp.example' });
@@ -118,7 +134,10 @@ describe('signals and levels (mode flag)', () => {
   it('the alias counts follow email changes and deletions (risk_windows kept by triggers)', async () => {
     const c = await contest();
     const first = await create(c.id, { email: 'kim@example.com' });
-    const moved = await env.request('PUT', `/api/v1/entries/${first.body.data.entryId}`, { key: t.privateKey, body: { email: 'kimberly@example.com' } });
+    const moved = await env.request('PUT', `/api/v1/entries/${first.body.data.entryId}`, {
+      key: t.privateKey,
+      body: { email: 'kimberly@example.com' },
+    });
     expect(moved.status).toBe(200);
     const back = await create(c.id, { email: 'kim+1@example.com' });
     expect((await detail(back.body.data.entryId)).risk.level).toBe('none');
@@ -141,7 +160,11 @@ describe('signals and levels (mode flag)', () => {
     const byEmail = await create(c.id, { email: 'amy+2@example.com', referralCode: a.code });
     expect((await detail(byEmail.body.data.entryId)).risk.reasons).toEqual(['email_alias', 'self_referral']);
     const byIp = await create(c.id, { email: 'other@example.com', referralCode: a.code, ipAddress: '198.51.100.20' });
-    expect((await detail(byIp.body.data.entryId)).risk).toEqual({ level: 'high', reasons: ['self_referral'], review: null });
+    expect((await detail(byIp.body.data.entryId)).risk).toEqual({
+      level: 'high',
+      reasons: ['self_referral'],
+      review: null,
+    });
     const fine = await create(c.id, { email: 'third@example.com', referralCode: a.code, ipAddress: '198.51.100.21' });
     expect((await detail(fine.body.data.entryId)).risk.level).toBe('none');
   });
@@ -162,10 +185,14 @@ describe('signals and levels (mode flag)', () => {
     const other = await contest({ risk: { maxEntriesPerIpPerHour: 1 } });
     await create(other.id, { email: 'o1@example.com', ipAddress: '192.0.2.50' });
     const o2 = await create(other.id, { email: 'o2@example.com', ipAddress: '192.0.2.50' });
-    expect((await detail(o2.body.data.entryId)).risk).toEqual({ level: 'review', reasons: ['ip_velocity'], review: null });
+    expect((await detail(o2.body.data.entryId)).risk).toEqual({
+      level: 'review',
+      reasons: ['ip_velocity'],
+      review: null,
+    });
   });
 
-  it('referral_velocity on the referrer\'s (M+1)-th referral within the hour, carried by the new entry', async () => {
+  it("referral_velocity on the referrer's (M+1)-th referral within the hour, carried by the new entry", async () => {
     const c = await contest({ risk: { maxReferralsPerHour: 2 } });
     const a = await referrer(c.id);
     const got: string[] = [];
@@ -187,28 +214,57 @@ describe('signals and levels (mode flag)', () => {
 });
 
 describe('entries created by an instant-win claim', () => {
-  it('get the signals of their email and the claimer\'s address (recorded, never blocking a prize)', async () => {
+  it("get the signals of their email and the claimer's address (recorded, never blocking a prize)", async () => {
     const g = await env.request('POST', '/api/v1/instant-win-games', {
       key: t.privateKey,
-      body: { slug: 'spin-to-win', title: 'Spin', mechanic: 'wheel', layout: 'default', entryLimit: 'none', publishAs: 'landing',
-              tiers: [{ name: 'Prize', oddsPercent: 100, redeemCode: 'WIN' }, { name: 'Miss', oddsPercent: 0, isMiss: true }] },
+      body: {
+        slug: 'spin-to-win',
+        title: 'Spin',
+        mechanic: 'wheel',
+        layout: 'default',
+        entryLimit: 'none',
+        publishAs: 'landing',
+        tiers: [
+          { name: 'Prize', oddsPercent: 100, redeemCode: 'WIN' },
+          { name: 'Miss', oddsPercent: 0, isMiss: true },
+        ],
+      },
     });
     expect(g.status, g.text).toBe(201);
     const claimAs = async (email: string, ip: string) => {
-      const p = await env.request('POST', `/api/v1/instant-win-games/${g.body.data.id}/play`, { key: t.publicKey, body: {}, headers: { 'x-forwarded-for': ip } });
-      const c = await env.request('POST', `/api/v1/instant-win-games/${g.body.data.id}/plays/${p.body.data.playId}/claim`, {
+      const p = await env.request('POST', `/api/v1/instant-win-games/${g.body.data.id}/play`, {
         key: t.publicKey,
-        body: { email, playCookie: p.body.data.playCookie },
+        body: {},
         headers: { 'x-forwarded-for': ip },
       });
+      const c = await env.request(
+        'POST',
+        `/api/v1/instant-win-games/${g.body.data.id}/plays/${p.body.data.playId}/claim`,
+        {
+          key: t.publicKey,
+          body: { email, playCookie: p.body.data.playCookie },
+          headers: { 'x-forwarded-for': ip },
+        },
+      );
       expect([c.status, c.body.data?.prizeName], c.text).toEqual([200, 'Prize']);
-      const row = await queryOne<{ id: string; ip_hash: string | null }>(env.db, sql`select id, ip_hash from entries where contest_id = ${g.body.data.id} and email = ${email}`);
+      const row = await queryOne<{ id: string; ip_hash: string | null }>(
+        env.db,
+        sql`select id, ip_hash from entries where contest_id = ${g.body.data.id} and email = ${email}`,
+      );
       expect(row!.ip_hash).toMatch(/^[0-9a-f]{64}$/);
       return (await detail(row!.id)).risk;
     };
     expect(await claimAs('fan@gmail.com', '192.0.2.80')).toEqual({ level: 'none', reasons: [], review: null });
-    expect(await claimAs('f.a.n+again@gmail.com', '192.0.2.81')).toEqual({ level: 'high', reasons: ['email_alias'], review: null });
-    expect(await claimAs('prize@mailinator.com', '192.0.2.82')).toEqual({ level: 'high', reasons: ['disposable_email'], review: null });
+    expect(await claimAs('f.a.n+again@gmail.com', '192.0.2.81')).toEqual({
+      level: 'high',
+      reasons: ['email_alias'],
+      review: null,
+    });
+    expect(await claimAs('prize@mailinator.com', '192.0.2.82')).toEqual({
+      level: 'high',
+      reasons: ['disposable_email'],
+      review: null,
+    });
   });
 });
 
@@ -245,15 +301,26 @@ describe('modes', () => {
     let s = await stats(c.id);
     expect(s.total).toBe(s.pts);
     expect(s.total).toBe(15); // the referrer 10 + the clean friend 5; the held 15 is not in it
-    const ok = await env.request('POST', `/api/v1/entries/${id}/review`, { key: t.privateKey, body: { decision: 'approve' } });
+    const ok = await env.request('POST', `/api/v1/entries/${id}/review`, {
+      key: t.privateKey,
+      body: { decision: 'approve' },
+    });
     expect(ok.status).toBe(200);
-    expect(ok.body.data).toMatchObject({ id, points: 5, risk: { level: 'high', reasons: ['email_alias', 'self_referral'], review: 'approved' }, disqualified: false });
+    expect(ok.body.data).toMatchObject({
+      id,
+      points: 5,
+      risk: { level: 'high', reasons: ['email_alias', 'self_referral'], review: 'approved' },
+      disqualified: false,
+    });
     expect(await points(a.id)).toBe(20);
     s = await stats(c.id);
     expect(s.total).toBe(s.pts);
     expect(s.total).toBe(30);
     expect(await ledgerMismatches(env.db, c.id)).toEqual([]);
-    const again = await env.request('POST', `/api/v1/entries/${id}/review`, { key: t.privateKey, body: { decision: 'reject' } });
+    const again = await env.request('POST', `/api/v1/entries/${id}/review`, {
+      key: t.privateKey,
+      body: { decision: 'reject' },
+    });
     expect(again.status).toBe(409);
     expect(again.body.error).toBe('Entry already reviewed');
   });
@@ -263,7 +330,10 @@ describe('modes', () => {
     const a = await referrer(c.id, 'hr@example.com');
     const r = await create(c.id, { email: 'hr+1@example.com', referralCode: a.code });
     const id = r.body.data.entryId;
-    const rej = await env.request('POST', `/api/v1/entries/${id}/review`, { key: t.privateKey, body: { decision: 'reject' } });
+    const rej = await env.request('POST', `/api/v1/entries/${id}/review`, {
+      key: t.privateKey,
+      body: { decision: 'reject' },
+    });
     expect(rej.status).toBe(200);
     expect(rej.body.data).toMatchObject({ disqualified: true, points: 0, risk: { review: 'rejected' } });
     expect(await points(a.id)).toBe(0);
@@ -272,14 +342,20 @@ describe('modes', () => {
     expect(await ledgerMismatches(env.db, c.id)).toEqual([]);
   });
 
-  it('flag + reject: the advocate\'s referral points are taken back (a negative ledger row, never below 0)', async () => {
+  it("flag + reject: the advocate's referral points are taken back (a negative ledger row, never below 0)", async () => {
     const c = await contest();
     const a = await referrer(c.id, 'fr@example.com');
     const r = await create(c.id, { email: 'fr+1@example.com', referralCode: a.code });
     expect(await points(a.id)).toBe(10);
     // the advocate spent some: the take-back stops at 0
-    await env.request('POST', `/api/v1/entries/${a.id}/points`, { key: t.privateKey, body: { points: -4, reason: 'spent' } });
-    const rej = await env.request('POST', `/api/v1/entries/${r.body.data.entryId}/review`, { key: t.privateKey, body: { decision: 'reject' } });
+    await env.request('POST', `/api/v1/entries/${a.id}/points`, {
+      key: t.privateKey,
+      body: { points: -4, reason: 'spent' },
+    });
+    const rej = await env.request('POST', `/api/v1/entries/${r.body.data.entryId}/review`, {
+      key: t.privateKey,
+      body: { decision: 'reject' },
+    });
     expect(rej.status).toBe(200);
     expect(await points(a.id)).toBe(0);
     const last = await queryOne<{ delta: number; requested_delta: number; source: string }>(
@@ -323,7 +399,10 @@ describe('modes', () => {
 
 describe('referral.creditOn confirm', () => {
   it('points deferred until the new entry confirms its email, then credited once', async () => {
-    const c = await contest({ requireEmailConfirmation: true, referral: { advocatePoints: 10, friendPoints: 5, creditOn: 'confirm' } });
+    const c = await contest({
+      requireEmailConfirmation: true,
+      referral: { advocatePoints: 10, friendPoints: 5, creditOn: 'confirm' },
+    });
     const a = await referrer(c.id, 'co@example.com');
     const r = await create(c.id, { email: 'friend@example.com', referralCode: a.code });
     expect(r.body.data.pointsAwarded).toEqual({ advocate: 0, friend: 0 });
@@ -361,24 +440,39 @@ describe('admin settings and review errors', () => {
     expect(c.status).toBe(201);
     expect(c.body.data.referral.creditOn).toBe('confirm');
     expect(c.body.data.risk).toEqual({ mode: 'hold', maxEntriesPerIpPerHour: 3, maxReferralsPerHour: 20 });
-    const bad = await env.request('PATCH', `/api/admin/contests/${c.body.data.id}`, { headers: admin, body: { risk: { mode: 'ban' } } });
+    const bad = await env.request('PATCH', `/api/admin/contests/${c.body.data.id}`, {
+      headers: admin,
+      body: { risk: { mode: 'ban' } },
+    });
     expect(bad.status).toBe(400);
     expect(bad.body.error).toBe('risk.mode must be one of flag, hold, block');
-    const bad2 = await env.request('PATCH', `/api/admin/contests/${c.body.data.id}`, { headers: admin, body: { risk: { maxReferralsPerHour: 0 } } });
+    const bad2 = await env.request('PATCH', `/api/admin/contests/${c.body.data.id}`, {
+      headers: admin,
+      body: { risk: { maxReferralsPerHour: 0 } },
+    });
     expect(bad2.body.error).toBe('risk.maxReferralsPerHour must be between 1 and 1000');
   });
 
-  it('review: private key, decision approve|reject, another team\'s entry is not found', async () => {
+  it("review: private key, decision approve|reject, another team's entry is not found", async () => {
     const c = await contest();
     const r = await create(c.id, { email: 'rv@example.com' });
     const id = r.body.data.entryId;
-    const pub = await env.request('POST', `/api/v1/entries/${id}/review`, { key: t.publicKey, body: { decision: 'approve' } });
+    const pub = await env.request('POST', `/api/v1/entries/${id}/review`, {
+      key: t.publicKey,
+      body: { decision: 'approve' },
+    });
     expect(pub.status).toBe(403);
-    const bad = await env.request('POST', `/api/v1/entries/${id}/review`, { key: t.privateKey, body: { decision: 'maybe' } });
+    const bad = await env.request('POST', `/api/v1/entries/${id}/review`, {
+      key: t.privateKey,
+      body: { decision: 'maybe' },
+    });
     expect(bad.status).toBe(400);
     expect(bad.body.error).toBe('decision must be approve or reject');
     const other = await env.team('Other');
-    const nf = await env.request('POST', `/api/v1/entries/${id}/review`, { key: other.privateKey, body: { decision: 'approve' } });
+    const nf = await env.request('POST', `/api/v1/entries/${id}/review`, {
+      key: other.privateKey,
+      body: { decision: 'approve' },
+    });
     expect(nf.status).toBe(404);
     expect(nf.body.error).toBe('Entry not found');
     expect((await detail(id)).risk.review).toBeNull();

@@ -139,7 +139,13 @@ const hooks = () => ({ 'x-api-key': fx.hooksKey });
 let orderSeq = 0;
 
 const ENDPOINTS: Endpoint[] = [
-  { method: 'POST', route: '/api/admin/teams', path: () => '/api/admin/teams', headers: () => admin, body: () => ({ name: 'Acme' }) },
+  {
+    method: 'POST',
+    route: '/api/admin/teams',
+    path: () => '/api/admin/teams',
+    headers: () => admin,
+    body: () => ({ name: 'Acme' }),
+  },
   {
     method: 'POST',
     route: '/api/admin/teams/:teamId/api-keys',
@@ -147,7 +153,12 @@ const ENDPOINTS: Endpoint[] = [
     headers: () => admin,
     body: () => ({ type: 'public', name: 'widget' }),
   },
-  { method: 'DELETE', route: '/api/admin/api-keys/:keyId', path: () => `/api/admin/api-keys/${fx.keyId}`, headers: () => admin },
+  {
+    method: 'DELETE',
+    route: '/api/admin/api-keys/:keyId',
+    path: () => `/api/admin/api-keys/${fx.keyId}`,
+    headers: () => admin,
+  },
   {
     method: 'POST',
     route: '/api/admin/teams/:teamId/contests',
@@ -177,7 +188,13 @@ const ENDPOINTS: Endpoint[] = [
     route: '/api/admin/contests/:contestId',
     path: () => `/api/admin/contests/${fx.contestId}`,
     headers: () => admin,
-    body: () => ({ title: 'Renamed', description: 'x', referral: { advocatePoints: 3 }, slug: 'renamed-contest', endDate: '2031-01-01T00:00:00Z' }),
+    body: () => ({
+      title: 'Renamed',
+      description: 'x',
+      referral: { advocatePoints: 3 },
+      slug: 'renamed-contest',
+      endDate: '2031-01-01T00:00:00Z',
+    }),
   },
   {
     method: 'POST',
@@ -200,7 +217,16 @@ const ENDPOINTS: Endpoint[] = [
     route: '/api/v1/contests/:contestId/bonus-actions',
     path: () => `/api/v1/contests/${fx.contestId}/bonus-actions`,
     headers: priv,
-    body: () => ({ action: 'share', description: 'Share it', icon: 'share', iconColor: '#000', points: 2, confirmationType: 'manual', destinationUrl: 'https://example.com/s', order: 9 }),
+    body: () => ({
+      action: 'share',
+      description: 'Share it',
+      icon: 'share',
+      iconColor: '#000',
+      points: 2,
+      confirmationType: 'manual',
+      destinationUrl: 'https://example.com/s',
+      order: 9,
+    }),
   },
   {
     method: 'PATCH',
@@ -233,14 +259,30 @@ const ENDPOINTS: Endpoint[] = [
     headers: priv,
     body: () => ({ title: 'Renamed by the team', referral: { advocatePoints: 4 }, endDate: '2031-06-01T00:00:00Z' }),
   },
-  { method: 'POST', route: '/api/admin/contests/:contestId/webhook-secret', path: () => `/api/admin/contests/${fx.contestId}/webhook-secret`, headers: () => admin },
-  { method: 'POST', route: '/api/v1/contests/:contestId/views', path: () => `/api/v1/contests/${fx.contestId}/views`, headers: pub },
+  {
+    method: 'POST',
+    route: '/api/admin/contests/:contestId/webhook-secret',
+    path: () => `/api/admin/contests/${fx.contestId}/webhook-secret`,
+    headers: () => admin,
+  },
+  {
+    method: 'POST',
+    route: '/api/v1/contests/:contestId/views',
+    path: () => `/api/v1/contests/${fx.contestId}/views`,
+    headers: pub,
+  },
   {
     method: 'POST',
     route: '/api/v1/contests/:contestId/entries',
     path: () => `/api/v1/contests/${fx.contestId}/entries`,
     headers: priv,
-    body: () => ({ email: 'new@example.com', phone: '+15550001234', name: 'New', referralCode: fx.referralCode, customFieldData: { size: 'M', n: { a: [1] } } }),
+    body: () => ({
+      email: 'new@example.com',
+      phone: '+15550001234',
+      name: 'New',
+      referralCode: fx.referralCode,
+      customFieldData: { size: 'M', n: { a: [1] } },
+    }),
   },
   {
     method: 'PUT',
@@ -249,8 +291,19 @@ const ENDPOINTS: Endpoint[] = [
     headers: priv,
     body: () => ({ email: 'ann@example.com', phone: '+15550009999', name: 'Changed', customFieldData: { size: 'L' } }),
   },
-  { method: 'DELETE', route: '/api/v1/entries/:entryId', path: () => `/api/v1/entries/${fx.eraseEntryId}`, headers: priv },
-  { method: 'POST', route: '/api/v1/entries/:entryId/disqualify', path: () => `/api/v1/entries/${fx.entryId}/disqualify`, headers: priv, body: () => ({ disqualify: false }) },
+  {
+    method: 'DELETE',
+    route: '/api/v1/entries/:entryId',
+    path: () => `/api/v1/entries/${fx.eraseEntryId}`,
+    headers: priv,
+  },
+  {
+    method: 'POST',
+    route: '/api/v1/entries/:entryId/disqualify',
+    path: () => `/api/v1/entries/${fx.entryId}/disqualify`,
+    headers: priv,
+    body: () => ({ disqualify: false }),
+  },
   {
     method: 'POST',
     route: '/api/v1/entries/:entryId/review',
@@ -259,7 +312,13 @@ const ENDPOINTS: Endpoint[] = [
     body: () => ({ decision: 'approve' }),
     spent: { path: () => `/api/v1/entries/${fx.spentEntryId}/review`, status: 409, error: 'Entry already reviewed' },
   },
-  { method: 'POST', route: '/api/v1/entries/:entryId/points', path: () => `/api/v1/entries/${fx.entryId}/points`, headers: priv, body: () => ({ points: 5, reason: 'bonus' }) },
+  {
+    method: 'POST',
+    route: '/api/v1/entries/:entryId/points',
+    path: () => `/api/v1/entries/${fx.entryId}/points`,
+    headers: priv,
+    body: () => ({ points: 5, reason: 'bonus' }),
+  },
   {
     method: 'POST',
     route: '/api/v1/entries/:entryId/bonus-actions/:bonusActionId/complete',
@@ -273,7 +332,11 @@ const ENDPOINTS: Endpoint[] = [
     path: () => `/api/v1/entries/${fx.pendingEntryId}/bonus-actions/${fx.manualBonusActionId}/verify`,
     headers: priv,
     body: () => ({ approve: true }),
-    spent: { path: () => `/api/v1/entries/${fx.spentEntryId}/bonus-actions/${fx.manualBonusActionId}/verify`, status: 409, error: 'No pending completion' },
+    spent: {
+      path: () => `/api/v1/entries/${fx.spentEntryId}/bonus-actions/${fx.manualBonusActionId}/verify`,
+      status: 409,
+      error: 'No pending completion',
+    },
   },
   {
     method: 'POST',
@@ -287,7 +350,14 @@ const ENDPOINTS: Endpoint[] = [
     route: '/api/v1/contests/:contestId/draws',
     path: () => `/api/v1/contests/${fx.contestId}/draws`,
     headers: priv,
-    body: () => ({ winners: 2, weighting: 'equal', confirmedOnly: false, minPoints: 0, excludePreviousWinners: false, label: 'Weekly' }),
+    body: () => ({
+      winners: 2,
+      weighting: 'equal',
+      confirmedOnly: false,
+      minPoints: 0,
+      excludePreviousWinners: false,
+      label: 'Weekly',
+    }),
   },
   {
     method: 'POST',
@@ -303,7 +373,11 @@ const ENDPOINTS: Endpoint[] = [
     path: () => `/api/v1/draws/${fx.revealedDrawId}/results/${fx.winnerId}/replace`,
     headers: priv,
     body: () => ({ reason: 'did not answer' }),
-    spent: { path: () => `/api/v1/draws/${fx.revealedDrawId}/results/${fx.replacedWinnerId}/replace`, status: 404, error: 'Winner not found' },
+    spent: {
+      path: () => `/api/v1/draws/${fx.revealedDrawId}/results/${fx.replacedWinnerId}/replace`,
+      status: 404,
+      error: 'Winner not found',
+    },
   },
   {
     method: 'POST',
@@ -321,7 +395,14 @@ const ENDPOINTS: Endpoint[] = [
       embedUrl: 'https://example.com/embed',
       status: 'draft',
       tiers: [
-        { name: 'Prize', oddsPercent: 50, color: '#f00', deliveryType: 'unique_code', quantity: null, codes: ['A1', 'A2'] },
+        {
+          name: 'Prize',
+          oddsPercent: 50,
+          color: '#f00',
+          deliveryType: 'unique_code',
+          quantity: null,
+          codes: ['A1', 'A2'],
+        },
         { name: 'Miss', oddsPercent: 50, isMiss: true },
       ],
     }),
@@ -344,9 +425,26 @@ const ENDPOINTS: Endpoint[] = [
     }),
   },
   // before the game's deletion: both are sent last, in this order
-  { method: 'POST', route: '/api/v1/instant-win-games/:gameId/fairness/rotate', path: () => `/api/v1/instant-win-games/${fx.gameId}/fairness/rotate`, headers: priv },
-  { method: 'DELETE', route: '/api/v1/instant-win-games/:gameId', path: () => `/api/v1/instant-win-games/${fx.gameId}`, headers: priv, query: { force: 'true' } },
-  { method: 'POST', route: '/api/v1/instant-win-games/:gameId/play', path: () => `/api/v1/instant-win-games/${fx.gameId}/play`, headers: pub, body: () => ({ playCookie: fx.playCookie }) },
+  {
+    method: 'POST',
+    route: '/api/v1/instant-win-games/:gameId/fairness/rotate',
+    path: () => `/api/v1/instant-win-games/${fx.gameId}/fairness/rotate`,
+    headers: priv,
+  },
+  {
+    method: 'DELETE',
+    route: '/api/v1/instant-win-games/:gameId',
+    path: () => `/api/v1/instant-win-games/${fx.gameId}`,
+    headers: priv,
+    query: { force: 'true' },
+  },
+  {
+    method: 'POST',
+    route: '/api/v1/instant-win-games/:gameId/play',
+    path: () => `/api/v1/instant-win-games/${fx.gameId}/play`,
+    headers: pub,
+    body: () => ({ playCookie: fx.playCookie }),
+  },
   {
     method: 'POST',
     route: '/api/v1/instant-win-games/:gameId/plays/:playId/claim',
@@ -365,7 +463,12 @@ const ENDPOINTS: Endpoint[] = [
     method: 'POST',
     route: '/api/webhooks/signup/:contestId',
     path: () => `/api/webhooks/signup/${fx.contestId}`,
-    body: () => ({ email: `signup${++orderSeq}@example.com`, name: 'S', phone: '+15550004321', referralCode: fx.referralCode }),
+    body: () => ({
+      email: `signup${++orderSeq}@example.com`,
+      name: 'S',
+      phone: '+15550004321',
+      referralCode: fx.referralCode,
+    }),
     sign: async () => ({ 'x-webhook-secret': fx.webhookSecret }),
   },
   {
@@ -385,7 +488,10 @@ const ENDPOINTS: Endpoint[] = [
       landing_site: `/?ref=${fx.referralCode}`,
       landing_site_ref: fx.referralCode,
     }),
-    sign: async (raw) => ({ 'x-shopify-hmac-sha256': await signShopify(fx.shopifySecret, raw), 'x-shopify-topic': 'orders/paid' }),
+    sign: async (raw) => ({
+      'x-shopify-hmac-sha256': await signShopify(fx.shopifySecret, raw),
+      'x-shopify-topic': 'orders/paid',
+    }),
   },
   {
     method: 'POST',
@@ -407,14 +513,20 @@ const ENDPOINTS: Endpoint[] = [
         },
       },
     }),
-    sign: async (raw) => ({ 'stripe-signature': await signStripe(fx.stripeSecret, Math.floor(env.clock.now().getTime() / 1000), raw) }),
+    sign: async (raw) => ({
+      'stripe-signature': await signStripe(fx.stripeSecret, Math.floor(env.clock.now().getTime() / 1000), raw),
+    }),
   },
   {
     method: 'POST',
     route: '/api/v1/webhook-endpoints',
     path: () => '/api/v1/webhook-endpoints',
     headers: hooks,
-    body: () => ({ url: 'https://hooks.example.test/new', events: ['entry.created', 'draw.revealed'], description: 'CRM' }),
+    body: () => ({
+      url: 'https://hooks.example.test/new',
+      events: ['entry.created', 'draw.revealed'],
+      description: 'CRM',
+    }),
   },
   {
     method: 'PATCH',
@@ -422,7 +534,12 @@ const ENDPOINTS: Endpoint[] = [
     path: () => `/api/v1/webhook-endpoints/${fx.webhookEndpointId}`,
     headers: hooks,
     // enabled stays false: see the setup
-    body: () => ({ url: 'https://hooks.example.test/in', events: ['entry.created'], enabled: false, description: 'CRM' }),
+    body: () => ({
+      url: 'https://hooks.example.test/in',
+      events: ['entry.created'],
+      enabled: false,
+      description: 'CRM',
+    }),
   },
   {
     method: 'POST',
@@ -432,14 +549,24 @@ const ENDPOINTS: Endpoint[] = [
     body: () => ({ previousSecretValidHours: 24 }),
   },
   // the test event and the retry before the endpoint's deletion: all three are sent last, in this order
-  { method: 'POST', route: '/api/v1/webhook-endpoints/:id/test', path: () => `/api/v1/webhook-endpoints/${fx.webhookEndpointId}/test`, headers: hooks },
+  {
+    method: 'POST',
+    route: '/api/v1/webhook-endpoints/:id/test',
+    path: () => `/api/v1/webhook-endpoints/${fx.webhookEndpointId}/test`,
+    headers: hooks,
+  },
   {
     method: 'POST',
     route: '/api/v1/webhook-endpoints/:id/deliveries/:deliveryId/retry',
     path: () => `/api/v1/webhook-endpoints/${fx.webhookEndpointId}/deliveries/${fx.deliveryId}/retry`,
     headers: hooks,
   },
-  { method: 'DELETE', route: '/api/v1/webhook-endpoints/:id', path: () => `/api/v1/webhook-endpoints/${fx.webhookEndpointId}`, headers: hooks },
+  {
+    method: 'DELETE',
+    route: '/api/v1/webhook-endpoints/:id',
+    path: () => `/api/v1/webhook-endpoints/${fx.webhookEndpointId}`,
+    headers: hooks,
+  },
 ];
 
 // ---------------------------------------------------------------- database state
@@ -460,11 +587,13 @@ interface State {
  */
 async function installChangeCounter() {
   await env.db.execute(sql`create table ce_test_changes (t text primary key, n bigint not null)`);
-  await env.db.execute(sql.raw(`create function ce_test_bump() returns trigger language plpgsql as $$
+  await env.db.execute(
+    sql.raw(`create function ce_test_bump() returns trigger language plpgsql as $$
     begin
       insert into ce_test_changes as c values (TG_TABLE_NAME, 1) on conflict (t) do update set n = c.n + 1;
       return null;
-    end $$`));
+    end $$`),
+  );
   const tables = await query<{ t: string }>(
     env.db,
     sql`select table_name as t from information_schema.tables
@@ -480,7 +609,9 @@ async function installChangeCounter() {
       );
       events = `insert or delete or update of ${cols.map((c) => `"${c.c}"`).join(', ')}`;
     }
-    await env.db.execute(sql.raw(`create trigger ce_test_bump after ${events} on "${table}" for each row execute function ce_test_bump()`));
+    await env.db.execute(
+      sql.raw(`create trigger ce_test_bump after ${events} on "${table}" for each row execute function ce_test_bump()`),
+    );
   }
 }
 
@@ -514,7 +645,10 @@ async function digest(previous?: State): Promise<State> {
   );
   const rows = parts.length ? await query<{ t: string; h: string }>(env.db, sql.join(parts, sql` union all `)) : [];
   const receipts = moved('webhook_receipts')
-    ? await query<{ outcome: string; status_code: number }>(env.db, sql`select outcome, status_code from webhook_receipts order by created_at, id`)
+    ? await query<{ outcome: string; status_code: number }>(
+        env.db,
+        sql`select outcome, status_code from webhook_receipts order by created_at, id`,
+      )
     : previous!.receipts;
   const tables = { ...previous?.tables, ...Object.fromEntries(rows.map((r) => [r.t, r.h])) };
   const after = await changes();
@@ -533,18 +667,33 @@ interface Sent {
  * Sends one request (by default to the endpoint's spent target, if it has one); checks: no 5xx,
  * and a refusal changes nothing (but a rejected receipt).
  */
-async function send(e: Endpoint, what: string, o: { raw?: string; path?: string; query?: string; contentType?: string | null }): Promise<Sent> {
+async function send(
+  e: Endpoint,
+  what: string,
+  o: { raw?: string; path?: string; query?: string; contentType?: string | null },
+): Promise<Sent> {
   const headers: Record<string, string> = { ...e.headers?.() };
   if (o.raw !== undefined) {
     if (o.contentType !== null) headers['content-type'] = o.contentType ?? 'application/json';
     if (e.sign) Object.assign(headers, await e.sign(o.raw));
   }
-  const url = (o.path ?? (e.spent?.path ?? e.path)()) + (o.query ?? (e.query ? `?${new URLSearchParams(e.query)}` : ''));
+  const url =
+    (o.path ?? (e.spent?.path ?? e.path)()) + (o.query ?? (e.query ? `?${new URLSearchParams(e.query)}` : ''));
   // bytes, not a string: a string body would get `text/plain` from fetch's Request on its own
-  const res = await env.app.request(url, { method: e.method, headers, body: o.raw === undefined ? undefined : new TextEncoder().encode(o.raw) });
+  const res = await env.app.request(url, {
+    method: e.method,
+    headers,
+    body: o.raw === undefined ? undefined : new TextEncoder().encode(o.raw),
+  });
   const text = await res.text();
   // the hostile answers are documented answers too (status, media type, body shape)
-  (await contractValidator()).check({ method: e.method, path: url, status: res.status, contentType: res.headers.get('content-type'), body: text });
+  (await contractValidator()).check({
+    method: e.method,
+    path: url,
+    status: res.status,
+    contentType: res.headers.get('content-type'),
+    body: text,
+  });
   let error: unknown = text;
   try {
     error = JSON.parse(text).error;
@@ -577,24 +726,54 @@ beforeAll(async () => {
   });
   const shopifySecret = 'shpss_test_secret';
   const stripeSecret = 'whsec_stripe_test';
-  const patched = await env.request('PATCH', `/api/admin/contests/${c.id}`, { headers: admin, body: { shopifySecret, stripeSecret } });
+  const patched = await env.request('PATCH', `/api/admin/contests/${c.id}`, {
+    headers: admin,
+    body: { shopifySecret, stripeSecret },
+  });
   expect(patched.status).toBe(200);
-  const webhookSecret = (await env.request('POST', `/api/admin/contests/${c.id}/webhook-secret`, { headers: admin })).body.data.secret;
-  const entry = await env.request('POST', `/api/v1/contests/${c.id}/entries`, { key: t.privateKey, body: { email: 'ann@example.com', name: 'Ann' } });
+  const webhookSecret = (await env.request('POST', `/api/admin/contests/${c.id}/webhook-secret`, { headers: admin }))
+    .body.data.secret;
+  const entry = await env.request('POST', `/api/v1/contests/${c.id}/entries`, {
+    key: t.privateKey,
+    body: { email: 'ann@example.com', name: 'Ann' },
+  });
   expect(entry.status).toBe(201);
-  const referral_code = (await query<{ referral_code: string }>(env.db, sql`select referral_code from entries where id = ${entry.body.data.entryId}`))[0]!.referral_code;
-  const ba = await env.request('POST', `/api/admin/contests/${c.id}/bonus-actions`, { headers: admin, body: { action: 'visit', points: 3 } });
+  const referral_code = (
+    await query<{ referral_code: string }>(
+      env.db,
+      sql`select referral_code from entries where id = ${entry.body.data.entryId}`,
+    )
+  )[0]!.referral_code;
+  const ba = await env.request('POST', `/api/admin/contests/${c.id}/bonus-actions`, {
+    headers: admin,
+    body: { action: 'visit', points: 3 },
+  });
   expect(ba.status).toBe(201);
-  const key = await env.request('POST', `/api/admin/teams/${t.teamId}/api-keys`, { headers: admin, body: { type: 'public', name: 'spare' } });
+  const key = await env.request('POST', `/api/admin/teams/${t.teamId}/api-keys`, {
+    headers: admin,
+    body: { type: 'public', name: 'spare' },
+  });
   const game = await env.request('POST', '/api/v1/instant-win-games', {
     key: t.privateKey,
     body: {
-      slug: 'spin-to-win', title: 'Wheel', mechanic: 'wheel', layout: 'default', entryLimit: 'none', publishAs: 'landing', status: 'active',
-      tiers: [{ name: 'Prize', oddsPercent: 100, redeemCode: 'WIN' }, { name: 'Miss', oddsPercent: 0, isMiss: true }],
+      slug: 'spin-to-win',
+      title: 'Wheel',
+      mechanic: 'wheel',
+      layout: 'default',
+      entryLimit: 'none',
+      publishAs: 'landing',
+      status: 'active',
+      tiers: [
+        { name: 'Prize', oddsPercent: 100, redeemCode: 'WIN' },
+        { name: 'Miss', oddsPercent: 0, isMiss: true },
+      ],
     },
   });
   expect(game.status, JSON.stringify(game.body)).toBe(201);
-  const played = await env.request('POST', `/api/v1/instant-win-games/${game.body.data.id}/play`, { key: t.publicKey, body: {} });
+  const played = await env.request('POST', `/api/v1/instant-win-games/${game.body.data.id}/play`, {
+    key: t.publicKey,
+    body: {},
+  });
   expect(played.status).toBe(200);
 
   // entries of the contest (no confirmation asked): to review, already reviewed, to erase, with a pending completion
@@ -609,26 +788,45 @@ beforeAll(async () => {
     await newEntry('erase@example.com'),
     await newEntry('pending@example.com'),
   ];
-  const reviewed = await env.request('POST', `/api/v1/entries/${spentEntryId}/review`, { key: t.privateKey, body: { decision: 'approve' } });
+  const reviewed = await env.request('POST', `/api/v1/entries/${spentEntryId}/review`, {
+    key: t.privateKey,
+    body: { decision: 'approve' },
+  });
   expect(reviewed.status).toBe(200);
   // a manual bonus action: completed with the public key, it waits for the decision
-  const manual = await env.request('POST', `/api/admin/contests/${c.id}/bonus-actions`, { headers: admin, body: { action: 'review', points: 4, confirmationType: 'manual' } });
+  const manual = await env.request('POST', `/api/admin/contests/${c.id}/bonus-actions`, {
+    headers: admin,
+    body: { action: 'review', points: 4, confirmationType: 'manual' },
+  });
   expect(manual.status).toBe(201);
   for (const id of [pendingEntryId, spentEntryId]) {
-    const done = await env.request('POST', `/api/v1/entries/${id}/bonus-actions/${manual.body.data.id}/complete`, { key: t.publicKey, body: {} });
+    const done = await env.request('POST', `/api/v1/entries/${id}/bonus-actions/${manual.body.data.id}/complete`, {
+      key: t.publicKey,
+      body: {},
+    });
     expect([done.status, done.body.data?.pointsAdded], JSON.stringify(done.body)).toEqual([200, 0]);
   }
-  const verified = await env.request('POST', `/api/v1/entries/${spentEntryId}/bonus-actions/${manual.body.data.id}/verify`, { key: t.privateKey, body: { approve: true } });
+  const verified = await env.request(
+    'POST',
+    `/api/v1/entries/${spentEntryId}/bonus-actions/${manual.body.data.id}/verify`,
+    { key: t.privateKey, body: { approve: true } },
+  );
   expect(verified.status).toBe(200);
 
   // draws of the contest's entries: one revealed with two winners, one of them replaced; then one committed
   const drawBody = { winners: 2, confirmedOnly: false, excludePreviousWinners: false };
   const draw = await env.request('POST', `/api/v1/contests/${c.id}/draws`, { key: t.privateKey, body: drawBody });
   expect(draw.status, JSON.stringify(draw.body)).toBe(201);
-  const revealed = await env.request('POST', `/api/v1/draws/${draw.body.data.id}/reveal`, { key: t.privateKey, body: {} });
+  const revealed = await env.request('POST', `/api/v1/draws/${draw.body.data.id}/reveal`, {
+    key: t.privateKey,
+    body: {},
+  });
   expect(revealed.body.data?.results, JSON.stringify(revealed.body)).toHaveLength(2);
   const [replacedWinnerId, winnerId] = revealed.body.data.results.map((r: { entryId: string }) => r.entryId);
-  const replaced = await env.request('POST', `/api/v1/draws/${draw.body.data.id}/results/${replacedWinnerId}/replace`, { key: t.privateKey, body: { reason: 'no answer' } });
+  const replaced = await env.request('POST', `/api/v1/draws/${draw.body.data.id}/results/${replacedWinnerId}/replace`, {
+    key: t.privateKey,
+    body: { reason: 'no answer' },
+  });
   expect(replaced.status, JSON.stringify(replaced.body)).toBe(200);
   const committed = await env.request('POST', `/api/v1/contests/${c.id}/draws`, { key: t.privateKey, body: drawBody });
   expect(committed.status).toBe(201);
@@ -639,14 +837,21 @@ beforeAll(async () => {
   // and the manual retry can always attempt it again. No request leaves the process either way.
   env.deps.fetch = async () => new Response(null, { status: 204 });
   const hooksTeam = await env.team('Hooks');
-  const endpoint = await env.request('POST', '/api/v1/webhook-endpoints', { key: hooksTeam.privateKey, body: { url: 'https://hooks.example.test/in' } });
+  const endpoint = await env.request('POST', '/api/v1/webhook-endpoints', {
+    key: hooksTeam.privateKey,
+    body: { url: 'https://hooks.example.test/in' },
+  });
   expect(endpoint.status, JSON.stringify(endpoint.body)).toBe(201);
   const endpointPath = `/api/v1/webhook-endpoints/${endpoint.body.data.id}`;
-  expect((await env.request('PATCH', endpointPath, { key: hooksTeam.privateKey, body: { enabled: false } })).status).toBe(200);
+  expect(
+    (await env.request('PATCH', endpointPath, { key: hooksTeam.privateKey, body: { enabled: false } })).status,
+  ).toBe(200);
   expect((await env.request('POST', `${endpointPath}/test`, { key: hooksTeam.privateKey })).status).toBe(202);
   await env.settle();
   const deliveries = await env.request('GET', `${endpointPath}/deliveries`, { key: hooksTeam.privateKey });
-  expect(deliveries.body.data.map((d: { status: string; lastError: string }) => [d.status, d.lastError])).toEqual([['failed', 'Endpoint disabled']]);
+  expect(deliveries.body.data.map((d: { status: string; lastError: string }) => [d.status, d.lastError])).toEqual([
+    ['failed', 'Endpoint disabled'],
+  ]);
 
   fx = {
     contestId: c.id,
@@ -688,7 +893,10 @@ describe('the list of write endpoints', () => {
   it('is every POST/PUT/PATCH/DELETE route of the app', () => {
     const routes = new Set(
       env.app.routes
-        .filter((r) => ['POST', 'PUT', 'PATCH', 'DELETE'].includes(r.method) && !r.path.includes('//') && !r.path.includes('*'))
+        .filter(
+          (r) =>
+            ['POST', 'PUT', 'PATCH', 'DELETE'].includes(r.method) && !r.path.includes('//') && !r.path.includes('*'),
+        )
         .map((r) => `${r.method} ${r.path}`),
     );
     expect([...routes].sort()).toEqual(ENDPOINTS.map((e) => `${e.method} ${e.route}`).sort());
@@ -715,7 +923,10 @@ describe.each(ENDPOINTS.filter((e) => e.body).map((e) => [`${e.method} ${e.route
     for (const path of paths(body)) {
       for (const [kind, raw] of UNSTORABLE) {
         const r = await send(e, `${label(path)} = ${kind}`, { raw: withRaw(e.body!(), path, raw) });
-        const reason = kind === 'NUL' ? 'must not contain NUL characters' : 'must not contain lone surrogate characters (invalid Unicode)';
+        const reason =
+          kind === 'NUL'
+            ? 'must not contain NUL characters'
+            : 'must not contain lone surrogate characters (invalid Unicode)';
         expect([r.status, r.error], `${label(path)} = ${kind}`).toEqual([400, `${label(path)} ${reason}`]);
       }
     }
@@ -724,13 +935,16 @@ describe.each(ENDPOINTS.filter((e) => e.body).map((e) => [`${e.method} ${e.route
     expect([unknown.status, unknown.error]).toEqual([400, 'zz must not contain NUL characters']);
     const key = await send(e, 'key with NUL', { raw: JSON.stringify(e.body!()).replace(/^\{/, '{"a\\u0000":1,') });
     expect([key.status, key.error]).toEqual([400, 'body must not have keys with NUL characters']);
-    const surrogateKey = await send(e, 'key with lone surrogate', { raw: JSON.stringify(e.body!()).replace(/^\{/, '{"\\ud800":1,') });
+    const surrogateKey = await send(e, 'key with lone surrogate', {
+      raw: JSON.stringify(e.body!()).replace(/^\{/, '{"\\ud800":1,'),
+    });
     expect(surrogateKey.status).toBe(400);
   });
 
   it('1 MB strings, 5000-deep nesting and wrong JSON types in every field: never 5xx, a refusal changes nothing', async () => {
     for (const path of paths(e.body!())) {
-      for (const [kind, raw] of OTHER) await send(e, `${label(path)} = ${kind}`, { raw: withRaw(e.body!(), path, raw) });
+      for (const [kind, raw] of OTHER)
+        await send(e, `${label(path)} = ${kind}`, { raw: withRaw(e.body!(), path, raw) });
     }
   });
 
@@ -739,8 +953,10 @@ describe.each(ENDPOINTS.filter((e) => e.body).map((e) => [`${e.method} ${e.route
     for (const raw of ['[]', '[{}]', '1', 'null', '"{}"', 'true', DEEP_ARRAY, DEEP_OBJECT, '{', '{"a":1}}', BIG]) {
       const r = await send(e, `body ${raw.slice(0, 20)}`, { raw });
       // 64 KiB everywhere but on the store/payment platforms' receivers (1 MiB)
-      if (raw === BIG && !e.route.includes('/referral/')) expect([r.status, r.error]).toEqual([413, 'Request body too large']);
-      else if (raw !== DEEP_OBJECT) expect([r.status, r.error], raw.slice(0, 20)).toEqual([400, 'Invalid request body']);
+      if (raw === BIG && !e.route.includes('/referral/'))
+        expect([r.status, r.error]).toEqual([413, 'Request body too large']);
+      else if (raw !== DEEP_OBJECT)
+        expect([r.status, r.error], raw.slice(0, 20)).toEqual([400, 'Invalid request body']);
     }
     // nesting inside a field the endpoint ignores: parsed without trouble
     await send(e, 'deep unknown field', { raw: withRaw({ ...e.body!(), zz: 1 }, ['zz'], DEEP_OBJECT) });
@@ -753,7 +969,10 @@ describe.each(ENDPOINTS.filter((e) => e.body).map((e) => [`${e.method} ${e.route
         ['text/plain', valid],
         ['text/plain;charset=utf-8', valid],
         ['application/x-www-form-urlencoded', 'name=Acme&email=a%40b.co'],
-        ['multipart/form-data; boundary=X', '--X\r\nContent-Disposition: form-data; name="name"\r\n\r\nAcme\r\n--X--\r\n'],
+        [
+          'multipart/form-data; boundary=X',
+          '--X\r\nContent-Disposition: form-data; name="name"\r\n\r\nAcme\r\n--X--\r\n',
+        ],
         ['application/xml', '<name>Acme</name>'],
         [null, valid],
       ] as const) {
@@ -765,7 +984,19 @@ describe.each(ENDPOINTS.filter((e) => e.body).map((e) => [`${e.method} ${e.route
 });
 
 describe('odd path parameters and query strings', () => {
-  const ODD_IDS = ['%00', '%ED%A0%80', '%EF%BF%BF', 'x'.repeat(3000), '%F0%9F%98%80', '..', 'null', '-1', '1e9', "'", '%27%3B--'];
+  const ODD_IDS = [
+    '%00',
+    '%ED%A0%80',
+    '%EF%BF%BF',
+    'x'.repeat(3000),
+    '%F0%9F%98%80',
+    '..',
+    'null',
+    '-1',
+    '1e9',
+    "'",
+    '%27%3B--',
+  ];
 
   it('every id in every write path: never 5xx, a refusal changes nothing', async () => {
     for (const e of ENDPOINTS) {
@@ -773,7 +1004,10 @@ describe('odd path parameters and query strings', () => {
       const ids = [...real.matchAll(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g)].map((m) => m[0]);
       for (const id of ids) {
         for (const odd of ODD_IDS) {
-          await send(e, `path ${odd.slice(0, 12)}`, { path: real.replace(id, odd), raw: e.body ? JSON.stringify(e.body()) : undefined });
+          await send(e, `path ${odd.slice(0, 12)}`, {
+            path: real.replace(id, odd),
+            raw: e.body ? JSON.stringify(e.body()) : undefined,
+          });
         }
       }
     }
@@ -786,7 +1020,10 @@ describe('odd path parameters and query strings', () => {
     const gets: [string, string[]][] = [
       ['/api/v1/contests', ['toolType', 'page', 'limit']],
       [`/api/v1/contests/${fx.contestId}/entries`, ['search', 'page', 'limit']],
-      [`/api/v1/entries/lookup/bonus-actions?contestId=${fx.contestId}&email=ann%40example.com`, ['email', 'contestId']],
+      [
+        `/api/v1/entries/lookup/bonus-actions?contestId=${fx.contestId}&email=ann%40example.com`,
+        ['email', 'contestId'],
+      ],
       ['/api/v1/instant-win-games', ['slug', 'page', 'limit']],
       [`/api/v1/instant-win-games/${fx.gameId}/plays`, ['status', 'page', 'limit']],
       [`/api/v1/contests/${fx.contestId}/webhook-receipts`, ['outcome', 'source', 'page', 'limit']],
@@ -803,7 +1040,12 @@ describe('odd path parameters and query strings', () => {
           ['a%00', `${p} must not contain NUL characters`],
         ]) {
           const res = await env.app.request(`${url.pathname}${url.search}${sep}${p}=${value}`, { headers });
-          expect([path, p, res.status, ((await res.json()) as { error?: string }).error]).toEqual([path, p, 400, error]);
+          expect([path, p, res.status, ((await res.json()) as { error?: string }).error]).toEqual([
+            path,
+            p,
+            400,
+            error,
+          ]);
         }
         // a bare lone-surrogate byte sequence cannot be decoded: the raw text reaches the schema
         const res = await env.app.request(`${url.pathname}${url.search}${sep}${p}=%ED%A0%80`, { headers });

@@ -55,7 +55,13 @@ describe.skipIf(!hasRealPostgres)('round trips per request (node-postgres)', () 
     const pub = { key: t.publicKey };
     const priv = { key: t.privateKey };
     const results: Record<string, number> = {};
-    const one = async (name: string, method: string, path: string, opts: Parameters<TestEnv['request']>[2], status: number) => {
+    const one = async (
+      name: string,
+      method: string,
+      path: string,
+      opts: Parameters<TestEnv['request']>[2],
+      status: number,
+    ) => {
       const r = await trips(method, path, opts);
       expect(r.res.status, `${name}: ${JSON.stringify(r.res.body)}`).toBe(status);
       results[name] = r.n;
@@ -63,9 +69,21 @@ describe.skipIf(!hasRealPostgres)('round trips per request (node-postgres)', () 
       expect(r.res.headers.get('server-timing'), name).toMatch(/^db;dur=\d+\.\d;desc="1 round trip"$/);
       return r.res;
     };
-    const ada = await one('entry create', 'POST', `/api/v1/contests/${c.id}/entries`, { ...priv, body: { email: 'ada@example.com' } }, 201);
+    const ada = await one(
+      'entry create',
+      'POST',
+      `/api/v1/contests/${c.id}/entries`,
+      { ...priv, body: { email: 'ada@example.com' } },
+      201,
+    );
     const adaId = ada.body.data.entryId;
-    await one('entry create (referral)', 'POST', `/api/v1/contests/${c.id}/entries`, { ...priv, body: { email: 'bob@example.com', referralCode: ada.body.data.referralCode } }, 201);
+    await one(
+      'entry create (referral)',
+      'POST',
+      `/api/v1/contests/${c.id}/entries`,
+      { ...priv, body: { email: 'bob@example.com', referralCode: ada.body.data.referralCode } },
+      201,
+    );
     await one('contests list', 'GET', '/api/v1/contests', pub, 200);
     await one('contest get', 'GET', `/api/v1/contests/${c.id}`, pub, 200);
     await one('contest view', 'POST', `/api/v1/contests/${c.id}/views`, pub, 200);
@@ -73,29 +91,93 @@ describe.skipIf(!hasRealPostgres)('round trips per request (node-postgres)', () 
     await one('entries search', 'GET', `/api/v1/contests/${c.id}/entries?search=ada`, pub, 200);
     await one('entry get', 'GET', `/api/v1/entries/${adaId}`, pub, 200);
     await one('entry update', 'PUT', `/api/v1/entries/${adaId}`, { ...priv, body: { name: 'Ada' } }, 200);
-    await one('points adjust', 'POST', `/api/v1/entries/${adaId}/points`, { ...priv, body: { points: 3, reason: 'bonus' } }, 200);
+    await one(
+      'points adjust',
+      'POST',
+      `/api/v1/entries/${adaId}/points`,
+      { ...priv, body: { points: 3, reason: 'bonus' } },
+      200,
+    );
     await one('bonus actions', 'GET', `/api/v1/entries/${adaId}/bonus-actions`, pub, 200);
     await one('bonus complete', 'POST', `/api/v1/entries/${adaId}/bonus-actions/${action.id}/complete`, pub, 200);
-    await one('purchase', 'POST', `/api/v1/contests/${c.id}/purchases`, { ...priv, body: { email: 'ada@example.com', orderId: 'o-1', amount: 12.5 } }, 201);
+    await one(
+      'purchase',
+      'POST',
+      `/api/v1/contests/${c.id}/purchases`,
+      { ...priv, body: { email: 'ada@example.com', orderId: 'o-1', amount: 12.5 } },
+      201,
+    );
     await one('analytics', 'GET', `/api/v1/contests/${c.id}/analytics`, pub, 200);
     await one('leaderboard', 'GET', `/api/v1/contests/${c.id}/leaderboard`, pub, 200);
-    await one('disqualify', 'POST', `/api/v1/entries/${adaId}/disqualify`, { ...priv, body: { disqualify: false } }, 200);
+    await one(
+      'disqualify',
+      'POST',
+      `/api/v1/entries/${adaId}/disqualify`,
+      { ...priv, body: { disqualify: false } },
+      200,
+    );
     // trust and safety: risk signals inside the create, masked reads, manual verify, review
-    await one('entry create (ipAddress, userAgent)', 'POST', `/api/v1/contests/${c.id}/entries`, { ...priv, body: { email: 'ada+2@example.com', ipAddress: '203.0.113.5', userAgent: 'UA', referralCode: ada.body.data.referralCode } }, 201);
+    await one(
+      'entry create (ipAddress, userAgent)',
+      'POST',
+      `/api/v1/contests/${c.id}/entries`,
+      {
+        ...priv,
+        body: {
+          email: 'ada+2@example.com',
+          ipAddress: '203.0.113.5',
+          userAgent: 'UA',
+          referralCode: ada.body.data.referralCode,
+        },
+      },
+      201,
+    );
     const manual = await createBonusAction(env.db, c.id, { action: 'follow', points: 5, confirmationType: 'manual' });
-    await one('bonus complete (manual, pending)', 'POST', `/api/v1/entries/${adaId}/bonus-actions/${manual.id}/complete`, pub, 200);
-    await one('bonus verify', 'POST', `/api/v1/entries/${adaId}/bonus-actions/${manual.id}/verify`, { ...priv, body: { approve: true } }, 200);
+    await one(
+      'bonus complete (manual, pending)',
+      'POST',
+      `/api/v1/entries/${adaId}/bonus-actions/${manual.id}/complete`,
+      pub,
+      200,
+    );
+    await one(
+      'bonus verify',
+      'POST',
+      `/api/v1/entries/${adaId}/bonus-actions/${manual.id}/verify`,
+      { ...priv, body: { approve: true } },
+      200,
+    );
     await one('entries list ?risk=high', 'GET', `/api/v1/contests/${c.id}/entries?risk=high`, priv, 200);
     const maskedKey = (await createApiKey(env.db, env.deps.random, t.teamId, 'public', 'masked', 'masked')).key;
-    await one('entries search (masked key)', 'GET', `/api/v1/contests/${c.id}/entries?search=ada@example.com`, { key: maskedKey }, 200);
+    await one(
+      'entries search (masked key)',
+      'GET',
+      `/api/v1/contests/${c.id}/entries?search=ada@example.com`,
+      { key: maskedKey },
+      200,
+    );
     await one('entry get (masked key)', 'GET', `/api/v1/entries/${adaId}`, { key: maskedKey }, 200);
     await one('review', 'POST', `/api/v1/entries/${adaId}/review`, { ...priv, body: { decision: 'approve' } }, 200);
-    await one('review again (409)', 'POST', `/api/v1/entries/${adaId}/review`, { ...priv, body: { decision: 'approve' } }, 409);
+    await one(
+      'review again (409)',
+      'POST',
+      `/api/v1/entries/${adaId}/review`,
+      { ...priv, body: { decision: 'approve' } },
+      409,
+    );
     const game = await env.request('POST', '/api/v1/instant-win-games', {
       ...priv,
       body: {
-        slug: 'spin-to-win', title: 'Spin', mechanic: 'wheel', layout: 'default', entryLimit: 'none', publishAs: 'landing',
-        tiers: [{ name: 'Prize', oddsPercent: 100, redeemCode: 'CODE' }, { name: 'Miss', oddsPercent: 0, isMiss: true }],
+        slug: 'spin-to-win',
+        title: 'Spin',
+        mechanic: 'wheel',
+        layout: 'default',
+        entryLimit: 'none',
+        publishAs: 'landing',
+        tiers: [
+          { name: 'Prize', oddsPercent: 100, redeemCode: 'CODE' },
+          { name: 'Miss', oddsPercent: 0, isMiss: true },
+        ],
       },
     });
     expect(game.status).toBe(201);
@@ -103,27 +185,81 @@ describe.skipIf(!hasRealPostgres)('round trips per request (node-postgres)', () 
     await one('game get', 'GET', `/api/v1/instant-win-games/${gameId}`, pub, 200);
     await one('games list', 'GET', '/api/v1/instant-win-games', pub, 200);
     const p = await one('play', 'POST', `/api/v1/instant-win-games/${gameId}/play`, { ...pub, body: {} }, 200);
-    await one('claim', 'POST', `/api/v1/instant-win-games/${gameId}/plays/${p.body.data.playId}/claim`, { ...pub, body: { email: 'win@example.com', playCookie: p.body.data.playCookie } }, 200);
-    await one('claim again (alreadyClaimed)', 'POST', `/api/v1/instant-win-games/${gameId}/plays/${p.body.data.playId}/claim`, { ...pub, body: { email: 'win@example.com', playCookie: p.body.data.playCookie } }, 200);
-    await one('claim refused (other device)', 'POST', `/api/v1/instant-win-games/${gameId}/plays/${p.body.data.playId}/claim`, { ...pub, body: { email: 'win@example.com', playCookie: 'x'.repeat(32) } }, 403);
+    await one(
+      'claim',
+      'POST',
+      `/api/v1/instant-win-games/${gameId}/plays/${p.body.data.playId}/claim`,
+      { ...pub, body: { email: 'win@example.com', playCookie: p.body.data.playCookie } },
+      200,
+    );
+    await one(
+      'claim again (alreadyClaimed)',
+      'POST',
+      `/api/v1/instant-win-games/${gameId}/plays/${p.body.data.playId}/claim`,
+      { ...pub, body: { email: 'win@example.com', playCookie: p.body.data.playCookie } },
+      200,
+    );
+    await one(
+      'claim refused (other device)',
+      'POST',
+      `/api/v1/instant-win-games/${gameId}/plays/${p.body.data.playId}/claim`,
+      { ...pub, body: { email: 'win@example.com', playCookie: 'x'.repeat(32) } },
+      403,
+    );
     await one('plays list', 'GET', `/api/v1/instant-win-games/${gameId}/plays`, priv, 200);
     await one('receipts list', 'GET', `/api/v1/contests/${c.id}/webhook-receipts`, priv, 200);
     await one('seeds list', 'GET', `/api/v1/instant-win-games/${gameId}/fairness/seeds`, pub, 200);
     await one('seed rotate', 'POST', `/api/v1/instant-win-games/${gameId}/fairness/rotate`, priv, 200);
-    await one('play (custom clientSeed)', 'POST', `/api/v1/instant-win-games/${gameId}/play`, { ...pub, body: { clientSeed: 'mine' } }, 200);
-    await one('draw create', 'POST', `/api/v1/contests/${c.id}/draws`, { ...priv, body: { winners: 1, confirmedOnly: false } }, 201);
+    await one(
+      'play (custom clientSeed)',
+      'POST',
+      `/api/v1/instant-win-games/${gameId}/play`,
+      { ...pub, body: { clientSeed: 'mine' } },
+      200,
+    );
+    await one(
+      'draw create',
+      'POST',
+      `/api/v1/contests/${c.id}/draws`,
+      { ...priv, body: { winners: 1, confirmedOnly: false } },
+      201,
+    );
     const drawList = await one('draws list', 'GET', `/api/v1/contests/${c.id}/draws`, priv, 200);
     const drawId = drawList.body.data[0].id;
     await one('draw get', 'GET', `/api/v1/draws/${drawId}`, pub, 200);
     await one('draw snapshot (one page)', 'GET', `/api/v1/draws/${drawId}/snapshot`, pub, 200);
-    await one('draw create refused (no eligible)', 'POST', `/api/v1/contests/${c.id}/draws`, { ...priv, body: { minPoints: 1000000 } }, 409);
+    await one(
+      'draw create refused (no eligible)',
+      'POST',
+      `/api/v1/contests/${c.id}/draws`,
+      { ...priv, body: { minPoints: 1000000 } },
+      409,
+    );
     // outbound events and getting data out
-    const ep = await one('endpoint create', 'POST', '/api/v1/webhook-endpoints', { ...priv, body: { url: 'https://hooks.example.test/rt' } }, 201);
+    const ep = await one(
+      'endpoint create',
+      'POST',
+      '/api/v1/webhook-endpoints',
+      { ...priv, body: { url: 'https://hooks.example.test/rt' } },
+      201,
+    );
     const epId = ep.body.data.id;
     await one('endpoints list', 'GET', '/api/v1/webhook-endpoints', priv, 200);
-    await one('endpoint update', 'PATCH', `/api/v1/webhook-endpoints/${epId}`, { ...priv, body: { description: 'CRM' } }, 200);
+    await one(
+      'endpoint update',
+      'PATCH',
+      `/api/v1/webhook-endpoints/${epId}`,
+      { ...priv, body: { description: 'CRM' } },
+      200,
+    );
     await one('endpoint test', 'POST', `/api/v1/webhook-endpoints/${epId}/test`, priv, 202);
-    await one('entry create (with an endpoint)', 'POST', `/api/v1/contests/${c.id}/entries`, { ...priv, body: { email: 'cy@example.com' } }, 201);
+    await one(
+      'entry create (with an endpoint)',
+      'POST',
+      `/api/v1/contests/${c.id}/entries`,
+      { ...priv, body: { email: 'cy@example.com' } },
+      201,
+    );
     await one('deliveries list', 'GET', `/api/v1/webhook-endpoints/${epId}/deliveries`, priv, 200);
     await one('person export', 'GET', `/api/v1/entries/${adaId}/export`, priv, 200);
     await one('entries export (one page)', 'GET', `/api/v1/contests/${c.id}/entries/export`, priv, 200);
@@ -133,13 +269,28 @@ describe.skipIf(!hasRealPostgres)('round trips per request (node-postgres)', () 
     expect(retry.res.status, JSON.stringify(retry.res.body)).toBe(200);
     expect(retry.res.headers.get('server-timing')).toMatch(/desc="2 round trips"$/);
     expect(retry.texts[0]).toContain('ce_key');
-    const eraseMe = await env.request('POST', `/api/v1/contests/${c.id}/entries`, { ...priv, body: { email: 'erase@example.com' } });
+    const eraseMe = await env.request('POST', `/api/v1/contests/${c.id}/entries`, {
+      ...priv,
+      body: { email: 'erase@example.com' },
+    });
     await one('erase', 'DELETE', `/api/v1/entries/${eraseMe.body.data.entryId}`, priv, 200);
     await one('endpoint delete', 'DELETE', `/api/v1/webhook-endpoints/${epId}`, priv, 200);
     // refusals of the key answer after one statement too, and change nothing
     await one('revoked/unknown key', 'GET', `/api/v1/contests/${c.id}`, { key: `pk_${'A'.repeat(40)}` }, 401);
-    await one('public key on a private route', 'POST', `/api/v1/entries/${adaId}/points`, { ...pub, body: { points: 1, reason: 'x' } }, 403);
-    await one('bad body, valid key', 'POST', `/api/v1/contests/${c.id}/entries`, { ...priv, body: { email: 'nope' } }, 400);
+    await one(
+      'public key on a private route',
+      'POST',
+      `/api/v1/entries/${adaId}/points`,
+      { ...pub, body: { points: 1, reason: 'x' } },
+      403,
+    );
+    await one(
+      'bad body, valid key',
+      'POST',
+      `/api/v1/contests/${c.id}/entries`,
+      { ...priv, body: { email: 'nope' } },
+      400,
+    );
     await one('malformed id, valid key', 'GET', '/api/v1/entries/not-a-uuid', pub, 404);
     expect(Object.entries(results).filter(([, n]) => n !== 1)).toEqual([]);
     // the two writes that read the game back after writing it are one batch (on node-postgres a
@@ -156,7 +307,9 @@ describe.skipIf(!hasRealPostgres)('round trips per request (node-postgres)', () 
       return r.res;
     };
     const revealed = await batchOf('draw reveal', `/api/v1/draws/${drawId}/reveal`, {});
-    await batchOf('draw replace', `/api/v1/draws/${drawId}/results/${revealed.body.data.results[0].entryId}/replace`, { reason: 'test' });
+    await batchOf('draw replace', `/api/v1/draws/${drawId}/results/${revealed.body.data.results[0].entryId}/replace`, {
+      reason: 'test',
+    });
   });
 
   it('a write that records no event delivery sends exactly one statement, what follows the answer included', async () => {
@@ -181,10 +334,25 @@ describe.skipIf(!hasRealPostgres)('round trips per request (node-postgres)', () 
     expect(ada.texts.length, ada.texts.join('\n---\n')).toBe(1);
     const adaId = ada.res.body.data.entryId;
     writes.push(
-      ['entry create (referral)', 'POST', `/api/v1/contests/${c.id}/entries`, { ...priv, body: { email: 'solo2@example.com', referralCode: ada.res.body.data.referralCode } }],
+      [
+        'entry create (referral)',
+        'POST',
+        `/api/v1/contests/${c.id}/entries`,
+        { ...priv, body: { email: 'solo2@example.com', referralCode: ada.res.body.data.referralCode } },
+      ],
       ['points adjust', 'POST', `/api/v1/entries/${adaId}/points`, { ...priv, body: { points: 3, reason: 'bonus' } }],
-      ['bonus complete', 'POST', `/api/v1/entries/${adaId}/bonus-actions/${action.id}/complete`, { key: team.publicKey }],
-      ['purchase', 'POST', `/api/v1/contests/${c.id}/purchases`, { ...priv, body: { email: 'solo@example.com', orderId: 'o-solo', amount: 3 } }],
+      [
+        'bonus complete',
+        'POST',
+        `/api/v1/entries/${adaId}/bonus-actions/${action.id}/complete`,
+        { key: team.publicKey },
+      ],
+      [
+        'purchase',
+        'POST',
+        `/api/v1/contests/${c.id}/purchases`,
+        { ...priv, body: { email: 'solo@example.com', orderId: 'o-solo', amount: 3 } },
+      ],
       ['disqualify', 'POST', `/api/v1/entries/${adaId}/disqualify`, { ...priv, body: { disqualify: true } }],
       ['requalify', 'POST', `/api/v1/entries/${adaId}/disqualify`, { ...priv, body: { disqualify: false } }],
     );
@@ -197,9 +365,15 @@ describe.skipIf(!hasRealPostgres)('round trips per request (node-postgres)', () 
     expect(counts).toEqual(Object.fromEntries(writes.map(([name]) => [name, 1])));
 
     // the same write for a team with an endpoint starts its delivery pass after the answer
-    const ep = await env.request('POST', '/api/v1/webhook-endpoints', { ...priv, body: { url: 'https://hooks.example.test/solo' } });
+    const ep = await env.request('POST', '/api/v1/webhook-endpoints', {
+      ...priv,
+      body: { url: 'https://hooks.example.test/solo' },
+    });
     expect(ep.status).toBe(201);
-    const withEndpoint = await all('POST', `/api/v1/entries/${adaId}/points`, { ...priv, body: { points: 1, reason: 'again' } });
+    const withEndpoint = await all('POST', `/api/v1/entries/${adaId}/points`, {
+      ...priv,
+      body: { points: 1, reason: 'again' },
+    });
     expect(withEndpoint.res.status).toBe(200);
     expect(withEndpoint.texts.length).toBeGreaterThan(1);
     expect(withEndpoint.texts.slice(1).some((q) => /event_deliveries/.test(q))).toBe(true);

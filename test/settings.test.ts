@@ -15,25 +15,58 @@ const tsx = join(root, 'node_modules/.bin/tsx');
 
 function run(script: string, extra: Record<string, string>) {
   const env: Record<string, string> = {};
-  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !SETTINGS.some((s) => s.name === k)) env[k] = v;
-  const r = spawnSync(tsx, [script], { cwd: root, env: { ...env, PGLITE_DIR: 'memory://', ...extra }, encoding: 'utf8', timeout: 60_000 });
+  for (const [k, v] of Object.entries(process.env))
+    if (v !== undefined && !SETTINGS.some((s) => s.name === k)) env[k] = v;
+  const r = spawnSync(tsx, [script], {
+    cwd: root,
+    env: { ...env, PGLITE_DIR: 'memory://', ...extra },
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
   return { status: r.status, stderr: r.stderr.trim(), stdout: r.stdout.trim() };
 }
 
 const BAD: Array<[string, string, string]> = [
   ['TRUST_PROXY', '-1', 'TRUST_PROXY="-1" is not valid: TRUST_PROXY takes a whole number from 0 to 10, or true.'],
-  ['JOBS_INTERVAL_MS', 'soon', 'JOBS_INTERVAL_MS="soon" is not valid: JOBS_INTERVAL_MS takes a whole number of milliseconds from 100 to 86400000.'],
+  [
+    'JOBS_INTERVAL_MS',
+    'soon',
+    'JOBS_INTERVAL_MS="soon" is not valid: JOBS_INTERVAL_MS takes a whole number of milliseconds from 100 to 86400000.',
+  ],
   ['PORT', 'abc', 'PORT="abc" is not valid: PORT takes a port number from 0 to 65535.'],
-  ['PUBLIC_RATE_LIMIT', '0', 'PUBLIC_RATE_LIMIT="0" is not valid: PUBLIC_RATE_LIMIT takes a whole number from 1 to 1000000.'],
+  [
+    'PUBLIC_RATE_LIMIT',
+    '0',
+    'PUBLIC_RATE_LIMIT="0" is not valid: PUBLIC_RATE_LIMIT takes a whole number from 1 to 1000000.',
+  ],
   ['ALLOW_HTTP_WEBHOOKS', 'yes', 'ALLOW_HTTP_WEBHOOKS="yes" is not valid: ALLOW_HTTP_WEBHOOKS takes 0 or 1.'],
-  ['DATABASE_POOL_MAX', 'many', 'DATABASE_POOL_MAX="many" is not valid: DATABASE_POOL_MAX takes a whole number from 1 to 1000.'],
-  ['PUBLIC_URL', 'contests.example.com', 'PUBLIC_URL="contests.example.com" is not valid: PUBLIC_URL takes an http:// or https:// URL.'],
+  [
+    'DATABASE_POOL_MAX',
+    'many',
+    'DATABASE_POOL_MAX="many" is not valid: DATABASE_POOL_MAX takes a whole number from 1 to 1000.',
+  ],
+  [
+    'PUBLIC_URL',
+    'contests.example.com',
+    'PUBLIC_URL="contests.example.com" is not valid: PUBLIC_URL takes an http:// or https:// URL.',
+  ],
   ['MAIL_TRANSPORT', 'pigeon', 'MAIL_TRANSPORT="pigeon" is not valid: MAIL_TRANSPORT takes log, smtp or resend.'],
 ];
 
 describe('settings', () => {
   it('parses good values and refuses bad ones with one sentence each', () => {
-    expect(readSettings({ PORT: '8790', TRUST_PROXY: 'true', ALLOW_HTTP_WEBHOOKS: '1', MAIL_TRANSPORT: ' Resend ', PUBLIC_RATE_LIMIT: '50' }, 'node')).toEqual({
+    expect(
+      readSettings(
+        {
+          PORT: '8790',
+          TRUST_PROXY: 'true',
+          ALLOW_HTTP_WEBHOOKS: '1',
+          MAIL_TRANSPORT: ' Resend ',
+          PUBLIC_RATE_LIMIT: '50',
+        },
+        'node',
+      ),
+    ).toEqual({
       PORT: 8790,
       TRUST_PROXY: 1,
       ALLOW_HTTP_WEBHOOKS: true,
@@ -42,7 +75,9 @@ describe('settings', () => {
     });
     // what a runtime does not read is not its business
     expect(readSettings({ DB_TRANSPORT: 'pigeon' }, 'node')).toEqual({});
-    expect(() => readSettings({ DB_TRANSPORT: 'pigeon' }, 'worker')).toThrow('DB_TRANSPORT="pigeon" is not valid: DB_TRANSPORT takes http or ws.');
+    expect(() => readSettings({ DB_TRANSPORT: 'pigeon' }, 'worker')).toThrow(
+      'DB_TRANSPORT="pigeon" is not valid: DB_TRANSPORT takes http or ws.',
+    );
     try {
       readSettings({ PORT: 'abc', TRUST_PROXY: '-1' }, 'node');
       expect.unreachable();
@@ -56,14 +91,21 @@ describe('settings', () => {
   });
 
   it('npm start refuses each bad value by name and exits 1 before opening anything', () => {
-    for (const [name, value, sentence] of BAD.filter(([n]) => SETTINGS.find((s) => s.name === n)!.runtimes.includes('node' as never))) {
+    for (const [name, value, sentence] of BAD.filter(([n]) =>
+      SETTINGS.find((s) => s.name === n)!.runtimes.includes('node' as never),
+    )) {
       const r = run('src/node.ts', { [name]: value });
       expect([name, r.status, r.stderr]).toEqual([name, 1, sentence]);
     }
   });
 
   it('npm run dev refuses a bad Worker or dev setting by name before wrangler starts', () => {
-    for (const [name, value] of [['PUBLIC_RATE_LIMIT', 'lots'], ['ALLOW_HTTP_WEBHOOKS', 'yes'], ['JOBS_INTERVAL_MS', 'soon'], ['DB_TRANSPORT', 'pigeon']]) {
+    for (const [name, value] of [
+      ['PUBLIC_RATE_LIMIT', 'lots'],
+      ['ALLOW_HTTP_WEBHOOKS', 'yes'],
+      ['JOBS_INTERVAL_MS', 'soon'],
+      ['DB_TRANSPORT', 'pigeon'],
+    ]) {
       const r = run('scripts/dev.ts', { [name!]: value!, DATABASE_URL: 'postgres://postgres@127.0.0.1:1/none' });
       expect(r.status, r.stderr).toBe(1);
       expect(r.stderr).toMatch(new RegExp(`^${name}="${value}" is not valid: ${name} takes `));
@@ -74,7 +116,16 @@ describe('settings', () => {
   it('npm run dev hands the Worker every setting the Worker reads, by construction', () => {
     const dev = readFileSync(join(root, 'scripts/dev.ts'), 'utf8');
     expect(dev).toContain('...Object.fromEntries(WORKER_SETTINGS.map((name) => [name, env[name]]))');
-    expect(WORKER_SETTINGS).toEqual(expect.arrayContaining(['ALLOW_HTTP_WEBHOOKS', 'PUBLIC_RATE_LIMIT', 'ADMIN_TOKEN', 'IP_HASH_SALT', 'DB_TRANSPORT', 'MAIL_TRANSPORT']));
+    expect(WORKER_SETTINGS).toEqual(
+      expect.arrayContaining([
+        'ALLOW_HTTP_WEBHOOKS',
+        'PUBLIC_RATE_LIMIT',
+        'ADMIN_TOKEN',
+        'IP_HASH_SALT',
+        'DB_TRANSPORT',
+        'MAIL_TRANSPORT',
+      ]),
+    );
     // and the Worker's own env type names each of them
     const worker = readFileSync(join(root, 'src/worker.ts'), 'utf8');
     for (const name of WORKER_SETTINGS) expect(worker, name).toMatch(new RegExp(`\\b${name}\\??:`));

@@ -37,11 +37,16 @@ describe('joinLoop', () => {
     const owner = {};
     const calls: string[] = [];
     let release: () => void = () => {};
-    const stuck = joinLoop(owner, 'x', async () => {
-      calls.push('old');
-      await new Promise<void>((r) => (release = r));
-      return 1;
-    }, { staleAfterMs: 10 });
+    const stuck = joinLoop(
+      owner,
+      'x',
+      async () => {
+        calls.push('old');
+        await new Promise<void>((r) => (release = r));
+        return 1;
+      },
+      { staleAfterMs: 10 },
+    );
     await tick(30);
     const fresh = joinLoop(owner, 'x', async () => (calls.push('new'), 1), { staleAfterMs: 10 });
     expect(fresh.started).toBe(true);

@@ -44,23 +44,57 @@ beforeAll(async () => {
 afterAll(() => env?.close());
 
 const EMAILS = [
-  null, '', 'plain', 'PLAIN', '@', 'a@', '@b.com', 'Ann.Bell+promo@Gmail.com', 'a.n.n@googlemail.com', 'ann+x+y@gmail.com',
-  'first.last@example.com', 'First.Last+tag@Example.COM', 'x@y@z.com', 'x+@y.com', '+only@y.com', 'émile.zola+1@exämple.fr',
-  '  spaced@example.com ', 'UPPER@GMAIL.COM', 'dots.only.@gmail.com', 'a@gmail.com.evil.com',
+  null,
+  '',
+  'plain',
+  'PLAIN',
+  '@',
+  'a@',
+  '@b.com',
+  'Ann.Bell+promo@Gmail.com',
+  'a.n.n@googlemail.com',
+  'ann+x+y@gmail.com',
+  'first.last@example.com',
+  'First.Last+tag@Example.COM',
+  'x@y@z.com',
+  'x+@y.com',
+  '+only@y.com',
+  'émile.zola+1@exämple.fr',
+  '  spaced@example.com ',
+  'UPPER@GMAIL.COM',
+  'dots.only.@gmail.com',
+  'a@gmail.com.evil.com',
 ];
-const NAMES = [null, '', ' ', 'Cher', '  Cher  ', 'Ann Marie Bell', 'ann   bell', '\tJosé\n Núñez ', 'a b c d e', 'Ünal Ökten'];
+const NAMES = [
+  null,
+  '',
+  ' ',
+  'Cher',
+  '  Cher  ',
+  'Ann Marie Bell',
+  'ann   bell',
+  '\tJosé\n Núñez ',
+  'a b c d e',
+  'Ünal Ökten',
+];
 
 describe('rewritten SQL functions', () => {
   it('ce_email_norm: the same normalised address as before, for every kind of address', async () => {
     for (const e of EMAILS) {
-      const [row] = await query<{ now: string | null; before: string | null }>(env.db, sql`select ce_email_norm(${e}::text) as now, old_email_norm(${e}::text) as before`);
+      const [row] = await query<{ now: string | null; before: string | null }>(
+        env.db,
+        sql`select ce_email_norm(${e}::text) as now, old_email_norm(${e}::text) as before`,
+      );
       expect([e, row!.now]).toEqual([e, row!.before]);
     }
   });
 
   it('ce_mask_name: the same masked name as before', async () => {
     for (const n of NAMES) {
-      const [row] = await query<{ now: string | null; before: string | null }>(env.db, sql`select ce_mask_name(${n}::text) as now, old_mask_name(${n}::text) as before`);
+      const [row] = await query<{ now: string | null; before: string | null }>(
+        env.db,
+        sql`select ce_mask_name(${n}::text) as now, old_mask_name(${n}::text) as before`,
+      );
       expect([n, row!.now]).toEqual([n, row!.before]);
     }
   });
@@ -71,7 +105,10 @@ describe('rewritten SQL functions', () => {
       [[], ['2026-01-01T10:00:00Z']],
       [['2026-01-01T08:00:00Z', '2026-01-01T09:30:00Z'], ['2026-01-01T10:00:00Z']],
       [['2026-01-01T09:00:00Z'], ['2026-01-01T10:00:00Z', '2026-01-01T09:59:59Z']],
-      [Array.from({ length: 1005 }, (_, i) => new Date(Date.UTC(2026, 0, 1, 10) + i * 1000).toISOString()), ['2026-01-01T10:30:00Z']],
+      [
+        Array.from({ length: 1005 }, (_, i) => new Date(Date.UTC(2026, 0, 1, 10) + i * 1000).toISOString()),
+        ['2026-01-01T10:30:00Z'],
+      ],
     ];
     for (const [oldTimes, addTimes] of cases) {
       const old = `{${oldTimes.join(',')}}`;
@@ -88,7 +125,10 @@ describe('rewritten SQL functions', () => {
 
   it('ce_email_norm and ce_mask_name are inlined: the plan shows their expressions, not a call', async () => {
     for (const fn of ['ce_email_norm', 'ce_mask_name']) {
-      const plan = await query<{ 'QUERY PLAN': string }>(env.db, sql.raw(`explain (verbose, costs off) select ${fn}(x) from (values ('Ann Bell@x.com'), ('Cher')) v(x)`));
+      const plan = await query<{ 'QUERY PLAN': string }>(
+        env.db,
+        sql.raw(`explain (verbose, costs off) select ${fn}(x) from (values ('Ann Bell@x.com'), ('Cher')) v(x)`),
+      );
       const text = plan.map((r) => Object.values(r)[0]).join('\n');
       expect(text).not.toContain(fn);
       expect(text).toMatch(fn === 'ce_email_norm' ? /split_part/ : /regexp_split_to_array/);

@@ -22,18 +22,22 @@ const count = async () => (await query<{ n: number }>(env.db, sql`select count(*
 
 describe('team contests with the private key', () => {
   it('creates a contest with its settings, reads it back, changes settings', async () => {
-    const r = await env.request('POST', '/api/v1/contests', priv({
-      title: 'Spring giveaway',
-      mode: 'giveaway',
-      status: 'active',
-      requireEmailConfirmation: false,
-      referral: { advocatePoints: 10, friendPoints: 5, creditOn: 'confirm' },
-      risk: { mode: 'hold', maxEntriesPerIpPerHour: 5 },
-      purchaseTracking: { enabled: true, pointsPerPurchase: 2 },
-      startDate: '2026-12-01T00:00:00.000Z',
-      endDate: '2026-12-31T00:00:00.000Z',
-      shopifySecret: 'shpss_secret',
-    }));
+    const r = await env.request(
+      'POST',
+      '/api/v1/contests',
+      priv({
+        title: 'Spring giveaway',
+        mode: 'giveaway',
+        status: 'active',
+        requireEmailConfirmation: false,
+        referral: { advocatePoints: 10, friendPoints: 5, creditOn: 'confirm' },
+        risk: { mode: 'hold', maxEntriesPerIpPerHour: 5 },
+        purchaseTracking: { enabled: true, pointsPerPurchase: 2 },
+        startDate: '2026-12-01T00:00:00.000Z',
+        endDate: '2026-12-31T00:00:00.000Z',
+        shopifySecret: 'shpss_secret',
+      }),
+    );
     expect(r.status, r.text).toBe(201);
     expect(r.body.data).toMatchObject({
       title: 'Spring giveaway',
@@ -53,9 +57,17 @@ describe('team contests with the private key', () => {
     const got = await env.request('GET', `/api/v1/contests/${id}/settings`, priv());
     expect(got.status).toBe(200);
     expect(got.body.data).toEqual(r.body.data);
-    const changed = await env.request('PATCH', `/api/v1/contests/${id}`, priv({ status: 'paused', risk: { mode: 'block' }, referral: { advocatePoints: 3 } }));
+    const changed = await env.request(
+      'PATCH',
+      `/api/v1/contests/${id}`,
+      priv({ status: 'paused', risk: { mode: 'block' }, referral: { advocatePoints: 3 } }),
+    );
     expect(changed.status, changed.text).toBe(200);
-    expect(changed.body.data).toMatchObject({ status: 'paused', risk: { mode: 'block' }, referral: { advocatePoints: 3, friendPoints: 5 } });
+    expect(changed.body.data).toMatchObject({
+      status: 'paused',
+      risk: { mode: 'block' },
+      referral: { advocatePoints: 3, friendPoints: 5 },
+    });
     // the v1 list shows it to the team
     const list = await env.request('GET', '/api/v1/contests', { key: t.publicKey });
     expect(list.body.data.map((c: { id: string }) => c.id)).toContain(id);
@@ -89,7 +101,7 @@ describe('team contests with the private key', () => {
     expect(row[0]!.title).toBe('Theirs');
   });
 
-  it('bad input answers 400 with the admin API\'s messages and creates nothing; a public key is refused', async () => {
+  it("bad input answers 400 with the admin API's messages and creates nothing; a public key is refused", async () => {
     const before = await count();
     for (const [body, message] of [
       [{}, 'Invalid title'],
@@ -98,7 +110,10 @@ describe('team contests with the private key', () => {
       [{ title: 'x', referral: { advocatePoints: -1 } }, 'referral.advocatePoints must be at least 0'],
       [{ title: 'x', risk: { mode: 'ban' } }, 'risk.mode must be one of flag, hold, block'],
       [{ title: 'x', startDate: 'tomorrow' }, 'startDate must be an ISO 8601 date'],
-      [{ title: 'x', startDate: '2026-12-31T00:00:00.000Z', endDate: '2026-12-01T00:00:00.000Z' }, 'endDate must be after startDate'],
+      [
+        { title: 'x', startDate: '2026-12-31T00:00:00.000Z', endDate: '2026-12-01T00:00:00.000Z' },
+        'endDate must be after startDate',
+      ],
     ] as const) {
       const r = await env.request('POST', '/api/v1/contests', priv(body));
       expect([JSON.stringify(body), r.status, r.body.success]).toEqual([JSON.stringify(body), 400, false]);
@@ -106,8 +121,14 @@ describe('team contests with the private key', () => {
     }
     expect(await count()).toBe(before);
     const pub = await env.request('POST', '/api/v1/contests', { key: t.publicKey, body: { title: 'x' } });
-    expect([pub.status, pub.body]).toEqual([403, { success: false, error: 'This endpoint requires a private API key' }]);
-    const adminToken = await env.request('POST', '/api/v1/contests', { headers: { 'x-api-key': ADMIN_TOKEN }, body: { title: 'x' } });
+    expect([pub.status, pub.body]).toEqual([
+      403,
+      { success: false, error: 'This endpoint requires a private API key' },
+    ]);
+    const adminToken = await env.request('POST', '/api/v1/contests', {
+      headers: { 'x-api-key': ADMIN_TOKEN },
+      body: { title: 'x' },
+    });
     expect(adminToken.status).toBe(401);
     expect(await count()).toBe(before);
   });

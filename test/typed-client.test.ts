@@ -57,7 +57,9 @@ describe('typed client example (openapi-typescript + openapi-fetch)', () => {
         files: ['client.ts', 'contest-api.d.ts'],
       }),
     );
-    const tsc = spawnSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', `${DIR}/tsconfig.json`], { encoding: 'utf8' });
+    const tsc = spawnSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', `${DIR}/tsconfig.json`], {
+      encoding: 'utf8',
+    });
     expect(tsc.stdout + tsc.stderr).toBe('');
     expect(tsc.status).toBe(0);
     // the generated types carry the document's names and shapes
@@ -68,11 +70,15 @@ describe('typed client example (openapi-typescript + openapi-fetch)', () => {
   it('the example itself fails to type-check when the document changes under it', async () => {
     const doc = await openApiDocument();
     // a breaking change: the leaderboard rows lose `rank`
-    const rows = doc.paths['/api/v1/contests/{contestId}/leaderboard'].get.responses['200'].content['application/json'].schema.properties.data.items;
+    const rows =
+      doc.paths['/api/v1/contests/{contestId}/leaderboard'].get.responses['200'].content['application/json'].schema
+        .properties.data.items;
     delete rows.properties.rank;
     rows.required = rows.required.filter((k: string) => k !== 'rank');
     writeFileSync(`${DIR}/contest-api.d.ts`, astToString(await openapiTS(doc as any)));
-    const tsc = spawnSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', `${DIR}/tsconfig.json`], { encoding: 'utf8' });
+    const tsc = spawnSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', `${DIR}/tsconfig.json`], {
+      encoding: 'utf8',
+    });
     expect(tsc.status).not.toBe(0);
     expect(tsc.stdout).toMatch(/client\.ts.*Property 'rank' does not exist/);
   });
@@ -104,7 +110,13 @@ describe('typed client example (openapi-typescript + openapi-fetch)', () => {
       const req = new Request(input, init);
       const res = await fetch(req);
       const body = await res.clone().text();
-      contract.check({ method: req.method, path: new URL(req.url).pathname, status: res.status, contentType: res.headers.get('content-type'), body });
+      contract.check({
+        method: req.method,
+        path: new URL(req.url).pathname,
+        status: res.status,
+        contentType: res.headers.get('content-type'),
+        body,
+      });
       checked++;
       return res;
     };

@@ -94,11 +94,17 @@ const ACCEPTED: Array<[string, string]> = [
 
 describe('receiver URLs', () => {
   it.each(REFUSED)('refuses %s (%s) with 400 Invalid url, storing nothing', async (url) => {
-    const before = await query<{ n: number }>(env.db, sql`select count(*)::int as n from webhook_endpoints where team_id = ${t.teamId}`);
+    const before = await query<{ n: number }>(
+      env.db,
+      sql`select count(*)::int as n from webhook_endpoints where team_id = ${t.teamId}`,
+    );
     const r = await create(url);
     expect(r.status).toBe(400);
     expect(r.body).toEqual({ success: false, error: 'Invalid url' });
-    const after = await query<{ n: number }>(env.db, sql`select count(*)::int as n from webhook_endpoints where team_id = ${t.teamId}`);
+    const after = await query<{ n: number }>(
+      env.db,
+      sql`select count(*)::int as n from webhook_endpoints where team_id = ${t.teamId}`,
+    );
     expect(after[0]!.n).toBe(before[0]!.n);
   });
 
@@ -106,11 +112,21 @@ describe('receiver URLs', () => {
     const r = await create(url);
     expect(r.status, r.text).toBe(201);
     expect(r.body.data.url).toBe(new URL(url).toString());
-    expect((await env.request('DELETE', `/api/v1/webhook-endpoints/${r.body.data.id}`, { key: t.privateKey })).status).toBe(200);
+    expect(
+      (await env.request('DELETE', `/api/v1/webhook-endpoints/${r.body.data.id}`, { key: t.privateKey })).status,
+    ).toBe(200);
   });
 
   it('resolved addresses are judged by the same table (Node resolves names before each attempt)', () => {
-    for (const a of ['127.0.0.1', '10.0.0.7', '::ffff:0:7f00:1', '2002:7f00:1::', '100::1', '203.0.113.9', '64:ff9b::a9fe:a9fe']) {
+    for (const a of [
+      '127.0.0.1',
+      '10.0.0.7',
+      '::ffff:0:7f00:1',
+      '2002:7f00:1::',
+      '100::1',
+      '203.0.113.9',
+      '64:ff9b::a9fe:a9fe',
+    ]) {
       expect(isBlockedAddress(a), a).toBe(true);
     }
     for (const a of ['8.8.8.8', '2606:4700:4700::1111', '64:ff9b::808:808']) expect(isBlockedAddress(a), a).toBe(false);
@@ -118,17 +134,31 @@ describe('receiver URLs', () => {
 
   it('an endpoint stored under an older, looser rule is refused at delivery time, and nothing is sent', async () => {
     const team = await env.team('Old endpoint team');
-    const ok = await env.request('POST', '/api/v1/webhook-endpoints', { key: team.privateKey, body: { url: 'https://hooks.example.com/in' } });
+    const ok = await env.request('POST', '/api/v1/webhook-endpoints', {
+      key: team.privateKey,
+      body: { url: 'https://hooks.example.com/in' },
+    });
     expect(ok.status).toBe(201);
     // what an earlier version accepted: IPv4-translated loopback
-    await query(env.db, sql`update webhook_endpoints set url = 'https://[::ffff:0:7f00:1]/x' where id = ${ok.body.data.id}`);
+    await query(
+      env.db,
+      sql`update webhook_endpoints set url = 'https://[::ffff:0:7f00:1]/x' where id = ${ok.body.data.id}`,
+    );
     calls.length = 0;
-    const test = await env.request('POST', `/api/v1/webhook-endpoints/${ok.body.data.id}/test`, { key: team.privateKey });
+    const test = await env.request('POST', `/api/v1/webhook-endpoints/${ok.body.data.id}/test`, {
+      key: team.privateKey,
+    });
     expect(test.status).toBe(202);
     await env.settle();
     await deliverDueEvents(env.db, deliveryContext(env.deps), env.clock);
     expect(calls).toEqual([]);
-    const log = await env.request('GET', `/api/v1/webhook-endpoints/${ok.body.data.id}/deliveries`, { key: team.privateKey });
-    expect(log.body.data[0]).toMatchObject({ type: 'webhook.test', lastStatusCode: null, lastError: 'Refused: invalid url' });
+    const log = await env.request('GET', `/api/v1/webhook-endpoints/${ok.body.data.id}/deliveries`, {
+      key: team.privateKey,
+    });
+    expect(log.body.data[0]).toMatchObject({
+      type: 'webhook.test',
+      lastStatusCode: null,
+      lastError: 'Refused: invalid url',
+    });
   });
 });

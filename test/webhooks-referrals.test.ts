@@ -49,7 +49,10 @@ async function entry(contestId: string, email: string, code?: string) {
 }
 
 async function entryRow(id: string) {
-  const [r] = await query<{ points: number; commission: string }>(env.db, sql`select points, commission from entries where id = ${id}`);
+  const [r] = await query<{ points: number; commission: string }>(
+    env.db,
+    sql`select points, commission from entries where id = ${id}`,
+  );
   return { points: r!.points, commission: Number(r!.commission) };
 }
 
@@ -92,9 +95,14 @@ function shopifyOrder(o: OrderOpts = {}): string {
   return `{"id":${BIG_ID},"order_number":1001,"line_items":[{"id":${BIG_ID}1,"price":"199.99"}],${json.slice(1)}`;
 }
 
-const shopifyHmac = (raw: string, secret = SHOPIFY_SECRET) => createHmac('sha256', secret).update(raw, 'utf8').digest('base64');
+const shopifyHmac = (raw: string, secret = SHOPIFY_SECRET) =>
+  createHmac('sha256', secret).update(raw, 'utf8').digest('base64');
 
-function shopify(contestId: string, raw: string, opts: { topic?: string; webhookId?: string; hmac?: string | null } = {}) {
+function shopify(
+  contestId: string,
+  raw: string,
+  opts: { topic?: string; webhookId?: string; hmac?: string | null } = {},
+) {
   const headers: Record<string, string> = {
     'x-shopify-topic': opts.topic ?? 'orders/paid',
     'x-shopify-webhook-id': opts.webhookId ?? `wh-${++seq}`,
@@ -128,11 +136,19 @@ describe('Shopify orders/paid', () => {
         source: 'shopify',
       },
     ]);
-    const ledger = await query<Record<string, unknown>>(env.db, sql`select delta, source from points_ledger where entry_id = ${adv.id}`);
+    const ledger = await query<Record<string, unknown>>(
+      env.db,
+      sql`select delta, source from points_ledger where entry_id = ${adv.id}`,
+    );
     expect(ledger).toEqual([{ delta: 10, source: 'referral' }]);
     expect(await ledgerMismatches(env.db, c.id)).toEqual([]);
     const [receipt] = await listReceipts(env.db, c.id);
-    expect(receipt).toMatchObject({ source: 'shopify', outcome: 'processed', statusCode: 200, dedupeKey: `gid://shopify/Order/${BIG_ID}` });
+    expect(receipt).toMatchObject({
+      source: 'shopify',
+      outcome: 'processed',
+      statusCode: 200,
+      dedupeKey: `gid://shopify/Order/${BIG_ID}`,
+    });
   });
 
   it('code priority: note_attributes (ref or referralCode), then discount_codes, then ?ref= in landing_site', async () => {
@@ -169,14 +185,28 @@ describe('Shopify orders/paid', () => {
   it('affiliate campaign: commission = amount x commissionPercent / 100 rounded to the cent, no points', async () => {
     const c = await contest({ campaignType: 'affiliate', affiliate: { commissionPercent: 12.5 } });
     const adv = await entry(c.id, 'aff@example.com');
-    const r1 = await shopify(c.id, shopifyOrder({ gid: 'gid://shopify/Order/1', total: '199.99', discounts: [adv.code] }));
+    const r1 = await shopify(
+      c.id,
+      shopifyOrder({ gid: 'gid://shopify/Order/1', total: '199.99', discounts: [adv.code] }),
+    );
     // 199.99 x 12.5% = 24.99875 -> 25.00
-    expect(r1.body.data).toEqual({ referrerEntryId: adv.id, commissionAwarded: 25, pointsAwarded: 0, alreadyProcessed: false });
-    const r2 = await shopify(c.id, shopifyOrder({ gid: 'gid://shopify/Order/2', total: '10.10', discounts: [adv.code] }));
+    expect(r1.body.data).toEqual({
+      referrerEntryId: adv.id,
+      commissionAwarded: 25,
+      pointsAwarded: 0,
+      alreadyProcessed: false,
+    });
+    const r2 = await shopify(
+      c.id,
+      shopifyOrder({ gid: 'gid://shopify/Order/2', total: '10.10', discounts: [adv.code] }),
+    );
     // 10.10 x 12.5% = 1.2625 -> 1.26
     expect(r2.body.data.commissionAwarded).toBe(1.26);
     expect(await entryRow(adv.id)).toEqual({ points: 0, commission: 26.26 });
-    const [ledger] = await query<{ n: number }>(env.db, sql`select count(*)::int as n from points_ledger where contest_id = ${c.id}`);
+    const [ledger] = await query<{ n: number }>(
+      env.db,
+      sql`select count(*)::int as n from points_ledger where contest_id = ${c.id}`,
+    );
     expect(ledger!.n).toBe(0);
     // the commission shows on the leaderboard (metric: commission)
     const board = await env.request('GET', `/api/v1/contests/${c.id}/leaderboard`, { key: t.publicKey });
@@ -187,7 +217,10 @@ describe('Shopify orders/paid', () => {
   it('no matching code: 200 with referrerEntryId null; the sale is still recorded once', async () => {
     const c = await contest();
     const r = await shopify(c.id, shopifyOrder({ discounts: ['WELCOME'] }));
-    expect([r.status, r.body.data]).toEqual([200, { referrerEntryId: null, commissionAwarded: 0, pointsAwarded: 0, alreadyProcessed: false }]);
+    expect([r.status, r.body.data]).toEqual([
+      200,
+      { referrerEntryId: null, commissionAwarded: 0, pointsAwarded: 0, alreadyProcessed: false },
+    ]);
     const rows = await purchasesOf(c.id);
     expect(rows.map((p) => [p.referrer_entry_id, p.entry_id, p.points_awarded])).toEqual([[null, null, 0]]);
   });
@@ -207,7 +240,12 @@ describe('Shopify orders/paid', () => {
     const first = await shopify(c.id, raw, { webhookId: 'wh-same' });
     const replay = await shopify(c.id, raw, { webhookId: 'wh-same' });
     const redelivery = await shopify(c.id, raw, { webhookId: 'wh-other' });
-    expect(first.body.data).toEqual({ referrerEntryId: adv.id, commissionAwarded: 0, pointsAwarded: 10, alreadyProcessed: false });
+    expect(first.body.data).toEqual({
+      referrerEntryId: adv.id,
+      commissionAwarded: 0,
+      pointsAwarded: 10,
+      alreadyProcessed: false,
+    });
     expect([replay.status, replay.body]).toEqual([200, first.body]);
     expect([redelivery.status, redelivery.body.data]).toEqual([
       200,
@@ -226,7 +264,10 @@ describe('Shopify orders/paid', () => {
     const c = await contest();
     const adv = await entry(c.id, 'ig@example.com');
     const r = await shopify(c.id, shopifyOrder({ discounts: [adv.code] }), { topic: 'orders/create' });
-    expect([r.status, r.body]).toEqual([200, { success: true, data: { ignored: true, reason: 'Topic orders/create is not handled' } }]);
+    expect([r.status, r.body]).toEqual([
+      200,
+      { success: true, data: { ignored: true, reason: 'Topic orders/create is not handled' } },
+    ]);
     const z = await shopify(c.id, shopifyOrder({ total: '0.00', discounts: [adv.code] }));
     expect([z.status, z.body.data]).toEqual([200, { ignored: true, reason: 'Order total is 0' }]);
     expect(await purchasesOf(c.id)).toEqual([]);
@@ -243,7 +284,9 @@ describe('Shopify orders/paid', () => {
     expect([r.status, r.body.data]).toEqual([200, { ignored: true, reason: 'Contest is not active' }]);
     expect(await purchasesOf(c.id)).toEqual([]);
     expect(await entryRow(adv.id)).toEqual({ points: 0, commission: 0 });
-    expect((await listReceipts(env.db, c.id)).map((x) => [x.outcome, x.error])).toEqual([['ignored', 'Contest is not active']]);
+    expect((await listReceipts(env.db, c.id)).map((x) => [x.outcome, x.error])).toEqual([
+      ['ignored', 'Contest is not active'],
+    ]);
   });
 
   it('malformed payloads: 400 naming the field, recorded as rejected, never 500', async () => {
@@ -284,7 +327,10 @@ describe('Shopify orders/paid', () => {
       ['body changed', shopify(c.id, raw.replace('199.99"', '999.99"'), { hmac: good })],
       ['header missing', shopify(c.id, raw, { hmac: null })],
       ['truncated', shopify(c.id, raw, { hmac: good.slice(0, -2) })],
-      ['hex instead of base64', shopify(c.id, raw, { hmac: createHmac('sha256', SHOPIFY_SECRET).update(raw).digest('hex') })],
+      [
+        'hex instead of base64',
+        shopify(c.id, raw, { hmac: createHmac('sha256', SHOPIFY_SECRET).update(raw).digest('hex') }),
+      ],
     ];
     for (const [name, p] of attempts) {
       const r = await p;
@@ -292,7 +338,9 @@ describe('Shopify orders/paid', () => {
     }
     expect(await purchasesOf(c.id)).toEqual([]);
     expect(await entryRow(adv.id)).toEqual({ points: 0, commission: 0 });
-    expect((await listReceipts(env.db, c.id)).every((x) => x.outcome === 'rejected' && x.statusCode === 401)).toBe(true);
+    expect((await listReceipts(env.db, c.id)).every((x) => x.outcome === 'rejected' && x.statusCode === 401)).toBe(
+      true,
+    );
   });
 });
 
@@ -334,7 +382,10 @@ function stripeEvent(o: SessionOpts = {}): string {
 
 function stripe(contestId: string, payload: string, header?: string) {
   const sig = header ?? Stripe.webhooks.generateTestHeaderString({ payload, secret: STRIPE_SECRET });
-  return env.request('POST', `/api/webhooks/referral/stripe/${contestId}`, { rawBody: payload, headers: { 'stripe-signature': sig } });
+  return env.request('POST', `/api/webhooks/referral/stripe/${contestId}`, {
+    rawBody: payload,
+    headers: { 'stripe-signature': sig },
+  });
 }
 
 describe('Stripe checkout sessions', () => {
@@ -345,13 +396,27 @@ describe('Stripe checkout sessions', () => {
     const r = await stripe(c.id, payload);
     expect([r.status, r.body]).toEqual([
       200,
-      { success: true, data: { referrerEntryId: adv.id, commissionAwarded: 0, pointsAwarded: 10, alreadyProcessed: false } },
+      {
+        success: true,
+        data: { referrerEntryId: adv.id, commissionAwarded: 0, pointsAwarded: 10, alreadyProcessed: false },
+      },
     ]);
     expect(await purchasesOf(c.id)).toEqual([
-      expect.objectContaining({ order_id: 'cs_test_A', amount: '49.9900', currency: 'USD', source: 'stripe', referrer_entry_id: adv.id }),
+      expect.objectContaining({
+        order_id: 'cs_test_A',
+        amount: '49.9900',
+        currency: 'USD',
+        source: 'stripe',
+        referrer_entry_id: adv.id,
+      }),
     ]);
     const [receipt] = await listReceipts(env.db, c.id);
-    expect(receipt).toMatchObject({ source: 'stripe', externalId: 'evt_A', dedupeKey: 'cs_test_A', outcome: 'processed' });
+    expect(receipt).toMatchObject({
+      source: 'stripe',
+      externalId: 'evt_A',
+      dedupeKey: 'cs_test_A',
+      outcome: 'processed',
+    });
   });
 
   it('what we sign, the stripe package verifies', async () => {
@@ -367,7 +432,10 @@ describe('Stripe checkout sessions', () => {
     const c = await contest();
     const a = await entry(c.id, 'ma@example.com');
     const b = await entry(c.id, 'mb@example.com');
-    const r1 = await stripe(c.id, stripeEvent({ clientReferenceId: 'user_123', metadata: { referralCode: a.code, ref: b.code } }));
+    const r1 = await stripe(
+      c.id,
+      stripeEvent({ clientReferenceId: 'user_123', metadata: { referralCode: a.code, ref: b.code } }),
+    );
     const r2 = await stripe(c.id, stripeEvent({ metadata: { ref: b.code } }));
     expect([r1.body.data.referrerEntryId, r2.body.data.referrerEntryId]).toEqual([a.id, b.id]);
   });
@@ -380,10 +448,21 @@ describe('Stripe checkout sessions', () => {
     expect(minorToDecimal(12345, 'KWD')).toBe('12.345');
     const c = await contest({ campaignType: 'affiliate', affiliate: { commissionPercent: 10 } });
     const adv = await entry(c.id, 'jp@example.com');
-    const jpy = await stripe(c.id, stripeEvent({ sessionId: 'cs_jpy', amountTotal: 5000, currency: 'jpy', clientReferenceId: adv.code }));
-    const krw = await stripe(c.id, stripeEvent({ sessionId: 'cs_krw', amountTotal: 12345, currency: 'krw', clientReferenceId: adv.code }));
-    const usd = await stripe(c.id, stripeEvent({ sessionId: 'cs_usd', amountTotal: 1999, currency: 'usd', clientReferenceId: adv.code }));
-    expect([jpy.body.data.commissionAwarded, krw.body.data.commissionAwarded, usd.body.data.commissionAwarded]).toEqual([500, 1234.5, 2]);
+    const jpy = await stripe(
+      c.id,
+      stripeEvent({ sessionId: 'cs_jpy', amountTotal: 5000, currency: 'jpy', clientReferenceId: adv.code }),
+    );
+    const krw = await stripe(
+      c.id,
+      stripeEvent({ sessionId: 'cs_krw', amountTotal: 12345, currency: 'krw', clientReferenceId: adv.code }),
+    );
+    const usd = await stripe(
+      c.id,
+      stripeEvent({ sessionId: 'cs_usd', amountTotal: 1999, currency: 'usd', clientReferenceId: adv.code }),
+    );
+    expect([jpy.body.data.commissionAwarded, krw.body.data.commissionAwarded, usd.body.data.commissionAwarded]).toEqual(
+      [500, 1234.5, 2],
+    );
     const rows = await purchasesOf(c.id);
     expect(rows.map((p) => [p.order_id, p.amount, p.currency])).toEqual([
       ['cs_jpy', '5000.0000', 'JPY'],
@@ -396,18 +475,38 @@ describe('Stripe checkout sessions', () => {
   it('unpaid sessions and other events are ignored (200); async_payment_succeeded later credits', async () => {
     const c = await contest();
     const adv = await entry(c.id, 'async@example.com');
-    const unpaid = await stripe(c.id, stripeEvent({ sessionId: 'cs_async', paymentStatus: 'unpaid', clientReferenceId: adv.code }));
+    const unpaid = await stripe(
+      c.id,
+      stripeEvent({ sessionId: 'cs_async', paymentStatus: 'unpaid', clientReferenceId: adv.code }),
+    );
     expect([unpaid.status, unpaid.body.data]).toEqual([200, { ignored: true, reason: 'Checkout session is not paid' }]);
     const other = await stripe(c.id, stripeEvent({ type: 'payment_intent.succeeded', clientReferenceId: adv.code }));
-    expect([other.status, other.body.data]).toEqual([200, { ignored: true, reason: 'Event payment_intent.succeeded is not handled' }]);
+    expect([other.status, other.body.data]).toEqual([
+      200,
+      { ignored: true, reason: 'Event payment_intent.succeeded is not handled' },
+    ]);
     const expired = await stripe(c.id, stripeEvent({ type: 'checkout.session.expired', clientReferenceId: adv.code }));
     expect(expired.body.data.ignored).toBe(true);
     const paid = await stripe(
       c.id,
-      stripeEvent({ type: 'checkout.session.async_payment_succeeded', sessionId: 'cs_async', clientReferenceId: adv.code }),
+      stripeEvent({
+        type: 'checkout.session.async_payment_succeeded',
+        sessionId: 'cs_async',
+        clientReferenceId: adv.code,
+      }),
     );
-    expect(paid.body.data).toEqual({ referrerEntryId: adv.id, commissionAwarded: 0, pointsAwarded: 10, alreadyProcessed: false });
-    expect((await listReceipts(env.db, c.id)).map((x) => x.outcome)).toEqual(['ignored', 'ignored', 'ignored', 'processed']);
+    expect(paid.body.data).toEqual({
+      referrerEntryId: adv.id,
+      commissionAwarded: 0,
+      pointsAwarded: 10,
+      alreadyProcessed: false,
+    });
+    expect((await listReceipts(env.db, c.id)).map((x) => x.outcome)).toEqual([
+      'ignored',
+      'ignored',
+      'ignored',
+      'processed',
+    ]);
   });
 
   it('dedupe by event id (stored answer) and by session id (alreadyProcessed)', async () => {
@@ -418,10 +517,20 @@ describe('Stripe checkout sessions', () => {
     const replay = await stripe(c.id, payload);
     const other = await stripe(
       c.id,
-      stripeEvent({ eventId: 'evt_D2', type: 'checkout.session.async_payment_succeeded', sessionId: 'cs_D', clientReferenceId: adv.code }),
+      stripeEvent({
+        eventId: 'evt_D2',
+        type: 'checkout.session.async_payment_succeeded',
+        sessionId: 'cs_D',
+        clientReferenceId: adv.code,
+      }),
     );
     expect([replay.status, replay.body]).toEqual([200, first.body]);
-    expect(other.body.data).toEqual({ referrerEntryId: adv.id, commissionAwarded: 0, pointsAwarded: 0, alreadyProcessed: true });
+    expect(other.body.data).toEqual({
+      referrerEntryId: adv.id,
+      commissionAwarded: 0,
+      pointsAwarded: 0,
+      alreadyProcessed: true,
+    });
     expect(await entryRow(adv.id)).toEqual({ points: 10, commission: 0 });
     expect((await listReceipts(env.db, c.id)).map((x) => `${x.externalId}:${x.outcome}`)).toEqual([
       'evt_D:processed',
@@ -440,7 +549,11 @@ describe('Stripe checkout sessions', () => {
     onTestFinished(() => env.clock.thaw());
     const now = Math.floor(env.clock.now().getTime() / 1000);
     const gen = (opts: { secret?: string; timestamp?: number; payload?: string } = {}) =>
-      Stripe.webhooks.generateTestHeaderString({ payload: opts.payload ?? payload, secret: opts.secret ?? STRIPE_SECRET, timestamp: opts.timestamp ?? now });
+      Stripe.webhooks.generateTestHeaderString({
+        payload: opts.payload ?? payload,
+        secret: opts.secret ?? STRIPE_SECRET,
+        timestamp: opts.timestamp ?? now,
+      });
     const good = gen();
     const goodSig = good.split('v1=')[1]!;
     const cases: [string, string, string][] = [
@@ -465,7 +578,11 @@ describe('Stripe checkout sessions', () => {
     expect(await purchasesOf(c.id)).toEqual([]);
     expect((await listReceipts(env.db, c.id)).every((x) => x.outcome === 'rejected')).toBe(true);
     // within tolerance, and with a forged v1 next to the real one
-    const ok = await stripe(c.id, payload, `t=${now - 299},v1=${'0'.repeat(64)},v1=${gen({ timestamp: now - 299 }).split('v1=')[1]}`);
+    const ok = await stripe(
+      c.id,
+      payload,
+      `t=${now - 299},v1=${'0'.repeat(64)},v1=${gen({ timestamp: now - 299 }).split('v1=')[1]}`,
+    );
     expect(ok.status).toBe(200);
     expect(ok.body.data.pointsAwarded).toBe(10);
   });
@@ -476,7 +593,10 @@ describe('Stripe checkout sessions', () => {
       [JSON.stringify({ type: 'checkout.session.completed', data: { object: {} } }), 'id is required'],
       [JSON.stringify({ id: 42, type: 'checkout.session.completed' }), 'Invalid id'],
       [JSON.stringify({ id: 'evt_x' }), 'type is required'],
-      [JSON.stringify({ id: 'evt_y', type: 'checkout.session.completed', data: { object: [] } }), 'Invalid data.object'],
+      [
+        JSON.stringify({ id: 'evt_y', type: 'checkout.session.completed', data: { object: [] } }),
+        'Invalid data.object',
+      ],
       [JSON.stringify({ id: 'evt_z', type: 'checkout.session.completed' }), 'Invalid data.object'],
       [stripeEvent({ amountTotal: '4999' }), 'Invalid data.object.amount_total'],
       [stripeEvent({ amountTotal: 49.99 }), 'Invalid data.object.amount_total'],

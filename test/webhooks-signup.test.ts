@@ -19,13 +19,19 @@ const external = { externalTracking: { enabled: true }, requireEmailConfirmation
 
 async function setup(settings: Record<string, unknown> = external) {
   const c = await env.contest(t.teamId, settings);
-  const r = await env.request('POST', `/api/admin/contests/${c.id}/webhook-secret`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+  const r = await env.request('POST', `/api/admin/contests/${c.id}/webhook-secret`, {
+    headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+  });
   return { id: c.id, secret: r.body.data.secret as string };
 }
 
 function signed(secret: string, raw: string, id = `msg_${++seq}`) {
   const at = new Date();
-  return { 'webhook-id': id, 'webhook-timestamp': String(Math.floor(at.getTime() / 1000)), 'webhook-signature': new Webhook(secret).sign(id, at, raw) };
+  return {
+    'webhook-id': id,
+    'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
+    'webhook-signature': new Webhook(secret).sign(id, at, raw),
+  };
 }
 
 const signup = (contestId: string, raw: string, headers: Record<string, string>) =>
@@ -58,7 +64,9 @@ describe('signup webhook', () => {
     const again = await signup(c.id, raw, signed(c.secret, raw));
     expect(again.status).toBe(200);
     expect(again.body.data).toEqual({ ...r.body.data, alreadyExists: true });
-    expect(await entries(c.id)).toEqual([{ id: r.body.data.entryId, email: 'new@example.com', name: 'New Person', points: 0, referred_by: null }]);
+    expect(await entries(c.id)).toEqual([
+      { id: r.body.data.entryId, email: 'new@example.com', name: 'New Person', points: 0, referred_by: null },
+    ]);
     expect((await listReceipts(env.db, c.id)).map((x) => `${x.source}:${x.outcome}:${x.statusCode}`)).toEqual([
       'signup:processed:201',
       'signup:processed:200',
@@ -68,10 +76,17 @@ describe('signup webhook', () => {
   it('a valid referral code awards advocate and friend points', async () => {
     const c = await setup({ ...external, referral: { advocatePoints: 10, friendPoints: 5 } });
     const first = await signup(c.id, JSON.stringify({ email: 'adv@example.com' }), { 'x-webhook-secret': c.secret });
-    const [adv] = await query<{ referral_code: string }>(env.db, sql`select referral_code from entries where id = ${first.body.data.entryId}`);
+    const [adv] = await query<{ referral_code: string }>(
+      env.db,
+      sql`select referral_code from entries where id = ${first.body.data.entryId}`,
+    );
     const raw = JSON.stringify({ email: 'friend@example.com', referralCode: adv!.referral_code });
     const r = await signup(c.id, raw, signed(c.secret, raw));
-    expect([r.status, r.body.data.isReferred, r.body.data.pointsAwarded]).toEqual([201, true, { advocate: 10, friend: 5 }]);
+    expect([r.status, r.body.data.isReferred, r.body.data.pointsAwarded]).toEqual([
+      201,
+      true,
+      { advocate: 10, friend: 5 },
+    ]);
     const rows = await entries(c.id);
     expect(rows.map((e) => [e.email, e.points])).toEqual([
       ['adv@example.com', 10],
@@ -87,7 +102,10 @@ describe('signup webhook', () => {
     const second = await signup(c.id, raw, h);
     expect([first.status, second.status, second.body]).toEqual([201, 201, first.body]);
     expect(await entries(c.id)).toHaveLength(1);
-    const [mails] = await query<{ n: number }>(env.db, sql`select count(*)::int as n from email_outbox where contest_id = ${c.id}`);
+    const [mails] = await query<{ n: number }>(
+      env.db,
+      sql`select count(*)::int as n from email_outbox where contest_id = ${c.id}`,
+    );
     expect(mails!.n).toBe(1);
     expect((await listReceipts(env.db, c.id)).map((x) => x.outcome)).toEqual(['processed', 'duplicate']);
   });
@@ -96,7 +114,10 @@ describe('signup webhook', () => {
     const c = await setup({ requireEmailConfirmation: false });
     const raw = JSON.stringify({ email: 'off@example.com' });
     const r = await signup(c.id, raw, signed(c.secret, raw));
-    expect([r.status, r.body]).toEqual([403, { success: false, error: 'External tracking is not enabled for this contest' }]);
+    expect([r.status, r.body]).toEqual([
+      403,
+      { success: false, error: 'External tracking is not enabled for this contest' },
+    ]);
     expect(await entries(c.id)).toEqual([]);
     expect((await listReceipts(env.db, c.id)).map((x) => [x.outcome, x.statusCode, x.error])).toEqual([
       ['rejected', 403, 'External tracking is not enabled for this contest'],
@@ -124,7 +145,9 @@ describe('signup webhook', () => {
       expect([raw, r.status, r.body]).toEqual([raw, 400, { success: false, error: 'Invalid request body' }]);
     }
     expect(await entries(c.id)).toEqual([]);
-    expect((await listReceipts(env.db, c.id)).every((x) => x.outcome === 'rejected' && x.statusCode === 400)).toBe(true);
+    expect((await listReceipts(env.db, c.id)).every((x) => x.outcome === 'rejected' && x.statusCode === 400)).toBe(
+      true,
+    );
   });
 
   it('contest not open: 409 Contest is not active', async () => {

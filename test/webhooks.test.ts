@@ -90,9 +90,18 @@ describe('Standard Webhooks: compatible with the official standardwebhooks packa
     expect(r.status).toBe(201);
     expect(r.body).toEqual({
       success: true,
-      data: { purchaseId: expect.any(String), entryId: c.entryId, pointsAwarded: 35, alreadyExists: false, message: 'Purchase recorded; 35 points awarded' },
+      data: {
+        purchaseId: expect.any(String),
+        entryId: c.entryId,
+        pointsAwarded: 35,
+        alreadyExists: false,
+        message: 'Purchase recorded; 35 points awarded',
+      },
     });
-    const [p] = await query<Record<string, unknown>>(env.db, sql`select source, order_id from purchases where contest_id = ${c.id}`);
+    const [p] = await query<Record<string, unknown>>(
+      env.db,
+      sql`select source, order_id from purchases where contest_id = ${c.id}`,
+    );
     expect(p).toEqual({ source: 'webhook', order_id: 'SW-1' });
     const receipts = await listReceipts(env.db, c.id);
     expect(receipts).toHaveLength(1);
@@ -116,11 +125,22 @@ describe('Standard Webhooks: compatible with the official standardwebhooks packa
     const ours = await signStandardWebhook(secret, 'msg_abc', ts, payload);
     const wh = new Webhook(secret);
     expect(ours).toBe(wh.sign('msg_abc', at, payload));
-    expect(wh.verify(payload, { 'webhook-id': 'msg_abc', 'webhook-timestamp': String(ts), 'webhook-signature': ours })).toEqual(JSON.parse(payload));
+    expect(
+      wh.verify(payload, { 'webhook-id': 'msg_abc', 'webhook-timestamp': String(ts), 'webhook-signature': ours }),
+    ).toEqual(JSON.parse(payload));
     // and our verifier accepts the package's signature over the same bytes
     const bytes = new TextEncoder().encode(payload);
-    expect(await verifyStandardWebhook(secret, { id: 'msg_abc', timestamp: String(ts), signature: wh.sign('msg_abc', at, payload) }, bytes, at)).toBe(true);
-    expect(await verifyStandardWebhook(secret, { id: 'msg_abd', timestamp: String(ts), signature: ours }, bytes, at)).toBe(false);
+    expect(
+      await verifyStandardWebhook(
+        secret,
+        { id: 'msg_abc', timestamp: String(ts), signature: wh.sign('msg_abc', at, payload) },
+        bytes,
+        at,
+      ),
+    ).toBe(true);
+    expect(
+      await verifyStandardWebhook(secret, { id: 'msg_abd', timestamp: String(ts), signature: ours }, bytes, at),
+    ).toBe(false);
   });
 
   it('several space-separated signatures: one valid v1 is enough; other versions are ignored', async () => {
@@ -132,7 +152,10 @@ describe('Standard Webhooks: compatible with the official standardwebhooks packa
     const forged = `v1,${Buffer.from('x'.repeat(32)).toString('base64')}`;
     const r = await hook(c.id, raw, { ...h, 'webhook-signature': `${forged} ${good}` });
     expect(r.status).toBe(201);
-    const v2 = await hook(c.id, body('SW-v2'), { ...signed(c.secret, newId(), body('SW-v2')), 'webhook-signature': `v2,${good.slice(3)}` });
+    const v2 = await hook(c.id, body('SW-v2'), {
+      ...signed(c.secret, newId(), body('SW-v2')),
+      'webhook-signature': `v2,${good.slice(3)}`,
+    });
     expect([v2.status, v2.body]).toEqual([401, UNAUTH]);
   });
 
@@ -193,7 +216,14 @@ describe('refused deliveries: 401 Invalid webhook signature, nothing processed',
     const key = Buffer.from(c.secret.slice(6), 'base64');
     const reordered = createHmac('sha256', key).update(`${ts}.${id}.${raw}`).digest('base64');
     const cases: [string, string, Record<string, string>][] = [
-      ['forged', raw, { ...h, 'webhook-signature': `v1,${createHmac('sha256', 'guess').update(`${id}.${ts}.${raw}`).digest('base64')}` }],
+      [
+        'forged',
+        raw,
+        {
+          ...h,
+          'webhook-signature': `v1,${createHmac('sha256', 'guess').update(`${id}.${ts}.${raw}`).digest('base64')}`,
+        },
+      ],
       ['truncated', raw, { ...h, 'webhook-signature': sig.slice(0, -4) }],
       ['empty v1', raw, { ...h, 'webhook-signature': 'v1,' }],
       ['parts re-ordered', raw, { ...h, 'webhook-signature': `${sig.slice(3)},v1` }],
@@ -213,7 +243,11 @@ describe('refused deliveries: 401 Invalid webhook signature, nothing processed',
       expect([name, r.status, r.body]).toEqual([name, 401, UNAUTH]);
     }
     const s = await state(c.id);
-    expect({ purchases: s.purchases, ledger: s.ledger, points: s.points }).toEqual({ purchases: 0, ledger: 0, points: 0 });
+    expect({ purchases: s.purchases, ledger: s.ledger, points: s.points }).toEqual({
+      purchases: 0,
+      ledger: 0,
+      points: 0,
+    });
     expect(s.outcomes).toEqual(cases.map(() => 'rejected:401'));
     const receipts = await listReceipts(env.db, c.id);
     expect(receipts.every((x) => x.error === 'Invalid webhook signature' && x.response === null)).toBe(true);
@@ -226,7 +260,12 @@ describe('refused deliveries: 401 Invalid webhook signature, nothing processed',
     await entry(c.id, 'buyer@example.com');
     const guess = `whsec_${Buffer.from('k'.repeat(32)).toString('base64')}`;
     const raw = body('NS');
-    const attempts: Record<string, string>[] = [signed(guess, newId(), raw), { 'x-webhook-secret': '' }, { 'x-webhook-secret': 'null' }, {}];
+    const attempts: Record<string, string>[] = [
+      signed(guess, newId(), raw),
+      { 'x-webhook-secret': '' },
+      { 'x-webhook-secret': 'null' },
+      {},
+    ];
     for (const headers of attempts) {
       const r = await hook(c.id, raw, headers);
       expect([r.status, r.body]).toEqual([401, UNAUTH]);
@@ -252,7 +291,10 @@ describe('refused deliveries: 401 Invalid webhook signature, nothing processed',
     const raw = body('UNKNOWN');
     for (const id of ['00000000-0000-4000-8000-000000000000', 'not-a-uuid', `${a.id}0`]) {
       for (const path of ['purchase', 'signup', 'referral/shopify', 'referral/stripe']) {
-        const r = await env.request('POST', `/api/webhooks/${path}/${id}`, { rawBody: raw, headers: { 'x-webhook-secret': a.secret } });
+        const r = await env.request('POST', `/api/webhooks/${path}/${id}`, {
+          rawBody: raw,
+          headers: { 'x-webhook-secret': a.secret },
+        });
         expect([path, id, r.status, r.body]).toEqual([path, id, 401, UNAUTH]);
       }
     }
@@ -263,7 +305,8 @@ describe('refused deliveries: 401 Invalid webhook signature, nothing processed',
   it('forged requests are all refused; at most 30 a minute per contest are recorded (no table flooding)', async () => {
     const c = await setup();
     const results = [];
-    for (let i = 0; i < 35; i++) results.push((await hook(c.id, body('FLOOD'), { 'x-webhook-secret': `whsec_guess${i}` })).status);
+    for (let i = 0; i < 35; i++)
+      results.push((await hook(c.id, body('FLOOD'), { 'x-webhook-secret': `whsec_guess${i}` })).status);
     expect(results).toEqual(Array(35).fill(401));
     expect((await state(c.id)).outcomes).toEqual(Array(30).fill('rejected:401'));
     // a genuine delivery is not affected by the flood
@@ -302,7 +345,12 @@ describe('replay protection by webhook-id', () => {
     expect(first.status).toBe(201);
     expect([second.status, second.body]).toEqual([201, first.body]);
     expect([third.status, third.body]).toEqual([201, first.body]);
-    expect(await state(c.id)).toEqual({ purchases: 1, ledger: 1, points: 35, outcomes: ['processed:201', 'duplicate:201', 'duplicate:201'] });
+    expect(await state(c.id)).toEqual({
+      purchases: 1,
+      ledger: 1,
+      points: 35,
+      outcomes: ['processed:201', 'duplicate:201', 'duplicate:201'],
+    });
   });
 
   it('a new webhook-id for a known orderId: processed, answered 200 alreadyExists', async () => {
@@ -311,8 +359,17 @@ describe('replay protection by webhook-id', () => {
     const first = await hook(c.id, raw, signed(c.secret, newId(), raw));
     const again = await hook(c.id, raw, signed(c.secret, newId(), raw));
     expect(again.status).toBe(200);
-    expect(again.body.data).toMatchObject({ purchaseId: first.body.data.purchaseId, alreadyExists: true, pointsAwarded: 0 });
-    expect(await state(c.id)).toEqual({ purchases: 1, ledger: 1, points: 35, outcomes: ['processed:201', 'processed:200'] });
+    expect(again.body.data).toMatchObject({
+      purchaseId: first.body.data.purchaseId,
+      alreadyExists: true,
+      pointsAwarded: 0,
+    });
+    expect(await state(c.id)).toEqual({
+      purchases: 1,
+      ledger: 1,
+      points: 35,
+      outcomes: ['processed:201', 'processed:200'],
+    });
   });
 
   it('x-webhook-secret deliveries with a webhook-id header are deduplicated too', async () => {
@@ -335,7 +392,12 @@ describe('replay protection by webhook-id', () => {
     await entry(c.id, 'late@example.com');
     const retry = await hook(c.id, raw, h);
     expect(retry.status).toBe(201);
-    expect(await state(c.id)).toEqual({ purchases: 1, ledger: 1, points: 15, outcomes: ['rejected:404', 'processed:201'] });
+    expect(await state(c.id)).toEqual({
+      purchases: 1,
+      ledger: 1,
+      points: 15,
+      outcomes: ['rejected:404', 'processed:201'],
+    });
   });
 });
 
@@ -383,12 +445,17 @@ describe('purchase webhook: payload and rules (same record and rules as the API)
   it('tracking off 400, contest not active 409, unknown email 404; each recorded with its status and message', async () => {
     const off = await setup({});
     const r1 = await hook(off.id, body('R1'), { 'x-webhook-secret': off.secret });
-    expect([r1.status, r1.body]).toEqual([400, { success: false, error: 'Purchase tracking is not enabled for this contest' }]);
+    expect([r1.status, r1.body]).toEqual([
+      400,
+      { success: false, error: 'Purchase tracking is not enabled for this contest' },
+    ]);
     const paused = await setup({ ...tracking, status: 'paused' });
     const r2 = await hook(paused.id, body('R2'), { 'x-webhook-secret': paused.secret });
     expect([r2.status, r2.body]).toEqual([409, { success: false, error: 'Contest is not active' }]);
     const open = await setup();
-    const r3 = await hook(open.id, JSON.stringify({ email: 'nobody@example.com', orderId: 'R3', amount: 1 }), { 'x-webhook-secret': open.secret });
+    const r3 = await hook(open.id, JSON.stringify({ email: 'nobody@example.com', orderId: 'R3', amount: 1 }), {
+      'x-webhook-secret': open.secret,
+    });
     expect([r3.status, r3.body]).toEqual([404, { success: false, error: 'Entry not found' }]);
     for (const [c, status, error] of [
       [off, 400, 'Purchase tracking is not enabled for this contest'],
@@ -409,7 +476,11 @@ describe('purchase webhook: payload and rules (same record and rules as the API)
     });
     expect(api.status).toBe(201);
     const r = await hook(c.id, body('SHARED'), { 'x-webhook-secret': c.secret });
-    expect([r.status, r.body.data.purchaseId, r.body.data.alreadyExists]).toEqual([200, api.body.data.purchaseId, true]);
+    expect([r.status, r.body.data.purchaseId, r.body.data.alreadyExists]).toEqual([
+      200,
+      api.body.data.purchaseId,
+      true,
+    ]);
     expect(await state(c.id)).toMatchObject({ purchases: 1, ledger: 1, points: 35 });
   });
 
@@ -418,7 +489,10 @@ describe('purchase webhook: payload and rules (same record and rules as the API)
     const raw = body('CT', { note: 'hi', pointsAwarded: 1e6, currency: 'gbp' });
     const r = await hook(c.id, raw, { ...signed(c.secret, newId(), raw), 'content-type': 'text/plain' });
     expect([r.status, r.body.data.pointsAwarded]).toEqual([201, 35]);
-    const [p] = await query<{ currency: string }>(env.db, sql`select currency from purchases where contest_id = ${c.id}`);
+    const [p] = await query<{ currency: string }>(
+      env.db,
+      sql`select currency from purchases where contest_id = ${c.id}`,
+    );
     expect(p!.currency).toBe('GBP');
   });
 
@@ -429,7 +503,7 @@ describe('purchase webhook: payload and rules (same record and rules as the API)
   });
 });
 
-describe('GET /api/v1/contests/:contestId/webhook-receipts (the team\'s audit)', () => {
+describe("GET /api/v1/contests/:contestId/webhook-receipts (the team's audit)", () => {
   it('lists what arrived, newest first, with filters and pagination; private key, team-scoped', async () => {
     const c = await setup();
     env.clock.advance(1000);
@@ -447,11 +521,18 @@ describe('GET /api/v1/contests/:contestId/webhook-receipts (the team\'s audit)',
       ['au-1', 'duplicate', 201, null],
       ['au-1', 'processed', 201, null],
     ]);
-    expect(all.body.data[2]).toMatchObject({ source: 'purchase', dedupeKey: 'AU-1', response: { success: true, data: { alreadyExists: false } } });
+    expect(all.body.data[2]).toMatchObject({
+      source: 'purchase',
+      dedupeKey: 'AU-1',
+      response: { success: true, data: { alreadyExists: false } },
+    });
     const processed = await env.request('GET', `${path}?outcome=processed&limit=1`, { key: t.privateKey });
     expect([processed.body.data.length, processed.body.pagination.total]).toEqual([1, 1]);
     const bad = await env.request('GET', `${path}?outcome=nope`, { key: t.privateKey });
-    expect([bad.status, bad.body.error]).toEqual([400, 'outcome must be one of processed, rejected, ignored, duplicate']);
+    expect([bad.status, bad.body.error]).toEqual([
+      400,
+      'outcome must be one of processed, rejected, ignored, duplicate',
+    ]);
     const pub = await env.request('GET', path, { key: t.publicKey });
     expect([pub.status, pub.body.error]).toEqual([403, 'This endpoint requires a private API key']);
     const other = await env.team('Audit other');

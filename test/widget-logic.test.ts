@@ -59,7 +59,9 @@ describe('failure sentences', () => {
     expect(failureSentence(f(403, 'You have already played today'), 'play')).toBe(
       'You have already played today. Come back tomorrow for another try!',
     );
-    expect(failureSentence(f(409, 'Game is not active'), 'play')).toBe('This game is not open right now. Please come back later.');
+    expect(failureSentence(f(409, 'Game is not active'), 'play')).toBe(
+      'This game is not open right now. Please come back later.',
+    );
     expect(failureSentence(f(410, 'This prize reservation has expired'), 'claim')).toBe(
       'This prize reservation has expired: prizes must be claimed within 24 hours of playing.',
     );
@@ -79,8 +81,12 @@ describe('failure sentences', () => {
     expect(failureSentence(f(409, 'This prize has already been claimed'), 'claim')).toBe(
       'This prize has already been claimed with another email address.',
     );
-    expect(failureSentence(f(404, 'Game not found'), 'load')).toBe('This game could not be found. It may have been removed.');
-    expect(failureSentence(f(404, 'Play not found'), 'claim')).toBe('We could not find this prize. It may have been removed.');
+    expect(failureSentence(f(404, 'Game not found'), 'load')).toBe(
+      'This game could not be found. It may have been removed.',
+    );
+    expect(failureSentence(f(404, 'Play not found'), 'claim')).toBe(
+      'We could not find this prize. It may have been removed.',
+    );
     expect(failureSentence(f(401, 'Missing or invalid API key'), 'load')).toBe(
       'This game cannot be shown: the API key on this page is not valid.',
     );

@@ -67,12 +67,24 @@ export async function runExample(o: ExampleOptions) {
     prize = { name: c.prizeName, couponCode: c.couponCode, redeemUrl: c.redeemUrl };
   }
 
-  return { entryId: entry.entryId, alreadyExists: entry.alreadyExists, shareLink, metric: board.data.metric, top, result: result.name, prize };
+  return {
+    entryId: entry.entryId,
+    alreadyExists: entry.alreadyExists,
+    shareLink,
+    metric: board.data.metric,
+    top,
+    result: result.name,
+    prize,
+  };
 }
 
 // run directly: npx tsx client.ts
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const need = (k: string) => process.env[k] ?? (() => { throw new Error(`set ${k}`); })();
+  const need = (k: string) =>
+    process.env[k] ??
+    (() => {
+      throw new Error(`set ${k}`);
+    })();
   const out = await runExample({
     baseUrl: process.env.BASE_URL ?? 'http://localhost:8787',
     privateKey: need('PRIVATE_KEY'),

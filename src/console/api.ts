@@ -45,7 +45,9 @@ export class ApiFailure extends Error {
 }
 
 /** The answer's body when the call succeeded; throws ApiFailure with the API's message otherwise. */
-export async function must<R extends { data?: unknown; error?: unknown; response: Response }>(call: Promise<R>): Promise<NonNullable<R['data']>> {
+export async function must<R extends { data?: unknown; error?: unknown; response: Response }>(
+  call: Promise<R>,
+): Promise<NonNullable<R['data']>> {
   let r: R;
   try {
     r = await call;

@@ -24,7 +24,11 @@ export function LineChart(props: { title: string; labels: string[]; series: Char
   return (
     <figure class="chart" aria-labelledby={`${props.id}-cap`}>
       <figcaption id={`${props.id}-cap`}>{props.title}</figcaption>
-      <svg viewBox={`0 0 ${W} ${H}`} role="img" aria-label={`${props.title}: ${props.series.map((s) => `${s.name} ${s.values.reduce((a, b) => a + b, 0)} in all`).join(', ')}`}>
+      <svg
+        viewBox={`0 0 ${W} ${H}`}
+        role="img"
+        aria-label={`${props.title}: ${props.series.map((s) => `${s.name} ${s.values.reduce((a, b) => a + b, 0)} in all`).join(', ')}`}
+      >
         {ticks.map((t) => (
           <g>
             <line x1={PAD.left} x2={W - PAD.right} y1={y(t)} y2={y(t)} class="grid" />
@@ -42,9 +46,16 @@ export function LineChart(props: { title: string; labels: string[]; series: Char
         )}
         {props.series.map((s) => (
           <g>
-            <polyline fill="none" stroke={s.color} stroke-width="2" points={s.values.map((v, i) => `${x(i).toFixed(1)},${y(v).toFixed(1)}`).join(' ')} />
+            <polyline
+              fill="none"
+              stroke={s.color}
+              stroke-width="2"
+              points={s.values.map((v, i) => `${x(i).toFixed(1)},${y(v).toFixed(1)}`).join(' ')}
+            />
             {/* a dot per bucket while they are few enough to tell apart (a single bucket has no line) */}
-            {n <= 60 ? s.values.map((v, i) => <circle cx={x(i).toFixed(1)} cy={y(v).toFixed(1)} r="3" fill={s.color} />) : null}
+            {n <= 60
+              ? s.values.map((v, i) => <circle cx={x(i).toFixed(1)} cy={y(v).toFixed(1)} r="3" fill={s.color} />)
+              : null}
           </g>
         ))}
       </svg>
@@ -83,4 +94,5 @@ export function LineChart(props: { title: string; labels: string[]; series: Char
 }
 
 /** A bucket's start as a short UTC label. */
-export const bucketLabel = (iso: string, interval: 'hour' | 'day') => (interval === 'day' ? iso.slice(5, 10) : `${iso.slice(5, 10)} ${iso.slice(11, 13)}h`);
+export const bucketLabel = (iso: string, interval: 'hour' | 'day') =>
+  interval === 'day' ? iso.slice(5, 10) : `${iso.slice(5, 10)} ${iso.slice(11, 13)}h`;

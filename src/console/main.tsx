@@ -18,7 +18,9 @@ async function signIn(secret: string): Promise<Credential> {
   const s = secret.trim();
   if (!s) throw new Error('Enter your private key (sk_…) or the admin token.');
   if (s.startsWith('pk_')) {
-    throw new Error('That is a public key, made for web pages. Sign in with your team\'s private key (sk_…) or the admin token.');
+    throw new Error(
+      "That is a public key, made for web pages. Sign in with your team's private key (sk_…) or the admin token.",
+    );
   }
   if (s.startsWith('sk_')) {
     const api = apiClient({ kind: 'team', key: s, teamId: '', teamName: '' });
@@ -26,7 +28,8 @@ async function signIn(secret: string): Promise<Credential> {
       const me = (await must(api.GET('/api/v1/key'))).data;
       return { kind: 'team', key: s, teamId: me.teamId, teamName: me.teamName };
     } catch (e) {
-      if (e instanceof ApiFailure && e.status === 401) throw new Error('This private key is not valid: it is wrong, or it was revoked.');
+      if (e instanceof ApiFailure && e.status === 401)
+        throw new Error('This private key is not valid: it is wrong, or it was revoked.');
       throw e;
     }
   }
@@ -35,9 +38,12 @@ async function signIn(secret: string): Promise<Credential> {
     await must(api.GET('/api/admin/teams', { params: { query: { limit: 1 } } }));
     return { kind: 'admin', token: s };
   } catch (e) {
-    if (e instanceof ApiFailure && e.status === 401) throw new Error('That is neither a valid private key nor the admin token.');
+    if (e instanceof ApiFailure && e.status === 401)
+      throw new Error('That is neither a valid private key nor the admin token.');
     if (e instanceof ApiFailure && e.status === 404) {
-      throw new Error('The admin API is switched off on this server (ADMIN_TOKEN is not set). Sign in with a private key, or restart the server with ADMIN_TOKEN.');
+      throw new Error(
+        'The admin API is switched off on this server (ADMIN_TOKEN is not set). Sign in with a private key, or restart the server with ADMIN_TOKEN.',
+      );
     }
     throw e;
   }
@@ -67,8 +73,8 @@ function SignIn(props: { onSignedIn: (c: Credential) => void }) {
         <label for="secret">Private key or admin token</label>
         <input id="secret" name="secret" type="password" autocomplete="off" required aria-describedby="secret-help" />
         <p id="secret-help" class="help">
-          Your team's private key (<code>sk_…</code>) opens everything about the team; the admin token opens teams and keys.
-          It stays in this tab only and is forgotten when you sign out or close the tab.
+          Your team's private key (<code>sk_…</code>) opens everything about the team; the admin token opens teams and
+          keys. It stays in this tab only and is forgotten when you sign out or close the tab.
         </p>
         <button type="submit" disabled={busy}>
           {busy ? 'Signing in…' : 'Sign in'}

@@ -6,7 +6,10 @@
 
 /** ln Γ(x), Lanczos approximation (g = 7, n = 9): about 15 significant digits for x > 0. */
 function lnGamma(x: number): number {
-  const c = [0.99999999999980993, 676.5203681218851, -1259.1392167224028, 771.32342877765313, -176.61502916214059, 12.507343278686905, -0.13857109526572012, 9.9843695780195716e-6, 1.5056327351493116e-7];
+  const c = [
+    0.99999999999980993, 676.5203681218851, -1259.1392167224028, 771.32342877765313, -176.61502916214059,
+    12.507343278686905, -0.13857109526572012, 9.9843695780195716e-6, 1.5056327351493116e-7,
+  ];
   if (x < 0.5) return Math.log(Math.PI / Math.sin(Math.PI * x)) - lnGamma(1 - x);
   x -= 1;
   let a = c[0]!;
@@ -64,7 +67,8 @@ export interface ChiSquare {
 export function chiSquare(observed: number[], proportions: number[]): ChiSquare | null {
   const total = observed.reduce((s, x) => s + x, 0);
   const live = proportions.map((p, i) => [p, observed[i] ?? 0] as const).filter(([p]) => p > 0);
-  if (proportions.some((p, i) => p <= 0 && (observed[i] ?? 0) > 0)) return { statistic: Number.POSITIVE_INFINITY, degreesOfFreedom: Math.max(0, live.length - 1), pValue: 0 };
+  if (proportions.some((p, i) => p <= 0 && (observed[i] ?? 0) > 0))
+    return { statistic: Number.POSITIVE_INFINITY, degreesOfFreedom: Math.max(0, live.length - 1), pValue: 0 };
   if (total === 0 || live.length < 2) return null;
   const statistic = live.reduce((s, [p, o]) => s + (o - p * total) ** 2 / (p * total), 0);
   const degreesOfFreedom = live.length - 1;

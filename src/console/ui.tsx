@@ -32,7 +32,10 @@ export function ErrorLine(props: { error: string | null }) {
 }
 
 /** Data loaded once per `deps`, with its error; `reload` fetches again. */
-export function useLoad<T>(load: () => Promise<T>, deps: unknown[]): { data: T | null; error: string | null; loading: boolean; reload: () => void } {
+export function useLoad<T>(
+  load: () => Promise<T>,
+  deps: unknown[],
+): { data: T | null; error: string | null; loading: boolean; reload: () => void } {
   const [data, setData] = useState<T | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [loading, setLoading] = useState(true);
@@ -59,7 +62,14 @@ export function useLoad<T>(load: () => Promise<T>, deps: unknown[]): { data: T |
  * A button that does something once clicked, showing progress and the API's message when it
  * fails. With `confirm`, it asks first (inline, keyboard reachable): destructive actions.
  */
-export function Action(props: { label: string; run: () => Promise<unknown>; confirm?: string; danger?: boolean; disabled?: boolean; id?: string }) {
+export function Action(props: {
+  label: string;
+  run: () => Promise<unknown>;
+  confirm?: string;
+  danger?: boolean;
+  disabled?: boolean;
+  id?: string;
+}) {
   const [asking, setAsking] = useState(false);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
@@ -157,7 +167,10 @@ export function formValues(e: Event): Record<string, string> {
  * A form's submit handler: its values (and the form) to `run`; when that fails, the API's
  * sentence goes to `setError`, shown next to the form.
  */
-export function submitWith(setError: (e: string | null) => void, run: (v: Record<string, string>, form: HTMLFormElement) => Promise<unknown>) {
+export function submitWith(
+  setError: (e: string | null) => void,
+  run: (v: Record<string, string>, form: HTMLFormElement) => Promise<unknown>,
+) {
   return async (e: Event) => {
     const v = formValues(e);
     setError(null);
@@ -173,7 +186,13 @@ export function submitWith(setError: (e: string | null) => void, run: (v: Record
  * The form where the operator pastes one of the team's public keys for a page that needs one (the
  * widget's preview, a draw's verification page); the key is kept in this tab for the next such page.
  */
-export function PublicKeyForm(props: { id: string; label: string; button: string; required?: boolean; onKey: (key: string) => void }) {
+export function PublicKeyForm(props: {
+  id: string;
+  label: string;
+  button: string;
+  required?: boolean;
+  onKey: (key: string) => void;
+}) {
   return (
     <form
       class="inline"
@@ -184,7 +203,14 @@ export function PublicKeyForm(props: { id: string; label: string; button: string
       }}
     >
       <label for={props.id}>{props.label}</label>
-      <input id={props.id} name="publicKey" value={pagesKey.get()} pattern="pk_[A-Za-z0-9]+" autocomplete="off" required={props.required} />
+      <input
+        id={props.id}
+        name="publicKey"
+        value={pagesKey.get()}
+        pattern="pk_[A-Za-z0-9]+"
+        autocomplete="off"
+        required={props.required}
+      />
       <button type="submit">{props.button}</button>
     </form>
   );

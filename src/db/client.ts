@@ -19,7 +19,14 @@ export const useNamedStatements = (db: Db) => {
 
 interface DrizzleInternals {
   dialect: { sqlToQuery(s: SQL): { sql: string; params: unknown[] } };
-  session: { prepareQuery(q: { sql: string; params: unknown[] }, fields: undefined, name: string, arrayMode: boolean): { execute(): Promise<unknown> } };
+  session: {
+    prepareQuery(
+      q: { sql: string; params: unknown[] },
+      fields: undefined,
+      name: string,
+      arrayMode: boolean,
+    ): { execute(): Promise<unknown> };
+  };
 }
 
 /**
@@ -102,7 +109,9 @@ async function runQuery<T>(db: Db, statement: SQL): Promise<T[]> {
     // what db.execute() does, with a statement name
     const internals = db as unknown as DrizzleInternals;
     const built = internals.dialect.sqlToQuery(statement);
-    result = (await internals.session.prepareQuery(built, undefined, statementName(built.sql), false).execute()) as typeof result;
+    result = (await internals.session
+      .prepareQuery(built, undefined, statementName(built.sql), false)
+      .execute()) as typeof result;
   } else {
     result = (await db.execute(statement)) as unknown as typeof result;
   }

@@ -62,7 +62,10 @@ export const apiKeys = pgTable(
     uniqueIndex('api_keys_key_hash_uq').on(t.keyHash),
     index('api_keys_team_idx').on(t.teamId),
     check('api_keys_type_ck', sql`${t.type} in ('public', 'private')`),
-    check('api_keys_personal_data_ck', sql`${t.personalData} is null or (${t.type} = 'public' and ${t.personalData} in ('full', 'masked'))`),
+    check(
+      'api_keys_personal_data_ck',
+      sql`${t.personalData} is null or (${t.type} = 'public' and ${t.personalData} in ('full', 'masked'))`,
+    ),
   ],
 );
 
@@ -90,9 +93,7 @@ export const contests = pgTable(
     referralFriendPoints: integer('referral_friend_points').notNull().default(0),
     purchaseTrackingEnabled: boolean('purchase_tracking_enabled').notNull().default(false),
     pointsPerPurchase: integer('points_per_purchase').notNull().default(0),
-    pointsPerCurrencyUnit: numeric('points_per_currency_unit', { precision: 14, scale: 4 })
-      .notNull()
-      .default('0'),
+    pointsPerCurrencyUnit: numeric('points_per_currency_unit', { precision: 14, scale: 4 }).notNull().default('0'),
     externalTrackingEnabled: boolean('external_tracking_enabled').notNull().default(false),
     affiliateCommissionPercent: numeric('affiliate_commission_percent', { precision: 7, scale: 4 })
       .notNull()
@@ -124,12 +125,21 @@ export const contests = pgTable(
     check('contests_public_cache_ck', sql`${t.publicCacheSeconds} between 0 and 300`),
     check('contests_status_ck', sql`${t.status} in ('draft', 'active', 'ended', 'paused')`),
     check('contests_campaign_type_ck', sql`${t.campaignType} in ('viral', 'referral', 'affiliate')`),
-    check('contests_points_ck', sql`${t.referralAdvocatePoints} >= 0 and ${t.referralFriendPoints} >= 0 and ${t.pointsPerPurchase} >= 0 and ${t.pointsPerCurrencyUnit} >= 0`),
-    check('contests_commission_ck', sql`${t.affiliateCommissionPercent} >= 0 and ${t.affiliateCommissionPercent} <= 100`),
+    check(
+      'contests_points_ck',
+      sql`${t.referralAdvocatePoints} >= 0 and ${t.referralFriendPoints} >= 0 and ${t.pointsPerPurchase} >= 0 and ${t.pointsPerCurrencyUnit} >= 0`,
+    ),
+    check(
+      'contests_commission_ck',
+      sql`${t.affiliateCommissionPercent} >= 0 and ${t.affiliateCommissionPercent} <= 100`,
+    ),
     check('contests_views_ck', sql`${t.viewsCount} >= 0`),
     check('contests_dates_ck', sql`${t.endDate} is null or ${t.startDate} is null or ${t.endDate} > ${t.startDate}`),
     check('contests_credit_on_ck', sql`${t.referralCreditOn} in ('create', 'confirm')`),
-    check('contests_risk_ck', sql`${t.riskMode} in ('flag', 'hold', 'block') and ${t.riskMaxEntriesPerIpPerHour} between 1 and 1000 and ${t.riskMaxReferralsPerHour} between 1 and 1000`),
+    check(
+      'contests_risk_ck',
+      sql`${t.riskMode} in ('flag', 'hold', 'block') and ${t.riskMaxEntriesPerIpPerHour} between 1 and 1000 and ${t.riskMaxReferralsPerHour} between 1 and 1000`,
+    ),
   ],
 );
 
@@ -173,9 +183,13 @@ export const entries = pgTable(
   },
   (t) => [
     uniqueIndex('entries_contest_email_uq').on(t.contestId, t.email).where(sql`${t.email} is not null`),
-    uniqueIndex('entries_contest_phone_uq').on(t.contestId, t.phone).where(sql`${t.email} is null and ${t.phone} is not null`),
+    uniqueIndex('entries_contest_phone_uq')
+      .on(t.contestId, t.phone)
+      .where(sql`${t.email} is null and ${t.phone} is not null`),
     uniqueIndex('entries_referral_code_uq').on(t.referralCode),
-    uniqueIndex('entries_confirmation_token_uq').on(t.confirmationTokenHash).where(sql`${t.confirmationTokenHash} is not null`),
+    uniqueIndex('entries_confirmation_token_uq')
+      .on(t.confirmationTokenHash)
+      .where(sql`${t.confirmationTokenHash} is not null`),
     index('entries_contest_created_idx').on(t.contestId, t.createdAt, t.id),
     index('entries_referred_by_idx').on(t.referredBy).where(sql`${t.referredBy} is not null`),
     // the entries list sorted by points (its order exactly, so a page at 1M entries reads only its
@@ -184,7 +198,10 @@ export const entries = pgTable(
     // entries search (case-insensitive substring of email or name): ONE trigram index (pg_trgm)
     // over both, so a search is one index scan (10x faster at 1M entries than two OR'ed scans,
     // since names repeat and their trigram lists are long); the query re-checks each column
-    index('entries_search_trgm_idx').using('gin', sql`(coalesce(${t.email}, '') || ' ' || coalesce(${t.name}, '')) gin_trgm_ops`),
+    index('entries_search_trgm_idx').using(
+      'gin',
+      sql`(coalesce(${t.email}, '') || ' ' || coalesce(${t.name}, '')) gin_trgm_ops`,
+    ),
     index('entries_leaderboard_points_idx')
       .on(t.contestId, t.points.desc(), t.createdAt, t.id)
       .where(sql`${t.emailConfirmed} and not ${t.disqualified}`),
@@ -202,8 +219,13 @@ export const entries = pgTable(
     check('entries_points_ck', sql`${t.points} >= 0 and ${t.pointsUsed} >= 0`),
     check('entries_commission_ck', sql`${t.commission} >= 0`),
     check('entries_contact_ck', sql`${t.email} is not null or ${t.phone} is not null or ${t.erasedAt} is not null`),
-    index('entries_contest_risk_idx').on(t.contestId, t.riskLevel, t.createdAt, t.id).where(sql`${t.riskLevel} <> 'none'`),
-    check('entries_risk_ck', sql`${t.riskLevel} in ('none', 'review', 'high') and (${t.riskReview} is null or ${t.riskReview} in ('approved', 'rejected'))`),
+    index('entries_contest_risk_idx')
+      .on(t.contestId, t.riskLevel, t.createdAt, t.id)
+      .where(sql`${t.riskLevel} <> 'none'`),
+    check(
+      'entries_risk_ck',
+      sql`${t.riskLevel} in ('none', 'review', 'high') and (${t.riskReview} is null or ${t.riskReview} in ('approved', 'rejected'))`,
+    ),
   ],
 );
 
@@ -262,8 +284,14 @@ export const pointsLedger = pgTable(
   (t) => [
     index('points_ledger_entry_idx').on(t.entryId, t.createdAt),
     index('points_ledger_held_idx').on(t.heldFor).where(sql`${t.status} = 'pending'`),
-    check('points_ledger_status_ck', sql`${t.status} in ('applied', 'pending', 'released', 'dropped') and (${t.status} = 'applied' or ${t.delta} = 0)`),
-    check('points_ledger_source_ck', sql`${t.source} in ('referral', 'bonus_action', 'purchase', 'manual', 'instant_win')`),
+    check(
+      'points_ledger_status_ck',
+      sql`${t.status} in ('applied', 'pending', 'released', 'dropped') and (${t.status} = 'applied' or ${t.delta} = 0)`,
+    ),
+    check(
+      'points_ledger_source_ck',
+      sql`${t.source} in ('referral', 'bonus_action', 'purchase', 'manual', 'instant_win')`,
+    ),
   ],
 );
 
@@ -396,7 +424,10 @@ export const instantWinGames = pgTable(
     embedUrl: text('embed_url'),
   },
   (t) => [
-    check('iw_games_mechanic_ck', sql`${t.mechanic} in ('wheel', 'scratch', 'box', 'advent', 'plinko', 'slots', 'egg', 'claw')`),
+    check(
+      'iw_games_mechanic_ck',
+      sql`${t.mechanic} in ('wheel', 'scratch', 'box', 'advent', 'plinko', 'slots', 'egg', 'claw')`,
+    ),
     check('iw_games_layout_ck', sql`${t.layout} in ('default', 'fullscreen')`),
     check('iw_games_entry_limit_ck', sql`${t.entryLimit} in ('none', 'daily', 'device')`),
     check('iw_games_publish_as_ck', sql`${t.publishAs} in ('landing', 'embed')`),
@@ -435,7 +466,10 @@ export const instantWinTiers = pgTable(
     check('iw_tiers_quantity_ck', sql`${t.quantity} is null or ${t.quantity} >= 0`),
     check('iw_tiers_remaining_ck', sql`${t.remaining} is null or ${t.remaining} >= 0`),
     check('iw_tiers_handed_out_ck', sql`${t.handedOut} >= 0`),
-    check('iw_tiers_delivery_ck', sql`${t.deliveryType} is null or ${t.deliveryType} in ('code', 'url', 'unique_code')`),
+    check(
+      'iw_tiers_delivery_ck',
+      sql`${t.deliveryType} is null or ${t.deliveryType} in ('code', 'url', 'unique_code')`,
+    ),
   ],
 );
 
@@ -710,7 +744,10 @@ export const drawResults = pgTable(
     replacedAt: ts('replaced_at'),
     createdAt: createdAt(),
   },
-  (t) => [primaryKey({ columns: [t.drawId, t.position] }), uniqueIndex('draw_results_entry_uq').on(t.drawId, t.entryId)],
+  (t) => [
+    primaryKey({ columns: [t.drawId, t.position] }),
+    uniqueIndex('draw_results_entry_uq').on(t.drawId, t.entryId),
+  ],
 );
 
 /**
@@ -770,7 +807,10 @@ export const riskWindows = pgTable(
     n: bigint('n', { mode: 'number' }).notNull().default(0),
     times: ts('times').array().notNull().default(sql`'{}'::timestamptz[]`),
   },
-  (t) => [primaryKey({ columns: [t.contestId, t.kind, t.key] }), check('risk_windows_kind_ck', sql`${t.kind} in ('email', 'ip', 'ref')`)],
+  (t) => [
+    primaryKey({ columns: [t.contestId, t.kind, t.key] }),
+    check('risk_windows_kind_ck', sql`${t.kind} in ('email', 'ip', 'ref')`),
+  ],
 );
 
 /** Disposable-mail domains, loaded from the disposable-email-domains-js package at migrate time (src/db/disposable.ts). */

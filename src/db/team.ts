@@ -55,7 +55,12 @@ export interface KeyTeam extends Team {
  * @param type the type its prefix claims (`pk_` public, `sk_` private)
  * @param access what the route needs
  */
-export function teamOfKey(keyHash: string, type: 'public' | 'private', access: 'public' | 'private', now: Date): KeyTeam {
+export function teamOfKey(
+  keyHash: string,
+  type: 'public' | 'private',
+  access: 'public' | 'private',
+  now: Date,
+): KeyTeam {
   const at = now.toISOString();
   const cte = sql`ce_key as materialized (select * from ce_auth(${keyHash}::text, ${type}::text, ${access}::text)),
     ce_touch as (

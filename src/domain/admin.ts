@@ -21,7 +21,14 @@ export async function createTeam(db: Db, name: string) {
  * included) counted; `total` for the pagination. One statement.
  */
 export async function listTeams(db: Db, limit: number, offset: number) {
-  const rows = await query<{ total: number | string; id: string | null; name: string; created_at: Date; keys: number | string; contests: number | string }>(
+  const rows = await query<{
+    total: number | string;
+    id: string | null;
+    name: string;
+    created_at: Date;
+    keys: number | string;
+    contests: number | string;
+  }>(
     db,
     sql`select (select count(*) from teams) as total, p.*
         from (select 1) one left join lateral (
@@ -35,7 +42,13 @@ export async function listTeams(db: Db, limit: number, offset: number) {
     total: num(rows[0]?.total ?? 0),
     items: rows
       .filter((r) => r.id !== null)
-      .map((r) => ({ id: r.id!, name: r.name, createdAt: iso(r.created_at)!, activeKeysCount: num(r.keys), contestsCount: num(r.contests) })),
+      .map((r) => ({
+        id: r.id!,
+        name: r.name,
+        createdAt: iso(r.created_at)!,
+        activeKeysCount: num(r.keys),
+        contestsCount: num(r.contests),
+      })),
   };
 }
 
@@ -172,7 +185,8 @@ function settingsToColumns(s: ContestSettings): Partial<typeof contests.$inferIn
     out.pointsPerCurrencyUnit = String(s.purchaseTracking.pointsPerCurrencyUnit);
   }
   if (s.externalTracking?.enabled !== undefined) out.externalTrackingEnabled = s.externalTracking.enabled;
-  if (s.affiliate?.commissionPercent !== undefined) out.affiliateCommissionPercent = String(s.affiliate.commissionPercent);
+  if (s.affiliate?.commissionPercent !== undefined)
+    out.affiliateCommissionPercent = String(s.affiliate.commissionPercent);
   if (s.shopifySecret !== undefined) out.shopifySecret = s.shopifySecret;
   if (s.stripeSecret !== undefined) out.stripeSecret = s.stripeSecret;
   if (s.toolType !== undefined) out.toolType = s.toolType;
@@ -184,18 +198,27 @@ function settingsToColumns(s: ContestSettings): Partial<typeof contests.$inferIn
 function contestWriteError(e: unknown): never {
   const pe = pgError(e);
   if (pe?.code === '23505' && pe.constraint === 'contests_slug_uq') throw Errors.slugTaken();
-  if (pe?.code === '23514' && pe.constraint === 'contests_dates_ck') throw Errors.validation('endDate must be after startDate');
+  if (pe?.code === '23514' && pe.constraint === 'contests_dates_ck')
+    throw Errors.validation('endDate must be after startDate');
   throw e;
 }
 
-export async function createContest(db: Db, random: RandomSource, teamId: string, s: ContestSettings & { title: string }, now: Date) {
+export async function createContest(
+  db: Db,
+  random: RandomSource,
+  teamId: string,
+  s: ContestSettings & { title: string },
+  now: Date,
+) {
   if (!isUuid(teamId)) throw Errors.teamNotFound();
   const team = await db.select({ id: teams.id }).from(teams).where(eq(teams.id, teamId));
   if (!team[0]) throw Errors.teamNotFound();
   const base = settingsToColumns(s);
   // a default slug that collides gets a random suffix; an explicit one that collides is a 409
   for (let attempt = 0; ; attempt++) {
-    const slug = s.slug ?? (attempt === 0 ? slugify(s.title) : `${slugify(s.title).slice(0, 72)}-${randomBase62(random, 6).toLowerCase()}`);
+    const slug =
+      s.slug ??
+      (attempt === 0 ? slugify(s.title) : `${slugify(s.title).slice(0, 72)}-${randomBase62(random, 6).toLowerCase()}`);
     try {
       const [row] = await db
         .insert(contests)
@@ -262,7 +285,11 @@ function adminContestJson(row: AdminContestRow, now: Date) {
     teamId: row.team_id,
     campaignType: row.campaign_type,
     requireEmailConfirmation: row.require_email_confirmation,
-    referral: { advocatePoints: row.referral_advocate_points, friendPoints: row.referral_friend_points, creditOn: row.referral_credit_on },
+    referral: {
+      advocatePoints: row.referral_advocate_points,
+      friendPoints: row.referral_friend_points,
+      creditOn: row.referral_credit_on,
+    },
     risk: {
       mode: row.risk_mode,
       maxEntriesPerIpPerHour: row.risk_max_entries_per_ip_per_hour,
@@ -307,17 +334,28 @@ export async function getTeamContest(db: Db, team: Team, contestId: string, now:
  * A new contest of the key's team, in one statement with the key check (a default slug that
  * collides is tried again with a random suffix; an explicit one that collides is a 409).
  */
-export async function createTeamContest(db: Db, random: RandomSource, team: Team, s: ContestSettings & { title: string }, now: Date) {
+export async function createTeamContest(
+  db: Db,
+  random: RandomSource,
+  team: Team,
+  s: ContestSettings & { title: string },
+  now: Date,
+) {
   const base = settingsToColumns(s);
   for (let attempt = 0; ; attempt++) {
-    const slug = s.slug ?? (attempt === 0 ? slugify(s.title) : `${slugify(s.title).slice(0, 72)}-${randomBase62(random, 6).toLowerCase()}`);
+    const slug =
+      s.slug ??
+      (attempt === 0 ? slugify(s.title) : `${slugify(s.title).slice(0, 72)}-${randomBase62(random, 6).toLowerCase()}`);
     const insert = db
       .insert(contests)
       .values({ ...base, teamId: team.id, title: s.title, slug })
       .returning()
       .getSQL();
     try {
-      const row = await queryOne<AdminContestRow>(db, sql`with ${team.cte} ins as (${insert}) ${adminContestSelect(sql`ins`)}`);
+      const row = await queryOne<AdminContestRow>(
+        db,
+        sql`with ${team.cte} ins as (${insert}) ${adminContestSelect(sql`ins`)}`,
+      );
       return adminContestJson(row!, now);
     } catch (e) {
       if (s.slug === undefined && isUniqueViolation(e, 'contests_slug_uq') && attempt < 5) continue;
@@ -441,10 +479,17 @@ export async function listEmails(db: Db, teamId: string, limit: number, offset: 
     total: num(rows[0].total),
     items: rows
       .filter((r) => r.id !== null)
-      .map((r) => ({ id: r.id!, to: r.to, kind: r.kind, subject: r.subject, text: r.text, status: r.status, createdAt: iso(r.created_at) })),
+      .map((r) => ({
+        id: r.id!,
+        to: r.to,
+        kind: r.kind,
+        subject: r.subject,
+        text: r.text,
+        status: r.status,
+        createdAt: iso(r.created_at),
+      })),
   };
 }
-
 
 /**
  * What a public key shows of entries ('full' or 'masked'), or null when it is not a live public
@@ -460,12 +505,28 @@ export async function publicKeyPersonalData(db: Db, keyHash: string): Promise<'f
 
 /** The key a request was made with: its team (with the name), type and personal-data mode. One statement. */
 export async function keyInfo(db: Db, team: Team) {
-  const row = await queryOne<{ id: string; team_id: string; team_name: string; type: 'public' | 'private'; name: string | null; prefix: string; personal_data: 'full' | 'masked' | null }>(
+  const row = await queryOne<{
+    id: string;
+    team_id: string;
+    team_name: string;
+    type: 'public' | 'private';
+    name: string | null;
+    prefix: string;
+    personal_data: 'full' | 'masked' | null;
+  }>(
     db,
     sql`with ${team.cte} _ as (select 1)
         select k.id, k.team_id, t.name as team_name, k.type, k.name, k.prefix, ce_key.personal_data
         from ce_key join api_keys k on k.id = ce_key.key_id join teams t on t.id = k.team_id`,
   );
   if (!row) throw Errors.missingOrInvalidKey();
-  return { id: row.id, teamId: row.team_id, teamName: row.team_name, type: row.type, name: row.name, prefix: row.prefix, personalData: row.personal_data };
+  return {
+    id: row.id,
+    teamId: row.team_id,
+    teamName: row.team_name,
+    type: row.type,
+    name: row.name,
+    prefix: row.prefix,
+    personalData: row.personal_data,
+  };
 }

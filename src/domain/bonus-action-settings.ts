@@ -10,7 +10,12 @@ import type { Team } from '../db/team.js';
 import { Errors } from '../errors.js';
 import { isUuid } from '../lib/crypto.js';
 import type { BonusAction } from '../schemas/admin.js';
-import { type Completion, COMPLETION_STATUSES, type createBonusActionBody, type updateBonusActionBody } from '../schemas/bonus-actions.js';
+import {
+  type Completion,
+  COMPLETION_STATUSES,
+  type createBonusActionBody,
+  type updateBonusActionBody,
+} from '../schemas/bonus-actions.js';
 
 const ACTION_COLUMNS = sql`ba.id, ba.contest_id as "contestId", ba.action, ba.description, ba.icon, ba.icon_color as "iconColor", ba.points,
   ba.confirmation_type as "confirmationType", ba.destination_url as "destinationUrl", ba."order"`;
@@ -76,7 +81,8 @@ export async function updateContestBonusAction(
   input: v.InferOutput<typeof updateBonusActionBody>,
 ): Promise<BonusActionSettings> {
   if (!isUuid(bonusActionId)) throw Errors.bonusActionNotFound();
-  const set = (column: SQL, value: unknown, cast: SQL) => (value === undefined ? sql`${column} = b.${column}` : sql`${column} = ${value}${cast}`);
+  const set = (column: SQL, value: unknown, cast: SQL) =>
+    value === undefined ? sql`${column} = b.${column}` : sql`${column} = ${value}${cast}`;
   const row = await queryOne<BonusActionSettings>(
     db,
     sql`with ${team.cte} ba as (

@@ -182,11 +182,15 @@ export async function completeBonusAction(
               answer = excluded.answer, points_awarded = excluded.points_awarded, completed_at = excluded.completed_at
               where bonus_completions.status = 'rejected'
             returning id, entry_id, points_awarded, completed_at, status
-          ), ${sqlCreditCompletion('ins', 't', t)}, ${sqlEmitEvent('ev_bonus', 'bonus_action.completed',
+          ), ${sqlCreditCompletion('ins', 't', t)}, ${sqlEmitEvent(
+            'ev_bonus',
+            'bonus_action.completed',
             sql`select ${team.id} as team_id, t.contest_id, json_build_object('entryId', ins.entry_id, 'contestId', t.contest_id,
               'bonusActionId', t.action_id, 'completionId', ins.id, 'action', t.action, 'pointsAwarded', ins.points_awarded,
               'newTotalPoints', coalesce((select points from upd), t.points), 'completedAt', ${sqlIso(sql`ins.completed_at`)}) as data
-              from ins, t`, now)}
+              from ins, t`,
+            now,
+          )}
           select t.entry_id, t.disqualified, t.is_open, ins.id as completion_id, ins.points_awarded, ins.completed_at,
             ins.status as completion_status,
             coalesce(upd.points, t.points) as new_total,
@@ -213,7 +217,11 @@ export async function completeBonusAction(
       };
     }
     if (row.prev_completed_at) {
-      return { alreadyCompleted: true, completedAt: iso(row.prev_completed_at)!, message: 'Bonus action already completed' };
+      return {
+        alreadyCompleted: true,
+        completedAt: iso(row.prev_completed_at)!,
+        message: 'Bonus action already completed',
+      };
     }
     // completed by a concurrent request this statement's snapshot predates: read again
   }
@@ -242,7 +250,13 @@ export async function verifyBonusCompletion(
 ): Promise<VerifyResult> {
   if (!isUuid(entryId) || !isUuid(bonusActionId)) throw Errors.entryOrBonusActionNotFound();
   const t = now.toISOString();
-  const row = await queryOne<{ found: boolean; completion_id: string | null; status: string | null; points_awarded: number | null; new_total: number | null }>(
+  const row = await queryOne<{
+    found: boolean;
+    completion_id: string | null;
+    status: string | null;
+    points_awarded: number | null;
+    new_total: number | null;
+  }>(
     db,
     sql`with ${team.cte} x as (
           select e.id as entry_id, e.contest_id, e.points, ba.id as action_id, ba.points as action_points, ba.action

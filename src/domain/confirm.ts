@@ -48,10 +48,15 @@ export async function newConfirmation(random: RandomSource, publicUrl: string): 
   const tag = toHex(random.bytes(8));
   const titleMarker = `[[contest-title-${tag}]]`;
   const nameMarker = `[[entrant-name-${tag}]]`;
-  const rendered = confirmationEmail({ contestTitle: titleMarker, name: nameMarker, link: confirmationLink(publicUrl, token) });
+  const rendered = confirmationEmail({
+    contestTitle: titleMarker,
+    name: nameMarker,
+    link: confirmationLink(publicUrl, token),
+  });
   // confirmationEmail greets with `Hi ${name},` or, without a name, `Hi,`
   const helloMarker = `Hi ${nameMarker},`;
-  const hello = (name: SQL) => sql`(case when (${name})::text is null then 'Hi,' else 'Hi ' || (${name})::text || ',' end)`;
+  const hello = (name: SQL) =>
+    sql`(case when (${name})::text is null then 'Hi,' else 'Hi ' || (${name})::text || ',' end)`;
   return {
     tokenHash: await sha256Hex(token),
     content: ({ title, name }) => ({
@@ -93,10 +98,20 @@ export async function confirmEmail(db: Db, token: string, now: Date): Promise<Co
           select u.id, t.contest_id, u.delta, ${sqlOwnReleased(sql`t.id`)}, 'referral', r.reason, r.ref_id, ${now.toISOString()}::timestamptz
           from u, t, (select reason, ref_id from rel where entry_id = (select id from t) and status = 'released' limit 1) r
           returning 1
-        ), ${sqlEmitEvent('ev_confirmed', 'entry.confirmed',
-          sql`select c.team_id, u.contest_id, u.ev_data as data from u join contests c on c.id = u.contest_id`, now)}
+        ), ${sqlEmitEvent(
+          'ev_confirmed',
+          'entry.confirmed',
+          sql`select c.team_id, u.contest_id, u.ev_data as data from u join contests c on c.id = u.contest_id`,
+          now,
+        )}
         select t.id, t.email_confirmed as was_confirmed, t.title, t.email, ${sqlEventDeliveries('ev_confirmed')} from t`,
   );
   if (!row) throw Errors.confirmationNotFound();
-  return { entryId: row.id, emailConfirmed: true, alreadyConfirmed: row.was_confirmed, contestTitle: row.title, email: row.email };
+  return {
+    entryId: row.id,
+    emailConfirmed: true,
+    alreadyConfirmed: row.was_confirmed,
+    contestTitle: row.title,
+    email: row.email,
+  };
 }

@@ -42,7 +42,10 @@ export function sqlContestOpen(now: Date, alias = 'c'): SQL {
     and (${a}.is_evergreen or ${a}.end_date is null or ${a}.end_date > ${t}::timestamptz))`;
 }
 
-export function isContestOpen(row: Pick<ContestRow, 'status' | 'start_date' | 'end_date' | 'is_evergreen'>, now: Date): boolean {
+export function isContestOpen(
+  row: Pick<ContestRow, 'status' | 'start_date' | 'end_date' | 'is_evergreen'>,
+  now: Date,
+): boolean {
   if (effectiveStatus(row, now) !== 'active') return false;
   return !row.start_date || new Date(row.start_date) <= now;
 }

@@ -18,7 +18,11 @@ export function escapeHtml(s: string): string {
 }
 
 /** Subject lines: one line, no control characters (header injection), at most 200 characters. */
-const oneLine = (s: string) => s.replace(/[\u0000-\u001f\u007f]+/g, ' ').trim().slice(0, 200);
+const oneLine = (s: string) =>
+  s
+    .replace(/[\u0000-\u001f\u007f]+/g, ' ')
+    .trim()
+    .slice(0, 200);
 
 const layout = (body: string) =>
   `<!doctype html><html><body style="font-family:system-ui,sans-serif;line-height:1.5;color:#111">${body}</body></html>`;
@@ -35,7 +39,12 @@ export function confirmationEmail(p: { contestTitle: string; name: string | null
   };
 }
 
-export function prizeEmail(p: { gameTitle: string; prizeName: string; couponCode: string | null; redeemUrl: string | null }): EmailContent {
+export function prizeEmail(p: {
+  gameTitle: string;
+  prizeName: string;
+  couponCode: string | null;
+  redeemUrl: string | null;
+}): EmailContent {
   const lines = [`Congratulations! You won "${p.prizeName}" in "${p.gameTitle}".`, ''];
   if (p.couponCode) lines.push(`Your code: ${p.couponCode}`);
   if (p.redeemUrl) lines.push(`Redeem it here: ${p.redeemUrl}`);

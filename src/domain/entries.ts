@@ -19,7 +19,14 @@ import { newConfirmation } from './confirm.js';
 import { sqlContestOpen } from './contests.js';
 import { sqlClampedTotal } from './points.js';
 import { sqlEmitEvent, sqlEventDeliveries, sqlEntryEventData } from './events/emit.js';
-import { entryDetailJson, entryDetailSql, entryListJson, type EntryListItem, type EntryRow, listColumns } from './entry-detail.js';
+import {
+  entryDetailJson,
+  entryDetailSql,
+  entryListJson,
+  type EntryListItem,
+  type EntryRow,
+  listColumns,
+} from './entry-detail.js';
 import { sqlMasked } from './masking.js';
 import { hashEntryIp, hashUserAgent, RISK_REFUSED_SQLSTATE, riskInputSchema, sqlRiskCtes } from './risk.js';
 
@@ -193,8 +200,17 @@ export async function createEntry(
   contest: { id: string; team: Team },
   input: CreateEntryInput,
 ): Promise<CreateEntryResult> {
-  const { email = null, phone = null, name = null, referralCode = null, customFieldData = null } = parse(createEntrySchema, input);
-  const { ipAddress = null, userAgent = null } = parse(riskInputSchema, { ipAddress: input.ipAddress, userAgent: input.userAgent });
+  const {
+    email = null,
+    phone = null,
+    name = null,
+    referralCode = null,
+    customFieldData = null,
+  } = parse(createEntrySchema, input);
+  const { ipAddress = null, userAgent = null } = parse(riskInputSchema, {
+    ipAddress: input.ipAddress,
+    userAgent: input.userAgent,
+  });
   if (!email && !phone) throw Errors.emailOrPhoneRequired();
   if (!isUuid(contest.id)) throw Errors.contestNotFound();
   const now = ctx.now.toISOString();
@@ -210,9 +226,9 @@ export async function createEntry(
     const mail = confirmation?.content({ title: sql`c.title`, name: sql`${name}::text` });
     let row: CreateRow | undefined;
     try {
-    row = await queryOne<CreateRow>(
-      db,
-      sql`with ${contest.team.cte} c as (
+      row = await queryOne<CreateRow>(
+        db,
+        sql`with ${contest.team.cte} c as (
             select c.id, c.team_id, c.title, c.require_email_confirmation,
               c.referral_advocate_points, c.referral_friend_points, ${sqlContestOpen(ctx.now, 'c')} as is_open,
               c.referral_credit_on, c.risk_mode, c.risk_max_entries_per_ip_per_hour, c.risk_max_referrals_per_hour
@@ -274,9 +290,14 @@ export async function createEntry(
             where ins.referred_by is not null and risk.deferred and p.points > 0
             returning entry_id, requested_delta, status
           ), ${sqlEmitEvent('ev_entry', 'entry.created', sql`select c.team_id, c.id as contest_id, ins.ev_data as data from ins, c`, now)},
-          ${sqlEmitEvent('ev_ref', 'referral.credited', sql`select c.team_id, c.id as contest_id, json_build_object('advocateEntryId', ins.referred_by,
+          ${sqlEmitEvent(
+            'ev_ref',
+            'referral.credited',
+            sql`select c.team_id, c.id as contest_id, json_build_object('advocateEntryId', ins.referred_by,
             'friendEntryId', ins.id, 'contestId', c.id, 'advocatePoints', coalesce((select delta from adv), 0), 'friendPoints', ins.points) as data
-            from ins, c where ins.referred_by is not null`, now)},
+            from ins, c where ins.referred_by is not null`,
+            now,
+          )},
           ${sqlEmitEvent('ev_flagged', 'entry.flagged', sql`select c.team_id, c.id as contest_id, ins.ev_data as data from ins, c where ins.risk_level <> 'none'`, now)},
           mail as (
             ${
@@ -301,7 +322,7 @@ export async function createEntry(
             existing.id as existing_id, existing.email as existing_email, existing.referred_by as existing_referred_by,
             ${sqlEventDeliveries('ev_entry', 'ev_ref', 'ev_flagged')}
           from (select 1) one left join ins on true left join existing on true`,
-    );
+      );
     } catch (e) {
       if (pgError(e)?.code === RISK_REFUSED_SQLSTATE) throw Errors.entryRefusedByRisk();
       throw e;
@@ -319,8 +340,13 @@ export async function createEntry(
           referralCode: row.new_referral_code!,
           alreadyExists: false,
           isReferred: referred,
-          pointsAwarded: { advocate: referred ? num(row.advocate_points) : 0, friend: referred ? num(row.friend_points) : 0 },
-          ...(deferred ? { pointsPending: { advocate: num(row.pending_advocate), friend: num(row.pending_friend) } } : {}),
+          pointsAwarded: {
+            advocate: referred ? num(row.advocate_points) : 0,
+            friend: referred ? num(row.friend_points) : 0,
+          },
+          ...(deferred
+            ? { pointsPending: { advocate: num(row.pending_advocate), friend: num(row.pending_friend) } }
+            : {}),
         },
         emailQueued: num(row.mails) > 0,
       };
@@ -346,7 +372,15 @@ export async function createEntry(
 
 // ---------------------------------------------------------------- read (the read model: entry-detail.ts)
 
-export { entryDetailJson, entryDetailSql, entryListJson, getEntry, riskJson, type EntryDetail, type EntryListItem } from './entry-detail.js';
+export {
+  entryDetailJson,
+  entryDetailSql,
+  entryListJson,
+  getEntry,
+  riskJson,
+  type EntryDetail,
+  type EntryListItem,
+} from './entry-detail.js';
 
 /** `%`, `_` and `\` taken literally in a LIKE pattern (escape character `\`). */
 export const escapeLike = (s: string) => s.replace(/[\\%_]/g, '\\$&');
@@ -386,14 +420,20 @@ export async function listEntries(
   if (opts.reviewPending) conditions.push(sql`and e.risk_level <> 'none' and e.risk_review is null`);
   // written out, not a parameter: a cached generic plan could not use the partial index of
   // unconfirmed entries for a value it does not know
-  if (opts.confirmed != null) conditions.push(opts.confirmed ? sql`and e.email_confirmed` : sql`and not e.email_confirmed`);
+  if (opts.confirmed != null)
+    conditions.push(opts.confirmed ? sql`and e.email_confirmed` : sql`and not e.email_confirmed`);
   if (opts.disqualified != null) conditions.push(sql`and e.disqualified = ${opts.disqualified}::boolean`);
-  if (opts.referred != null) conditions.push(opts.referred ? sql`and e.referred_by is not null` : sql`and e.referred_by is null`);
+  if (opts.referred != null)
+    conditions.push(opts.referred ? sql`and e.referred_by is not null` : sql`and e.referred_by is null`);
   if (opts.referredBy != null) conditions.push(sql`and e.referred_by = ${opts.referredBy}::uuid`);
   const riskFilter = sql.join(conditions, sql` `);
   const filtered = conditions.length > 0;
   const order =
-    opts.sort === 'oldest' ? sql`e.created_at asc, e.id asc` : opts.sort === 'points' ? sql`e.points desc nulls last, e.created_at asc, e.id asc` : sql`e.created_at desc, e.id desc`;
+    opts.sort === 'oldest'
+      ? sql`e.created_at asc, e.id asc`
+      : opts.sort === 'points'
+        ? sql`e.points desc nulls last, e.created_at asc, e.id asc`
+        : sql`e.created_at desc, e.id desc`;
   // without a search the total comes from contest_stats (exact, kept by triggers) and the page
   // from entries_contest_created_idx; with one, the trigram index finds the matches; a risk
   // filter reads entries_contest_risk_idx
@@ -407,14 +447,15 @@ export async function listEntries(
           ? { column: sql`disqualified`, entryColumn: sql`disqualified`, value: opts.disqualified }
           : null
       : null;
-  const total = pattern === null && !filtered
-    ? sql`(select coalesce(sum(s.entries), 0) from contest_stats s where s.contest_id = ${contestId})
+  const total =
+    pattern === null && !filtered
+      ? sql`(select coalesce(sum(s.entries), 0) from contest_stats s where s.contest_id = ${contestId})
           - (select count(*) from entries x where x.contest_id = ${contestId} and x.erased_at is not null)`
-    : flag !== null
-      ? sql`(select coalesce(sum(${flag.value ? flag.column : sql`s.entries - s.${flag.column}`}), 0) from contest_stats s where s.contest_id = ${contestId})
+      : flag !== null
+        ? sql`(select coalesce(sum(${flag.value ? flag.column : sql`s.entries - s.${flag.column}`}), 0) from contest_stats s where s.contest_id = ${contestId})
             - (select count(*) from entries x where x.contest_id = ${contestId} and x.erased_at is not null
                  and x.${flag.entryColumn} = ${flag.value}::boolean)`
-      : sql`(select count(*) from f)`;
+        : sql`(select count(*) from f)`;
   const rows = await query<EntryRow & { contest_found: boolean; total: number | string }>(
     db,
     sql`with ${team.cte} c as (select id from contests where id = ${contestId} and team_id = ${team.id}),
@@ -472,7 +513,10 @@ export async function updateEntry(
   team: Team,
   entryId: string,
   input: UpdateEntryInput,
-): Promise<{ data: { id: string; email: string | null; name: string | null; phone: string | null; points: number }; emailQueued: boolean }> {
+): Promise<{
+  data: { id: string; email: string | null; name: string | null; phone: string | null; points: number };
+  emailQueued: boolean;
+}> {
   const b = parse(updateEntrySchema, input);
   const has = (k: keyof typeof b) => Object.hasOwn(b, k) && (b as Record<string, unknown>)[k] !== undefined;
   if (!has('name') && !has('email') && !has('phone') && !has('customFieldData')) throw Errors.nothingToUpdate();
@@ -483,7 +527,14 @@ export async function updateEntry(
   const confirmation = has('email') && email ? await newConfirmation(ctx.random, ctx.publicUrl) : null;
   const mail = confirmation?.content({ title: sql`t.title`, name: sql`u.name` });
   let row:
-    | { id: string; email: string | null; name: string | null; phone: string | null; points: number; mails: number | string }
+    | {
+        id: string;
+        email: string | null;
+        name: string | null;
+        phone: string | null;
+        points: number;
+        mails: number | string;
+      }
     | undefined;
   try {
     row = await queryOne(

@@ -26,7 +26,11 @@ export interface EntryRow {
 }
 
 /** risk {level, reasons, review} of an entry row (signals computed at creation). */
-export function riskJson(r: { risk_level?: string; risk_reasons?: string[] | string | null; risk_review?: string | null }) {
+export function riskJson(r: {
+  risk_level?: string;
+  risk_reasons?: string[] | string | null;
+  risk_review?: string | null;
+}) {
   return {
     level: (r.risk_level ?? 'none') as 'none' | 'review' | 'high',
     reasons: parsePgTextArray(r.risk_reasons),

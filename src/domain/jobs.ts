@@ -47,7 +47,15 @@ export async function runScheduledJobs(deps: Deps): Promise<ScheduledResult> {
     await handle.release();
   }
   const ev = out.events;
-  if (out.expiredPlays || out.emails?.sent || out.emails?.failed || out.emails?.retrying || ev?.delivered || ev?.failed || ev?.retrying) {
+  if (
+    out.expiredPlays ||
+    out.emails?.sent ||
+    out.emails?.failed ||
+    out.emails?.retrying ||
+    ev?.delivered ||
+    ev?.failed ||
+    ev?.retrying
+  ) {
     deps.logger.info('cron', { expiredPlays: out.expiredPlays, ...out.emails, events: ev });
   }
   return out;

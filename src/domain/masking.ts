@@ -22,10 +22,14 @@ export const sqlMasked = (team: Team): SQL => team.masked ?? sql`false`;
 const col = (alias: string, column: string) => sql.raw(`${alias}.${column}`);
 
 /** `email`, masked when the key is masked. */
-export const sqlEmail = (team: Team, expr: SQL): SQL => sql`(case when ${sqlMasked(team)} then ce_mask_email(${expr}) else ${expr} end)`;
-export const sqlPhone = (team: Team, expr: SQL): SQL => sql`(case when ${sqlMasked(team)} then ce_mask_phone(${expr}) else ${expr} end)`;
-export const sqlName = (team: Team, expr: SQL): SQL => sql`(case when ${sqlMasked(team)} then ce_mask_name(${expr}) else ${expr} end)`;
-export const sqlCustomFields = (team: Team, expr: SQL): SQL => sql`(case when ${sqlMasked(team)} then null else ${expr} end)`;
+export const sqlEmail = (team: Team, expr: SQL): SQL =>
+  sql`(case when ${sqlMasked(team)} then ce_mask_email(${expr}) else ${expr} end)`;
+export const sqlPhone = (team: Team, expr: SQL): SQL =>
+  sql`(case when ${sqlMasked(team)} then ce_mask_phone(${expr}) else ${expr} end)`;
+export const sqlName = (team: Team, expr: SQL): SQL =>
+  sql`(case when ${sqlMasked(team)} then ce_mask_name(${expr}) else ${expr} end)`;
+export const sqlCustomFields = (team: Team, expr: SQL): SQL =>
+  sql`(case when ${sqlMasked(team)} then null else ${expr} end)`;
 
 /**
  * Select-list items `email, phone, name, custom_field_data` of entries alias `alias`, masked
@@ -38,7 +42,8 @@ export function maskedEntryColumns(team: Team, alias: string): SQL {
 
 // ---------------------------------------------------------------- the same rules in JS
 
-export const maskEmail = (e: string | null): string | null => (e === null ? null : `${e.slice(0, 1)}***@${e.split('@')[1] ?? ''}`);
+export const maskEmail = (e: string | null): string | null =>
+  e === null ? null : `${e.slice(0, 1)}***@${e.split('@')[1] ?? ''}`;
 export const maskPhone = (p: string | null): string | null => (p === null ? null : `***${p.slice(-4)}`);
 export function maskName(n: string | null): string | null {
   if (n === null) return null;
@@ -47,7 +52,9 @@ export function maskName(n: string | null): string | null {
 }
 
 /** An entry-like object with email/phone/name/customFieldData masked (fields it lacks stay absent). */
-export function maskEntry<T extends { email?: string | null; phone?: string | null; name?: string | null; customFieldData?: unknown }>(r: T): T {
+export function maskEntry<
+  T extends { email?: string | null; phone?: string | null; name?: string | null; customFieldData?: unknown },
+>(r: T): T {
   const out = { ...r };
   if ('email' in out) out.email = maskEmail(out.email ?? null);
   if ('phone' in out) out.phone = maskPhone(out.phone ?? null);

@@ -139,7 +139,12 @@ async function inParallel<T>(items: T[], concurrency: number, fn: (item: T) => P
   await Promise.all(lanes);
 }
 
-export async function deliverDueEmails(db: Db, mailer: Mailer, now: Date, opts: DeliveryOptions = {}): Promise<DeliveryResult> {
+export async function deliverDueEmails(
+  db: Db,
+  mailer: Mailer,
+  now: Date,
+  opts: DeliveryOptions = {},
+): Promise<DeliveryResult> {
   const o = { ...OUTBOX_DEFAULTS, ...opts };
   const nowIso = now.toISOString();
   const leaseUntil = new Date(now.getTime() + o.leaseMs).toISOString();

@@ -49,7 +49,9 @@ export async function adjustPoints(
   now: Date,
 ): Promise<AdjustResult> {
   if (!Number.isSafeInteger(points) || points === 0 || Math.abs(points) > MAX_POINTS_ADJUSTMENT) {
-    throw Errors.validation(`points must be a non-zero integer between -${MAX_POINTS_ADJUSTMENT} and ${MAX_POINTS_ADJUSTMENT}`);
+    throw Errors.validation(
+      `points must be a non-zero integer between -${MAX_POINTS_ADJUSTMENT} and ${MAX_POINTS_ADJUSTMENT}`,
+    );
   }
   const why = reason.trim();
   if (!why) throw Errors.missingPointsOrReason();
@@ -67,10 +69,14 @@ export async function adjustPoints(
           update entries e set points = ${sqlClampedTotal(sql`t.points`, sql`${points}::int`)}, updated_at = ${t}::timestamptz
           from t where e.id = t.id
           returning e.id, e.contest_id, t.points as previous, e.points as total
-        ), ${sqlEmitEvent('ev_points', 'points.adjusted',
+        ), ${sqlEmitEvent(
+          'ev_points',
+          'points.adjusted',
           sql`select ${team.id} as team_id, u.contest_id, json_build_object('entryId', u.id, 'contestId', u.contest_id,
             'previousTotal', u.previous, 'newTotal', u.total, 'adjustment', u.total - u.previous, 'requested', ${points}::int,
-            'reason', ${why}::text, 'createdAt', ${sqlIso(sql`${t}::timestamptz`)}) as data from u`, now)}, l as (
+            'reason', ${why}::text, 'createdAt', ${sqlIso(sql`${t}::timestamptz`)}) as data from u`,
+          now,
+        )}, l as (
           insert into points_ledger (entry_id, contest_id, delta, requested_delta, source, reason, created_at)
           select u.id, u.contest_id, u.total - u.previous, ${points}::int, 'manual', ${why}, ${t}::timestamptz from u
           returning 1
@@ -129,7 +135,10 @@ export async function getLedger(db: Db, entryId: string): Promise<LedgerRow[]> {
  * Entries of a contest whose total differs from the sum of their ledger (should always be
  * empty; used by tests of every feature that moves points).
  */
-export async function ledgerMismatches(db: Db, contestId: string): Promise<{ entryId: string; points: number; ledgerSum: number }[]> {
+export async function ledgerMismatches(
+  db: Db,
+  contestId: string,
+): Promise<{ entryId: string; points: number; ledgerSum: number }[]> {
   const rows = await query<{ id: string; points: number; ledger_sum: string | number }>(
     db,
     sql`select e.id, e.points, coalesce(l.s, 0) as ledger_sum

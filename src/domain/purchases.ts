@@ -102,7 +102,13 @@ export interface PurchaseResult {
 }
 
 export function toPurchaseInput(body: PurchaseBody, source: PurchaseInput['source']): PurchaseInput {
-  return { email: body.email, orderId: body.orderId, amount: amountToDecimal(body.amount)!, currency: body.currency, source };
+  return {
+    email: body.email,
+    orderId: body.orderId,
+    amount: amountToDecimal(body.amount)!,
+    currency: body.currency,
+    source,
+  };
 }
 
 function duplicate(purchaseId: string, entryId: string | null): PurchaseResult {

@@ -25,7 +25,13 @@ import { entryDetailJson, entryDetailSql } from './entry-detail.js';
 import { sqlClampedTotal } from './points.js';
 
 export const USER_AGENT_MAX = 512;
-export const RISK_REASONS = ['disposable_email', 'email_alias', 'self_referral', 'ip_velocity', 'referral_velocity'] as const;
+export const RISK_REASONS = [
+  'disposable_email',
+  'email_alias',
+  'self_referral',
+  'ip_velocity',
+  'referral_velocity',
+] as const;
 export type RiskReason = (typeof RISK_REASONS)[number];
 export type RiskLevel = 'none' | 'review' | 'high';
 
@@ -34,7 +40,10 @@ export const riskInputEntries = {
   ipAddress: v.optional(v.nullable(v.pipe(v.string('Invalid ipAddress'), v.trim(), v.ip('Invalid ipAddress')))),
   userAgent: v.optional(
     v.nullable(
-      v.pipe(v.string('Invalid userAgent'), v.maxLength(USER_AGENT_MAX, `userAgent must be at most ${USER_AGENT_MAX} characters`)),
+      v.pipe(
+        v.string('Invalid userAgent'),
+        v.maxLength(USER_AGENT_MAX, `userAgent must be at most ${USER_AGENT_MAX} characters`),
+      ),
     ),
   ),
 };
@@ -223,4 +232,3 @@ export async function reviewEntry(db: Db, team: Team, entryId: string, decision:
 export const reviewDecisionSchema = v.object({
   decision: v.picklist(['approve', 'reject'], 'decision must be approve or reject'),
 });
-

@@ -39,8 +39,30 @@ export async function seedIfEmpty(db: Db, random: RandomSource, now: Date): Prom
     },
     now,
   );
-  await createBonusAction(db, contest.id, { action: 'follow_instagram', description: 'Follow us on Instagram', icon: 'instagram', iconColor: '#E1306C', points: 5, confirmationType: 'click', destinationUrl: 'https://instagram.com/' });
-  await createBonusAction(db, contest.id, { action: 'share_twitter', description: 'Share on X', icon: 'twitter', iconColor: '#000000', points: 3, confirmationType: 'auto' });
-  await createBonusAction(db, contest.id, { action: 'newsletter', description: 'Join the newsletter', icon: 'mail', iconColor: '#2563EB', points: 2, confirmationType: 'auto' });
+  await createBonusAction(db, contest.id, {
+    action: 'follow_instagram',
+    description: 'Follow us on Instagram',
+    icon: 'instagram',
+    iconColor: '#E1306C',
+    points: 5,
+    confirmationType: 'click',
+    destinationUrl: 'https://instagram.com/',
+  });
+  await createBonusAction(db, contest.id, {
+    action: 'share_twitter',
+    description: 'Share on X',
+    icon: 'twitter',
+    iconColor: '#000000',
+    points: 3,
+    confirmationType: 'auto',
+  });
+  await createBonusAction(db, contest.id, {
+    action: 'newsletter',
+    description: 'Join the newsletter',
+    icon: 'mail',
+    iconColor: '#2563EB',
+    points: 2,
+    confirmationType: 'auto',
+  });
   return { teamId: team.id, contestId: contest.id, publicKey: pub.key, privateKey: priv.key };
 }

@@ -41,7 +41,8 @@ export interface SeriesRange {
   buckets: number;
 }
 
-const truncUtc = (d: Date, interval: SeriesInterval) => new Date(Math.floor(d.getTime() / UNIT_MS[interval]) * UNIT_MS[interval]);
+const truncUtc = (d: Date, interval: SeriesInterval) =>
+  new Date(Math.floor(d.getTime() / UNIT_MS[interval]) * UNIT_MS[interval]);
 
 /**
  * The buckets a read answers: from `from`'s bucket to `to`'s, both included (default: the last
@@ -54,7 +55,9 @@ export function seriesRange(interval: SeriesInterval, now: Date, from?: Date, to
   if (first.getTime() > last.getTime()) throw Errors.validation('from must not be after to');
   const buckets = (last.getTime() - first.getTime()) / unit + 1;
   if (buckets > SERIES_MAX_BUCKETS) {
-    throw Errors.validation(`from and to span ${buckets} ${interval}s; at most ${SERIES_MAX_BUCKETS} buckets, so use interval=day or a shorter range`);
+    throw Errors.validation(
+      `from and to span ${buckets} ${interval}s; at most ${SERIES_MAX_BUCKETS} buckets, so use interval=day or a shorter range`,
+    );
   }
   return { interval, from: first, to: last, buckets };
 }
@@ -154,7 +157,11 @@ export type { ContestBucket, GameBucket };
 
 type Row = { start: Date | string; metric: string | null; n: number | string | null };
 
-function byBucket<B extends { start: string }>(rows: Row[], empty: (start: string) => B, add: (b: B, metric: string, n: number) => void): B[] {
+function byBucket<B extends { start: string }>(
+  rows: Row[],
+  empty: (start: string) => B,
+  add: (b: B, metric: string, n: number) => void,
+): B[] {
   const out: B[] = [];
   for (const r of rows) {
     const start = iso(r.start)!;
@@ -165,7 +172,13 @@ function byBucket<B extends { start: string }>(rows: Row[], empty: (start: strin
   return out;
 }
 
-export async function contestSeries(db: Db, team: Team, contestId: string, range: SeriesRange, now: Date): Promise<ContestBucket[]> {
+export async function contestSeries(
+  db: Db,
+  team: Team,
+  contestId: string,
+  range: SeriesRange,
+  now: Date,
+): Promise<ContestBucket[]> {
   if (!isUuid(contestId)) throw Errors.contestNotFound();
   const rows = await query<Row>(
     db,
@@ -194,7 +207,13 @@ export async function contestSeries(db: Db, team: Team, contestId: string, range
   );
 }
 
-export async function gameSeries(db: Db, team: Team, gameId: string, range: SeriesRange, now: Date): Promise<GameBucket[]> {
+export async function gameSeries(
+  db: Db,
+  team: Team,
+  gameId: string,
+  range: SeriesRange,
+  now: Date,
+): Promise<GameBucket[]> {
   if (!isUuid(gameId)) throw Errors.gameNotFound();
   const rows = await query<Row>(
     db,

@@ -158,7 +158,11 @@ export function workersPublicCache(cacheApi: CacheStorageLike, memory = memoryPu
       if (own) return own;
       const res = await cacheApi.match(new Request(key)).catch(() => undefined);
       if (!res) return null;
-      const answer = await answerOf(res, Number(res.headers.get('x-ce-stored-at')), Number(res.headers.get('x-ce-expires-at')));
+      const answer = await answerOf(
+        res,
+        Number(res.headers.get('x-ce-stored-at')),
+        Number(res.headers.get('x-ce-expires-at')),
+      );
       if (!Number.isFinite(answer.storedAt) || !Number.isFinite(answer.expiresAt)) return null;
       await memory.put(key, answer);
       return answer;

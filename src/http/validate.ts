@@ -131,7 +131,8 @@ export function pageParams(
   const maxLimit = opts.maxLimit ?? 100;
   const page = q.page === undefined ? 1 : v.is(intString, q.page) ? Number(q.page) : Number.NaN;
   if (!Number.isSafeInteger(page) || page < 1) throw Errors.validation('page must be a positive integer');
-  const limit = q.limit === undefined ? (opts.defaultLimit ?? 20) : v.is(intString, q.limit) ? Number(q.limit) : Number.NaN;
+  const limit =
+    q.limit === undefined ? (opts.defaultLimit ?? 20) : v.is(intString, q.limit) ? Number(q.limit) : Number.NaN;
   if (!Number.isSafeInteger(limit) || limit < 1 || limit > maxLimit) {
     throw Errors.validation(`limit must be between 1 and ${maxLimit}`);
   }

@@ -29,7 +29,11 @@ export function describeError(err: unknown): Record<string, unknown> {
     if (typeof db.constraint === 'string') out.constraint = db.constraint;
   }
   // the first stack line repeats the message (and so the parameters): keep the frames only
-  if (err.stack) out.stack = err.stack.split('\n').filter((l) => /^\s+at /.test(l)).join('\n');
+  if (err.stack)
+    out.stack = err.stack
+      .split('\n')
+      .filter((l) => /^\s+at /.test(l))
+      .join('\n');
   return out;
 }
 

@@ -30,8 +30,10 @@ export function docsFiles(): StaticFiles {
       let source: string;
       const docs = `${DOCS_ASSETS_DIR}/`;
       const consoleDir = `${CONSOLE_DIR}/`;
-      if (path.startsWith(docs) && Object.hasOwn(DOCS_ASSETS, path.slice(docs.length))) source = swaggerUiFile(path.slice(docs.length));
-      else if (path.startsWith(consoleDir) && Object.hasOwn(CONSOLE_ASSETS, path.slice(consoleDir.length))) source = join(publicDir, path);
+      if (path.startsWith(docs) && Object.hasOwn(DOCS_ASSETS, path.slice(docs.length)))
+        source = swaggerUiFile(path.slice(docs.length));
+      else if (path.startsWith(consoleDir) && Object.hasOwn(CONSOLE_ASSETS, path.slice(consoleDir.length)))
+        source = join(publicDir, path);
       else return Promise.resolve(null);
       const file = path;
       let found = cache.get(file);

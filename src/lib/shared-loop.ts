@@ -26,7 +26,12 @@ export interface LoopOptions {
  * pass returns how much it did). `started`: this call started the loop, so it is the one whose
  * request keeps it alive (on Workers a request must not hold another request's work).
  */
-export function joinLoop(owner: object, name: string, pass: () => Promise<number>, opts: LoopOptions = {}): { promise: Promise<void>; started: boolean } {
+export function joinLoop(
+  owner: object,
+  name: string,
+  pass: () => Promise<number>,
+  opts: LoopOptions = {},
+): { promise: Promise<void>; started: boolean } {
   let byName = states.get(owner);
   if (!byName) states.set(owner, (byName = new Map()));
   let s = byName.get(name);

@@ -38,7 +38,9 @@ function pathLabel(path: readonly (string | number)[]): string {
   for (const k of path) {
     if (typeof k === 'number') out += `[${k}]`;
     else {
-      const safe = /^[A-Za-z_$][\w$-]{0,63}$/.test(k) ? k : JSON.stringify(k.slice(0, 40)).replace(/[^\x20-\x7e]/g, '?');
+      const safe = /^[A-Za-z_$][\w$-]{0,63}$/.test(k)
+        ? k
+        : JSON.stringify(k.slice(0, 40)).replace(/[^\x20-\x7e]/g, '?');
       out += out ? `.${safe}` : safe;
     }
   }
@@ -76,7 +78,8 @@ export function assertStorableStrings(value: unknown, base: readonly (string | n
         const k = keys[i]!;
         const why = badStringReason(k);
         // the key itself cannot be shown: name the object that holds it
-        if (why) throw Errors.validation(`${pathLabel(path)} ${why.replace('must not contain', 'must not have keys with')}`);
+        if (why)
+          throw Errors.validation(`${pathLabel(path)} ${why.replace('must not contain', 'must not have keys with')}`);
         stack.push({ value: (x as Record<string, unknown>)[k], path: [...path, k] });
       }
     }

@@ -33,7 +33,8 @@ export function mailConfigProblem(env: MailEnv, kind: TransportKind): string | n
   if (kind === 'log') return null;
   if (kind === 'smtp' && !env.SMTP_URL) return 'MAIL_TRANSPORT=smtp needs SMTP_URL';
   if (kind === 'resend' && !env.RESEND_API_KEY) return 'MAIL_TRANSPORT=resend needs RESEND_API_KEY';
-  if (!env.MAIL_FROM) return `the ${kind} transport needs MAIL_FROM (the sender, e.g. "Contests <contests@example.com>")`;
+  if (!env.MAIL_FROM)
+    return `the ${kind} transport needs MAIL_FROM (the sender, e.g. "Contests <contests@example.com>")`;
   return null;
 }
 
@@ -62,7 +63,12 @@ export function workerMailer(env: MailEnv, logger: Logger, fetchImpl?: typeof fe
   const problem = mailConfigProblem(env, kind);
   if (problem) return misconfiguredMailer(problem);
   if (kind === 'resend') {
-    return resendTransport({ apiKey: env.RESEND_API_KEY!, from: env.MAIL_FROM!, apiUrl: env.RESEND_API_URL, fetch: fetchImpl });
+    return resendTransport({
+      apiKey: env.RESEND_API_KEY!,
+      from: env.MAIL_FROM!,
+      apiUrl: env.RESEND_API_URL,
+      fetch: fetchImpl,
+    });
   }
   return logTransport(logger);
 }

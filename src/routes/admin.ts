@@ -26,7 +26,16 @@ import { jsonBody, pageParams, pageQuerySchema, queryParams, trimmedString } fro
 import { timingSafeEqual } from '../lib/crypto.js';
 import { createSettings, nonNegInt, updateSettings } from '../schemas/contest-settings.js';
 import { createBonusActionBody } from '../schemas/bonus-actions.js';
-import { AdminContest, ApiKey, BonusAction, Email, RevokedApiKey, Team, TeamListItem, WebhookSecret } from '../schemas/admin.js';
+import {
+  AdminContest,
+  ApiKey,
+  BonusAction,
+  Email,
+  RevokedApiKey,
+  Team,
+  TeamListItem,
+  WebhookSecret,
+} from '../schemas/admin.js';
 import { adminErrors, okJson, pageJson, pageQuery, security } from '../schemas/common.js';
 
 const adminAuth = createMiddleware<AppEnv>(async (c, next) => {
@@ -79,22 +88,34 @@ export function adminRoutes() {
       ...admin,
       operationId: 'createApiKey',
       summary: 'Create an API key (shown once)',
-      responses: { 201: okJson('The new key, shown this once', ApiKey), ...adminErrors({ 400: true, 404: ['Team not found'] }) },
+      responses: {
+        201: okJson('The new key, shown this once', ApiKey),
+        ...adminErrors({ 400: true, 404: ['Team not found'] }),
+      },
     }),
     jsonBody(
       v.pipe(
-      v.object({
-        type: v.picklist(['public', 'private'], 'type must be public or private'),
-        name: v.optional(v.nullable(trimmedString('name', 200))),
-        // any value on a private key: 400 personalData applies to public keys only (checked first)
-        personalData: v.optional(
-          v.pipe(v.unknown(), v.description('"full" (default) or "masked": what the key sees of entries\' personal data; public keys only')),
+        v.object({
+          type: v.picklist(['public', 'private'], 'type must be public or private'),
+          name: v.optional(v.nullable(trimmedString('name', 200))),
+          // any value on a private key: 400 personalData applies to public keys only (checked first)
+          personalData: v.optional(
+            v.pipe(
+              v.unknown(),
+              v.description(
+                '"full" (default) or "masked": what the key sees of entries\' personal data; public keys only',
+              ),
+            ),
+          ),
+        }),
+        v.check(
+          (b) =>
+            b.type === 'private' ||
+            b.personalData === undefined ||
+            b.personalData === 'full' ||
+            b.personalData === 'masked',
+          'personalData must be full or masked',
         ),
-      }),
-      v.check(
-        (b) => b.type === 'private' || b.personalData === undefined || b.personalData === 'full' || b.personalData === 'masked',
-        'personalData must be full or masked',
-      ),
       ),
     ),
     async (c) => {
@@ -118,7 +139,10 @@ export function adminRoutes() {
       ...admin,
       operationId: 'listApiKeys',
       summary: "The team's API keys, newest first (never the key itself)",
-      responses: { 200: okJson('The keys, newest first (never the key itself)', v.array(apiKeySchema)), ...adminErrors({ 404: ['Team not found'] }, false) },
+      responses: {
+        200: okJson('The keys, newest first (never the key itself)', v.array(apiKeySchema)),
+        ...adminErrors({ 404: ['Team not found'] }, false),
+      },
     }),
     async (c) => ok(c, await listApiKeys(c.var.db(), c.req.param('teamId'))),
   );
@@ -129,10 +153,12 @@ export function adminRoutes() {
       ...admin,
       operationId: 'revokeApiKey',
       summary: 'Revoke an API key',
-      responses: { 200: okJson('The key is revoked (at once)', RevokedApiKey), ...adminErrors({ 404: ['API key not found'] }, false) },
+      responses: {
+        200: okJson('The key is revoked (at once)', RevokedApiKey),
+        ...adminErrors({ 404: ['API key not found'] }, false),
+      },
     }),
-    async (c) =>
-    ok(c, await revokeApiKey(c.var.db(), c.req.param('keyId'), c.var.deps.clock.now())),
+    async (c) => ok(c, await revokeApiKey(c.var.db(), c.req.param('keyId'), c.var.deps.clock.now())),
   );
 
   r.post(
@@ -148,7 +174,13 @@ export function adminRoutes() {
     }),
     jsonBody(createSettings),
     async (c) => {
-      const contest = await createContest(c.var.db(), c.var.deps.random, c.req.param('teamId'), c.req.valid('json'), c.var.deps.clock.now());
+      const contest = await createContest(
+        c.var.db(),
+        c.var.deps.random,
+        c.req.param('teamId'),
+        c.req.valid('json'),
+        c.var.deps.clock.now(),
+      );
       return ok(c, contest, 201);
     },
   );
@@ -165,7 +197,8 @@ export function adminRoutes() {
       },
     }),
     jsonBody(updateSettings),
-    async (c) => ok(c, await updateContest(c.var.db(), c.req.param('contestId'), c.req.valid('json'), c.var.deps.clock.now())),
+    async (c) =>
+      ok(c, await updateContest(c.var.db(), c.req.param('contestId'), c.req.valid('json'), c.var.deps.clock.now())),
   );
 
   r.post(
@@ -174,7 +207,10 @@ export function adminRoutes() {
       ...admin,
       operationId: 'createBonusAction',
       summary: 'Add a bonus action to a contest',
-      responses: { 201: okJson('The new bonus action', BonusAction), ...adminErrors({ 400: true, 404: ['Contest not found'] }) },
+      responses: {
+        201: okJson('The new bonus action', BonusAction),
+        ...adminErrors({ 400: true, 404: ['Contest not found'] }),
+      },
     }),
     jsonBody(createBonusActionBody),
     async (c) => ok(c, await createBonusAction(c.var.db(), c.req.param('contestId'), c.req.valid('json')), 201),
@@ -186,10 +222,12 @@ export function adminRoutes() {
       ...admin,
       operationId: 'rotateWebhookSecret',
       summary: 'Make a new webhook secret',
-      responses: { 200: okJson('The new secret', WebhookSecret), ...adminErrors({ 404: ['Contest not found'], 413: true }, false) },
+      responses: {
+        200: okJson('The new secret', WebhookSecret),
+        ...adminErrors({ 404: ['Contest not found'], 413: true }, false),
+      },
     }),
-    async (c) =>
-    ok(c, await rotateWebhookSecret(c.var.db(), c.var.deps.random, c.req.param('contestId'))),
+    async (c) => ok(c, await rotateWebhookSecret(c.var.db(), c.var.deps.random, c.req.param('contestId'))),
   );
 
   r.get(
@@ -198,7 +236,10 @@ export function adminRoutes() {
       ...admin,
       operationId: 'listTeamEmails',
       summary: 'Emails queued or sent for a team, newest first',
-      responses: { 200: pageJson('Emails, newest first', Email), ...adminErrors({ 400: true, 404: ['Team not found'] }, false) },
+      responses: {
+        200: pageJson('Emails, newest first', Email),
+        ...adminErrors({ 400: true, 404: ['Team not found'] }, false),
+      },
     }),
     queryParams(v.object(pageQuerySchema)),
     describeRoute({ parameters: pageQuery({ defaultLimit: 50 }) }),

@@ -29,7 +29,7 @@ export function analyticsRoutes() {
       summary: 'Contest analytics, computed in real time',
       security: security.publicKey,
       responses: {
-        200: okJson('The contest\'s figures', Analytics),
+        200: okJson("The contest's figures", Analytics),
         ...apiErrors({ access: 'public' }, { 400: ['Missing contestId'], 404: ['Contest not found'] }),
       },
     }),
@@ -49,7 +49,10 @@ export function analyticsRoutes() {
       security: security.publicKey,
       responses: {
         200: okJson('The top entries, best first', v.array(LeaderboardRow), { metric: LeaderboardMetric }),
-        ...apiErrors({ access: 'public' }, { 400: ['Missing contestId', 'limit must be between 1 and 100'], 404: ['Contest not found'] }),
+        ...apiErrors(
+          { access: 'public' },
+          { 400: ['Missing contestId', 'limit must be between 1 and 100'], 404: ['Contest not found'] },
+        ),
       },
     }),
     publicKey,

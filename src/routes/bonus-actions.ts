@@ -2,7 +2,13 @@ import { Hono } from 'hono';
 import { createMiddleware } from 'hono/factory';
 import { describeRoute } from 'hono-openapi';
 import * as v from 'valibot';
-import { ANSWER_MAX, completeBonusAction, listBonusActionsForEntry, PROOF_MAX, verifyBonusCompletion } from '../domain/bonus-actions.js';
+import {
+  ANSWER_MAX,
+  completeBonusAction,
+  listBonusActionsForEntry,
+  PROOF_MAX,
+  verifyBonusCompletion,
+} from '../domain/bonus-actions.js';
 import { requireKey } from '../http/auth.js';
 import type { AppEnv } from '../http/context.js';
 import { verifyResultSchema } from './trust-schemas.js';
@@ -13,7 +19,7 @@ import { apiErrors, okJson, security } from '../schemas/common.js';
 import { BonusCompletion, EntryBonusActions } from '../schemas/contests.js';
 
 const lookupQuery = v.object({
-  email: v.optional(v.pipe(v.string('Invalid email'), v.description('with entryId `lookup`: the entry\'s email'))),
+  email: v.optional(v.pipe(v.string('Invalid email'), v.description("with entryId `lookup`: the entry's email"))),
   contestId: v.optional(v.pipe(v.string('Invalid contestId'), v.description('with entryId `lookup`: the contest'))),
 });
 
@@ -38,7 +44,8 @@ const completeBody = v.object({ proof: note('proof', PROOF_MAX), answer: note('a
 
 /** Blank path parameters: the reference's `400 Missing entryId or bonusActionId`. */
 const requireCompleteIds = createMiddleware<AppEnv>(async (c, next) => {
-  if (!c.req.param('entryId')?.trim() || !c.req.param('bonusActionId')?.trim()) throw Errors.missingEntryOrBonusActionId();
+  if (!c.req.param('entryId')?.trim() || !c.req.param('bonusActionId')?.trim())
+    throw Errors.missingEntryOrBonusActionId();
   await next();
 });
 
@@ -52,10 +59,11 @@ export function bonusActionRoutes() {
     describeRoute({
       operationId: 'listEntryBonusActions',
       tags,
-      summary: 'Bonus actions of an entry with completion state (entryId `lookup` + ?email&contestId finds the entry by email)',
+      summary:
+        'Bonus actions of an entry with completion state (entryId `lookup` + ?email&contestId finds the entry by email)',
       security: security.publicKey,
       responses: {
-        200: okJson('The contest\'s bonus actions as this entry sees them, in display order', EntryBonusActions),
+        200: okJson("The contest's bonus actions as this entry sees them, in display order", EntryBonusActions),
         ...apiErrors(
           { access: 'public', unauthorized: 'Invalid API key' },
           {
@@ -90,7 +98,10 @@ export function bonusActionRoutes() {
       summary: 'Complete a bonus action (points once; again: alreadyCompleted)',
       security: security.publicKey,
       responses: {
-        200: okJson('Completed now (points added), or completed before (alreadyCompleted, nothing added)', BonusCompletion),
+        200: okJson(
+          'Completed now (points added), or completed before (alreadyCompleted, nothing added)',
+          BonusCompletion,
+        ),
         ...apiErrors(
           { access: 'public', unauthorized: 'Invalid API key', body: true },
           {
@@ -124,11 +135,15 @@ export function bonusActionRoutes() {
     describeRoute({
       operationId: 'verifyBonusCompletion',
       tags,
-      summary: 'Approve or reject a pending (manual) completion: verified adds the points once; rejected may be completed again',
+      summary:
+        'Approve or reject a pending (manual) completion: verified adds the points once; rejected may be completed again',
       security: security.privateKey,
       responses: {
         200: okJson('The decision applied', verifyResultSchema),
-        ...apiErrors({ access: 'private', body: true }, { 400: true, 404: ['Entry or bonus action not found'], 409: ['No pending completion'] }),
+        ...apiErrors(
+          { access: 'private', body: true },
+          { 400: true, 404: ['Entry or bonus action not found'], 409: ['No pending completion'] },
+        ),
       },
     }),
     requireKey('private'),

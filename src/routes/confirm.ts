@@ -42,7 +42,8 @@ export function confirmRoutes() {
     describeRoute({
       operationId: 'confirmEmail',
       tags: ['Email confirmation'],
-      summary: 'Confirm an entry\'s email (link from the confirmation email); HTML, or JSON with Accept: application/json',
+      summary:
+        "Confirm an entry's email (link from the confirmation email); HTML, or JSON with Accept: application/json",
       security: security.none,
       responses: {
         200: (() => {
@@ -60,7 +61,9 @@ export function confirmRoutes() {
       try {
         const result = await confirmEmail(c.var.db(), c.req.param('token'), c.var.deps.clock.now());
         if (wantsJson(c)) return ok(c, { entryId: result.entryId, emailConfirmed: result.emailConfirmed });
-        const what = result.email ? `<strong>${escapeHtml(result.email)}</strong> is confirmed` : 'Your email is confirmed';
+        const what = result.email
+          ? `<strong>${escapeHtml(result.email)}</strong> is confirmed`
+          : 'Your email is confirmed';
         return page(
           c,
           200,
@@ -70,7 +73,12 @@ export function confirmRoutes() {
         );
       } catch (e) {
         if (e instanceof ApiError && !wantsJson(c)) {
-          return page(c, e.status, e.message, '<p>This link is not valid. Check that you copied the whole link from the email.</p>');
+          return page(
+            c,
+            e.status,
+            e.message,
+            '<p>This link is not valid. Check that you copied the whole link from the email.</p>',
+          );
         }
         throw e;
       }

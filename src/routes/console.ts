@@ -60,7 +60,11 @@ export function consoleRoutes() {
   // Workers: the platform answers these from its static assets before the Worker runs
   r.get(`/${CONSOLE_DIR}/:file{app\\.(js|css)}`, describeRoute({ hide: true }), compressUnlessPlatform, (c) => {
     const file = c.req.param('file') ?? '';
-    return serveStaticFile(c, `${CONSOLE_DIR}/${file}`, Object.hasOwn(CONSOLE_ASSETS, file) ? CONSOLE_ASSETS[file] : undefined);
+    return serveStaticFile(
+      c,
+      `${CONSOLE_DIR}/${file}`,
+      Object.hasOwn(CONSOLE_ASSETS, file) ? CONSOLE_ASSETS[file] : undefined,
+    );
   });
   r.get(`/${CONSOLE_DIR}`, describeRoute({ hide: true }), shell);
   r.get(`/${CONSOLE_DIR}/*`, describeRoute({ hide: true }), shell);

@@ -26,10 +26,12 @@ import { apiErrors, okJson, pageJson, pageQuery, security } from '../schemas/com
 const completionsQuery = v.object({
   ...pageQuerySchema,
   status: v.optional(
-    v.pipe(v.picklist(COMPLETION_STATUSES, 'status must be pending, verified or rejected'), v.description('pending (default): manual completions waiting for review')),
+    v.pipe(
+      v.picklist(COMPLETION_STATUSES, 'status must be pending, verified or rejected'),
+      v.description('pending (default): manual completions waiting for review'),
+    ),
   ),
 });
-
 
 export function contestBonusActionRoutes() {
   const r = new Hono<AppEnv>();
@@ -51,7 +53,11 @@ export function contestBonusActionRoutes() {
     requireKey('public'),
     publicCached(),
     async (c) => {
-      const { actions, publicCacheSeconds } = await listContestBonusActions(c.var.db(), c.var.auth.team, requireContestId(c.req.param('contestId')));
+      const { actions, publicCacheSeconds } = await listContestBonusActions(
+        c.var.db(),
+        c.var.auth.team,
+        requireContestId(c.req.param('contestId')),
+      );
       c.set('publicCacheSeconds', publicCacheSeconds);
       return ok(c, actions);
     },
@@ -62,7 +68,7 @@ export function contestBonusActionRoutes() {
     describeRoute({
       operationId: 'addContestBonusAction',
       tags,
-      summary: 'Add a bonus action to a contest of the key\'s team (without order: last)',
+      summary: "Add a bonus action to a contest of the key's team (without order: last)",
       security: security.privateKey,
       responses: {
         201: okJson('The new bonus action', BonusAction),
@@ -74,7 +80,13 @@ export function contestBonusActionRoutes() {
     async (c) =>
       ok(
         c,
-        await createContestBonusAction(c.var.db(), c.var.auth.team, requireContestId(c.req.param('contestId')), c.req.valid('json'), c.var.deps.clock.now()),
+        await createContestBonusAction(
+          c.var.db(),
+          c.var.auth.team,
+          requireContestId(c.req.param('contestId')),
+          c.req.valid('json'),
+          c.var.deps.clock.now(),
+        ),
         201,
       ),
   );
@@ -93,7 +105,11 @@ export function contestBonusActionRoutes() {
     }),
     privateKey,
     jsonBody(updateBonusActionBody),
-    async (c) => ok(c, await updateContestBonusAction(c.var.db(), c.var.auth.team, c.req.param('bonusActionId'), c.req.valid('json'))),
+    async (c) =>
+      ok(
+        c,
+        await updateContestBonusAction(c.var.db(), c.var.auth.team, c.req.param('bonusActionId'), c.req.valid('json')),
+      ),
   );
 
   r.get(
@@ -114,11 +130,16 @@ export function contestBonusActionRoutes() {
     async (c) => {
       const q = c.req.valid('query');
       const { page, limit, offset } = pageParams(q);
-      const { items, total } = await listBonusCompletions(c.var.db(), c.var.auth.team, requireContestId(c.req.param('contestId')), {
-        status: q.status ?? 'pending',
-        limit,
-        offset,
-      });
+      const { items, total } = await listBonusCompletions(
+        c.var.db(),
+        c.var.auth.team,
+        requireContestId(c.req.param('contestId')),
+        {
+          status: q.status ?? 'pending',
+          limit,
+          offset,
+        },
+      );
       return ok(c, items, 200, { pagination: pagination(page, limit, total) });
     },
   );

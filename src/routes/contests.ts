@@ -22,9 +22,7 @@ export function requireContestId(raw: string | undefined): string {
 }
 
 const listQuery = v.object({
-  toolType: v.optional(
-    v.picklist(TOOL_TYPES, `toolType must be one of ${TOOL_TYPES.join(', ')}`),
-  ),
+  toolType: v.optional(v.picklist(TOOL_TYPES, `toolType must be one of ${TOOL_TYPES.join(', ')}`)),
   ...pageQuerySchema,
 });
 
@@ -40,7 +38,7 @@ export function contestRoutes() {
       summary: 'List contests (campaigns, or tools with toolType)',
       security: security.publicKey,
       responses: {
-        200: pageJson('The team\'s contests, newest first', Contest),
+        200: pageJson("The team's contests, newest first", Contest),
         ...apiErrors({ access: 'public', unauthorized: 'Invalid API key' }, { 400: true }),
       },
     }),
@@ -56,7 +54,12 @@ export function contestRoutes() {
         offset,
       });
       const now = c.var.deps.clock.now();
-      return ok(c, rows.map((row) => contestJson(row, now)), 200, { pagination: pagination(page, limit, total) });
+      return ok(
+        c,
+        rows.map((row) => contestJson(row, now)),
+        200,
+        { pagination: pagination(page, limit, total) },
+      );
     },
   );
 
@@ -74,7 +77,10 @@ export function contestRoutes() {
       security: security.publicKey,
       responses: {
         200: okJson('The contest', ContestWithViews),
-        ...apiErrors({ access: 'public', unauthorized: 'Invalid API key' }, { 400: ['Missing contestId'], 404: ['Contest not found'] }),
+        ...apiErrors(
+          { access: 'public', unauthorized: 'Invalid API key' },
+          { 400: ['Missing contestId'], 404: ['Contest not found'] },
+        ),
       },
     }),
     publicKey,
@@ -104,7 +110,18 @@ export function contestRoutes() {
     }),
     privateKey,
     jsonBody(createSettings),
-    async (c) => ok(c, await createTeamContest(c.var.db(), c.var.deps.random, c.var.auth.team, c.req.valid('json'), c.var.deps.clock.now()), 201),
+    async (c) =>
+      ok(
+        c,
+        await createTeamContest(
+          c.var.db(),
+          c.var.deps.random,
+          c.var.auth.team,
+          c.req.valid('json'),
+          c.var.deps.clock.now(),
+        ),
+        201,
+      ),
   );
 
   r.get(
@@ -114,10 +131,14 @@ export function contestRoutes() {
       tags: ['Contests'],
       summary: 'A contest with every setting (secrets only as set or not)',
       security: security.privateKey,
-      responses: { 200: okJson('The contest with its settings', AdminContest), ...apiErrors({ access: 'private' }, { 404: ['Contest not found'] }) },
+      responses: {
+        200: okJson('The contest with its settings', AdminContest),
+        ...apiErrors({ access: 'private' }, { 404: ['Contest not found'] }),
+      },
     }),
     privateKey,
-    async (c) => ok(c, await getTeamContest(c.var.db(), c.var.auth.team, c.req.param('contestId'), c.var.deps.clock.now())),
+    async (c) =>
+      ok(c, await getTeamContest(c.var.db(), c.var.auth.team, c.req.param('contestId'), c.var.deps.clock.now())),
   );
 
   r.patch(
@@ -125,16 +146,29 @@ export function contestRoutes() {
     describeRoute({
       operationId: 'updateTeamContest',
       tags: ['Contests'],
-      summary: 'Change any of a contest\'s settings',
+      summary: "Change any of a contest's settings",
       security: security.privateKey,
       responses: {
         200: okJson('The contest with its settings', AdminContest),
-        ...apiErrors({ access: 'private', body: true }, { 400: true, 404: ['Contest not found'], 409: ['Slug already in use'] }),
+        ...apiErrors(
+          { access: 'private', body: true },
+          { 400: true, 404: ['Contest not found'], 409: ['Slug already in use'] },
+        ),
       },
     }),
     privateKey,
     jsonBody(updateSettings),
-    async (c) => ok(c, await updateTeamContest(c.var.db(), c.var.auth.team, c.req.param('contestId'), c.req.valid('json'), c.var.deps.clock.now())),
+    async (c) =>
+      ok(
+        c,
+        await updateTeamContest(
+          c.var.db(),
+          c.var.auth.team,
+          c.req.param('contestId'),
+          c.req.valid('json'),
+          c.var.deps.clock.now(),
+        ),
+      ),
   );
 
   r.post(

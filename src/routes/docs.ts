@@ -69,7 +69,8 @@ const DOCS_HTML = `<!doctype html>
 
 const gzip = compress();
 /** Node answers as it is told, so the app compresses there; on Workers the platform does. */
-export const compressUnlessPlatform = (c: Context<AppEnv>, next: Next) => (c.var.deps.config.platformCompresses ? next() : gzip(c, next));
+export const compressUnlessPlatform = (c: Context<AppEnv>, next: Next) =>
+  c.var.deps.config.platformCompresses ? next() : gzip(c, next);
 
 /** The OpenAPI 3.1 document, generated from the routes' own valibot schemas, and a reference page. */
 export function docsRoutes(app: Hono<AppEnv>) {
@@ -92,7 +93,11 @@ export function docsRoutes(app: Hono<AppEnv>) {
   // that still reaches here names no such file. Node: read from the package (deps.staticFiles).
   r.get(`/${DOCS_ASSETS_DIR}/:file`, compressUnlessPlatform, (c) => {
     const file = c.req.param('file') ?? '';
-    return serveStaticFile(c, `${DOCS_ASSETS_DIR}/${file}`, Object.hasOwn(DOCS_ASSETS, file) ? DOCS_ASSETS[file] : undefined);
+    return serveStaticFile(
+      c,
+      `${DOCS_ASSETS_DIR}/${file}`,
+      Object.hasOwn(DOCS_ASSETS, file) ? DOCS_ASSETS[file] : undefined,
+    );
   });
   return r;
 }

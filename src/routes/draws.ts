@@ -7,7 +7,15 @@ import { type Context, Hono } from 'hono';
 import { describeRoute } from 'hono-openapi';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import * as v from 'valibot';
-import { createDraw, getDraw, listDraws, replaceWinner, revealDraw, SNAPSHOT_HEADER, snapshotPage } from '../domain/draws/draws.js';
+import {
+  createDraw,
+  getDraw,
+  listDraws,
+  replaceWinner,
+  revealDraw,
+  SNAPSHOT_HEADER,
+  snapshotPage,
+} from '../domain/draws/draws.js';
 import { VERIFY_JS, verifyPageBody } from '../domain/draws/verify-page.js';
 import { requireKey } from '../http/auth.js';
 import { publicCached } from '../http/public-cache.js';
@@ -88,14 +96,28 @@ export function drawRoutes() {
       security: security.privateKey,
       responses: {
         201: okJson('The committed draw (seed hidden, no results yet)', Draw),
-        ...apiErrors({ access: 'private', body: true }, { 400: true, 404: ['Contest not found'], 409: ['No eligible entries'] }),
+        ...apiErrors(
+          { access: 'private', body: true },
+          { 400: true, 404: ['Contest not found'], 409: ['No eligible entries'] },
+        ),
       },
     }),
     privateKey,
     jsonBody(createDrawSchema),
     async (c) => {
       const d = c.var.deps;
-      return ok(c, await createDraw(c.var.db(), d.random, c.var.auth.team, c.req.param('contestId'), c.req.valid('json'), d.clock.now()), 201);
+      return ok(
+        c,
+        await createDraw(
+          c.var.db(),
+          d.random,
+          c.var.auth.team,
+          c.req.param('contestId'),
+          c.req.valid('json'),
+          d.clock.now(),
+        ),
+        201,
+      );
     },
   );
 
@@ -115,7 +137,10 @@ export function drawRoutes() {
     queryParams(v.object({ ...pageQuerySchema })),
     async (c) => {
       const { page: p, limit, offset } = pageParams(c.req.valid('query'));
-      const { items, total } = await listDraws(c.var.db(), c.var.auth.team, c.req.param('contestId'), { limit, offset });
+      const { items, total } = await listDraws(c.var.db(), c.var.auth.team, c.req.param('contestId'), {
+        limit,
+        offset,
+      });
       return ok(c, items, 200, { pagination: pagination(p, limit, total) });
     },
   );
@@ -145,14 +170,26 @@ export function drawRoutes() {
       security: security.privateKey,
       responses: {
         200: okJson('The revealed draw with its winners and seed', Draw),
-        ...apiErrors({ access: 'private', body: true }, { 400: true, 404: ['Draw not found'], 409: ['Draw already revealed'] }),
+        ...apiErrors(
+          { access: 'private', body: true },
+          { 400: true, 404: ['Draw not found'], 409: ['Draw already revealed'] },
+        ),
       },
     }),
     privateKey,
     jsonBody(revealSchema),
     async (c) => {
       const body = c.req.valid('json');
-      return ok(c, await revealDraw(c.var.db(), c.var.auth.team, c.req.param('drawId'), body.publicRandomness ?? null, c.var.deps.clock.now()));
+      return ok(
+        c,
+        await revealDraw(
+          c.var.db(),
+          c.var.auth.team,
+          c.req.param('drawId'),
+          body.publicRandomness ?? null,
+          c.var.deps.clock.now(),
+        ),
+      );
     },
   );
 
@@ -167,14 +204,28 @@ export function drawRoutes() {
         200: okJson('The draw with the replacement appended', Draw),
         ...apiErrors(
           { access: 'private', body: true },
-          { 400: true, 404: ['Draw not found', 'Winner not found'], 409: ['Draw is not revealed', 'No eligible entries'] },
+          {
+            400: true,
+            404: ['Draw not found', 'Winner not found'],
+            409: ['Draw is not revealed', 'No eligible entries'],
+          },
         ),
       },
     }),
     privateKey,
     jsonBody(replaceSchema),
     async (c) =>
-      ok(c, await replaceWinner(c.var.db(), c.var.auth.team, c.req.param('drawId'), c.req.param('entryId'), c.req.valid('json').reason, c.var.deps.clock.now())),
+      ok(
+        c,
+        await replaceWinner(
+          c.var.db(),
+          c.var.auth.team,
+          c.req.param('drawId'),
+          c.req.param('entryId'),
+          c.req.valid('json').reason,
+          c.var.deps.clock.now(),
+        ),
+      ),
   );
 
   r.get(
@@ -185,7 +236,10 @@ export function drawRoutes() {
       summary: 'The frozen eligible set as CSV (entry_id,weight,email_sha256); its SHA-256 is snapshotHash',
       security: security.publicKey,
       responses: {
-        200: media('The snapshot: a header line, then one line per entry in entry id order, each ending with a line feed', 'text/csv'),
+        200: media(
+          'The snapshot: a header line, then one line per entry in entry id order, each ending with a line feed',
+          'text/csv',
+        ),
         ...apiErrors({ access: 'public' }, { 404: ['Draw not found'] }),
       },
     }),
@@ -269,7 +323,10 @@ export function drawRoutes() {
       summary: 'A page that re-checks a draw in the browser: /draws/:drawId/verify?key=pk_...',
       security: security.none,
       responses: {
-        200: media('The verification page (it fetches the draw, snapshot and seed with the public key and recomputes the winners)', 'text/html'),
+        200: media(
+          'The verification page (it fetches the draw, snapshot and seed with the public key and recomputes the winners)',
+          'text/html',
+        ),
         400: media('A page explaining what is wrong with the key', 'text/html'),
         404: media('Draw not found (a malformed id)', 'text/html'),
       },
@@ -277,12 +334,31 @@ export function drawRoutes() {
     (c) => {
       const drawId = c.req.param('drawId');
       const key = c.req.query('key') ?? '';
-      if (!isUuid(drawId)) return pageOf(c, 404, 'Draw not found', '<h1>Draw not found</h1><p>This address does not name a draw.</p>', false);
+      if (!isUuid(drawId))
+        return pageOf(
+          c,
+          404,
+          'Draw not found',
+          '<h1>Draw not found</h1><p>This address does not name a draw.</p>',
+          false,
+        );
       if (key.startsWith('sk_')) {
-        return pageOf(c, 400, 'Private key refused', '<h1>Private key refused</h1><p>That is a private key: never put it in a link. Use the public key (pk_...).</p>', false);
+        return pageOf(
+          c,
+          400,
+          'Private key refused',
+          '<h1>Private key refused</h1><p>That is a private key: never put it in a link. Use the public key (pk_...).</p>',
+          false,
+        );
       }
       if (!PUBLIC_KEY_RE.test(key)) {
-        return pageOf(c, 400, 'Public key needed', '<h1>Public key needed</h1><p>Add the public API key to the address: <code>?key=pk_...</code></p>', false);
+        return pageOf(
+          c,
+          400,
+          'Public key needed',
+          '<h1>Public key needed</h1><p>Add the public API key to the address: <code>?key=pk_...</code></p>',
+          false,
+        );
       }
       return pageOf(c, 200, 'Verify a draw', verifyPageBody(drawId.toLowerCase()), true);
     },

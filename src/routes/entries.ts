@@ -21,7 +21,16 @@ import { Errors } from '../errors.js';
 import { jsonBody, pageParams, pageQuerySchema, queryParams } from '../http/validate.js';
 import { requireContestId } from './contests.js';
 import { apiErrors, jsonRequest, okJson, pageJson, pageQuery, security } from '../schemas/common.js';
-import { CreateEntryBody, CreatedEntry, Disqualification, UpdateEntryBody, Entry, EntryListItem, PointsAdjustment, UpdatedEntry } from '../schemas/contests.js';
+import {
+  CreateEntryBody,
+  CreatedEntry,
+  Disqualification,
+  UpdateEntryBody,
+  Entry,
+  EntryListItem,
+  PointsAdjustment,
+  UpdatedEntry,
+} from '../schemas/contests.js';
 
 const listQuery = v.object({
   ...pageQuerySchema,
@@ -29,21 +38,53 @@ const listQuery = v.object({
     v.pipe(
       v.string('Invalid search'),
       v.maxLength(SEARCH_MAX, `search must be at most ${SEARCH_MAX} characters`),
-      v.description('case-insensitive substring of the email or the name, or a referral code exactly (a masked public key: a whole email or a referral code)'),
+      v.description(
+        'case-insensitive substring of the email or the name, or a referral code exactly (a masked public key: a whole email or a referral code)',
+      ),
     ),
   ),
-  risk: v.optional(v.pipe(v.picklist(['review', 'high'], 'risk must be review or high'), v.description('entries of exactly this risk level'))),
-  confirmed: v.optional(v.pipe(v.picklist(['true', 'false'], 'confirmed must be true or false'), v.description('entries whose email is (or is not) confirmed'))),
-  disqualified: v.optional(v.pipe(v.picklist(['true', 'false'], 'disqualified must be true or false'), v.description('disqualified entries, or the others'))),
-  referred: v.optional(v.pipe(v.picklist(['true', 'false'], 'referred must be true or false'), v.description('entries that joined with a referral code, or the others'))),
+  risk: v.optional(
+    v.pipe(
+      v.picklist(['review', 'high'], 'risk must be review or high'),
+      v.description('entries of exactly this risk level'),
+    ),
+  ),
+  confirmed: v.optional(
+    v.pipe(
+      v.picklist(['true', 'false'], 'confirmed must be true or false'),
+      v.description('entries whose email is (or is not) confirmed'),
+    ),
+  ),
+  disqualified: v.optional(
+    v.pipe(
+      v.picklist(['true', 'false'], 'disqualified must be true or false'),
+      v.description('disqualified entries, or the others'),
+    ),
+  ),
+  referred: v.optional(
+    v.pipe(
+      v.picklist(['true', 'false'], 'referred must be true or false'),
+      v.description('entries that joined with a referral code, or the others'),
+    ),
+  ),
   referredBy: v.optional(
-    v.pipe(v.string(), v.uuid('referredBy must be an entry id'), v.description('entries that joined with this entry\'s referral code')),
+    v.pipe(
+      v.string(),
+      v.uuid('referredBy must be an entry id'),
+      v.description("entries that joined with this entry's referral code"),
+    ),
   ),
   review: v.optional(
-    v.pipe(v.picklist(['pending'], 'review must be pending'), v.description('pending: entries with risk signals (level review or high) not reviewed yet: the review queue')),
+    v.pipe(
+      v.picklist(['pending'], 'review must be pending'),
+      v.description('pending: entries with risk signals (level review or high) not reviewed yet: the review queue'),
+    ),
   ),
   sort: v.optional(
-    v.pipe(v.picklist(['newest', 'oldest', 'points'], 'sort must be newest, oldest or points'), v.description('newest first (default), oldest first, or most points first')),
+    v.pipe(
+      v.picklist(['newest', 'oldest', 'points'], 'sort must be newest, oldest or points'),
+      v.description('newest first (default), oldest first, or most points first'),
+    ),
   ),
 });
 
@@ -69,7 +110,11 @@ const adjustBody = v.pipe(
     ),
     reason: v.optional(
       v.nullable(
-        v.pipe(v.string('reason must be a string'), v.trim(), v.maxLength(REASON_MAX, `reason must be at most ${REASON_MAX} characters`)),
+        v.pipe(
+          v.string('reason must be a string'),
+          v.trim(),
+          v.maxLength(REASON_MAX, `reason must be at most ${REASON_MAX} characters`),
+        ),
       ),
     ),
   }),
@@ -137,8 +182,7 @@ export function entryRoutes() {
       responses: { 200: okJson('The entry', Entry), ...apiErrors({ access: 'public' }, { 404: ['Entry not found'] }) },
     }),
     publicKey,
-    async (c) =>
-    ok(c, await getEntry(c.var.db(), c.var.auth.team, c.req.param('entryId'))),
+    async (c) => ok(c, await getEntry(c.var.db(), c.var.auth.team, c.req.param('entryId'))),
   );
 
   r.post(
@@ -150,7 +194,10 @@ export function entryRoutes() {
       security: security.privateKey,
       responses: {
         201: okJson('The entry was created', CreatedEntry),
-        200: okJson('An entry with this email (or phone, for phone-only entries) already exists: it is answered, unchanged', CreatedEntry),
+        200: okJson(
+          'An entry with this email (or phone, for phone-only entries) already exists: it is answered, unchanged',
+          CreatedEntry,
+        ),
         ...apiErrors(
           { access: 'private', body: true },
           {
@@ -168,15 +215,20 @@ export function entryRoutes() {
       const contestId = requireContestId(c.req.param('contestId'));
       const body = c.req.valid('json');
       const ctx = { ...emailCtx(c), ipHashSalt: c.var.deps.config.ipHashSalt };
-      const result = await createEntry(c.var.db(), ctx, { id: contestId, team: c.var.auth.team }, {
-        ipAddress: body.ipAddress,
-        userAgent: body.userAgent,
-        email: body.email ?? undefined,
-        phone: body.phone ?? undefined,
-        name: body.name ?? undefined,
-        referralCode: body.referralCode ?? undefined,
-        customFieldData: body.customFieldData ?? undefined,
-      });
+      const result = await createEntry(
+        c.var.db(),
+        ctx,
+        { id: contestId, team: c.var.auth.team },
+        {
+          ipAddress: body.ipAddress,
+          userAgent: body.userAgent,
+          email: body.email ?? undefined,
+          phone: body.phone ?? undefined,
+          name: body.name ?? undefined,
+          referralCode: body.referralCode ?? undefined,
+          customFieldData: body.customFieldData ?? undefined,
+        },
+      );
       if (result.emailQueued) triggerEmailDelivery(c);
       return ok(c, result.data, result.status);
     },
@@ -208,7 +260,13 @@ export function entryRoutes() {
     jsonBody(updateEntrySchema),
     describeRoute({ requestBody: jsonRequest(UpdateEntryBody) }),
     async (c) => {
-      const result = await updateEntry(c.var.db(), emailCtx(c), c.var.auth.team, c.req.param('entryId'), c.req.valid('json'));
+      const result = await updateEntry(
+        c.var.db(),
+        emailCtx(c),
+        c.var.auth.team,
+        c.req.param('entryId'),
+        c.req.valid('json'),
+      );
       if (result.emailQueued) triggerEmailDelivery(c);
       return ok(c, result.data);
     },
@@ -222,8 +280,11 @@ export function entryRoutes() {
       summary: 'Disqualify (true), re-qualify (false) or toggle (omitted)',
       security: security.privateKey,
       responses: {
-        200: okJson('The entry\'s new state', Disqualification),
-        ...apiErrors({ access: 'private', body: true }, { 400: ['disqualify must be a boolean', 'Invalid request body'], 404: ['Entry not found'] }),
+        200: okJson("The entry's new state", Disqualification),
+        ...apiErrors(
+          { access: 'private', body: true },
+          { 400: ['disqualify must be a boolean', 'Invalid request body'], 404: ['Entry not found'] },
+        ),
       },
     }),
     privateKey,
@@ -246,16 +307,30 @@ export function entryRoutes() {
     describeRoute({
       operationId: 'reviewEntry',
       tags,
-      summary: 'Review a flagged entry: approve releases held referral points; reject disqualifies it and takes back its referral points',
+      summary:
+        'Review a flagged entry: approve releases held referral points; reject disqualifies it and takes back its referral points',
       security: security.privateKey,
       responses: {
         200: okJson('The entry after the review', Entry),
-        ...apiErrors({ access: 'private', body: true }, { 400: true, 404: ['Entry not found'], 409: ['Entry already reviewed'] }),
+        ...apiErrors(
+          { access: 'private', body: true },
+          { 400: true, 404: ['Entry not found'], 409: ['Entry already reviewed'] },
+        ),
       },
     }),
     privateKey,
     jsonBody(reviewDecisionSchema),
-    async (c) => ok(c, await reviewEntry(c.var.db(), c.var.auth.team, c.req.param('entryId'), c.req.valid('json').decision, c.var.deps.clock.now())),
+    async (c) =>
+      ok(
+        c,
+        await reviewEntry(
+          c.var.db(),
+          c.var.auth.team,
+          c.req.param('entryId'),
+          c.req.valid('json').decision,
+          c.var.deps.clock.now(),
+        ),
+      ),
   );
 
   r.post(

@@ -66,7 +66,9 @@ const playRateLimit = createMiddleware<AppEnv>(async (c, next) => {
   const gameId = c.req.param('gameId') ?? '';
   if (!isUuid(gameId)) throw Errors.gameNotFound();
   const ipHash = await callerIpHash(c);
-  const { success, retryAfterSeconds } = await c.var.deps.rateLimiter.limit(`iw:${gameId.toLowerCase()}:${ipHash ?? 'unknown'}`);
+  const { success, retryAfterSeconds } = await c.var.deps.rateLimiter.limit(
+    `iw:${gameId.toLowerCase()}:${ipHash ?? 'unknown'}`,
+  );
   if (!success) throw Errors.tooManyRequests(Math.max(1, Math.ceil(retryAfterSeconds)));
   await next();
 });
@@ -101,7 +103,13 @@ export function instantWinRoutes() {
       const q = c.req.valid('query');
       const { page, limit, offset } = pageParams(q);
       const now = c.var.deps.clock.now();
-      const { items, total } = await listGames(c.var.db(), c.var.auth.team, { slug: q.slug, limit, offset }, now, view(c));
+      const { items, total } = await listGames(
+        c.var.db(),
+        c.var.auth.team,
+        { slug: q.slug, limit, offset },
+        now,
+        view(c),
+      );
       return ok(c, items, 200, { pagination: pagination(page, limit, total) });
     },
   );
@@ -174,7 +182,14 @@ export function instantWinRoutes() {
     jsonBody(updateGameSchema),
     async (c) => {
       const d = c.var.deps;
-      const game = await updateGame(c.var.db(), d.random, c.var.auth.team, c.req.param('gameId'), c.req.valid('json'), d.clock.now());
+      const game = await updateGame(
+        c.var.db(),
+        d.random,
+        c.var.auth.team,
+        c.req.param('gameId'),
+        c.req.valid('json'),
+        d.clock.now(),
+      );
       return ok(c, game);
     },
   );
@@ -190,7 +205,11 @@ export function instantWinRoutes() {
         200: okJson('The game is deleted', DeletedGame),
         ...apiErrors(
           { access: 'private' },
-          { 400: ['force must be true or false'], 404: ['Game not found'], 409: ['Game has claimed entries; pass force=true to delete'] },
+          {
+            400: ['force must be true or false'],
+            404: ['Game not found'],
+            409: ['Game has claimed entries; pass force=true to delete'],
+          },
         ),
       },
     }),
@@ -214,7 +233,11 @@ export function instantWinRoutes() {
         ...apiErrors(
           { access: 'public', body: true },
           {
-            400: ['Invalid playCookie', 'clientSeed must be 1 to 64 printable ASCII characters', 'Invalid request body'],
+            400: [
+              'Invalid playCookie',
+              'clientSeed must be 1 to 64 printable ASCII characters',
+              'Invalid request body',
+            ],
             403: ['You have already played', 'You have already played today'],
             404: ['Game not found'],
             409: ['Game is not active'],
@@ -239,7 +262,13 @@ export function instantWinRoutes() {
         ipHash: await callerIpHash(c),
         now: d.clock.now(),
       });
-      return ok(c, { playId: outcome.playId, playCookie, alreadyPlayed: false, result: outcome.result, fairness: outcome.fairness });
+      return ok(c, {
+        playId: outcome.playId,
+        playCookie,
+        alreadyPlayed: false,
+        result: outcome.result,
+        fairness: outcome.fairness,
+      });
     },
   );
 
@@ -256,7 +285,11 @@ export function instantWinRoutes() {
       },
     }),
     privateKey,
-    async (c) => ok(c, await rotateSeed(c.var.db(), c.var.deps.random, c.var.auth.team, c.req.param('gameId'), c.var.deps.clock.now())),
+    async (c) =>
+      ok(
+        c,
+        await rotateSeed(c.var.db(), c.var.deps.random, c.var.auth.team, c.req.param('gameId'), c.var.deps.clock.now()),
+      ),
   );
 
   r.get(
@@ -287,7 +320,13 @@ export function instantWinRoutes() {
         ...apiErrors(
           { access: 'public', body: true },
           {
-            400: ['Invalid email', 'playCookie is required', 'Invalid playCookie', 'This play did not win a prize', 'Invalid request body'],
+            400: [
+              'Invalid email',
+              'playCookie is required',
+              'Invalid playCookie',
+              'This play did not win a prize',
+              'Invalid request body',
+            ],
             403: ['This play belongs to another device', 'Entry is disqualified'],
             404: ['Game not found', 'Play not found'],
             409: ['This prize has already been claimed', 'Game is not active'],

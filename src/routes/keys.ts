@@ -18,7 +18,10 @@ export const KeyInfo = v.strictObject({
   type: v.picklist(['public', 'private']),
   name: v.nullable(v.string()),
   prefix: v.pipe(v.string(), v.description('the first characters of the key, as the key list shows them')),
-  personalData: v.pipe(v.nullable(v.picklist(['full', 'masked'])), v.description('public keys: what they show of entries; private keys: null')),
+  personalData: v.pipe(
+    v.nullable(v.picklist(['full', 'masked'])),
+    v.description('public keys: what they show of entries; private keys: null'),
+  ),
 });
 
 export function keyRoutes() {

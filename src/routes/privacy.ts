@@ -20,7 +20,9 @@ const personSchema = v.object({
   bonusActions: list,
   purchases: list,
   instantWinPlays: list,
-  emails: v.array(v.object({ type: v.string(), status: v.string(), createdAt: v.string(), sentAt: v.nullable(v.string()) })),
+  emails: v.array(
+    v.object({ type: v.string(), status: v.string(), createdAt: v.string(), sentAt: v.nullable(v.string()) }),
+  ),
 });
 
 export function privacyRoutes() {
@@ -34,7 +36,7 @@ export function privacyRoutes() {
       tags,
       operationId: 'exportEntries',
       security: security.privateKey,
-      summary: "Every entry of a contest as CSV, oldest first (streamed)",
+      summary: 'Every entry of a contest as CSV, oldest first (streamed)',
       responses: {
         200: {
           description:
@@ -47,7 +49,9 @@ export function privacyRoutes() {
     privateKey,
     async (c) => {
       const contestId = requireContestId(c.req.param('contestId'));
-      const out = await exportEntries(c.var.db(), c.var.auth.team, contestId, { acquire: () => c.var.deps.database.acquire() });
+      const out = await exportEntries(c.var.db(), c.var.auth.team, contestId, {
+        acquire: () => c.var.deps.database.acquire(),
+      });
       return c.body(out.stream, 200, {
         'content-type': 'text/csv; charset=utf-8',
         'content-disposition': `attachment; filename="${out.filename.replace(/["\\\r\n]/g, '')}"`,

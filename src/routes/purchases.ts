@@ -18,7 +18,8 @@ export function purchaseRoutes() {
     describeRoute({
       operationId: 'recordPurchase',
       tags: ['Purchases'],
-      summary: 'Record a purchase (points per the contest purchase tracking; duplicate orderId answers 200 alreadyExists)',
+      summary:
+        'Record a purchase (points per the contest purchase tracking; duplicate orderId answers 200 alreadyExists)',
       security: security.privateKey,
       responses: {
         201: okJson('The purchase was recorded and its points awarded', Purchase),

@@ -24,23 +24,40 @@ const when = (name: 'from' | 'to', what: string) =>
   v.optional(
     v.pipe(
       v.string(`${name} must be a date (2026-11-01) or a date-time with its offset (2026-11-01T09:00:00Z)`),
-      v.check((s) => DATE_RE.test(s) && realDay(s) && !Number.isNaN(Date.parse(s)), `${name} must be a date (2026-11-01) or a date-time with its offset (2026-11-01T09:00:00Z)`),
+      v.check(
+        (s) => DATE_RE.test(s) && realDay(s) && !Number.isNaN(Date.parse(s)),
+        `${name} must be a date (2026-11-01) or a date-time with its offset (2026-11-01T09:00:00Z)`,
+      ),
       v.description(what),
     ),
   );
 
 const seriesQuery = v.object({
-  interval: v.optional(v.pipe(v.picklist(['hour', 'day'], 'interval must be hour or day'), v.description('bucket size, in UTC (default hour)'))),
+  interval: v.optional(
+    v.pipe(
+      v.picklist(['hour', 'day'], 'interval must be hour or day'),
+      v.description('bucket size, in UTC (default hour)'),
+    ),
+  ),
   from: when('from', 'the first bucket is the one holding this instant (default: 47 hours or 29 days before to)'),
   to: when('to', 'the last bucket is the one holding this instant (default: now)'),
 });
 
 function rangeOf(c: AppContext, q: v.InferOutput<typeof seriesQuery>): SeriesRange {
-  return seriesRange(q.interval ?? 'hour', c.var.deps.clock.now(), q.from ? new Date(q.from) : undefined, q.to ? new Date(q.to) : undefined);
+  return seriesRange(
+    q.interval ?? 'hour',
+    c.var.deps.clock.now(),
+    q.from ? new Date(q.from) : undefined,
+    q.to ? new Date(q.to) : undefined,
+  );
 }
 
 const rangeJson = (r: SeriesRange) => ({ interval: r.interval, from: r.from.toISOString(), to: r.to.toISOString() });
-const bad400 = ['interval must be hour or day', 'from must not be after to', `from and to span N hours; at most ${SERIES_MAX_BUCKETS} buckets, so use interval=day or a shorter range`];
+const bad400 = [
+  'interval must be hour or day',
+  'from must not be after to',
+  `from and to span N hours; at most ${SERIES_MAX_BUCKETS} buckets, so use interval=day or a shorter range`,
+];
 
 export function seriesRoutes() {
   const r = new Hono<AppEnv>();
@@ -84,7 +101,13 @@ export function seriesRoutes() {
     queryParams(seriesQuery),
     async (c) => {
       const range = rangeOf(c, c.req.valid('query'));
-      const buckets = await gameSeries(c.var.db(), c.var.auth.team, c.req.param('gameId'), range, c.var.deps.clock.now());
+      const buckets = await gameSeries(
+        c.var.db(),
+        c.var.auth.team,
+        c.req.param('gameId'),
+        range,
+        c.var.deps.clock.now(),
+      );
       return ok(c, { ...rangeJson(range), buckets });
     },
   );

@@ -57,8 +57,14 @@ const errorSchema = v.object({ success: v.literal(false), error: v.string() });
 
 /** `responses` for describeRoute: 200 with `{success: true, data}`, and the error envelope for `errors`. */
 export function okResponses(data: v.GenericSchema, description: string, errors: Record<number, string> = {}) {
-  const out: Record<string, { description: string; content: { 'application/json': { schema: ReturnType<typeof resolver> } } }> = {
-    200: { description, content: { 'application/json': { schema: resolver(v.object({ success: v.literal(true), data })) } } },
+  const out: Record<
+    string,
+    { description: string; content: { 'application/json': { schema: ReturnType<typeof resolver> } } }
+  > = {
+    200: {
+      description,
+      content: { 'application/json': { schema: resolver(v.object({ success: v.literal(true), data })) } },
+    },
   };
   for (const [status, message] of Object.entries(errors)) {
     out[status] = { description: message, content: { 'application/json': { schema: resolver(errorSchema) } } };

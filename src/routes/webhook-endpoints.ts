@@ -52,7 +52,9 @@ const ENDPOINT_404 = ['Webhook endpoint not found'];
 
 const deliveriesQuery = v.object({
   ...pageQuerySchema,
-  status: v.optional(v.pipe(v.picklist(DELIVERY_STATUSES, 'Invalid status'), v.description('pending, delivered or failed'))),
+  status: v.optional(
+    v.pipe(v.picklist(DELIVERY_STATUSES, 'Invalid status'), v.description('pending, delivered or failed')),
+  ),
 });
 
 export function webhookEndpointRoutes() {
@@ -80,7 +82,12 @@ export function webhookEndpointRoutes() {
     jsonBody(createEndpointSchema),
     async (c) => {
       const d = c.var.deps;
-      const created = await createEndpoint(c.var.db(), c.var.auth.team, { ...urlCtx(c), random: d.random, now: d.clock.now() }, c.req.valid('json'));
+      const created = await createEndpoint(
+        c.var.db(),
+        c.var.auth.team,
+        { ...urlCtx(c), random: d.random, now: d.clock.now() },
+        c.req.valid('json'),
+      );
       return ok(c, created, 201);
     },
   );
@@ -92,7 +99,10 @@ export function webhookEndpointRoutes() {
       operationId: 'listWebhookEndpoints',
       security: security.privateKey,
       summary: "List the team's webhook endpoints",
-      responses: { 200: okJson('The endpoints, oldest first', v.array(endpointSchema)), ...apiErrors({ access: 'private' }) },
+      responses: {
+        200: okJson('The endpoints, oldest first', v.array(endpointSchema)),
+        ...apiErrors({ access: 'private' }),
+      },
     }),
     privateKey,
     async (c) => ok(c, await listEndpoints(c.var.db(), c.var.auth.team)),
@@ -115,7 +125,13 @@ export function webhookEndpointRoutes() {
     async (c) =>
       ok(
         c,
-        await updateEndpoint(c.var.db(), c.var.auth.team, { ...urlCtx(c), now: c.var.deps.clock.now() }, c.req.param('id'), c.req.valid('json')),
+        await updateEndpoint(
+          c.var.db(),
+          c.var.auth.team,
+          { ...urlCtx(c), now: c.var.deps.clock.now() },
+          c.req.param('id'),
+          c.req.valid('json'),
+        ),
       ),
   );
 
@@ -148,7 +164,8 @@ export function webhookEndpointRoutes() {
       },
     }),
     privateKey,
-    async (c) => ok(c, await sendTestEvent(c.var.db(), c.var.auth.team, c.req.param('id'), c.var.deps.clock.now()), 202),
+    async (c) =>
+      ok(c, await sendTestEvent(c.var.db(), c.var.auth.team, c.req.param('id'), c.var.deps.clock.now()), 202),
   );
 
   r.post(
@@ -164,7 +181,10 @@ export function webhookEndpointRoutes() {
           v.strictObject({
             ...endpointSchema.entries,
             secret: v.string(),
-            previousSecretExpiresAt: v.pipe(v.nullable(timestamp), v.description('until when deliveries also carry a signature by the old secret; null: not at all')),
+            previousSecretExpiresAt: v.pipe(
+              v.nullable(timestamp),
+              v.description('until when deliveries also carry a signature by the old secret; null: not at all'),
+            ),
           }),
         ),
         ...apiErrors({ access: 'private', body: true }, { 400: true, 404: ENDPOINT_404 }),
@@ -175,7 +195,13 @@ export function webhookEndpointRoutes() {
     async (c) =>
       ok(
         c,
-        await rotateEndpointSecret(c.var.db(), c.var.auth.team, { random: c.var.deps.random, now: c.var.deps.clock.now() }, c.req.param('id'), c.req.valid('json')),
+        await rotateEndpointSecret(
+          c.var.db(),
+          c.var.auth.team,
+          { random: c.var.deps.random, now: c.var.deps.clock.now() },
+          c.req.param('id'),
+          c.req.valid('json'),
+        ),
       ),
   );
 
@@ -196,7 +222,11 @@ export function webhookEndpointRoutes() {
     async (c) => {
       const q = c.req.valid('query');
       const { page, limit, offset } = pageParams(q);
-      const { items, total } = await listDeliveries(c.var.db(), c.var.auth.team, c.req.param('id'), { limit, offset, status: q.status });
+      const { items, total } = await listDeliveries(c.var.db(), c.var.auth.team, c.req.param('id'), {
+        limit,
+        offset,
+        status: q.status,
+      });
       return ok(c, items, 200, { pagination: pagination(page, limit, total) });
     },
   );
@@ -210,7 +240,10 @@ export function webhookEndpointRoutes() {
       summary: 'Attempt a pending or failed delivery now; answers the delivery after the attempt',
       responses: {
         200: okJson('The delivery after the attempt', deliverySchema),
-        ...apiErrors({ access: 'private' }, { 404: [...ENDPOINT_404, 'Delivery not found'], 409: ['Delivery already delivered'] }),
+        ...apiErrors(
+          { access: 'private' },
+          { 404: [...ENDPOINT_404, 'Delivery not found'], 409: ['Delivery already delivered'] },
+        ),
       },
     }),
     privateKey,

@@ -30,7 +30,13 @@ import {
   rejectDelivery,
   type WebhookSource,
 } from '../domain/webhooks/receipts.js';
-import { creditReferredSale, parseShopifyOrder, parseStripeSession, type ReferredSale, STRIPE_EVENTS } from '../domain/webhooks/referrals.js';
+import {
+  creditReferredSale,
+  parseShopifyOrder,
+  parseStripeSession,
+  type ReferredSale,
+  STRIPE_EVENTS,
+} from '../domain/webhooks/referrals.js';
 import {
   MAX_EXTERNAL_ID_LENGTH,
   verifySharedSecret,
@@ -52,12 +58,17 @@ import { CreatedEntry, Purchase } from '../schemas/contests.js';
 import { Ignored, Receipt, ReferralCredit } from '../schemas/webhooks.js';
 import { resolver } from 'hono-openapi';
 
-
 /** The generic webhooks' two ways to authenticate (either one). */
 const genericAuthHeaders = [
-  header('webhook-id', 'Standard Webhooks: the delivery id (a repeated id is answered with the stored answer, once processed)'),
+  header(
+    'webhook-id',
+    'Standard Webhooks: the delivery id (a repeated id is answered with the stored answer, once processed)',
+  ),
   header('webhook-timestamp', 'Standard Webhooks: Unix seconds, within 5 minutes of the server clock'),
-  header('webhook-signature', 'Standard Webhooks: `v1,<base64 HMAC-SHA256 of "id.timestamp.body">` with the contest webhook secret'),
+  header(
+    'webhook-signature',
+    'Standard Webhooks: `v1,<base64 HMAC-SHA256 of "id.timestamp.body">` with the contest webhook secret',
+  ),
   header('x-webhook-secret', 'Instead of a signature: the contest webhook secret itself'),
 ];
 
@@ -70,7 +81,10 @@ const jsonBodyOf = (schema: v.GenericSchema, description: string) => ({
 const webhookErrors = (own: Parameters<typeof errors>[0]) =>
   errors({ ...own, 401: ['Invalid webhook signature'], 413: true, 500: true });
 
-const platformPayload = v.pipe(v.record(v.string(), v.unknown()), v.description('the platform\'s own payload, unchanged'));
+const platformPayload = v.pipe(
+  v.record(v.string(), v.unknown()),
+  v.description("the platform's own payload, unchanged"),
+);
 
 type C = Context<AppEnv>;
 type Obj = Record<string, unknown>;
@@ -132,7 +146,12 @@ async function authenticate(
     throw Errors.invalidWebhookSignature();
   }
   if (externalId && externalId.length > MAX_EXTERNAL_ID_LENGTH) {
-    await rejectDelivery(db, now, meta, Errors.validation(`${externalIdHeader} must be at most ${MAX_EXTERNAL_ID_LENGTH} characters`));
+    await rejectDelivery(
+      db,
+      now,
+      meta,
+      Errors.validation(`${externalIdHeader} must be at most ${MAX_EXTERNAL_ID_LENGTH} characters`),
+    );
   }
   return { db, now, contest, raw, meta };
 }
@@ -173,7 +192,8 @@ function signupInput(body: Obj): CreateEntryInput {
     throw Errors.validation('email is required');
   }
   const input: Record<string, unknown> = { email: body.email };
-  for (const k of ['name', 'phone', 'referralCode', 'ipAddress', 'userAgent'] as const) if (body[k] !== undefined) input[k] = body[k];
+  for (const k of ['name', 'phone', 'referralCode', 'ipAddress', 'userAgent'] as const)
+    if (body[k] !== undefined) input[k] = body[k];
   const parsed = v.safeParse(v.object({ ...createEntrySchema.entries, ...riskInputEntries }), input);
   if (!parsed.success) throw issueToError(parsed.issues as unknown as Parameters<typeof issueToError>[0]);
   return input as CreateEntryInput;
@@ -186,7 +206,12 @@ async function creditSale(c: C, d: Delivery, sale: ReferredSale) {
   const a = await processDelivery(d.db, d.now, meta, async (tx) => {
     const out = await creditReferredSale(tx, d.now, d.contest.id, sale);
     if (out.kind === 'not_open') {
-      return { outcome: 'ignored', status: 200, body: ignoredBody('Contest is not active'), note: 'Contest is not active' };
+      return {
+        outcome: 'ignored',
+        status: 200,
+        body: ignoredBody('Contest is not active'),
+        note: 'Contest is not active',
+      };
     }
     return { outcome: 'processed', status: 200, body: { success: true, data: out.result } };
   });
@@ -210,17 +235,25 @@ export function webhookRoutes() {
         201: okJson('The purchase was recorded and its points awarded', Purchase),
         200: okJson('Recorded before (same orderId, or a repeated delivery id): nothing changed', Purchase),
         ...webhookErrors({
-          400: ['Invalid request body', 'Amount must be positive', 'Amount is too large', 'Purchase tracking is not enabled for this contest'],
+          400: [
+            'Invalid request body',
+            'Amount must be positive',
+            'Amount is too large',
+            'Purchase tracking is not enabled for this contest',
+          ],
           404: ['Entry not found'],
           409: ['Contest is not active'],
         }),
       },
     }),
     async (c) => {
-      const d = await authenticate(c, 'purchase', 'webhook-id', (contest, raw, now) => verifyGeneric(c, contest, raw, now));
+      const d = await authenticate(c, 'purchase', 'webhook-id', (contest, raw, now) =>
+        verifyGeneric(c, contest, raw, now),
+      );
       const input = await guardDelivery(d.db, d.now, d.meta, () => {
         const parsed = v.safeParse(purchaseInputSchema, parseJsonObject(d.raw));
-        if (!parsed.success) throw issueToError(parsed.issues as unknown as Parameters<typeof issueToError>[0], 'Invalid request body');
+        if (!parsed.success)
+          throw issueToError(parsed.issues as unknown as Parameters<typeof issueToError>[0], 'Invalid request body');
         return toPurchaseInput(parsed.output, 'webhook');
       });
       const a = await processDelivery(d.db, d.now, { ...d.meta, dedupeKey: input.orderId }, async (tx) => {
@@ -250,7 +283,10 @@ export function webhookRoutes() {
       ),
       responses: {
         201: okJson('The entry was created', CreatedEntry),
-        200: okJson('An entry with this email exists, or the delivery id was processed before: answered unchanged', CreatedEntry),
+        200: okJson(
+          'An entry with this email exists, or the delivery id was processed before: answered unchanged',
+          CreatedEntry,
+        ),
         ...webhookErrors({
           400: 'Invalid input: `Invalid request body`, `email is required`, or a message naming the field',
           403: ['External tracking is not enabled for this contest'],
@@ -259,15 +295,27 @@ export function webhookRoutes() {
       },
     }),
     async (c) => {
-      const d = await authenticate(c, 'signup', 'webhook-id', (contest, raw, now) => verifyGeneric(c, contest, raw, now));
+      const d = await authenticate(c, 'signup', 'webhook-id', (contest, raw, now) =>
+        verifyGeneric(c, contest, raw, now),
+      );
       const input = await guardDelivery(d.db, d.now, d.meta, () => signupInput(parseJsonObject(d.raw)));
       let emailQueued = false;
       const a = await processDelivery(d.db, d.now, d.meta, async (tx) => {
         if (!d.contest.externalTrackingEnabled) throw Errors.externalTrackingDisabled();
         const deps = c.var.deps;
-        const res = await createEntry(tx, { now: d.now, random: deps.random, publicUrl: deps.config.publicUrl, ipHashSalt: deps.config.ipHashSalt }, d.contest, input);
+        const res = await createEntry(
+          tx,
+          { now: d.now, random: deps.random, publicUrl: deps.config.publicUrl, ipHashSalt: deps.config.ipHashSalt },
+          d.contest,
+          input,
+        );
         emailQueued = res.emailQueued;
-        return { outcome: 'processed', status: res.status, body: { success: true, data: res.data }, dedupeKey: res.data.entryId };
+        return {
+          outcome: 'processed',
+          status: res.status,
+          body: { success: true, data: res.data },
+          dedupeKey: res.data.entryId,
+        };
       });
       if (emailQueued && !a.replayed) triggerEmailDelivery(c);
       return answer(c, a);
@@ -288,7 +336,10 @@ export function webhookRoutes() {
       ],
       requestBody: jsonBodyOf(platformPayload, 'The Shopify order'),
       responses: {
-        200: okJson('The referrer was credited, or the delivery was acknowledged and ignored', v.union([ReferralCredit, Ignored])),
+        200: okJson(
+          'The referrer was credited, or the delivery was acknowledged and ignored',
+          v.union([ReferralCredit, Ignored]),
+        ),
         ...webhookErrors({ 400: 'Invalid input: `Invalid request body`, or a message naming the field of the order' }),
       },
     }),
@@ -310,11 +361,18 @@ export function webhookRoutes() {
       tags,
       summary: 'Stripe checkout.session.completed / async_payment_succeeded: credits the referrer (Stripe-Signature)',
       security: security.none,
-      parameters: [header('Stripe-Signature', '`t=<unix seconds>,v1=<hex HMAC-SHA256>` with the contest stripeSecret', true)],
+      parameters: [
+        header('Stripe-Signature', '`t=<unix seconds>,v1=<hex HMAC-SHA256>` with the contest stripeSecret', true),
+      ],
       requestBody: jsonBodyOf(platformPayload, 'The Stripe event'),
       responses: {
-        200: okJson('The referrer was credited, or the event was acknowledged and ignored', v.union([ReferralCredit, Ignored])),
-        ...webhookErrors({ 400: 'Invalid input: `Invalid request body`, `id is required`, `Invalid id`, `type is required`, `Invalid data.object`...' }),
+        200: okJson(
+          'The referrer was credited, or the event was acknowledged and ignored',
+          v.union([ReferralCredit, Ignored]),
+        ),
+        ...webhookErrors({
+          400: 'Invalid input: `Invalid request body`, `id is required`, `Invalid id`, `type is required`, `Invalid data.object`...',
+        }),
       },
     }),
     async (c) => {
@@ -324,16 +382,19 @@ export function webhookRoutes() {
       const event = await guardDelivery(d.db, d.now, d.meta, () => {
         const e = parseJsonObject(d.raw);
         if (e.id === undefined || e.id === null) throw Errors.validation('id is required');
-        if (typeof e.id !== 'string' || !e.id.trim() || e.id.length > MAX_EXTERNAL_ID_LENGTH) throw Errors.validation('Invalid id');
+        if (typeof e.id !== 'string' || !e.id.trim() || e.id.length > MAX_EXTERNAL_ID_LENGTH)
+          throw Errors.validation('Invalid id');
         if (typeof e.type !== 'string') throw Errors.validation('type is required');
         return e as Obj & { id: string; type: string };
       });
       const withId: Delivery = { ...d, meta: { ...d.meta, externalId: event.id } };
-      if (!(STRIPE_EVENTS as readonly string[]).includes(event.type)) return ignore(c, withId, `Event ${event.type} is not handled`);
+      if (!(STRIPE_EVENTS as readonly string[]).includes(event.type))
+        return ignore(c, withId, `Event ${event.type} is not handled`);
       const sale = await guardDelivery(d.db, d.now, withId.meta, () => {
         const data = event.data;
         const session = data && typeof data === 'object' ? (data as Obj).object : undefined;
-        if (!session || typeof session !== 'object' || Array.isArray(session)) throw Errors.validation('Invalid data.object');
+        if (!session || typeof session !== 'object' || Array.isArray(session))
+          throw Errors.validation('Invalid data.object');
         return parseStripeSession(session as Obj);
       });
       if (!sale) return ignore(c, withId, 'Checkout session is not paid');
@@ -357,8 +418,18 @@ export function webhookRoutes() {
     queryParams(
       v.object({
         ...pageQuerySchema,
-        outcome: v.optional(v.picklist(['processed', 'rejected', 'ignored', 'duplicate'], 'outcome must be one of processed, rejected, ignored, duplicate')),
-        source: v.optional(v.picklist(['purchase', 'signup', 'shopify', 'stripe'], 'source must be one of purchase, signup, shopify, stripe')),
+        outcome: v.optional(
+          v.picklist(
+            ['processed', 'rejected', 'ignored', 'duplicate'],
+            'outcome must be one of processed, rejected, ignored, duplicate',
+          ),
+        ),
+        source: v.optional(
+          v.picklist(
+            ['purchase', 'signup', 'shopify', 'stripe'],
+            'source must be one of purchase, signup, shopify, stripe',
+          ),
+        ),
       }),
     ),
     describeRoute({ parameters: pageQuery({ defaultLimit: 50 }) }),

@@ -32,7 +32,12 @@ const WIDGET_CSS = `h2{font-size:1rem;margin-top:32px}
 pre{white-space:pre-wrap;word-break:break-all;background:#111827;color:#f9fafb;padding:12px;border-radius:8px;font-size:.8rem}`;
 
 const pageOf = (c: Context<AppEnv>, status: ContentfulStatusCode, title: string, body: string) =>
-  htmlPage(c, status, { title, body, css: WIDGET_CSS, script: body.includes('<instant-win-game') ? '/widget.js' : null });
+  htmlPage(c, status, {
+    title,
+    body,
+    css: WIDGET_CSS,
+    script: body.includes('<instant-win-game') ? '/widget.js' : null,
+  });
 
 export function widgetRoutes() {
   const r = new Hono<AppEnv>();
@@ -82,7 +87,7 @@ export function widgetRoutes() {
           name: 'key',
           in: 'query',
           required: true,
-          description: 'the team\'s public key (`pk_...`); a private key is refused',
+          description: "the team's public key (`pk_...`); a private key is refused",
           schema: { type: 'string' },
         },
       ],
@@ -97,7 +102,12 @@ export function widgetRoutes() {
       const gameId = c.req.param('gameId');
       const key = c.req.query('key') ?? '';
       if (!isUuid(gameId)) {
-        return pageOf(c, 404, 'Game not found', '<h1>Game not found</h1><p>This address does not name a game: check the game id in the link.</p>');
+        return pageOf(
+          c,
+          404,
+          'Game not found',
+          '<h1>Game not found</h1><p>This address does not name a game: check the game id in the link.</p>',
+        );
       }
       if (!key) {
         return pageOf(
@@ -116,7 +126,12 @@ export function widgetRoutes() {
         );
       }
       if (!PUBLIC_KEY_RE.test(key)) {
-        return pageOf(c, 400, 'Invalid public key', '<h1>Invalid public key</h1><p>The key in the address is not a public API key (pk_...).</p>');
+        return pageOf(
+          c,
+          400,
+          'Invalid public key',
+          '<h1>Invalid public key</h1><p>The key in the address is not a public API key (pk_...).</p>',
+        );
       }
       const base = c.var.deps.config.publicUrl;
       // a key that shows personal data must not go into a page: say so, and how to make a masked one

@@ -19,7 +19,10 @@ export const ApiKey = v.strictObject({
   name: v.nullable(v.string()),
   key: v.pipe(v.string(), v.description('the key itself: shown this once, only its hash is stored')),
   prefix: v.string(),
-  personalData: v.pipe(v.nullable(v.picklist(['full', 'masked'])), v.description('public keys: full, or masked personal data in every answer; null for private keys')),
+  personalData: v.pipe(
+    v.nullable(v.picklist(['full', 'masked'])),
+    v.description('public keys: full, or masked personal data in every answer; null for private keys'),
+  ),
 });
 
 export const RevokedApiKey = v.strictObject({ id: uuid, revoked: v.literal(true) });
@@ -30,7 +33,11 @@ export const AdminContest = v.strictObject({
   teamId: uuid,
   campaignType: v.picklist(['viral', 'referral', 'affiliate']),
   requireEmailConfirmation: v.boolean(),
-  referral: v.strictObject({ advocatePoints: nonNegInt, friendPoints: nonNegInt, creditOn: v.picklist(['create', 'confirm']) }),
+  referral: v.strictObject({
+    advocatePoints: nonNegInt,
+    friendPoints: nonNegInt,
+    creditOn: v.picklist(['create', 'confirm']),
+  }),
   risk: v.strictObject({
     mode: v.picklist(['flag', 'hold', 'block']),
     maxEntriesPerIpPerHour: nonNegInt,
@@ -43,7 +50,10 @@ export const AdminContest = v.strictObject({
   }),
   externalTracking: v.strictObject({ enabled: v.boolean() }),
   affiliate: v.strictObject({ commissionPercent: v.pipe(v.number(), v.minValue(0), v.maxValue(100)) }),
-  publicCacheSeconds: v.pipe(v.number(), v.description('seconds a public key\'s reads may come from a cache; 0: always exact')),
+  publicCacheSeconds: v.pipe(
+    v.number(),
+    v.description("seconds a public key's reads may come from a cache; 0: always exact"),
+  ),
   secrets: v.pipe(
     v.strictObject({ shopifySecretSet: v.boolean(), stripeSecretSet: v.boolean(), webhookSecretSet: v.boolean() }),
     v.description('whether each secret is set; secrets themselves are never shown'),

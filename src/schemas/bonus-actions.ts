@@ -18,15 +18,36 @@ export const bonusActionFields = {
   confirmationType: v.optional(v.picklist(CONFIRMATION_TYPES, 'confirmationType must be one of auto, manual, click')),
   destinationUrl: v.optional(
     v.nullable(
-      v.pipe(v.string('Invalid destinationUrl'), v.maxLength(2000), v.url('Invalid destinationUrl'), v.regex(/^https?:\/\//i, 'destinationUrl must be an http(s) URL')),
+      v.pipe(
+        v.string('Invalid destinationUrl'),
+        v.maxLength(2000),
+        v.url('Invalid destinationUrl'),
+        v.regex(/^https?:\/\//i, 'destinationUrl must be an http(s) URL'),
+      ),
     ),
   ),
-  order: v.optional(v.pipe(v.number('order must be a number'), v.integer('order must be an integer'), v.minValue(-1_000_000), v.maxValue(1_000_000))),
+  order: v.optional(
+    v.pipe(
+      v.number('order must be a number'),
+      v.integer('order must be an integer'),
+      v.minValue(-1_000_000),
+      v.maxValue(1_000_000),
+    ),
+  ),
 };
 
 export const createBonusActionBody = v.object(bonusActionFields);
 
-export const UPDATABLE_BONUS_ACTION_FIELDS = ['action', 'description', 'icon', 'iconColor', 'points', 'confirmationType', 'destinationUrl', 'order'] as const;
+export const UPDATABLE_BONUS_ACTION_FIELDS = [
+  'action',
+  'description',
+  'icon',
+  'iconColor',
+  'points',
+  'confirmationType',
+  'destinationUrl',
+  'order',
+] as const;
 
 /** Any of the fields; at least one. Points already awarded stay as they were. */
 export const updateBonusActionBody = v.pipe(

@@ -58,7 +58,8 @@ export const json = (description: string, schema: Schema): ResponseObject => ({
 });
 
 /** A success answer in the envelope. */
-export const okJson = (description: string, data: Schema, extra?: Record<string, Schema>) => json(description, okEnvelope(data, extra));
+export const okJson = (description: string, data: Schema, extra?: Record<string, Schema>) =>
+  json(description, okEnvelope(data, extra));
 
 /** A paginated list in the envelope. */
 export const pageJson = (description: string, item: Schema) => json(description, pageEnvelope(item));
@@ -92,13 +93,16 @@ const quote = (messages: readonly string[]) => messages.map((m) => `\`${m}\``).j
  * Error answers, all in the error envelope. Each status maps to the exact messages the route
  * may answer with it (or `true` for the generic description).
  */
-export function errors(spec: Partial<Record<ErrorStatus, readonly string[] | string | true>>): Record<string, ResponseObject> {
+export function errors(
+  spec: Partial<Record<ErrorStatus, readonly string[] | string | true>>,
+): Record<string, ResponseObject> {
   const out: Record<string, ResponseObject> = {};
   for (const [k, m] of Object.entries(spec) as [string, readonly string[] | string | true][]) {
     const status = Number(k) as ErrorStatus;
     const description = m === true ? GENERIC[status] : typeof m === 'string' ? m : quote(m);
     const res = json(description, ErrorEnvelope);
-    if (status === 429) res.headers = { 'Retry-After': { description: 'seconds to wait', schema: { type: 'integer' } } };
+    if (status === 429)
+      res.headers = { 'Retry-After': { description: 'seconds to wait', schema: { type: 'integer' } } };
     out[k] = res;
   }
   return out;
@@ -111,7 +115,8 @@ export const SECURITY_SCHEMES = {
     type: 'apiKey',
     in: 'header',
     name: 'x-api-key',
-    description: 'A public (`pk_...`) or private (`sk_...`) API key of the team: routes that accept a public key accept a private one too.',
+    description:
+      'A public (`pk_...`) or private (`sk_...`) API key of the team: routes that accept a public key accept a private one too.',
   },
   privateKey: {
     type: 'apiKey',
@@ -149,7 +154,9 @@ export function apiErrors(
   return errors({
     ...own,
     401: [opts.unauthorized ?? MISSING_KEY],
-    ...(opts.access === 'private' ? { 403: [opts.forbidden ?? 'This endpoint requires a private API key', ...asList(own[403])] } : {}),
+    ...(opts.access === 'private'
+      ? { 403: [opts.forbidden ?? 'This endpoint requires a private API key', ...asList(own[403])] }
+      : {}),
     ...(opts.body ? { 413: true, 415: true } : {}),
     // public keys are rate limited per (key, client address); play and claim have their own limit
     429: true,
@@ -164,7 +171,9 @@ export function adminErrors(own: Partial<Record<ErrorStatus, readonly string[] |
   return errors({
     ...own,
     401: ['Unauthorized'],
-    404: quote(['Not found', ...asList(own[404])]) + ' (`Not found` also for every admin route while ADMIN_TOKEN is unset)',
+    404:
+      quote(['Not found', ...asList(own[404])]) +
+      ' (`Not found` also for every admin route while ADMIN_TOKEN is unset)',
     ...(body ? { 413: true, 415: true } : {}),
     500: true,
   });

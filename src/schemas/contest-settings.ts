@@ -6,10 +6,20 @@ import * as v from 'valibot';
 import { trimmedString } from '../http/validate.js';
 
 export const nonNegInt = (field: string) =>
-  v.pipe(v.number(`${field} must be a number`), v.integer(`${field} must be an integer`), v.minValue(0, `${field} must be at least 0`), v.maxValue(1_000_000_000, `${field} is too large`));
+  v.pipe(
+    v.number(`${field} must be a number`),
+    v.integer(`${field} must be an integer`),
+    v.minValue(0, `${field} must be at least 0`),
+    v.maxValue(1_000_000_000, `${field} is too large`),
+  );
 
 const riskLimit = (field: string) =>
-  v.pipe(v.number(`${field} must be a number`), v.integer(`${field} must be an integer`), v.minValue(1, `${field} must be between 1 and 1000`), v.maxValue(1000, `${field} must be between 1 and 1000`));
+  v.pipe(
+    v.number(`${field} must be a number`),
+    v.integer(`${field} must be an integer`),
+    v.minValue(1, `${field} must be between 1 and 1000`),
+    v.maxValue(1000, `${field} must be between 1 and 1000`),
+  );
 
 /** The most seconds any public answer is kept (the setting's maximum; the contests table checks it too). */
 export const PUBLIC_CACHE_MAX_SECONDS = 300;
@@ -23,14 +33,13 @@ export const publicCacheSeconds = v.pipe(
   v.integer(PUBLIC_CACHE_MESSAGE),
   v.minValue(0, PUBLIC_CACHE_MESSAGE),
   v.maxValue(PUBLIC_CACHE_MAX_SECONDS, PUBLIC_CACHE_MESSAGE),
-  v.description(`seconds (0 to ${PUBLIC_CACHE_MAX_SECONDS}) for which what a public key reads about this contest or game may be answered from a cache; 0 (the default): always exact`),
+  v.description(
+    `seconds (0 to ${PUBLIC_CACHE_MAX_SECONDS}) for which what a public key reads about this contest or game may be answered from a cache; 0 (the default): always exact`,
+  ),
 );
 
 const isoDate = (field: string) =>
-  v.pipe(
-    v.string(`${field} must be an ISO 8601 date`),
-    v.isoTimestamp(`${field} must be an ISO 8601 date`),
-  );
+  v.pipe(v.string(`${field} must be an ISO 8601 date`), v.isoTimestamp(`${field} must be an ISO 8601 date`));
 
 const settingsEntries = {
   title: v.pipe(trimmedString('title', 200), v.minLength(1, 'title must not be empty')),
@@ -45,7 +54,10 @@ const settingsEntries = {
   startDate: v.nullable(isoDate('startDate')),
   endDate: v.nullable(isoDate('endDate')),
   isEvergreen: v.boolean('isEvergreen must be a boolean'),
-  campaignType: v.picklist(['viral', 'referral', 'affiliate'], 'campaignType must be one of viral, referral, affiliate'),
+  campaignType: v.picklist(
+    ['viral', 'referral', 'affiliate'],
+    'campaignType must be one of viral, referral, affiliate',
+  ),
   requireEmailConfirmation: v.boolean('requireEmailConfirmation must be a boolean'),
   referral: v.object({
     advocatePoints: v.optional(nonNegInt('referral.advocatePoints')),
@@ -82,7 +94,9 @@ const settingsEntries = {
   }),
   shopifySecret: v.nullable(v.pipe(v.string('Invalid shopifySecret'), v.minLength(1), v.maxLength(500))),
   stripeSecret: v.nullable(v.pipe(v.string('Invalid stripeSecret'), v.minLength(1), v.maxLength(500))),
-  toolType: v.nullable(v.picklist(['content_gate'], 'toolType must be content_gate or null (games are made with the instant-win API)')),
+  toolType: v.nullable(
+    v.picklist(['content_gate'], 'toolType must be content_gate or null (games are made with the instant-win API)'),
+  ),
   publicCacheSeconds: publicCacheSeconds,
 };
 
@@ -92,4 +106,3 @@ const optionalAll = <T extends Record<string, v.GenericSchema>>(o: T) =>
 
 export const updateSettings = v.object(optionalAll(settingsEntries));
 export const createSettings = v.object({ ...optionalAll(settingsEntries), title: settingsEntries.title });
-

@@ -1,7 +1,12 @@
 /** Response schemas of the contests, entries, bonus actions, purchases and analytics routes. */
 import * as v from 'valibot';
 import { riskInputEntries } from '../domain/risk.js';
-import { CUSTOM_FIELDS_MAX_BYTES, CUSTOM_FIELDS_MAX_DEPTH, createEntrySchema, updateEntrySchema } from '../domain/entries.js';
+import {
+  CUSTOM_FIELDS_MAX_BYTES,
+  CUSTOM_FIELDS_MAX_DEPTH,
+  createEntrySchema,
+  updateEntrySchema,
+} from '../domain/entries.js';
 import { int, nonNegInt, timestamp, uuid } from './common.js';
 
 /**
@@ -12,7 +17,9 @@ const customFieldData = v.optional(
   v.nullable(
     v.pipe(
       v.record(v.string(), v.unknown()),
-      v.description(`any JSON object, at most ${CUSTOM_FIELDS_MAX_DEPTH} levels deep and ${CUSTOM_FIELDS_MAX_BYTES} bytes as UTF-8 JSON; null clears it on update`),
+      v.description(
+        `any JSON object, at most ${CUSTOM_FIELDS_MAX_DEPTH} levels deep and ${CUSTOM_FIELDS_MAX_BYTES} bytes as UTF-8 JSON; null clears it on update`,
+      ),
     ),
   ),
 );
@@ -49,7 +56,9 @@ export const ViewCount = v.strictObject({ viewsCount: nonNegInt });
 /** risk signals computed when the entry was created */
 export const Risk = v.strictObject({
   level: v.picklist(['none', 'review', 'high']),
-  reasons: v.array(v.picklist(['disposable_email', 'email_alias', 'self_referral', 'ip_velocity', 'referral_velocity'])),
+  reasons: v.array(
+    v.picklist(['disposable_email', 'email_alias', 'self_referral', 'ip_velocity', 'referral_velocity']),
+  ),
   review: v.nullable(v.picklist(['approved', 'rejected'])),
 });
 
@@ -149,7 +158,11 @@ export const BonusCompletion = v.union([
     newTotalPoints: nonNegInt,
     message: v.string(),
   }),
-  v.strictObject({ alreadyCompleted: v.literal(true), completedAt: timestamp, message: v.literal('Bonus action already completed') }),
+  v.strictObject({
+    alreadyCompleted: v.literal(true),
+    completedAt: timestamp,
+    message: v.literal('Bonus action already completed'),
+  }),
 ]);
 
 // ---------------------------------------------------------------- purchases
@@ -188,4 +201,7 @@ export const LeaderboardRow = v.strictObject({
   joinedAt: v.nullable(timestamp),
 });
 
-export const LeaderboardMetric = v.pipe(v.picklist(['points', 'commission']), v.description('what the rows are ranked by'));
+export const LeaderboardMetric = v.pipe(
+  v.picklist(['points', 'commission']),
+  v.description('what the rows are ranked by'),
+);

@@ -22,9 +22,9 @@ const TAGS = [
   ['Purchases', 'Purchases that earn points'],
   ['Analytics', 'Figures and leaderboards, computed in real time'],
   ['Instant win', 'Spin-to-win, scratch cards and other instant-win games: set-up, play, claim'],
-  ['Webhooks', 'Inbound webhooks (signed by the contest\'s own secrets) and their audit log'],
+  ['Webhooks', "Inbound webhooks (signed by the contest's own secrets) and their audit log"],
   ['Email confirmation', 'The link sent in confirmation emails'],
-  ['Admin', 'Teams, API keys and contest settings (the deployment\'s ADMIN_TOKEN)'],
+  ['Admin', "Teams, API keys and contest settings (the deployment's ADMIN_TOKEN)"],
   ['Widget', 'The embeddable instant-win widget and its demo page'],
   ['Meta', 'Health and this documentation'],
 ] as const;
@@ -58,7 +58,11 @@ export const documentOptions: Partial<GenerateSpecOptions> = {
           responses: {
             200: {
               description: 'The document',
-              content: { 'application/json': { schema: schemaOf(v.pipe(v.record(v.string(), v.unknown()), v.description('an OpenAPI 3.1 document'))) } },
+              content: {
+                'application/json': {
+                  schema: schemaOf(v.pipe(v.record(v.string(), v.unknown()), v.description('an OpenAPI 3.1 document'))),
+                },
+              },
             },
           },
         },
@@ -92,12 +96,20 @@ export const documentOptions: Partial<GenerateSpecOptions> = {
           summary: "The reference page's own files (Swagger UI), served by this server: no CDN",
           security: [],
           parameters: [
-            { name: 'file', in: 'path', required: true, schema: { type: 'string', enum: ['swagger-ui-bundle.js', 'swagger-ui.css'] } },
+            {
+              name: 'file',
+              in: 'path',
+              required: true,
+              schema: { type: 'string', enum: ['swagger-ui-bundle.js', 'swagger-ui.css'] },
+            },
           ],
           responses: {
             200: {
               description: 'The file (ETag; gzip when asked, on Workers by the platform)',
-              content: { 'text/javascript': { schema: schemaOf(v.string()) }, 'text/css': { schema: schemaOf(v.string()) } },
+              content: {
+                'text/javascript': { schema: schemaOf(v.string()) },
+                'text/css': { schema: schemaOf(v.string()) },
+              },
             },
             304: { description: 'Not modified (If-None-Match)' },
             404: {

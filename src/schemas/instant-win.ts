@@ -25,7 +25,9 @@ export const Tier = v.strictObject({
   codesAvailable: nonNegInt,
   redeemCode: v.optional(v.pipe(v.nullable(v.string()), v.description('private keys only'))),
   redeemUrl: v.optional(v.pipe(v.nullable(v.string()), v.description('private keys only'))),
-  codes: v.optional(v.pipe(v.array(v.string()), v.description('private keys only, not in lists: the code pool of a unique_code tier'))),
+  codes: v.optional(
+    v.pipe(v.array(v.string()), v.description('private keys only, not in lists: the code pool of a unique_code tier')),
+  ),
 });
 
 export const Game = v.strictObject({
@@ -39,7 +41,10 @@ export const Game = v.strictObject({
   entryLimit: v.picklist(ENTRY_LIMITS),
   publishAs: v.picklist(PUBLISH_AS),
   embedUrl: v.nullable(v.string()),
-  publicCacheSeconds: v.pipe(v.number(), v.description('seconds what a public key reads about this game may come from a cache; 0: always exact')),
+  publicCacheSeconds: v.pipe(
+    v.number(),
+    v.description('seconds what a public key reads about this game may come from a cache; 0: always exact'),
+  ),
   tiers: v.array(Tier),
   stats: v.strictObject({ plays: nonNegInt, wins: nonNegInt, claims: nonNegInt }),
   fairness: v.pipe(v.nullable(GameFairness), v.description('the committed server seed the next plays are drawn with')),
@@ -51,7 +56,10 @@ export const DeletedGame = v.strictObject({ id: uuid, deleted: v.literal(true) }
 
 export const PlayResult = v.strictObject({
   playId: uuid,
-  playCookie: v.pipe(v.string(), v.description('keep it (e.g. in localStorage) and send it with the claim and later plays')),
+  playCookie: v.pipe(
+    v.string(),
+    v.description('keep it (e.g. in localStorage) and send it with the claim and later plays'),
+  ),
   alreadyPlayed: v.literal(false),
   result: v.strictObject({
     id: v.pipe(v.nullable(uuid), v.description('null for the built-in "No prize"')),
@@ -77,7 +85,10 @@ export const Play = v.strictObject({
   createdAt: timestamp,
   expiresAt: v.nullable(timestamp),
   claimedAt: v.nullable(timestamp),
-  drawnTier: v.pipe(v.nullable(v.strictObject({ id: uuid, name: v.string() })), v.description('the tier the number drew (the result differs when it was out of stock)')),
+  drawnTier: v.pipe(
+    v.nullable(v.strictObject({ id: uuid, name: v.string() })),
+    v.description('the tier the number drew (the result differs when it was out of stock)'),
+  ),
   clientSeed: v.nullable(v.string()),
   nonce: v.nullable(nonNegInt),
   seedId: v.nullable(uuid),

@@ -29,7 +29,9 @@ export const GameSeries = v.strictObject({
       start: timestamp,
       plays: nonNegInt,
       wins: perTier('prizes given, by tier id'),
-      drawn: perTier('what the random number drew, by tier id ("none": no prize), before any stock ran out: compare with the configured odds'),
+      drawn: perTier(
+        'what the random number drew, by tier id ("none": no prize), before any stock ran out: compare with the configured odds',
+      ),
     }),
   ),
 });

@@ -17,7 +17,10 @@ export const ReferralCredit = v.strictObject({
 export const Receipt = v.strictObject({
   id: uuid,
   source: v.picklist(['purchase', 'signup', 'shopify', 'stripe']),
-  externalId: v.pipe(v.nullable(v.string()), v.description('the delivery id the sender gave (webhook-id, X-Shopify-Webhook-Id, the Stripe event id)')),
+  externalId: v.pipe(
+    v.nullable(v.string()),
+    v.description('the delivery id the sender gave (webhook-id, X-Shopify-Webhook-Id, the Stripe event id)'),
+  ),
   dedupeKey: v.nullable(v.string()),
   outcome: v.picklist(['processed', 'rejected', 'ignored', 'duplicate']),
   statusCode: v.pipe(v.number(), v.integer(), v.minValue(100), v.maxValue(599)),

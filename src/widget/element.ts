@@ -272,7 +272,10 @@ export class InstantWinGame extends HTMLElement {
       if (f && (f.status === 403 || f.status === 409 || f.status === 410 || f.status === 404 || f.status === 401)) {
         this.hidePlay();
       } else if (f && f.status === 429) {
-        setTimeout(() => gen === this.generation && !this.busy && this.setPlayEnabled(true), (f.retryAfter ?? 60) * 1000);
+        setTimeout(
+          () => gen === this.generation && !this.busy && this.setPlayEnabled(true),
+          (f.retryAfter ?? 60) * 1000,
+        );
       } else {
         this.setPlayEnabled(true);
       }

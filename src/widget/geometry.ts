@@ -8,7 +8,7 @@ export const RADIUS = 96;
 
 /** Which segment is under the pointer for a wheel of n equal segments rotated by `rotation`. */
 export function segmentUnderPointer(rotation: number, n: number): number {
-  const a = (((-rotation % 360) + 360) % 360);
+  const a = ((-rotation % 360) + 360) % 360;
   return Math.min(n - 1, Math.floor(a / (360 / n)));
 }
 
@@ -57,7 +57,7 @@ export function textColorOn(color: string): '#111' | '#fff' | null {
   }) as [number, number, number];
   const lum = 0.2126 * r + 0.7152 * g + 0.0722 * b;
   // contrast against white vs against near-black
-  return (1.05 / (lum + 0.05)) >= ((lum + 0.05) / 0.057) ? '#fff' : '#111';
+  return 1.05 / (lum + 0.05) >= (lum + 0.05) / 0.057 ? '#fff' : '#111';
 }
 
 /** A label that fits a segment: shortened with an ellipsis (the full name is in the prize list). */

@@ -29,7 +29,8 @@ export function failureSentence(f: FailureLike, stage: Stage): string {
     case 401:
       return 'This game cannot be shown: the API key on this page is not valid.';
     case 403:
-      if (m === 'You have already played today') return 'You have already played today. Come back tomorrow for another try!';
+      if (m === 'You have already played today')
+        return 'You have already played today. Come back tomorrow for another try!';
       if (m === 'You have already played') return 'You have already played this game. Thanks for taking part!';
       if (m === 'This play belongs to another device')
         return 'This prize was won on another device. Please claim it on the device you played on.';
@@ -39,13 +40,16 @@ export function failureSentence(f: FailureLike, stage: Stage): string {
       return 'This game could not be found. It may have been removed.';
     case 409:
       if (m === 'Game is not active') return 'This game is not open right now. Please come back later.';
-      if (m === 'This prize has already been claimed') return 'This prize has already been claimed with another email address.';
+      if (m === 'This prize has already been claimed')
+        return 'This prize has already been claimed with another email address.';
       return asSentence(m);
     case 410:
       return 'This prize reservation has expired: prizes must be claimed within 24 hours of playing.';
     case 429: {
       const s = f.retryAfter;
-      const wait = s ? `Please wait ${s} second${s === 1 ? '' : 's'} and try again.` : 'Please wait a minute and try again.';
+      const wait = s
+        ? `Please wait ${s} second${s === 1 ? '' : 's'} and try again.`
+        : 'Please wait a minute and try again.';
       return `Too many attempts in a short time. ${wait}`;
     }
     case 400:

@@ -24,11 +24,14 @@ const root = process.cwd();
 const ARTIFACTS = join(root, 'test/artifacts/console');
 const ADMIN = 'console-admin-token-0123456789abcdef';
 const AXE = readFileSync(join(root, 'node_modules/axe-core/axe.min.js'), 'utf8');
-const pgBase = process.env.TEST_DATABASE_URL || process.env.WORKERD_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
-
+const pgBase =
+  process.env.TEST_DATABASE_URL || process.env.WORKERD_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
 
 const hasPostgres = CHROMIUM ? await pgReachable(pgBase) : false;
-if (CHROMIUM && !hasPostgres) console.warn(`\n*** No Postgres at ${new URL(pgBase).host}: the console test under the Worker (npm run dev) is SKIPPED. ***\n`);
+if (CHROMIUM && !hasPostgres)
+  console.warn(
+    `\n*** No Postgres at ${new URL(pgBase).host}: the console test under the Worker (npm run dev) is SKIPPED. ***\n`,
+  );
 
 interface Server {
   origin: string;
@@ -45,7 +48,16 @@ async function startServer(script: string, env: Record<string, string>): Promise
     cwd: root,
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, PORT: String(port), ADMIN_TOKEN: ADMIN, ALLOW_HTTP_WEBHOOKS: '1', JOBS_INTERVAL_MS: '3600000', WRANGLER_LOG_LEVEL: 'error', PUBLIC_URL: origin, ...env },
+    env: {
+      ...process.env,
+      PORT: String(port),
+      ADMIN_TOKEN: ADMIN,
+      ALLOW_HTTP_WEBHOOKS: '1',
+      JOBS_INTERVAL_MS: '3600000',
+      WRANGLER_LOG_LEVEL: 'error',
+      PUBLIC_URL: origin,
+      ...env,
+    },
   });
   child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
   child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
@@ -82,12 +94,25 @@ async function checkPage(page: Page, runtime: string, name: string, results: Rec
     // evaluated by the driver (not an inline script, which the page's CSP rightly refuses)
     await page.evaluate(`${AXE}\n;0`);
     const violations = (await page.evaluate(async () => {
-      const r = await (window as unknown as { axe: { run(ctx: Document, o: object): Promise<{ violations: Array<{ id: string; impact: string; nodes: unknown[] }> }> } }).axe.run(document, {
+      const r = await (
+        window as unknown as {
+          axe: {
+            run(
+              ctx: Document,
+              o: object,
+            ): Promise<{ violations: Array<{ id: string; impact: string; nodes: unknown[] }> }>;
+          };
+        }
+      ).axe.run(document, {
         resultTypes: ['violations'],
       });
       return r.violations.map((v) => ({ id: v.id, impact: v.impact, n: v.nodes.length }));
     })) as Array<{ id: string; impact: string; n: number }>;
-    bad.push(...violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${width}px ${v.id} (${v.impact}, ${v.n})`));
+    bad.push(
+      ...violations
+        .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+        .map((v) => `${width}px ${v.id} (${v.impact}, ${v.n})`),
+    );
     await page.screenshot({ path: join(ARTIFACTS, `${runtime}-${name}-${width}.png`), fullPage: true });
     // nothing wider than the window at 390 px but the tables, which scroll on their own
     if (width === 390) {
@@ -100,10 +125,19 @@ async function checkPage(page: Page, runtime: string, name: string, results: Rec
   expect(bad, `${runtime} ${name}: axe serious/critical`).toEqual([]);
 }
 
-async function api<T = any>(origin: string, method: string, path: string, opts: { key?: string; body?: unknown } = {}): Promise<{ status: number; body: T }> {
+async function api<T = any>(
+  origin: string,
+  method: string,
+  path: string,
+  opts: { key?: string; body?: unknown } = {},
+): Promise<{ status: number; body: T }> {
   const headers: Record<string, string> = opts.key ? { 'x-api-key': opts.key } : { authorization: `Bearer ${ADMIN}` };
   if (opts.body !== undefined) headers['content-type'] = 'application/json';
-  const res = await fetch(`${origin}${path}`, { method, headers, body: opts.body === undefined ? undefined : JSON.stringify(opts.body) });
+  const res = await fetch(`${origin}${path}`, {
+    method,
+    headers,
+    body: opts.body === undefined ? undefined : JSON.stringify(opts.body),
+  });
   return { status: res.status, body: (await res.json()) as T };
 }
 
@@ -120,7 +154,9 @@ async function scenario(browser: Browser, origin: string, runtime: string) {
     await checkPage(page, runtime, 'sign-in', axeResults);
     await page.getByLabel('Private key or admin token').fill('not-the-token');
     await page.keyboard.press('Enter');
-    await expect.poll(() => page.getByRole('alert').textContent()).toContain('neither a valid private key nor the admin token');
+    await expect
+      .poll(() => page.getByRole('alert').textContent())
+      .toContain('neither a valid private key nor the admin token');
     await page.getByLabel('Private key or admin token').fill(ADMIN);
     await page.keyboard.press('Enter');
     await page.getByRole('heading', { name: 'Teams' }).waitFor();
@@ -174,21 +210,37 @@ async function scenario(browser: Browser, origin: string, runtime: string) {
     await page.getByRole('button', { name: 'Save settings' }).click();
     await page.getByText('Saved.').waitFor();
     const settings = await api(origin, 'GET', `/api/v1/contests/${contestId}/settings`, { key: privateKey });
-    expect(settings.body.data).toMatchObject({ title: 'Console giveaway', status: 'active', requireEmailConfirmation: false, referral: { advocatePoints: 10, friendPoints: 5 } });
+    expect(settings.body.data).toMatchObject({
+      title: 'Console giveaway',
+      status: 'active',
+      requireEmailConfirmation: false,
+      referral: { advocatePoints: 10, friendPoints: 5 },
+    });
     // a bad value is refused with the API's sentence next to the form
     await page.getByLabel('Starts').fill('2031-02-01T10:00');
     await page.getByLabel('Ends').fill('2031-01-01T10:00');
     await page.getByRole('button', { name: 'Save settings' }).click();
-    await expect.poll(() => page.locator('section[aria-labelledby="settings-h"] [role="alert"]').textContent()).toBe('endDate must be after startDate');
+    await expect
+      .poll(() => page.locator('section[aria-labelledby="settings-h"] [role="alert"]').textContent())
+      .toBe('endDate must be after startDate');
     await page.getByLabel('Starts').fill('');
     await page.getByLabel('Ends').fill('');
 
     // ---- entries made through the API appear
-    const ann = await api(origin, 'POST', `/api/v1/contests/${contestId}/entries`, { key: privateKey, body: { email: 'ann@example.com', name: 'Ann' } });
+    const ann = await api(origin, 'POST', `/api/v1/contests/${contestId}/entries`, {
+      key: privateKey,
+      body: { email: 'ann@example.com', name: 'Ann' },
+    });
     expect(ann.status).toBe(201);
-    await api(origin, 'POST', `/api/v1/contests/${contestId}/entries`, { key: privateKey, body: { email: 'bob@example.com', name: 'Bob', referralCode: ann.body.data.referralCode } });
+    await api(origin, 'POST', `/api/v1/contests/${contestId}/entries`, {
+      key: privateKey,
+      body: { email: 'bob@example.com', name: 'Bob', referralCode: ann.body.data.referralCode },
+    });
     // an alias of Ann referred by Ann: flagged high (email_alias, self_referral)
-    const alias = await api(origin, 'POST', `/api/v1/contests/${contestId}/entries`, { key: privateKey, body: { email: 'ann+2@example.com', name: 'Ann Two', referralCode: ann.body.data.referralCode } });
+    const alias = await api(origin, 'POST', `/api/v1/contests/${contestId}/entries`, {
+      key: privateKey,
+      body: { email: 'ann+2@example.com', name: 'Ann Two', referralCode: ann.body.data.referralCode },
+    });
     expect(alias.status).toBe(201);
     await page.getByRole('link', { name: 'Contests', exact: true }).click();
     await page.getByRole('heading', { name: 'Contests' }).waitFor();
@@ -203,7 +255,9 @@ async function scenario(browser: Browser, origin: string, runtime: string) {
     await page.getByRole('button', { name: 'Search' }).click();
     await expect.poll(() => page.locator('section[aria-labelledby="entries-h"] tbody tr').count()).toBe(1);
     expect(page.url()).toContain('search=bob');
-    await expect.poll(() => page.locator('section[aria-labelledby="entries-h"] tbody').textContent()).toContain('bob@example.com');
+    await expect
+      .poll(() => page.locator('section[aria-labelledby="entries-h"] tbody').textContent())
+      .toContain('bob@example.com');
 
     // ---- the review queue holds the flagged one: approve it, then adjust its points
     await page.getByRole('link', { name: 'Review queue' }).click();
@@ -219,14 +273,18 @@ async function scenario(browser: Browser, origin: string, runtime: string) {
     await page.getByLabel('Reason').fill('goodwill');
     await page.getByRole('button', { name: 'Adjust points' }).click();
     await expect.poll(() => page.locator('#entry-points').textContent()).toBe(String(before + 7));
-    await expect.poll(() => page.locator('section[aria-labelledby="ledger-h"] tbody').textContent()).toContain('goodwill');
+    await expect
+      .poll(() => page.locator('section[aria-labelledby="ledger-h"] tbody').textContent())
+      .toContain('goodwill');
     const detail = await api(origin, 'GET', `/api/v1/entries/${alias.body.data.entryId}`, { key: privateKey });
     expect(detail.body.data).toMatchObject({ points: before + 7, risk: { review: 'approved' } });
     // a failed action shows the API's message next to it
     await page.getByLabel('Adjust points by').fill('0');
     await page.getByLabel('Reason').fill('nothing');
     await page.getByRole('button', { name: 'Adjust points' }).click();
-    await expect.poll(() => page.getByRole('alert').first().textContent()).toContain('points must be a non-zero integer');
+    await expect
+      .poll(() => page.getByRole('alert').first().textContent())
+      .toContain('points must be a non-zero integer');
     await page.goBack();
     await page.getByRole('heading', { name: 'Entries' }).waitFor();
     // the queue shrank: nothing waits for review any more
@@ -247,9 +305,15 @@ async function scenario(browser: Browser, origin: string, runtime: string) {
     await expect.poll(() => page.locator('article.draw').textContent()).toContain('3 eligible entries');
     await page.getByLabel(/Public randomness/).fill('drand round 1234');
     await page.getByRole('button', { name: 'Reveal winners' }).click();
-    await expect.poll(() => page.locator('article.draw').textContent()).toContain('Public randomness: drand round 1234');
+    await expect
+      .poll(() => page.locator('article.draw').textContent())
+      .toContain('Public randomness: drand round 1234');
     const draws = await api(origin, 'GET', `/api/v1/contests/${contestId}/draws`, { key: privateKey });
-    expect(draws.body.data[0]).toMatchObject({ status: 'revealed', eligibleCount: 3, publicRandomness: 'drand round 1234' });
+    expect(draws.body.data[0]).toMatchObject({
+      status: 'revealed',
+      eligibleCount: 3,
+      publicRandomness: 'drand round 1234',
+    });
     await checkPage(page, runtime, 'contest-draw', axeResults);
 
     // ---- the CSV, streamed, with its content
@@ -257,7 +321,9 @@ async function scenario(browser: Browser, origin: string, runtime: string) {
     await page.getByRole('button', { name: 'Download CSV' }).click();
     const file = await download;
     const csv = readFileSync((await file.path())!, 'utf8');
-    expect(csv.split('\r\n')[0]).toBe('id,email,name,phone,points,emailConfirmed,disqualified,referralCode,referredBy,referralsCount,riskLevel,createdAt');
+    expect(csv.split('\r\n')[0]).toBe(
+      'id,email,name,phone,points,emailConfirmed,disqualified,referralCode,referredBy,referralsCount,riskLevel,createdAt',
+    );
     expect(csv.split('\r\n').filter(Boolean)).toHaveLength(4);
     expect(csv).toContain('bob@example.com');
     await expect.poll(() => page.locator('#export-progress').textContent()).toContain('3 entries');
@@ -282,36 +348,58 @@ async function scenario(browser: Browser, origin: string, runtime: string) {
       )
       .toBe('1');
     await page.getByRole('button', { name: 'Retry now' }).first().click();
-    await expect.poll(() => page.locator('tbody tr td:nth-child(3)').first().textContent(), { timeout: 20_000 }).toBe('2');
+    await expect
+      .poll(() => page.locator('tbody tr td:nth-child(3)').first().textContent(), { timeout: 20_000 })
+      .toBe('2');
     await checkPage(page, runtime, 'deliveries', axeResults);
 
     // ---- the contest's activity chart, a bonus action made in the console, its review queue
-    const shopKey = (await api(origin, 'POST', `/api/admin/teams/${teamId}/api-keys`, { body: { type: 'public', name: 'shop' } })).body.data.key as string;
+    const shopKey = (
+      await api(origin, 'POST', `/api/admin/teams/${teamId}/api-keys`, { body: { type: 'public', name: 'shop' } })
+    ).body.data.key as string;
     await page.goto(`${origin}/console/contests/${contestId}`);
     await expect.poll(() => page.locator('#activity-cap').textContent()).toMatch(/^Per day \(UTC\)/);
-    await expect.poll(() => page.locator('section[aria-labelledby="activity-h"] .legend').textContent()).toContain('Entries: 3');
+    await expect
+      .poll(() => page.locator('section[aria-labelledby="activity-h"] .legend').textContent())
+      .toContain('Entries: 3');
     // the revealed draw, verified inside the console by the public verification page
     await page.getByLabel('Public key', { exact: true }).fill(shopKey);
     await page.getByRole('button', { name: 'Verify here' }).click();
     await expect
       .poll(() => page.frameLocator('iframe.verify-frame').locator('#verdict').textContent(), { timeout: 20_000 })
       .toBe('Verified: every winner and replacement follows from the committed seed and snapshot.');
-    expect(await page.getByRole('link', { name: 'Open the verification page' }).getAttribute('href')).toBe(`/draws/${draws.body.data[0].id}/verify?key=${shopKey}`);
+    expect(await page.getByRole('link', { name: 'Open the verification page' }).getAttribute('href')).toBe(
+      `/draws/${draws.body.data[0].id}/verify?key=${shopKey}`,
+    );
     await page.getByLabel('Action', { exact: true }).fill('Photo of the product');
     await page.getByLabel('Points', { exact: true }).fill('20');
     await page.getByLabel('Completed').selectOption('manual');
     await page.getByRole('button', { name: 'Add bonus action' }).click();
-    await expect.poll(() => page.locator('section[aria-labelledby="bonus-h"] tbody').textContent()).toContain('Photo of the product');
-    const photo = (await api(origin, 'GET', `/api/v1/contests/${contestId}/bonus-actions`, { key: shopKey })).body.data[0];
+    await expect
+      .poll(() => page.locator('section[aria-labelledby="bonus-h"] tbody').textContent())
+      .toContain('Photo of the product');
+    const photo = (await api(origin, 'GET', `/api/v1/contests/${contestId}/bonus-actions`, { key: shopKey })).body
+      .data[0];
     expect(photo).toMatchObject({ action: 'Photo of the product', points: 20, confirmationType: 'manual' });
-    const done = await api(origin, 'POST', `/api/v1/entries/${ann.body.data.entryId}/bonus-actions/${photo.id}/complete`, { key: shopKey, body: { proof: 'https://photos.example/ann.jpg' } });
+    const done = await api(
+      origin,
+      'POST',
+      `/api/v1/entries/${ann.body.data.entryId}/bonus-actions/${photo.id}/complete`,
+      { key: shopKey, body: { proof: 'https://photos.example/ann.jpg' } },
+    );
     expect(done.status).toBe(200);
     await page.reload();
-    await expect.poll(() => page.locator('#completions tbody').textContent()).toContain('https://photos.example/ann.jpg');
+    await expect
+      .poll(() => page.locator('#completions tbody').textContent())
+      .toContain('https://photos.example/ann.jpg');
     await page.getByRole('checkbox', { name: /Select ann@example.com for Photo of the product/ }).check();
     await page.getByRole('button', { name: 'Approve selected' }).click();
-    await expect.poll(() => page.locator('section[aria-labelledby="completions-h"]').textContent()).toContain('Nothing waits for review.');
-    const annAfter = await api(origin, 'GET', `/api/v1/entries/${ann.body.data.entryId}/bonus-actions`, { key: privateKey });
+    await expect
+      .poll(() => page.locator('section[aria-labelledby="completions-h"]').textContent())
+      .toContain('Nothing waits for review.');
+    const annAfter = await api(origin, 'GET', `/api/v1/entries/${ann.body.data.entryId}/bonus-actions`, {
+      key: privateKey,
+    });
     expect(annAfter.body.data.actions[0]).toMatchObject({ completed: true });
     await checkPage(page, runtime, 'contest-activity', axeResults);
 
@@ -331,7 +419,9 @@ async function scenario(browser: Browser, origin: string, runtime: string) {
     }
     await page.reload();
     await expect.poll(() => page.locator('#realised-odds caption').textContent()).toContain('25 plays');
-    await expect.poll(() => page.locator('#chi-square').textContent()).toMatch(/^Chi-square \d+\.\d\d with 1 degree of freedom: p = /);
+    await expect
+      .poll(() => page.locator('#chi-square').textContent())
+      .toMatch(/^Chi-square \d+\.\d\d with 1 degree of freedom: p = /);
     const drawnCells = await page.locator('#realised-odds tbody tr td:nth-child(3)').allTextContents();
     expect(drawnCells.map(Number).reduce((a, b) => a + b, 0)).toBe(25);
     await page.getByRole('button', { name: 'Rotate the seed' }).click();
@@ -361,7 +451,9 @@ async function scenario(browser: Browser, origin: string, runtime: string) {
 
     // nothing but the app's own origin, no page error, no CSP violation
     expect(requests.filter((u) => new URL(u).origin !== origin && !u.startsWith('blob:'))).toEqual([]);
-    expect(problems.filter((p) => !/Failed to load resource: the server responded with a status of (401|400|409)/.test(p))).toEqual([]);
+    expect(
+      problems.filter((p) => !/Failed to load resource: the server responded with a status of (401|400|409)/.test(p)),
+    ).toEqual([]);
     console.log(`console ${runtime}: axe serious/critical per page ${JSON.stringify(axeResults)}`);
   } finally {
     await ctx.close();
@@ -386,20 +478,24 @@ describe.skipIf(!CHROMIUM)('the console in Chromium', () => {
     }
   }, 240_000);
 
-  it.skipIf(!hasPostgres)('on npm run dev (the Worker in workerd)', async () => {
-    const db = `ce_console_${process.pid}_${Date.now().toString(36)}`;
-    const u = new URL(pgBase);
-    const admin = new pg.Client({ connectionString: pgBase });
-    await admin.connect();
-    await admin.query(`create database ${db}`);
-    u.pathname = `/${db}`;
-    const server = await startServer('scripts/dev.ts', { DATABASE_URL: u.toString() });
-    try {
-      await scenario(browser, server.origin, 'worker');
-    } finally {
-      await server.stop();
-      await admin.query(`drop database if exists ${db} with (force)`);
-      await admin.end();
-    }
-  }, 300_000);
+  it.skipIf(!hasPostgres)(
+    'on npm run dev (the Worker in workerd)',
+    async () => {
+      const db = `ce_console_${process.pid}_${Date.now().toString(36)}`;
+      const u = new URL(pgBase);
+      const admin = new pg.Client({ connectionString: pgBase });
+      await admin.connect();
+      await admin.query(`create database ${db}`);
+      u.pathname = `/${db}`;
+      const server = await startServer('scripts/dev.ts', { DATABASE_URL: u.toString() });
+      try {
+        await scenario(browser, server.origin, 'worker');
+      } finally {
+        await server.stop();
+        await admin.query(`drop database if exists ${db} with (force)`);
+        await admin.end();
+      }
+    },
+    300_000,
+  );
 });

@@ -25,7 +25,8 @@ warnIfNoChromium('the `npm run dev` BROWSER tests');
 const root = process.cwd();
 const ARTIFACTS = join(root, 'test/artifacts');
 const ADMIN = 'dev-browser-admin-token-0123456789';
-const baseUrl = process.env.TEST_DATABASE_URL || process.env.WORKERD_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
+const baseUrl =
+  process.env.TEST_DATABASE_URL || process.env.WORKERD_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
 const dbName = `ce_devb_${process.pid}_${Date.now().toString(36)}`;
 const withDb = (name: string) => {
   const u = new URL(baseUrl);
@@ -33,193 +34,231 @@ const withDb = (name: string) => {
   return u.toString();
 };
 
-
 const hasPostgres = CHROMIUM ? await pgReachable(baseUrl) : false;
 if (CHROMIUM && !hasPostgres) {
-  console.warn(`\n*** No Postgres at ${new URL(baseUrl).host}: the \`npm run dev\` BROWSER tests are SKIPPED (set TEST_DATABASE_URL). ***\n`);
+  console.warn(
+    `\n*** No Postgres at ${new URL(baseUrl).host}: the \`npm run dev\` BROWSER tests are SKIPPED (set TEST_DATABASE_URL). ***\n`,
+  );
 }
 
+describe.skipIf(!CHROMIUM || !hasPostgres)(
+  'npm run dev (workerd) in a real browser: the demo page wheel and /docs',
+  () => {
+    let child: ChildProcess | undefined;
+    let exited = false;
+    let out = '';
+    let origin = '';
+    let browser: Browser;
 
-describe.skipIf(!CHROMIUM || !hasPostgres)('npm run dev (workerd) in a real browser: the demo page wheel and /docs', () => {
-  let child: ChildProcess | undefined;
-  let exited = false;
-  let out = '';
-  let origin = '';
-  let browser: Browser;
-
-  async function admin<T = any>(method: string, path: string, body?: unknown, key?: string): Promise<{ status: number; body: T }> {
-    const headers: Record<string, string> = key ? { 'x-api-key': key } : { authorization: `Bearer ${ADMIN}` };
-    if (body !== undefined) headers['content-type'] = 'application/json';
-    const res = await fetch(`${origin}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-    return { status: res.status, body: (await res.json()) as T };
-  }
-
-  beforeAll(async () => {
-    const c = new pg.Client({ connectionString: baseUrl });
-    await c.connect();
-    await c.query(`create database ${dbName}`);
-    await c.end();
-
-    const port = await freePort();
-    origin = `http://127.0.0.1:${port}`;
-    // `npm run dev` is `tsx scripts/dev.ts`: started the same way, in its own process group
-    child = spawn(join(root, 'node_modules/.bin/tsx'), ['scripts/dev.ts'], {
-      cwd: root,
-      detached: true,
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: {
-        ...process.env,
-        PORT: String(port),
-        DATABASE_URL: withDb(dbName),
-        ADMIN_TOKEN: ADMIN,
-        PUBLIC_URL: origin,
-        JOBS_INTERVAL_MS: '3600000',
-        WRANGLER_LOG_LEVEL: 'error',
-        // handed to the Worker by construction (src/settings.ts): outbound events to localhost
-        ALLOW_HTTP_WEBHOOKS: '1',
-      },
-    });
-    child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
-    child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
-    child.on('exit', () => (exited = true));
-    const started = Date.now();
-    for (;;) {
-      if (exited) throw new Error(`npm run dev exited early:\n${out}`);
-      try {
-        if ((await fetch(`${origin}/health`)).status === 200 && /listening on/.test(out)) break;
-      } catch {
-        /* not yet */
-      }
-      if (Date.now() - started > 120_000) throw new Error(`npm run dev not healthy in 120 s:\n${out}`);
-      await new Promise((r) => setTimeout(r, 200));
-    }
-    browser = await launchChromium();
-  }, 180_000);
-
-  afterAll(async () => {
-    await browser?.close();
-    if (child?.pid !== undefined && !exited) {
-      const gone = new Promise((r) => child!.once('exit', r));
-      process.kill(-child.pid, 'SIGTERM');
-      await Promise.race([gone, new Promise((r) => setTimeout(r, 5000))]);
-      if (!exited) process.kill(-child.pid, 'SIGKILL');
-    }
-    const c = new pg.Client({ connectionString: baseUrl });
-    await c.connect();
-    await c.query(`drop database if exists ${dbName} with (force)`);
-    await c.end();
-  }, 30_000);
-
-  it('ALLOW_HTTP_WEBHOOKS=1 reaches the Worker: a localhost endpoint is accepted and an event is delivered to it', async () => {
-    const got: string[] = [];
-    const receiver = createHttpServer((req, res) => {
-      let body = '';
-      req.on('data', (d) => (body += d));
-      req.on('end', () => {
-        got.push(body);
-        res.writeHead(204).end();
+    async function admin<T = any>(
+      method: string,
+      path: string,
+      body?: unknown,
+      key?: string,
+    ): Promise<{ status: number; body: T }> {
+      const headers: Record<string, string> = key ? { 'x-api-key': key } : { authorization: `Bearer ${ADMIN}` };
+      if (body !== undefined) headers['content-type'] = 'application/json';
+      const res = await fetch(`${origin}${path}`, {
+        method,
+        headers,
+        body: body === undefined ? undefined : JSON.stringify(body),
       });
-    });
-    await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', () => r()));
-    try {
-      const team = await admin('POST', '/api/admin/teams', { name: 'Dev events' });
-      const priv = (await admin('POST', `/api/admin/teams/${team.body.data.id}/api-keys`, { type: 'private' })).body.data.key as string;
-      const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
-      const ep = await admin('POST', '/api/v1/webhook-endpoints', { url }, priv);
-      expect(ep.status, JSON.stringify(ep.body)).toBe(201);
-      const contest = await admin('POST', `/api/admin/teams/${team.body.data.id}/contests`, { title: 'Dev events', status: 'active', requireEmailConfirmation: false });
-      const entry = await admin('POST', `/api/v1/contests/${contest.body.data.id}/entries`, { email: 'dev-events@example.com' }, priv);
-      expect(entry.status).toBe(201);
-      const started = Date.now();
-      while (!got.some((b) => b.includes('"entry.created"')) && Date.now() - started < 20_000) await new Promise((r) => setTimeout(r, 100));
-      const created = JSON.parse(got.find((b) => b.includes('"entry.created"'))!);
-      expect(created).toMatchObject({ type: 'entry.created', data: { entryId: entry.body.data.entryId, email: 'dev-events@example.com' } });
-    } finally {
-      await new Promise((r) => receiver.close(r));
+      return { status: res.status, body: (await res.json()) as T };
     }
-  });
 
-  it('the demo page: /widget.js runs, the wheel is drawn from the tiers, and a spin is played and stored', async () => {
-    const team = await admin('POST', '/api/admin/teams', { name: 'Dev browser shop' });
-    expect(team.status).toBe(201);
-    const teamId = team.body.data.id as string;
-    const pub = (await admin('POST', `/api/admin/teams/${teamId}/api-keys`, { type: 'public' })).body.data.key as string;
-    const priv = (await admin('POST', `/api/admin/teams/${teamId}/api-keys`, { type: 'private' })).body.data.key as string;
-    const game = await admin(
-      'POST',
-      '/api/v1/instant-win-games',
-      {
-        slug: 'spin-to-win',
-        title: 'Spin on the Worker',
-        mechanic: 'wheel',
-        layout: 'default',
-        entryLimit: 'none',
-        publishAs: 'landing',
-        tiers: [
-          { name: 'Sticker', oddsPercent: 100, color: '#10b981', deliveryType: 'unique_code', codes: ['DEV-1', 'DEV-2'] },
-          { name: '5% off', oddsPercent: 0, color: '#ef4444', redeemCode: 'FIVE' },
-          { name: 'Try again', oddsPercent: 0, isMiss: true, color: '#e5e7eb' },
-        ],
-      },
-      priv,
-    );
-    expect(game.status, JSON.stringify(game.body)).toBe(201);
-    const gameId = game.body.data.id as string;
-    const tiers = game.body.data.tiers as { id: string; name: string }[];
-
-    const { ctx, page, requests, problems } = await watchedPage(browser, origin, { reducedMotion: true });
-    try {
-      const script = page.waitForResponse((r) => r.url() === `${origin}/widget.js`);
-      await page.goto(`${origin}/demo/instant-win/${gameId}?key=${pub}`);
-      const widgetJs = await script;
-      expect(widgetJs.status()).toBe(200);
-      // what the browser decoded is the script (Chromium sends Accept-Encoding: gzip, deflate, br, zstd)
-      expect(await widgetJs.text()).toMatch(/^"use strict";/);
-
-      const w = page.locator('instant-win-game');
-      const spin = w.getByRole('button', { name: 'Spin the wheel' });
-      await spin.waitFor({ timeout: 20_000 });
-      const drawn = await page.evaluate(() => {
-        const root = document.querySelector('instant-win-game')!.shadowRoot!;
-        return {
-          segments: [...root.querySelectorAll('svg path.seg')].map((p) => p.getAttribute('data-tier-id')),
-          labels: [...root.querySelectorAll('svg text')].map((t) => t.textContent),
-        };
-      });
-      expect(drawn.segments).toEqual(tiers.map((t) => t.id));
-      expect(drawn.labels).toEqual(['Sticker', '5% off', 'Try again']);
-
-      const played = page.waitForResponse((r) => r.url().endsWith('/play') && r.request().method() === 'POST');
-      await spin.click();
-      const playBody = await (await played).json();
-      expect(playBody.success).toBe(true);
-      expect(playBody.data.result).toMatchObject({ id: tiers[0]!.id, name: 'Sticker', isMiss: false });
-      await w.getByRole('status').filter({ hasText: 'You won' }).waitFor();
-      expect(await w.getByRole('status').textContent()).toBe('You won \u201cSticker\u201d! Enter your email address to claim it.');
-      mkdirSync(ARTIFACTS, { recursive: true });
-      await page.screenshot({ path: join(ARTIFACTS, 'dev-demo-wheel.png'), fullPage: true });
-
-      // the play is in the database the Worker writes to
-      const c = new pg.Client({ connectionString: withDb(dbName) });
+    beforeAll(async () => {
+      const c = new pg.Client({ connectionString: baseUrl });
       await c.connect();
-      const { rows } = await c.query('select id, tier_id, status from instant_win_plays where game_id = $1', [gameId]);
+      await c.query(`create database ${dbName}`);
       await c.end();
-      expect(rows).toEqual([{ id: playBody.data.playId, tier_id: tiers[0]!.id, status: 'pending' }]);
 
-      expect(requests.filter((u) => new URL(u).origin !== origin)).toEqual([]);
-      expect(problems).toEqual([]);
-    } finally {
-      await ctx.close();
-    }
-  });
+      const port = await freePort();
+      origin = `http://127.0.0.1:${port}`;
+      // `npm run dev` is `tsx scripts/dev.ts`: started the same way, in its own process group
+      child = spawn(join(root, 'node_modules/.bin/tsx'), ['scripts/dev.ts'], {
+        cwd: root,
+        detached: true,
+        stdio: ['ignore', 'pipe', 'pipe'],
+        env: {
+          ...process.env,
+          PORT: String(port),
+          DATABASE_URL: withDb(dbName),
+          ADMIN_TOKEN: ADMIN,
+          PUBLIC_URL: origin,
+          JOBS_INTERVAL_MS: '3600000',
+          WRANGLER_LOG_LEVEL: 'error',
+          // handed to the Worker by construction (src/settings.ts): outbound events to localhost
+          ALLOW_HTTP_WEBHOOKS: '1',
+        },
+      });
+      child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+      child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
+      child.on('exit', () => (exited = true));
+      const started = Date.now();
+      for (;;) {
+        if (exited) throw new Error(`npm run dev exited early:\n${out}`);
+        try {
+          if ((await fetch(`${origin}/health`)).status === 200 && /listening on/.test(out)) break;
+        } catch {
+          /* not yet */
+        }
+        if (Date.now() - started > 120_000) throw new Error(`npm run dev not healthy in 120 s:\n${out}`);
+        await new Promise((r) => setTimeout(r, 200));
+      }
+      browser = await launchChromium();
+    }, 180_000);
 
-  it('/docs loads only from the app (Swagger UI from Workers static assets) and shows every operation', async () => {
-    // the platform serves the UI files, not the Worker: no x-request-id from the app's middleware
-    const css = await fetch(`${origin}/docs/assets/swagger-ui.css`);
-    expect(css.status).toBe(200);
-    expect(css.headers.get('content-type')).toMatch(/^text\/css/);
-    expect(css.headers.get('x-request-id')).toBeNull();
-    await css.arrayBuffer();
-    await checkDocsPage(browser, origin, 'docs-dev');
-  });
-});
+    afterAll(async () => {
+      await browser?.close();
+      if (child?.pid !== undefined && !exited) {
+        const gone = new Promise((r) => child!.once('exit', r));
+        process.kill(-child.pid, 'SIGTERM');
+        await Promise.race([gone, new Promise((r) => setTimeout(r, 5000))]);
+        if (!exited) process.kill(-child.pid, 'SIGKILL');
+      }
+      const c = new pg.Client({ connectionString: baseUrl });
+      await c.connect();
+      await c.query(`drop database if exists ${dbName} with (force)`);
+      await c.end();
+    }, 30_000);
+
+    it('ALLOW_HTTP_WEBHOOKS=1 reaches the Worker: a localhost endpoint is accepted and an event is delivered to it', async () => {
+      const got: string[] = [];
+      const receiver = createHttpServer((req, res) => {
+        let body = '';
+        req.on('data', (d) => (body += d));
+        req.on('end', () => {
+          got.push(body);
+          res.writeHead(204).end();
+        });
+      });
+      await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', () => r()));
+      try {
+        const team = await admin('POST', '/api/admin/teams', { name: 'Dev events' });
+        const priv = (await admin('POST', `/api/admin/teams/${team.body.data.id}/api-keys`, { type: 'private' })).body
+          .data.key as string;
+        const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+        const ep = await admin('POST', '/api/v1/webhook-endpoints', { url }, priv);
+        expect(ep.status, JSON.stringify(ep.body)).toBe(201);
+        const contest = await admin('POST', `/api/admin/teams/${team.body.data.id}/contests`, {
+          title: 'Dev events',
+          status: 'active',
+          requireEmailConfirmation: false,
+        });
+        const entry = await admin(
+          'POST',
+          `/api/v1/contests/${contest.body.data.id}/entries`,
+          { email: 'dev-events@example.com' },
+          priv,
+        );
+        expect(entry.status).toBe(201);
+        const started = Date.now();
+        while (!got.some((b) => b.includes('"entry.created"')) && Date.now() - started < 20_000)
+          await new Promise((r) => setTimeout(r, 100));
+        const created = JSON.parse(got.find((b) => b.includes('"entry.created"'))!);
+        expect(created).toMatchObject({
+          type: 'entry.created',
+          data: { entryId: entry.body.data.entryId, email: 'dev-events@example.com' },
+        });
+      } finally {
+        await new Promise((r) => receiver.close(r));
+      }
+    });
+
+    it('the demo page: /widget.js runs, the wheel is drawn from the tiers, and a spin is played and stored', async () => {
+      const team = await admin('POST', '/api/admin/teams', { name: 'Dev browser shop' });
+      expect(team.status).toBe(201);
+      const teamId = team.body.data.id as string;
+      const pub = (await admin('POST', `/api/admin/teams/${teamId}/api-keys`, { type: 'public' })).body.data
+        .key as string;
+      const priv = (await admin('POST', `/api/admin/teams/${teamId}/api-keys`, { type: 'private' })).body.data
+        .key as string;
+      const game = await admin(
+        'POST',
+        '/api/v1/instant-win-games',
+        {
+          slug: 'spin-to-win',
+          title: 'Spin on the Worker',
+          mechanic: 'wheel',
+          layout: 'default',
+          entryLimit: 'none',
+          publishAs: 'landing',
+          tiers: [
+            {
+              name: 'Sticker',
+              oddsPercent: 100,
+              color: '#10b981',
+              deliveryType: 'unique_code',
+              codes: ['DEV-1', 'DEV-2'],
+            },
+            { name: '5% off', oddsPercent: 0, color: '#ef4444', redeemCode: 'FIVE' },
+            { name: 'Try again', oddsPercent: 0, isMiss: true, color: '#e5e7eb' },
+          ],
+        },
+        priv,
+      );
+      expect(game.status, JSON.stringify(game.body)).toBe(201);
+      const gameId = game.body.data.id as string;
+      const tiers = game.body.data.tiers as { id: string; name: string }[];
+
+      const { ctx, page, requests, problems } = await watchedPage(browser, origin, { reducedMotion: true });
+      try {
+        const script = page.waitForResponse((r) => r.url() === `${origin}/widget.js`);
+        await page.goto(`${origin}/demo/instant-win/${gameId}?key=${pub}`);
+        const widgetJs = await script;
+        expect(widgetJs.status()).toBe(200);
+        // what the browser decoded is the script (Chromium sends Accept-Encoding: gzip, deflate, br, zstd)
+        expect(await widgetJs.text()).toMatch(/^"use strict";/);
+
+        const w = page.locator('instant-win-game');
+        const spin = w.getByRole('button', { name: 'Spin the wheel' });
+        await spin.waitFor({ timeout: 20_000 });
+        const drawn = await page.evaluate(() => {
+          const root = document.querySelector('instant-win-game')!.shadowRoot!;
+          return {
+            segments: [...root.querySelectorAll('svg path.seg')].map((p) => p.getAttribute('data-tier-id')),
+            labels: [...root.querySelectorAll('svg text')].map((t) => t.textContent),
+          };
+        });
+        expect(drawn.segments).toEqual(tiers.map((t) => t.id));
+        expect(drawn.labels).toEqual(['Sticker', '5% off', 'Try again']);
+
+        const played = page.waitForResponse((r) => r.url().endsWith('/play') && r.request().method() === 'POST');
+        await spin.click();
+        const playBody = await (await played).json();
+        expect(playBody.success).toBe(true);
+        expect(playBody.data.result).toMatchObject({ id: tiers[0]!.id, name: 'Sticker', isMiss: false });
+        await w.getByRole('status').filter({ hasText: 'You won' }).waitFor();
+        expect(await w.getByRole('status').textContent()).toBe(
+          'You won \u201cSticker\u201d! Enter your email address to claim it.',
+        );
+        mkdirSync(ARTIFACTS, { recursive: true });
+        await page.screenshot({ path: join(ARTIFACTS, 'dev-demo-wheel.png'), fullPage: true });
+
+        // the play is in the database the Worker writes to
+        const c = new pg.Client({ connectionString: withDb(dbName) });
+        await c.connect();
+        const { rows } = await c.query('select id, tier_id, status from instant_win_plays where game_id = $1', [
+          gameId,
+        ]);
+        await c.end();
+        expect(rows).toEqual([{ id: playBody.data.playId, tier_id: tiers[0]!.id, status: 'pending' }]);
+
+        expect(requests.filter((u) => new URL(u).origin !== origin)).toEqual([]);
+        expect(problems).toEqual([]);
+      } finally {
+        await ctx.close();
+      }
+    });
+
+    it('/docs loads only from the app (Swagger UI from Workers static assets) and shows every operation', async () => {
+      // the platform serves the UI files, not the Worker: no x-request-id from the app's middleware
+      const css = await fetch(`${origin}/docs/assets/swagger-ui.css`);
+      expect(css.status).toBe(200);
+      expect(css.headers.get('content-type')).toMatch(/^text\/css/);
+      expect(css.headers.get('x-request-id')).toBeNull();
+      await css.arrayBuffer();
+      await checkDocsPage(browser, origin, 'docs-dev');
+    });
+  },
+);

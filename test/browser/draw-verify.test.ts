@@ -19,7 +19,9 @@ const CHROMIUM = [process.env.CHROMIUM_PATH, '/usr/lib/chromium/chromium', '/usr
   (p): p is string => !!p && existsSync(p),
 );
 if (!CHROMIUM) {
-  console.warn('\n*** No Chromium found: the draw verification page BROWSER tests are SKIPPED. Install it with: apt-get install -y chromium ***\n');
+  console.warn(
+    '\n*** No Chromium found: the draw verification page BROWSER tests are SKIPPED. Install it with: apt-get install -y chromium ***\n',
+  );
 }
 
 describe.skipIf(!CHROMIUM)('the draw verification page in a real browser', () => {
@@ -37,7 +39,14 @@ describe.skipIf(!CHROMIUM)('the draw verification page in a real browser', () =>
     origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     browser = await chromium.launch({
       executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-dev-shm-usage', '--no-first-run'],
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-dev-shm-usage',
+        '--no-first-run',
+      ],
     });
   });
   afterAll(async () => {
@@ -55,12 +64,24 @@ describe.skipIf(!CHROMIUM)('the draw verification page in a real browser', () =>
       });
       expect(r.status).toBe(201);
     }
-    await query(env.db, sql`update entries set email_confirmed = true, points = 1 + (ascii(email) % 5) where contest_id = ${c.id}`);
-    const d = await env.request('POST', `/api/v1/contests/${c.id}/draws`, { key: team.privateKey, body: { winners: 5, weighting: 'points' } });
+    await query(
+      env.db,
+      sql`update entries set email_confirmed = true, points = 1 + (ascii(email) % 5) where contest_id = ${c.id}`,
+    );
+    const d = await env.request('POST', `/api/v1/contests/${c.id}/draws`, {
+      key: team.privateKey,
+      body: { winners: 5, weighting: 'points' },
+    });
     expect(d.status).toBe(201);
-    await env.request('POST', `/api/v1/draws/${d.body.data.id}/reveal`, { key: team.privateKey, body: { publicRandomness: 'drand 4242 <b>' } });
+    await env.request('POST', `/api/v1/draws/${d.body.data.id}/reveal`, {
+      key: team.privateKey,
+      body: { publicRandomness: 'drand 4242 <b>' },
+    });
     const got = await env.request('GET', `/api/v1/draws/${d.body.data.id}`, { key: team.publicKey });
-    await env.request('POST', `/api/v1/draws/${d.body.data.id}/results/${got.body.data.results[2].entryId}/replace`, { key: team.privateKey, body: { reason: '<script>x</script>' } });
+    await env.request('POST', `/api/v1/draws/${d.body.data.id}/results/${got.body.data.results[2].entryId}/replace`, {
+      key: team.privateKey,
+      body: { reason: '<script>x</script>' },
+    });
     return d.body.data.id as string;
   }
 
@@ -86,7 +107,9 @@ describe.skipIf(!CHROMIUM)('the draw verification page in a real browser', () =>
     const drawId = await makeDraw();
     const { page, problems } = await open(drawId);
     expect(await page.getAttribute('body', 'data-verdict')).toBe('ok');
-    expect(await page.textContent('#verdict')).toBe('Verified: every winner and replacement follows from the committed seed and snapshot.');
+    expect(await page.textContent('#verdict')).toBe(
+      'Verified: every winner and replacement follows from the committed seed and snapshot.',
+    );
     const steps = await page.$$eval('#steps li', (lis) => lis.map((li) => li.textContent ?? ''));
     expect(steps.some((s) => s.startsWith('SHA-256 of the snapshot') && s.endsWith('OK'))).toBe(true);
     expect(steps.some((s) => s.startsWith('SHA-256 of the revealed seed') && s.endsWith('OK'))).toBe(true);
@@ -94,7 +117,11 @@ describe.skipIf(!CHROMIUM)('the draw verification page in a real browser', () =>
     const rows = await page.$$eval('#winners tbody tr', (trs) => trs.map((tr) => tr.lastElementChild?.textContent));
     expect(rows).toEqual(['OK', 'OK', 'OK', 'OK', 'OK', 'OK']);
     // the replacement reason is shown as text, not markup
-    expect(await page.$$eval('#winners tbody tr td', (tds) => tds.some((td) => td.textContent === 'yes: <script>x</script>'))).toBe(true);
+    expect(
+      await page.$$eval('#winners tbody tr td', (tds) =>
+        tds.some((td) => td.textContent === 'yes: <script>x</script>'),
+      ),
+    ).toBe(true);
     expect(await page.$('#winners script')).toBeNull();
     expect(problems).toEqual([]);
     await page.close();

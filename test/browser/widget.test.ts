@@ -103,7 +103,9 @@ ${widgets.join('\n')}
     return `${shopOrigin}/?${q}`;
   }
 
-  async function newPage(opts: { reducedMotion?: boolean; width?: number } = {}): Promise<{ ctx: BrowserContext; page: Page; problems: string[] }> {
+  async function newPage(
+    opts: { reducedMotion?: boolean; width?: number } = {},
+  ): Promise<{ ctx: BrowserContext; page: Page; problems: string[] }> {
     const ctx = await browser.newContext({
       viewport: { width: opts.width ?? 375, height: 860 },
       reducedMotion: opts.reducedMotion ? 'reduce' : 'no-preference',
@@ -113,7 +115,8 @@ ${widgets.join('\n')}
     page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
     page.on('console', (m) => {
       // the browser logs every non-2xx fetch as "Failed to load resource"; those are expected here
-      if (m.type() === 'error' && !m.text().startsWith('Failed to load resource')) problems.push(`console: ${m.text()}`);
+      if (m.type() === 'error' && !m.text().startsWith('Failed to load resource'))
+        problems.push(`console: ${m.text()}`);
     });
     return { ctx, page, problems };
   }
@@ -166,7 +169,13 @@ ${widgets.join('\n')}
           codes: ['SHIP-AAA-111', 'SHIP-BBB-222'],
           redeemUrl: 'https://shop.example/redeem',
         },
-        { name: 'Mystery gift', oddsPercent: 0, isMiss: false, color: '#f59e0b', redeemUrl: 'https://shop.example/gift' },
+        {
+          name: 'Mystery gift',
+          oddsPercent: 0,
+          isMiss: false,
+          color: '#f59e0b',
+          redeemUrl: 'https://shop.example/gift',
+        },
         { name: 'Nothing', oddsPercent: 0, isMiss: true, color: '#0ea5e9' },
       ],
     });
@@ -212,7 +221,9 @@ ${widgets.join('\n')}
     expect(row!.status).toBe('pending');
     expect(played.data.result).toEqual({ id: prize.id, name: 'Free shipping', isMiss: false, color: '#10b981' });
     expect(played.data.playId).toBe(row!.id);
-    expect(await w.getByRole('status').textContent()).toBe('You won \u201cFree shipping\u201d! Enter your email address to claim it.');
+    expect(await w.getByRole('status').textContent()).toBe(
+      'You won \u201cFree shipping\u201d! Enter your email address to claim it.',
+    );
     expect(await segmentUnderPointer(page)).toBe(prize.id);
     expect(spinMs).toBeGreaterThan(3000); // it was animated, not jumped
     await page.screenshot({ path: join(ARTIFACTS, 'browser-wheel-spun.png'), fullPage: true });
@@ -243,20 +254,31 @@ ${widgets.join('\n')}
     });
     expect(await w.locator('.code').textContent()).toBe(after!.code);
     expect(await w.getByRole('heading', { name: 'Your prize: Free shipping' }).isVisible()).toBe(true);
-    expect(await w.getByRole('link', { name: 'Redeem your prize' }).getAttribute('href')).toBe('https://shop.example/redeem');
+    expect(await w.getByRole('link', { name: 'Redeem your prize' }).getAttribute('href')).toBe(
+      'https://shop.example/redeem',
+    );
     expect(await w.getByRole('status').textContent()).toBe(`Prize claimed! Your coupon code is ${after!.code}.`);
     expect(await focused(page)).toBe('h3:Your prize: Free shipping');
-    await expect.poll(() => env.sent.some((m) => m.to === 'player.one@example.com' && m.text.includes(after!.code!))).toBe(true);
+    await expect
+      .poll(() => env.sent.some((m) => m.to === 'player.one@example.com' && m.text.includes(after!.code!)))
+      .toBe(true);
 
     // phone-sized: nothing sticks out of a 375 px screen
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
     await page.screenshot({ path: join(ARTIFACTS, 'browser-claim-code.png'), fullPage: true });
 
     // CORS for real: the browser preflighted the cross-origin calls from the shop's origin
-    for (const path of [`/api/v1/instant-win-games/${wheelGame.id}`, `/api/v1/instant-win-games/${wheelGame.id}/play`]) {
+    for (const path of [
+      `/api/v1/instant-win-games/${wheelGame.id}`,
+      `/api/v1/instant-win-games/${wheelGame.id}/play`,
+    ]) {
       expect(seen).toContainEqual({ method: 'OPTIONS', path, origin: shopOrigin });
     }
-    expect(seen).toContainEqual({ method: 'POST', path: `/api/v1/instant-win-games/${wheelGame.id}/play`, origin: shopOrigin });
+    expect(seen).toContainEqual({
+      method: 'POST',
+      path: `/api/v1/instant-win-games/${wheelGame.id}/play`,
+      origin: shopOrigin,
+    });
     expect(new URL(page.url()).origin).not.toBe(apiOrigin);
     expect(problems).toEqual([]);
     device = ctx; // the same browser profile plays again in the next test
@@ -275,7 +297,9 @@ ${widgets.join('\n')}
     await w.getByRole('button', { name: 'Spin the wheel' }).click();
     expect((await req).postDataJSON()).toEqual({ playCookie: stored.cookie }); // the kept cookie goes back
     expect((await res).status()).toBe(403);
-    await expect.poll(() => w.getByRole('alert').textContent()).toBe('You have already played this game. Thanks for taking part!');
+    await expect
+      .poll(() => w.getByRole('alert').textContent())
+      .toBe('You have already played this game. Thanks for taking part!');
     expect(await w.getByRole('button', { name: /spin/i }).count()).toBe(0);
     expect((await playsOf(wheelGame.id)).length).toBe(1);
     await page.screenshot({ path: join(ARTIFACTS, 'browser-already-played.png'), fullPage: true });
@@ -310,16 +334,19 @@ ${widgets.join('\n')}
     env.clock.advance(25 * HOUR);
     await w.getByLabel('Your email address').fill('late@example.com');
     await w.getByRole('button', { name: 'Claim prize' }).click();
-    await expect.poll(() => alert.textContent()).toBe(
-      'This prize reservation has expired: prizes must be claimed within 24 hours of playing.',
-    );
+    await expect
+      .poll(() => alert.textContent())
+      .toBe('This prize reservation has expired: prizes must be claimed within 24 hours of playing.');
     expect(await w.locator('form').isHidden()).toBe(true);
     env.clock.advance(-25 * HOUR);
 
     // 409: the game was paused while the page was open
     await page.reload();
     await w.getByRole('button', { name: 'Spin the wheel' }).waitFor();
-    const paused = await env.request('PUT', `/api/v1/instant-win-games/${game.id}`, { key: team.privateKey, body: { status: 'paused' } });
+    const paused = await env.request('PUT', `/api/v1/instant-win-games/${game.id}`, {
+      key: team.privateKey,
+      body: { status: 'paused' },
+    });
     expect(paused.status).toBe(200);
     await w.getByRole('button', { name: 'Spin the wheel' }).click();
     await expect.poll(() => alert.textContent()).toBe('This game is not open right now. Please come back later.');
@@ -329,12 +356,17 @@ ${widgets.join('\n')}
     expect(await w.getByRole('button', { name: 'Spin the wheel' }).count()).toBe(0);
 
     // 429 with Retry-After (exposed to the page by CORS)
-    await env.request('PUT', `/api/v1/instant-win-games/${game.id}`, { key: team.privateKey, body: { status: 'active' } });
+    await env.request('PUT', `/api/v1/instant-win-games/${game.id}`, {
+      key: team.privateKey,
+      body: { status: 'active' },
+    });
     await page.reload();
     throttled = true;
     try {
       await w.getByRole('button', { name: 'Spin the wheel' }).click();
-      await expect.poll(() => alert.textContent()).toBe('Too many attempts in a short time. Please wait 42 seconds and try again.');
+      await expect
+        .poll(() => alert.textContent())
+        .toBe('Too many attempts in a short time. Please wait 42 seconds and try again.');
       expect(await w.getByRole('button', { name: 'Spin the wheel' }).getAttribute('aria-disabled')).toBe('true');
     } finally {
       throttled = false;
@@ -374,7 +406,9 @@ ${widgets.join('\n')}
     expect(await w.getByRole('status').textContent()).toBe(
       'You revealed \u201cBetter luck next time\u201d: no prize this time. Thanks for playing!',
     );
-    expect(await w.getByRole('img', { name: 'Mystery box: Better luck next time' }).textContent()).toBe('Better luck next time');
+    expect(await w.getByRole('img', { name: 'Mystery box: Better luck next time' }).textContent()).toBe(
+      'Better luck next time',
+    );
     expect(await w.locator('form').isHidden()).toBe(true);
     expect((await playsOf(box.id)).map((p) => [p.status, p.tier_id])).toEqual([['miss', box.tiers[0]!.id]]);
 

@@ -12,7 +12,9 @@ import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 
 // ajv-formats is CommonJS; its default export differs between loaders
-const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv2020) => void;
+const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (
+  ajv: Ajv2020,
+) => void;
 
 type Doc = Record<string, any>;
 
@@ -105,17 +107,22 @@ export function createValidator(doc: Doc): ContractValidator {
       const at = `${where} (${op.method} ${op.template})`;
       const response = op.responses[String(status)] ?? op.responses[`${String(status)[0]}XX`] ?? op.responses.default;
       if (!response) {
-        throw new ContractError(`${at}: status ${status} is not documented (documented: ${Object.keys(op.responses).join(', ')})`);
+        throw new ContractError(
+          `${at}: status ${status} is not documented (documented: ${Object.keys(op.responses).join(', ')})`,
+        );
       }
       const content = response.content;
       if (!content || Object.keys(content).length === 0) {
-        if (body !== '') throw new ContractError(`${at}: documented without a body, answered ${JSON.stringify(body.slice(0, 200))}`);
+        if (body !== '')
+          throw new ContractError(`${at}: documented without a body, answered ${JSON.stringify(body.slice(0, 200))}`);
         checked++;
         return;
       }
       const media = content[type];
       if (!media) {
-        throw new ContractError(`${at}: content type ${JSON.stringify(contentType)} is not documented (documented: ${Object.keys(content).join(', ')})`);
+        throw new ContractError(
+          `${at}: content type ${JSON.stringify(contentType)} is not documented (documented: ${Object.keys(content).join(', ')})`,
+        );
       }
       if (type === 'application/json' || type.endsWith('+json')) {
         let value: unknown;
@@ -128,7 +135,9 @@ export function createValidator(doc: Doc): ContractValidator {
           const validate = compile(media.schema);
           if (!validate(value)) {
             const errors = ajv.errorsText(validate.errors, { dataVar: 'body', separator: '; ' });
-            throw new ContractError(`${at}: the body does not match the documented schema: ${errors}\nbody: ${body.slice(0, 1000)}`);
+            throw new ContractError(
+              `${at}: the body does not match the documented schema: ${errors}\nbody: ${body.slice(0, 1000)}`,
+            );
           }
         }
       }
@@ -141,5 +150,7 @@ let shared: Promise<ContractValidator> | undefined;
 /** The validator for the app's own document, made once per process. */
 export function contractValidator(): Promise<ContractValidator> {
   // imported here, not at the top: the workerd suite uses createValidator() with the Worker's own document
-  return (shared ??= import('../../scripts/openapi-document.js').then(async (m) => createValidator(await m.openApiDocument())));
+  return (shared ??= import('../../scripts/openapi-document.js').then(async (m) =>
+    createValidator(await m.openApiDocument()),
+  ));
 }

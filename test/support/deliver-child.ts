@@ -9,7 +9,12 @@ import { deliverDueEvents } from '../../src/domain/events/deliver.js';
 const h = await openPg(process.argv[2]!, { max: 2, migrate: false });
 process.stdout.write('ready\n');
 for (;;) {
-  const r = await deliverDueEvents(h.db, { fetch: globalThis.fetch, allowHttp: true }, { now: () => new Date() }, { limit: 10, concurrency: 2 });
+  const r = await deliverDueEvents(
+    h.db,
+    { fetch: globalThis.fetch, allowHttp: true },
+    { now: () => new Date() },
+    { limit: 10, concurrency: 2 },
+  );
   if (r.delivered + r.retrying + r.failed === 0) break;
 }
 await h.close();

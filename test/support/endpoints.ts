@@ -50,4 +50,3 @@ export const ENDPOINTS: Row[] = [
   ['POST', `/api/v1/draws/${ID}/results/${ID}/replace`, 'priv', MISSING, PRIVATE],
   ['GET', `/api/v1/draws/${ID}/snapshot`, 'pub', MISSING],
 ];
-

@@ -19,7 +19,13 @@ export function u64(key: Uint8Array, msg: string): bigint {
  * A draw's picks, written from the published description: a plain walk over the remaining entries
  * of the snapshot, rejecting a biased u; replacements are further picks of the same stream.
  */
-export function drawPicks(snapshot: { id: string; weight: bigint }[], seed: Uint8Array, snapshotHash: string, pr: string | null, picks: number) {
+export function drawPicks(
+  snapshot: { id: string; weight: bigint }[],
+  seed: Uint8Array,
+  snapshotHash: string,
+  pr: string | null,
+  picks: number,
+) {
   const remaining = [...snapshot];
   let i = 0;
   const out: { id: string; streamIndex: number }[] = [];
@@ -73,7 +79,13 @@ export async function nextNonce(db: Db, gameId: string, cookieHash: string | nul
 }
 
 /** A clientSeed whose number (under the current seed, at `nonce`) passes `accept`. */
-export async function clientSeedFor(db: Db, gameId: string, nonce: number, accept: (r: number) => boolean, tries = 5_000_000): Promise<string> {
+export async function clientSeedFor(
+  db: Db,
+  gameId: string,
+  nonce: number,
+  accept: (r: number) => boolean,
+  tries = 5_000_000,
+): Promise<string> {
   const { seed } = await currentSeed(db, gameId);
   for (let k = 0; k < tries; k++) {
     const cs = `t${k}`;

@@ -224,7 +224,13 @@ export async function createTestEnv(opts: TestEnvOptions = {}): Promise<TestEnv>
     const text = await res.text();
     // every answer is held to the OpenAPI document: undocumented operation, status or body shape throws
     const contract = await contractValidator();
-    contract.check({ method: method.toUpperCase(), path, status: res.status, contentType: res.headers.get('content-type'), body: text });
+    contract.check({
+      method: method.toUpperCase(),
+      path,
+      status: res.status,
+      contentType: res.headers.get('content-type'),
+      body: text,
+    });
     contractChecks++;
     let parsed: unknown = text;
     try {

@@ -22,8 +22,14 @@ describe.skipIf(!hasPostgres)('Worker in workerd: health, auth, contests, admin'
   });
 
   it('refuses missing, wrong and query-string keys with the contract wording', async () => {
-    expect(await call('GET', '/api/v1/contests')).toMatchObject({ status: 401, body: { success: false, error: 'Invalid API key' } });
-    expect(await call('GET', '/api/v1/contests', { key: 'pk_nope' })).toMatchObject({ status: 401, body: { error: 'Invalid API key' } });
+    expect(await call('GET', '/api/v1/contests')).toMatchObject({
+      status: 401,
+      body: { success: false, error: 'Invalid API key' },
+    });
+    expect(await call('GET', '/api/v1/contests', { key: 'pk_nope' })).toMatchObject({
+      status: 401,
+      body: { error: 'Invalid API key' },
+    });
     const viaQuery = await call('GET', `/api/v1/contests?apiKey=${team.publicKey}`);
     expect(viaQuery.status).toBe(401);
   });
@@ -45,9 +51,15 @@ describe.skipIf(!hasPostgres)('Worker in workerd: health, auth, contests, admin'
   });
 
   it('admin API: wrong token 401, revoked key answers 401 afterwards', async () => {
-    const bad = await call('POST', '/api/admin/teams', { body: { name: 'x' }, headers: { authorization: 'Bearer wrong' } });
+    const bad = await call('POST', '/api/admin/teams', {
+      body: { name: 'x' },
+      headers: { authorization: 'Bearer wrong' },
+    });
     expect(bad).toMatchObject({ status: 401, body: { success: false, error: 'Unauthorized' } });
-    const key = await call('POST', `/api/admin/teams/${team.teamId}/api-keys`, { admin: true, body: { type: 'public', name: 'temp' } });
+    const key = await call('POST', `/api/admin/teams/${team.teamId}/api-keys`, {
+      admin: true,
+      body: { type: 'public', name: 'temp' },
+    });
     expect(key.status).toBe(201);
     expect((await call('GET', '/api/v1/contests', { key: key.body.data.key })).status).toBe(200);
     const revoked = await call('DELETE', `/api/admin/api-keys/${key.body.data.id}`, { admin: true });

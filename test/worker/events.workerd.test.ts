@@ -22,10 +22,16 @@ describe.skipIf(!hasPostgres)('Worker in workerd: outbound events, export, erasu
   });
 
   it('delivers a signed entry.created after the response (waitUntil), logged in the deliveries', async () => {
-    const ep = await call('POST', '/api/v1/webhook-endpoints', { key: team.privateKey, body: { url: `${wenv.RESEND_API_URL}/hooks/${tag}` } });
+    const ep = await call('POST', '/api/v1/webhook-endpoints', {
+      key: team.privateKey,
+      body: { url: `${wenv.RESEND_API_URL}/hooks/${tag}` },
+    });
     expect(ep.status, ep.text).toBe(201);
     endpoint = ep.body.data;
-    const res = await call('POST', `/api/v1/contests/${contest.id}/entries`, { key: team.privateKey, body: { email: `ev-${tag}@example.com`, phone: '+15550100' } });
+    const res = await call('POST', `/api/v1/contests/${contest.id}/entries`, {
+      key: team.privateKey,
+      body: { email: `ev-${tag}@example.com`, phone: '+15550100' },
+    });
     expect(res.status).toBe(201);
     entryId = res.body.data.entryId;
     // the fake server answers 404 to this path: a failed attempt, but the request is recorded as sent
@@ -41,7 +47,13 @@ describe.skipIf(!hasPostgres)('Worker in workerd: outbound events, export, erasu
       const r = await call('GET', `/api/v1/webhook-endpoints/${endpoint.id}/deliveries`, { key: team.privateKey });
       return r.body.data[0]?.attempts === 1 ? r.body.data[0] : undefined;
     });
-    expect(log).toMatchObject({ type: 'entry.created', status: 'pending', attempts: 1, lastStatusCode: 404, lastError: 'HTTP 404' });
+    expect(log).toMatchObject({
+      type: 'entry.created',
+      status: 'pending',
+      attempts: 1,
+      lastStatusCode: 404,
+      lastError: 'HTTP 404',
+    });
   });
 
   // this suite's Worker runs with ALLOW_HTTP_WEBHOOKS=1 (its receiver is on loopback), so the
@@ -60,7 +72,9 @@ describe.skipIf(!hasPostgres)('Worker in workerd: outbound events, export, erasu
     expect(res.headers.get('content-type')).toBe('text/csv; charset=utf-8');
     expect(res.headers.get('content-disposition')).toBe(`attachment; filename="${contest.slug}-entries.csv"`);
     const lines = res.text.split('\r\n');
-    expect(lines[0]).toBe('id,email,name,phone,points,emailConfirmed,disqualified,referralCode,referredBy,referralsCount,riskLevel,createdAt');
+    expect(lines[0]).toBe(
+      'id,email,name,phone,points,emailConfirmed,disqualified,referralCode,referredBy,referralsCount,riskLevel,createdAt',
+    );
     expect(lines[1]).toMatch(new RegExp(`^${entryId},ev-${tag}@example.com,,'\\+15550100,0,true,false,`));
     expect(lines[2]).toBe('');
   });
@@ -73,19 +87,29 @@ describe.skipIf(!hasPostgres)('Worker in workerd: outbound events, export, erasu
     expect(del.body).toEqual({ success: true, data: { entryId, erased: true } });
     const gone = await call('GET', `/api/v1/entries/${entryId}`, { key: team.publicKey });
     expect([gone.status, gone.body.error]).toEqual([404, 'Entry not found']);
-    const erased = await eventually(async () => (await resendLog()).requests.find((r) => r.path === `/hooks/${tag}` && r.body?.type === 'entry.erased'));
+    const erased = await eventually(async () =>
+      (await resendLog()).requests.find((r) => r.path === `/hooks/${tag}` && r.body?.type === 'entry.erased'),
+    );
     expect(erased.body.data).toEqual({ entryId });
   });
 
   it('after the erasure, the pending entry.created delivery is sent scrubbed when retried', async () => {
-    const log = await call('GET', `/api/v1/webhook-endpoints/${endpoint.id}/deliveries?status=pending`, { key: team.privateKey });
+    const log = await call('GET', `/api/v1/webhook-endpoints/${endpoint.id}/deliveries?status=pending`, {
+      key: team.privateKey,
+    });
     const pending = log.body.data.find((d: { type: string }) => d.type === 'entry.created');
     expect(pending).toBeTruthy();
-    const before = (await resendLog()).requests.filter((r) => r.path === `/hooks/${tag}` && r.body?.type === 'entry.created').length;
-    const retried = await call('POST', `/api/v1/webhook-endpoints/${endpoint.id}/deliveries/${pending.id}/retry`, { key: team.privateKey });
+    const before = (await resendLog()).requests.filter(
+      (r) => r.path === `/hooks/${tag}` && r.body?.type === 'entry.created',
+    ).length;
+    const retried = await call('POST', `/api/v1/webhook-endpoints/${endpoint.id}/deliveries/${pending.id}/retry`, {
+      key: team.privateKey,
+    });
     expect(retried.status, retried.text).toBe(200);
     const sent = await eventually(async () => {
-      const all = (await resendLog()).requests.filter((r) => r.path === `/hooks/${tag}` && r.body?.type === 'entry.created');
+      const all = (await resendLog()).requests.filter(
+        (r) => r.path === `/hooks/${tag}` && r.body?.type === 'entry.created',
+      );
       return all.length > before ? all[all.length - 1] : undefined;
     });
     expect(sent.body.data).toMatchObject({ entryId, email: null, name: null, phone: null });

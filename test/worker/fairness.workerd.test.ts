@@ -9,15 +9,31 @@
 import { sql } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { drawPicks, playNumber } from '../support/fairness.js';
-import { call, eventually, hasPostgres, makeContest, makeTeam, resendLog, sqlRows, type Team, wenv } from './support/workerd.js';
+import {
+  call,
+  eventually,
+  hasPostgres,
+  makeContest,
+  makeTeam,
+  resendLog,
+  sqlRows,
+  type Team,
+  wenv,
+} from './support/workerd.js';
 
 const tag = Math.random().toString(36).slice(2, 8);
 const enc = new TextEncoder();
 const hex = (b: ArrayBuffer) => [...new Uint8Array(b)].map((x) => x.toString(16).padStart(2, '0')).join('');
 const bytes = (h: string): Uint8Array<ArrayBuffer> => new Uint8Array(h.match(/../g)!.map((x) => parseInt(x, 16)));
-const sha256 = async (data: string | Uint8Array<ArrayBuffer>) => hex(await crypto.subtle.digest('SHA-256', typeof data === 'string' ? enc.encode(data) : data));
-const winners = (rows: { id: string; weight: bigint }[], seed: Uint8Array, snapshotHash: string, pr: string | null, picks: number) =>
-  drawPicks(rows, seed, snapshotHash, pr, picks).map((p) => p.id);
+const sha256 = async (data: string | Uint8Array<ArrayBuffer>) =>
+  hex(await crypto.subtle.digest('SHA-256', typeof data === 'string' ? enc.encode(data) : data));
+const winners = (
+  rows: { id: string; weight: bigint }[],
+  seed: Uint8Array,
+  snapshotHash: string,
+  pr: string | null,
+  picks: number,
+) => drawPicks(rows, seed, snapshotHash, pr, picks).map((p) => p.id);
 
 describe.skipIf(!hasPostgres)('Worker in workerd: verifiable draws and provably fair instant win', () => {
   let team: Team;
@@ -39,7 +55,10 @@ describe.skipIf(!hasPostgres)('Worker in workerd: verifiable draws and provably 
     });
     expect(ep.status, ep.text).toBe(201);
 
-    const made = await call('POST', `/api/v1/contests/${contestId}/draws`, { key: team.privateKey, body: { winners: 3, weighting: 'points', label: 'Bikes' } });
+    const made = await call('POST', `/api/v1/contests/${contestId}/draws`, {
+      key: team.privateKey,
+      body: { winners: 3, weighting: 'points', label: 'Bikes' },
+    });
     expect(made.status, made.text).toBe(201);
     expect(made.headers.get('server-timing')).toMatch(/desc="1 round trip"/);
     const d = made.body.data;
@@ -57,7 +76,10 @@ describe.skipIf(!hasPostgres)('Worker in workerd: verifiable draws and provably 
     expect(rows.reduce((s, r) => s + r.weight, 0n)).toBe(BigInt(d.totalWeight));
 
     const pr = `drand round ${tag}`;
-    const rev = await call('POST', `/api/v1/draws/${d.id}/reveal`, { key: team.privateKey, body: { publicRandomness: pr } });
+    const rev = await call('POST', `/api/v1/draws/${d.id}/reveal`, {
+      key: team.privateKey,
+      body: { publicRandomness: pr },
+    });
     expect(rev.status, rev.text).toBe(200);
     expect(rev.headers.get('server-timing')).toMatch(/desc="1 round trip"/);
     const seed = bytes(rev.body.data.seed);
@@ -65,11 +87,16 @@ describe.skipIf(!hasPostgres)('Worker in workerd: verifiable draws and provably 
     const picked = rev.body.data.results.map((r: { entryId: string }) => r.entryId);
     expect(picked).toEqual(winners(rows, seed, d.snapshotHash, pr, 3));
 
-    const hook = await eventually(async () => (await resendLog()).requests.find((r) => r.path === `/hooks/draws-${tag}`));
+    const hook = await eventually(async () =>
+      (await resendLog()).requests.find((r) => r.path === `/hooks/draws-${tag}`),
+    );
     const { id, ...rest } = rev.body.data;
     expect(hook.body).toMatchObject({ type: 'draw.revealed', contestId, data: { drawId: id, ...rest } });
 
-    const rep = await call('POST', `/api/v1/draws/${d.id}/results/${picked[1]}/replace`, { key: team.privateKey, body: { reason: 'no answer' } });
+    const rep = await call('POST', `/api/v1/draws/${d.id}/results/${picked[1]}/replace`, {
+      key: team.privateKey,
+      body: { reason: 'no answer' },
+    });
     expect(rep.status, rep.text).toBe(200);
     const all = rep.body.data.results.map((r: { entryId: string }) => r.entryId);
     expect(all).toEqual(winners(rows, seed, d.snapshotHash, pr, 4));
@@ -81,24 +108,38 @@ describe.skipIf(!hasPostgres)('Worker in workerd: verifiable draws and provably 
     const g = await call('POST', '/api/v1/instant-win-games', {
       key: team.privateKey,
       body: {
-        slug: 'spin-to-win', title: 'Spin', mechanic: 'wheel', layout: 'default', entryLimit: 'none', publishAs: 'landing',
-        tiers: [{ name: 'Big', oddsPercent: 5, redeemCode: 'BIG' }, { name: 'Small', oddsPercent: 25, redeemCode: 'SMALL' }, { name: 'Miss', oddsPercent: 70, isMiss: true }],
+        slug: 'spin-to-win',
+        title: 'Spin',
+        mechanic: 'wheel',
+        layout: 'default',
+        entryLimit: 'none',
+        publishAs: 'landing',
+        tiers: [
+          { name: 'Big', oddsPercent: 5, redeemCode: 'BIG' },
+          { name: 'Small', oddsPercent: 25, redeemCode: 'SMALL' },
+          { name: 'Miss', oddsPercent: 70, isMiss: true },
+        ],
       },
     });
     expect(g.status, g.text).toBe(201);
     const game = g.body.data;
     const plays = [];
     for (const clientSeed of ['lucky', 'lucky', 'other']) {
-      const p = await call('POST', `/api/v1/instant-win-games/${game.id}/play`, { key: team.publicKey, body: { playCookie: `device-${tag}-aaaaaaaaaaaa`, clientSeed } });
+      const p = await call('POST', `/api/v1/instant-win-games/${game.id}/play`, {
+        key: team.publicKey,
+        body: { playCookie: `device-${tag}-aaaaaaaaaaaa`, clientSeed },
+      });
       expect(p.status, p.text).toBe(200);
       expect(p.headers.get('server-timing')).toMatch(/desc="1 round trip"/);
       plays.push(p.body.data);
     }
-    expect(plays.map((p) => [p.fairness.seedId, p.fairness.seedHash, p.fairness.clientSeed, p.fairness.nonce])).toEqual([
-      [game.fairness.seedId, game.fairness.seedHash, 'lucky', 1],
-      [game.fairness.seedId, game.fairness.seedHash, 'lucky', 2],
-      [game.fairness.seedId, game.fairness.seedHash, 'other', 3],
-    ]);
+    expect(plays.map((p) => [p.fairness.seedId, p.fairness.seedHash, p.fairness.clientSeed, p.fairness.nonce])).toEqual(
+      [
+        [game.fairness.seedId, game.fairness.seedHash, 'lucky', 1],
+        [game.fairness.seedId, game.fairness.seedHash, 'lucky', 2],
+        [game.fairness.seedId, game.fairness.seedHash, 'other', 3],
+      ],
+    );
     const rot = await call('POST', `/api/v1/instant-win-games/${game.id}/fairness/rotate`, { key: team.privateKey });
     expect(rot.status, rot.text).toBe(200);
     expect(rot.body.data.revealed).toMatchObject({ seedId: game.fairness.seedId, seedHash: game.fairness.seedHash });

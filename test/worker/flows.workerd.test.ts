@@ -8,7 +8,16 @@ import { createExecutionContext, createScheduledController, env, waitOnExecution
 import { sql } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import worker from '../../src/worker.js';
-import { call, eventually, hasPostgres, makeContest, makeTeam, resendLog, sqlRows, type Team } from './support/workerd.js';
+import {
+  call,
+  eventually,
+  hasPostgres,
+  makeContest,
+  makeTeam,
+  resendLog,
+  sqlRows,
+  type Team,
+} from './support/workerd.js';
 
 const tag = Math.random().toString(36).slice(2, 8);
 const ADA = `ada-${tag}@example.com`;
@@ -17,11 +26,20 @@ const WINNER = `winner-${tag}@example.com`;
 
 /** the first email the fake Resend API received for `to` (waits for ctx.waitUntil delivery) */
 const emailTo = (to: string) =>
-  eventually(async () => (await resendLog()).delivered.find((r) => r.body?.to?.[0] === to) as { headers: Record<string, string>; body: any } | undefined);
+  eventually(
+    async () =>
+      (await resendLog()).delivered.find((r) => r.body?.to?.[0] === to) as
+        | { headers: Record<string, string>; body: any }
+        | undefined,
+  );
 
 async function runCron() {
   const ctx = createExecutionContext();
-  await worker.scheduled(createScheduledController({ scheduledTime: Date.now(), cron: '* * * * *' }), env as never, ctx);
+  await worker.scheduled(
+    createScheduledController({ scheduledTime: Date.now(), cron: '* * * * *' }),
+    env as never,
+    ctx,
+  );
   await waitOnExecutionContext(ctx);
 }
 
@@ -49,9 +67,19 @@ describe.skipIf(!hasPostgres)('Worker in workerd: entries, referral, bonus, purc
       body: { email: `  ${ADA.toUpperCase()} `, name: '<script>alert(1)</script>' },
     });
     expect(res.status).toBe(201);
-    expect(res.body.data).toMatchObject({ email: ADA, alreadyExists: false, isReferred: false, pointsAwarded: { advocate: 0, friend: 0 } });
+    expect(res.body.data).toMatchObject({
+      email: ADA,
+      alreadyExists: false,
+      isReferred: false,
+      pointsAwarded: { advocate: 0, friend: 0 },
+    });
     const detail = await call('GET', `/api/v1/entries/${res.body.data.entryId}`, { key: team.publicKey });
-    expect(detail.body.data).toMatchObject({ email: ADA, name: '<script>alert(1)</script>', emailConfirmed: false, points: 0 });
+    expect(detail.body.data).toMatchObject({
+      email: ADA,
+      name: '<script>alert(1)</script>',
+      emailConfirmed: false,
+      points: 0,
+    });
     ada = { entryId: res.body.data.entryId, referralCode: detail.body.data.referralCode };
     expect(ada.referralCode).toBeTruthy();
 
@@ -65,7 +93,9 @@ describe.skipIf(!hasPostgres)('Worker in workerd: entries, referral, bonus, purc
     expect(mail.body.html).toContain('Refer &lt;friends&gt; &amp; win');
     // the row is marked sent once Resend has answered, a moment after the email arrived there
     const row = await eventually(async () => {
-      const [r] = await sqlRows<{ status: string; attempts: number }>(sql`select status, attempts from email_outbox where "to" = ${ADA}`);
+      const [r] = await sqlRows<{ status: string; attempts: number }>(
+        sql`select status, attempts from email_outbox where "to" = ${ADA}`,
+      );
       return r?.status === 'sent' ? r : undefined;
     });
     expect(row).toMatchObject({ status: 'sent', attempts: 1 });
@@ -87,17 +117,29 @@ describe.skipIf(!hasPostgres)('Worker in workerd: entries, referral, bonus, purc
       { entry_id: bobId, delta: 5, source: 'referral' },
     ]);
     // the same email again: 200, alreadyExists, nothing awarded twice
-    const again = await call('POST', `/api/v1/contests/${contestId}/entries`, { key: team.privateKey, body: { email: BOB, referralCode: ada.referralCode } });
+    const again = await call('POST', `/api/v1/contests/${contestId}/entries`, {
+      key: team.privateKey,
+      body: { email: BOB, referralCode: ada.referralCode },
+    });
     expect(again.status).toBe(200);
     expect(again.body.data).toMatchObject({ entryId: bobId, alreadyExists: true });
-    const counted = await sqlRows<{ n: number }>(sql`select count(*)::int as n from points_ledger where entry_id in (${ada.entryId}, ${bobId})`);
+    const counted = await sqlRows<{ n: number }>(
+      sql`select count(*)::int as n from points_ledger where entry_id in (${ada.entryId}, ${bobId})`,
+    );
     expect(counted[0]!.n).toBe(2);
   });
 
   it('completes a bonus action once (public key)', async () => {
     const action = await call('POST', `/api/admin/contests/${contestId}/bonus-actions`, {
       admin: true,
-      body: { action: 'follow', description: 'Follow us', icon: 'x', iconColor: '#000', points: 7, confirmationType: 'auto' },
+      body: {
+        action: 'follow',
+        description: 'Follow us',
+        icon: 'x',
+        iconColor: '#000',
+        points: 7,
+        confirmationType: 'auto',
+      },
     });
     expect(action.status).toBe(201);
     const path = `/api/v1/entries/${bobId}/bonus-actions/${action.body.data.id}/complete`;
@@ -118,7 +160,11 @@ describe.skipIf(!hasPostgres)('Worker in workerd: entries, referral, bonus, purc
     expect(first.body.data).toMatchObject({ entryId: bobId, pointsAwarded: 14, alreadyExists: false });
     const dup = await call('POST', `/api/v1/contests/${contestId}/purchases`, { key: team.privateKey, body });
     expect(dup.status).toBe(200);
-    expect(dup.body.data).toMatchObject({ pointsAwarded: 0, alreadyExists: true, purchaseId: first.body.data.purchaseId });
+    expect(dup.body.data).toMatchObject({
+      pointsAwarded: 0,
+      alreadyExists: true,
+      purchaseId: first.body.data.purchaseId,
+    });
     const pub = await call('POST', `/api/v1/contests/${contestId}/purchases`, { key: team.publicKey, body });
     expect(pub).toMatchObject({ status: 403, body: { error: 'Private key required' } });
   });
@@ -137,7 +183,14 @@ describe.skipIf(!hasPostgres)('Worker in workerd: entries, referral, bonus, purc
       expect(res.body.data).toMatchObject({ emailConfirmed: true });
     }
     const board = await call('GET', `/api/v1/contests/${contestId}/leaderboard`, { key: team.publicKey });
-    expect(board.body.data.map((r: { rank: number; email: string; points: number; referralsCount: number }) => [r.rank, r.email, r.points, r.referralsCount])).toEqual([
+    expect(
+      board.body.data.map((r: { rank: number; email: string; points: number; referralsCount: number }) => [
+        r.rank,
+        r.email,
+        r.points,
+        r.referralsCount,
+      ]),
+    ).toEqual([
       [1, BOB, 26, 0],
       [2, ADA, 10, 1],
     ]);
@@ -174,7 +227,10 @@ describe.skipIf(!hasPostgres)('Worker in workerd: instant win play, claim, prize
   it('plays, claims with an email, and the prize email carries the code', async () => {
     const play = await call('POST', `/api/v1/instant-win-games/${gameId}/play`, { key: team.publicKey, body: {} });
     expect(play.status, play.text).toBe(200);
-    expect(play.body.data).toMatchObject({ alreadyPlayed: false, result: { id: tierId, name: '10% off', isMiss: false } });
+    expect(play.body.data).toMatchObject({
+      alreadyPlayed: false,
+      result: { id: tierId, name: '10% off', isMiss: false },
+    });
     const { playId, playCookie } = play.body.data;
     expect(playCookie.length).toBeGreaterThanOrEqual(16);
 
@@ -197,24 +253,32 @@ describe.skipIf(!hasPostgres)('Worker in workerd: instant win play, claim, prize
       body: { email: WINNER, playCookie },
     });
     expect(again.body.data).toMatchObject({ alreadyClaimed: true, couponCode: code });
-    const [row] = await sqlRows<{ status: string; email: string }>(sql`select status, email from instant_win_plays where id = ${playId}`);
+    const [row] = await sqlRows<{ status: string; email: string }>(
+      sql`select status, email from instant_win_plays where id = ${playId}`,
+    );
     expect(row).toEqual({ status: 'claimed', email: WINNER });
   });
 
-  it("the cron expires an unclaimed win past its reservation and gives its code back", async () => {
+  it('the cron expires an unclaimed win past its reservation and gives its code back', async () => {
     const play = await call('POST', `/api/v1/instant-win-games/${gameId}/play`, { key: team.publicKey, body: {} });
     expect(play.status).toBe(200);
     const { playId } = play.body.data;
-    const held = await sqlRows<{ n: number }>(sql`select count(*)::int as n from instant_win_codes where tier_id = ${tierId} and play_id is null`);
+    const held = await sqlRows<{ n: number }>(
+      sql`select count(*)::int as n from instant_win_codes where tier_id = ${tierId} and play_id is null`,
+    );
     expect(held[0]!.n).toBe(0);
     // the Worker's clock is the real one: move the reservation into the past instead
     await sqlRows(sql`update instant_win_plays set expires_at = now() - interval '1 minute' where id = ${playId}`);
 
     await runCron();
 
-    const [row] = await sqlRows<{ status: string; code_id: string | null }>(sql`select status, code_id from instant_win_plays where id = ${playId}`);
+    const [row] = await sqlRows<{ status: string; code_id: string | null }>(
+      sql`select status, code_id from instant_win_plays where id = ${playId}`,
+    );
     expect(row).toEqual({ status: 'expired', code_id: null });
-    const freed = await sqlRows<{ n: number }>(sql`select count(*)::int as n from instant_win_codes where tier_id = ${tierId} and play_id is null`);
+    const freed = await sqlRows<{ n: number }>(
+      sql`select count(*)::int as n from instant_win_codes where tier_id = ${tierId} and play_id is null`,
+    );
     expect(freed[0]!.n).toBe(1);
     const game = await call('GET', `/api/v1/instant-win-games/${gameId}`, { key: team.privateKey });
     expect(game.body.data.tiers[0]).toMatchObject({ codesAvailable: 1 });

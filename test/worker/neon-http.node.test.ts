@@ -32,7 +32,9 @@ if (base) {
     await c.end();
     reachable = true;
   } catch (e) {
-    console.warn(`\n*** No Postgres at ${new URL(base).host} (${(e as Error).message}): the neon-http endpoint tests are SKIPPED. ***\n`);
+    console.warn(
+      `\n*** No Postgres at ${new URL(base).host} (${(e as Error).message}): the neon-http endpoint tests are SKIPPED. ***\n`,
+    );
   }
 } else {
   console.warn('\n*** TEST_DATABASE_URL is not set: the neon-http endpoint tests (real Postgres) are SKIPPED. ***\n');
@@ -118,16 +120,31 @@ describe.skipIf(!reachable)('local Neon HTTP endpoint with the real driver', () 
     });
 
     it('answers fields with their type ids, the command and its row count; rows are the raw text Postgres prints', async () => {
-      const full = await sqlq.query(`select 1::int4 as a, 2::int8 as b, 1.5::numeric as c, true as d, now() as e, '{}'::jsonb as f,
-        'x'::text as g, '{x}'::text[] as h, gen_random_uuid() as i, '\\x01'::bytea as j`, [], { fullResults: true });
+      const full = await sqlq.query(
+        `select 1::int4 as a, 2::int8 as b, 1.5::numeric as c, true as d, now() as e, '{}'::jsonb as f,
+        'x'::text as g, '{x}'::text[] as h, gen_random_uuid() as i, '\\x01'::bytea as j`,
+        [],
+        { fullResults: true },
+      );
       expect(full.fields.map((f) => [f.name, f.dataTypeID])).toEqual([
-        ['a', 23], ['b', 20], ['c', 1700], ['d', 16], ['e', 1184], ['f', 3802], ['g', 25], ['h', 1009], ['i', 2950], ['j', 17],
+        ['a', 23],
+        ['b', 20],
+        ['c', 1700],
+        ['d', 16],
+        ['e', 1184],
+        ['f', 3802],
+        ['g', 25],
+        ['h', 1009],
+        ['i', 2950],
+        ['j', 17],
       ]);
       expect([full.command, full.rowCount]).toEqual(['SELECT', 1]);
 
       const ins = await sqlq.query('insert into teams (name) values ($1), ($1)', ['counted'], { fullResults: true });
       expect([ins.command, ins.rowCount, ins.rows]).toEqual(['INSERT', 2, []]);
-      const upd = await sqlq.query(`update teams set name = 'counted2' where name = 'counted'`, [], { fullResults: true });
+      const upd = await sqlq.query(`update teams set name = 'counted2' where name = 'counted'`, [], {
+        fullResults: true,
+      });
       expect([upd.command, upd.rowCount]).toEqual(['UPDATE', 2]);
 
       // the wire itself, as the driver sends it
@@ -140,7 +157,11 @@ describe.skipIf(!reachable)('local Neon HTTP endpoint with the real driver', () 
         }),
       });
       expect(res.status).toBe(200);
-      const body = (await res.json()) as { rows: unknown[][]; rowAsArray: boolean; fields: { dataTypeID: number; format: string }[] };
+      const body = (await res.json()) as {
+        rows: unknown[][];
+        rowAsArray: boolean;
+        fields: { dataTypeID: number; format: string }[];
+      };
       expect(body.rowAsArray).toBe(true);
       expect(body.rows).toEqual([['\\xdeadbeef', '{a,"b c",NULL}', 't', '2026-03-04 05:06:07.089', null, '{"a": 1}']]);
       expect(body.fields.every((f) => f.format === 'text')).toBe(true);
@@ -152,9 +173,10 @@ describe.skipIf(!reachable)('local Neon HTTP endpoint with the real driver', () 
 
     it('a unique violation reaches the caller with code 23505, the constraint and the detail', async () => {
       await sqlq`insert into api_keys (team_id, type, key_hash, prefix) values (${teamId}, 'public', 'dup-hash', 'pk_dup')`;
-      const err = await sqlq`insert into api_keys (team_id, type, key_hash, prefix) values (${teamId}, 'public', 'dup-hash', 'pk_dup')`.catch(
-        (e: unknown) => e,
-      );
+      const err =
+        await sqlq`insert into api_keys (team_id, type, key_hash, prefix) values (${teamId}, 'public', 'dup-hash', 'pk_dup')`.catch(
+          (e: unknown) => e,
+        );
       expect(err).toMatchObject({
         name: 'NeonDbError',
         code: '23505',
@@ -192,19 +214,27 @@ describe.skipIf(!reachable)('local Neon HTTP endpoint with the real driver', () 
       const settings = sqlq`select current_setting('transaction_isolation') as iso, current_setting('transaction_read_only') as ro,
         current_setting('transaction_deferrable') as def`;
       expect((await sqlq.transaction([settings]))[0]).toEqual([{ iso: 'read committed', ro: 'off', def: 'off' }]);
-      expect((await sqlq.transaction([settings], { isolationLevel: 'RepeatableRead' }))[0]).toEqual([{ iso: 'repeatable read', ro: 'off', def: 'off' }]);
-      expect((await sqlq.transaction([settings], { isolationLevel: 'Serializable', readOnly: true, deferrable: true }))[0]).toEqual([
-        { iso: 'serializable', ro: 'on', def: 'on' },
+      expect((await sqlq.transaction([settings], { isolationLevel: 'RepeatableRead' }))[0]).toEqual([
+        { iso: 'repeatable read', ro: 'off', def: 'off' },
       ]);
-      expect((await sqlq.transaction([settings], { readOnly: true }))[0]).toEqual([{ iso: 'read committed', ro: 'on', def: 'off' }]);
+      expect(
+        (await sqlq.transaction([settings], { isolationLevel: 'Serializable', readOnly: true, deferrable: true }))[0],
+      ).toEqual([{ iso: 'serializable', ro: 'on', def: 'on' }]);
+      expect((await sqlq.transaction([settings], { readOnly: true }))[0]).toEqual([
+        { iso: 'read committed', ro: 'on', def: 'off' },
+      ]);
 
       // a write in a read-only batch fails (25006) and writes nothing
-      await expect(sqlq.transaction([sqlq`insert into teams (name) values ('ro-write')`], { readOnly: true })).rejects.toMatchObject({
+      await expect(
+        sqlq.transaction([sqlq`insert into teams (name) values ('ro-write')`], { readOnly: true }),
+      ).rejects.toMatchObject({
         code: '25006',
       });
       expect(await teamCount('ro-write')).toBe(0);
       // an isolation level Neon does not know is refused before anything runs
-      await expect(sqlq.transaction([settings], { isolationLevel: 'Chaos' as 'Serializable' })).rejects.toThrow(/invalid isolation level/);
+      await expect(sqlq.transaction([settings], { isolationLevel: 'Chaos' as 'Serializable' })).rejects.toThrow(
+        /invalid isolation level/,
+      );
     });
 
     it('RepeatableRead reads one snapshot for the whole batch; ReadCommitted sees a commit made between two statements', async () => {
@@ -222,7 +252,12 @@ describe.skipIf(!reachable)('local Neon HTTP endpoint with the real driver', () 
           { isolationLevel },
         );
         await expect
-          .poll(async () => Number((await direct.pool.query(`select count(*) from pg_locks where locktype = 'advisory' and not granted`)).rows[0].count))
+          .poll(async () =>
+            Number(
+              (await direct.pool.query(`select count(*) from pg_locks where locktype = 'advisory' and not granted`))
+                .rows[0].count,
+            ),
+          )
           .toBe(1);
         await direct.pool.query('insert into teams (name) values ($1)', [label]);
         await holder.query('select pg_advisory_unlock(4242)');
@@ -235,8 +270,12 @@ describe.skipIf(!reachable)('local Neon HTTP endpoint with the real driver', () 
     });
 
     it('connection problems: a missing database is a Postgres error (400, 3D000); a host other than loopback is refused', async () => {
-      await expect(neon(withDatabase(databaseUrl, 'no_such_db_here'))`select 1`).rejects.toMatchObject({ code: '3D000' });
-      await expect(neon('postgres://postgres@10.1.2.3:5432/x')`select 1`).rejects.toThrow(/does not connect to 10\.1\.2\.3:5432/);
+      await expect(neon(withDatabase(databaseUrl, 'no_such_db_here'))`select 1`).rejects.toMatchObject({
+        code: '3D000',
+      });
+      await expect(neon('postgres://postgres@10.1.2.3:5432/x')`select 1`).rejects.toThrow(
+        /does not connect to 10\.1\.2\.3:5432/,
+      );
     });
   });
 
@@ -286,19 +325,26 @@ describe.skipIf(!reachable)('local Neon HTTP endpoint with the real driver', () 
     it('a unique violation through Drizzle keeps code and constraint reachable by pgError()', async () => {
       const values = { teamId, type: 'private', keyHash: 'drizzle-dup', prefix: 'sk_x' };
       await db.insert(apiKeys).values(values);
-      const err = await db.insert(apiKeys).values(values).catch((e: unknown) => e);
+      const err = await db
+        .insert(apiKeys)
+        .values(values)
+        .catch((e: unknown) => e);
       expect(pgError(err)).toEqual({ code: '23505', constraint: 'api_keys_key_hash_uq' });
       expect(isUniqueViolation(err, 'api_keys_key_hash_uq')).toBe(true);
-      const raw = await query(db, sql`insert into api_keys (team_id, type, key_hash, prefix) values (${teamId}, 'private', 'drizzle-dup', 'sk_x')`).catch(
-        (e: unknown) => e,
-      );
+      const raw = await query(
+        db,
+        sql`insert into api_keys (team_id, type, key_hash, prefix) values (${teamId}, 'private', 'drizzle-dup', 'sk_x')`,
+      ).catch((e: unknown) => e);
       expect(isUniqueViolation(raw, 'api_keys_key_hash_uq')).toBe(true);
     });
 
     it('db.batch() is one transaction: a failing statement rolls back the others', async () => {
       const http = db as unknown as { batch(q: unknown[]): Promise<unknown[]> };
       const err = await http
-        .batch([db.insert(teams).values({ name: 'drizzle-batch' }), db.insert(apiKeys).values({ teamId, type: 'private', keyHash: 'drizzle-dup', prefix: 'sk_x' })])
+        .batch([
+          db.insert(teams).values({ name: 'drizzle-batch' }),
+          db.insert(apiKeys).values({ teamId, type: 'private', keyHash: 'drizzle-dup', prefix: 'sk_x' }),
+        ])
         .catch((e: unknown) => e);
       expect(pgError(err)).toEqual({ code: '23505', constraint: 'api_keys_key_hash_uq' });
       expect(await teamCount('drizzle-batch')).toBe(0);
@@ -336,7 +382,10 @@ describe('the delaying TCP front (scripts/latency-front.ts)', () => {
   afterAll(() => new Promise<void>((r) => echo.close(() => r())));
 
   it('delays every chunk N ms each way and keeps the order', async () => {
-    const front = await startLatencyFront({ target: { host: '127.0.0.1', port: (echo.address() as AddressInfo).port }, latencyMs: 60 });
+    const front = await startLatencyFront({
+      target: { host: '127.0.0.1', port: (echo.address() as AddressInfo).port },
+      latencyMs: 60,
+    });
     const { createConnection } = await import('node:net');
     const sock = createConnection({ host: '127.0.0.1', port: front.port });
     await new Promise((r) => sock.once('connect', r));

@@ -8,7 +8,6 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { workersPublicCache, type CacheStorageLike } from '../../src/http/public-cache.js';
 import { call, hasPostgres, makeContest, makeTeam, quietSqlRequests as quiet, type Team } from './support/workerd.js';
 
-
 describe.skipIf(!hasPostgres)('public cache on the Worker', () => {
   let team: Team;
   beforeAll(async () => {
@@ -16,8 +15,15 @@ describe.skipIf(!hasPostgres)('public cache on the Worker', () => {
   });
 
   async function contestWithEntry(publicCacheSeconds: number) {
-    const c = await makeContest(team.teamId, { title: `Cache ${publicCacheSeconds}`, requireEmailConfirmation: false, publicCacheSeconds });
-    const e = await call('POST', `/api/v1/contests/${c.id}/entries`, { key: team.privateKey, body: { email: `cache-${publicCacheSeconds}-${Date.now()}@example.com` } });
+    const c = await makeContest(team.teamId, {
+      title: `Cache ${publicCacheSeconds}`,
+      requireEmailConfirmation: false,
+      publicCacheSeconds,
+    });
+    const e = await call('POST', `/api/v1/contests/${c.id}/entries`, {
+      key: team.privateKey,
+      body: { email: `cache-${publicCacheSeconds}-${Date.now()}@example.com` },
+    });
     expect(e.status, e.text).toBe(201);
     return { id: c.id, entryId: e.body.data.entryId as string };
   }
@@ -25,10 +31,17 @@ describe.skipIf(!hasPostgres)('public cache on the Worker', () => {
     const before = await quiet();
     const r = await call('GET', `/api/v1/contests/${contestId}/leaderboard`, { key: team.publicKey });
     expect(r.status, r.text).toBe(200);
-    return { points: r.body.data[0].points as number, sql: (await quiet()) - before, cacheControl: r.headers.get('cache-control') };
+    return {
+      points: r.body.data[0].points as number,
+      sql: (await quiet()) - before,
+      cacheControl: r.headers.get('cache-control'),
+    };
   };
   const addPoints = async (entryId: string, points: number) => {
-    const r = await call('POST', `/api/v1/entries/${entryId}/points`, { key: team.privateKey, body: { points, reason: 'cache test' } });
+    const r = await call('POST', `/api/v1/entries/${entryId}/points`, {
+      key: team.privateKey,
+      body: { points, reason: 'cache test' },
+    });
     expect(r.status, r.text).toBe(200);
   };
 
@@ -54,8 +67,18 @@ describe.skipIf(!hasPostgres)('public cache on the Worker', () => {
     const cacheApi = (caches as unknown as { default: CacheStorageLike }).default;
     const key = `http://contests.test/api/v1/contests/x/leaderboard?ce-key=${'a'.repeat(64)}-${Date.now()}`;
     const now = Date.now();
-    await workersPublicCache(cacheApi).put(key, { body: '{"success":true}', contentType: 'application/json', storedAt: now, expiresAt: now + 60_000 });
-    expect(await workersPublicCache(cacheApi).get(key)).toEqual({ body: '{"success":true}', contentType: 'application/json', storedAt: now, expiresAt: now + 60_000 });
+    await workersPublicCache(cacheApi).put(key, {
+      body: '{"success":true}',
+      contentType: 'application/json',
+      storedAt: now,
+      expiresAt: now + 60_000,
+    });
+    expect(await workersPublicCache(cacheApi).get(key)).toEqual({
+      body: '{"success":true}',
+      contentType: 'application/json',
+      storedAt: now,
+      expiresAt: now + 60_000,
+    });
     expect(await workersPublicCache(cacheApi).get(`${key}-other`)).toBeNull();
   });
 });

@@ -14,7 +14,13 @@ describe.skipIf(!hasPostgres)('round trips on the Worker over HTTP', () => {
 
   beforeAll(async () => {
     team = await makeTeam('Round trips');
-    contestId = (await makeContest(team.teamId, { title: 'RT', requireEmailConfirmation: false, referral: { advocatePoints: 10, friendPoints: 5 } })).id;
+    contestId = (
+      await makeContest(team.teamId, {
+        title: 'RT',
+        requireEmailConfirmation: false,
+        referral: { advocatePoints: 10, friendPoints: 5 },
+      })
+    ).id;
   });
 
   async function trips(method: string, path: string, opts: Parameters<typeof call>[2]) {
@@ -26,32 +32,82 @@ describe.skipIf(!hasPostgres)('round trips on the Worker over HTTP', () => {
 
   it('reads, writes, play and claim are one SQL-over-HTTP request each, the key check included', async () => {
     const seen: Record<string, [number, number, string | null]> = {};
-    const run = async (name: string, method: string, path: string, opts: Parameters<typeof call>[2], status: number) => {
+    const run = async (
+      name: string,
+      method: string,
+      path: string,
+      opts: Parameters<typeof call>[2],
+      status: number,
+    ) => {
       const r = await trips(method, path, opts);
       expect(r.res.status, `${name}: ${r.res.text}`).toBe(status);
       seen[name] = [r.http, status, r.timing];
       return r.res;
     };
-    const ada = await run('entry create', 'POST', `/api/v1/contests/${contestId}/entries`, { key: team.privateKey, body: { email: 'rt-ada@example.com' } }, 201);
-    await run('entry create (referral)', 'POST', `/api/v1/contests/${contestId}/entries`, { key: team.privateKey, body: { email: 'rt-bob@example.com', referralCode: ada.body.data.referralCode } }, 201);
+    const ada = await run(
+      'entry create',
+      'POST',
+      `/api/v1/contests/${contestId}/entries`,
+      { key: team.privateKey, body: { email: 'rt-ada@example.com' } },
+      201,
+    );
+    await run(
+      'entry create (referral)',
+      'POST',
+      `/api/v1/contests/${contestId}/entries`,
+      { key: team.privateKey, body: { email: 'rt-bob@example.com', referralCode: ada.body.data.referralCode } },
+      201,
+    );
     await run('contest get', 'GET', `/api/v1/contests/${contestId}`, { key: team.publicKey }, 200);
     await run('entry get', 'GET', `/api/v1/entries/${ada.body.data.entryId}`, { key: team.publicKey }, 200);
     await run('leaderboard', 'GET', `/api/v1/contests/${contestId}/leaderboard`, { key: team.publicKey }, 200);
     await run('bad key', 'GET', `/api/v1/contests/${contestId}`, { key: `pk_${'Z'.repeat(40)}` }, 401);
-    await run('public key on a private route', 'POST', `/api/v1/entries/${ada.body.data.entryId}/points`, { key: team.publicKey, body: { points: 1, reason: 'x' } }, 403);
-    const game = await run('game create (one batch)', 'POST', '/api/v1/instant-win-games', {
-      key: team.privateKey,
-      body: {
-        slug: 'spin-to-win', title: 'RT wheel', mechanic: 'wheel', layout: 'default', entryLimit: 'none', publishAs: 'landing',
-        tiers: [{ name: 'Prize', oddsPercent: 100, redeemCode: 'RT' }, { name: 'Miss', oddsPercent: 0, isMiss: true }],
+    await run(
+      'public key on a private route',
+      'POST',
+      `/api/v1/entries/${ada.body.data.entryId}/points`,
+      { key: team.publicKey, body: { points: 1, reason: 'x' } },
+      403,
+    );
+    const game = await run(
+      'game create (one batch)',
+      'POST',
+      '/api/v1/instant-win-games',
+      {
+        key: team.privateKey,
+        body: {
+          slug: 'spin-to-win',
+          title: 'RT wheel',
+          mechanic: 'wheel',
+          layout: 'default',
+          entryLimit: 'none',
+          publishAs: 'landing',
+          tiers: [
+            { name: 'Prize', oddsPercent: 100, redeemCode: 'RT' },
+            { name: 'Miss', oddsPercent: 0, isMiss: true },
+          ],
+        },
       },
-    }, 201);
+      201,
+    );
     const gameId = game.body.data.id;
-    const play = await run('play', 'POST', `/api/v1/instant-win-games/${gameId}/play`, { key: team.publicKey, body: {} }, 200);
-    await run('claim', 'POST', `/api/v1/instant-win-games/${gameId}/plays/${play.body.data.playId}/claim`, {
-      key: team.publicKey,
-      body: { email: 'rt-winner@example.com', playCookie: play.body.data.playCookie },
-    }, 200);
+    const play = await run(
+      'play',
+      'POST',
+      `/api/v1/instant-win-games/${gameId}/play`,
+      { key: team.publicKey, body: {} },
+      200,
+    );
+    await run(
+      'claim',
+      'POST',
+      `/api/v1/instant-win-games/${gameId}/plays/${play.body.data.playId}/claim`,
+      {
+        key: team.publicKey,
+        body: { email: 'rt-winner@example.com', playCookie: play.body.data.playCookie },
+      },
+      200,
+    );
     for (const [name, [http, , timing]] of Object.entries(seen)) {
       // on the answer's path: one round trip, as the answer itself reports
       expect(timing, name).toMatch(/desc="1 round trip"$/);
@@ -63,7 +119,10 @@ describe.skipIf(!hasPostgres)('round trips on the Worker over HTTP', () => {
       else expect([name, http], JSON.stringify(seen)).toEqual([name, 1]);
     }
     // the game update reads what its rules need, then writes and reads back in one batch: 2
-    const upd = await trips('PUT', `/api/v1/instant-win-games/${gameId}`, { key: team.privateKey, body: { title: 'RT wheel 2' } });
+    const upd = await trips('PUT', `/api/v1/instant-win-games/${gameId}`, {
+      key: team.privateKey,
+      body: { title: 'RT wheel 2' },
+    });
     expect(upd.res.status, upd.res.text).toBe(200);
     expect(upd.res.body.data.title).toBe('RT wheel 2');
     expect(upd.res.headers.get('server-timing')).toMatch(/desc="2 round trips"$/);
@@ -77,6 +136,9 @@ describe.skipIf(!hasPostgres)('round trips on the Worker over HTTP', () => {
       body: { email: 'rt-hook@example.com' },
     });
     // external tracking is off on this contest: the answer comes from inside the transaction
-    expect([res.status, res.body]).toEqual([403, { success: false, error: 'External tracking is not enabled for this contest' }]);
+    expect([res.status, res.body]).toEqual([
+      403,
+      { success: false, error: 'External tracking is not enabled for this contest' },
+    ]);
   });
 });

@@ -106,7 +106,9 @@ const withDb = (name: string) => {
 
 const canStart = external ? true : await pgReachable(baseUrl);
 if (!canStart) {
-  console.warn(`\n*** No Postgres at ${new URL(baseUrl).host}: the npm start / npm run dev black-box suite is SKIPPED. ***\n`);
+  console.warn(
+    `\n*** No Postgres at ${new URL(baseUrl).host}: the npm start / npm run dev black-box suite is SKIPPED. ***\n`,
+  );
 }
 
 const targets: Target[] = [];
@@ -114,7 +116,11 @@ const targets: Target[] = [];
 beforeAll(async () => {
   if (!canStart) return;
   if (external) {
-    targets.push({ name: 'external', url: external.replace(/\/+$/, ''), adminToken: process.env.BLACKBOX_ADMIN_TOKEN ?? '' });
+    targets.push({
+      name: 'external',
+      url: external.replace(/\/+$/, ''),
+      adminToken: process.env.BLACKBOX_ADMIN_TOKEN ?? '',
+    });
     return;
   }
   const admin = new pg.Client({ connectionString: baseUrl });
@@ -137,7 +143,12 @@ afterAll(async () => {
   await admin.end();
 });
 
-async function call(t: Target, method: string, path: string, opts: { key?: string; admin?: boolean; body?: unknown; raw?: string; headers?: Record<string, string> } = {}) {
+async function call(
+  t: Target,
+  method: string,
+  path: string,
+  opts: { key?: string; admin?: boolean; body?: unknown; raw?: string; headers?: Record<string, string> } = {},
+) {
   const headers: Record<string, string> = { ...opts.headers };
   if (opts.key) headers['x-api-key'] = opts.key;
   if (opts.admin) headers.authorization = `Bearer ${t.adminToken}`;
@@ -170,7 +181,9 @@ describe.skipIf(!canStart).each(names)('black box: %s', (name) => {
     expect(nf.headers.get('x-request-id')).toBe('bb-check-1');
   });
 
-  it('migrated and seeded the empty database on start: the printed demo key lists the demo contest', async ({ skip }) => {
+  it('migrated and seeded the empty database on start: the printed demo key lists the demo contest', async ({
+    skip,
+  }) => {
     if (!t().seededPublicKey) skip();
     const res = await call(t(), 'GET', '/api/v1/contests', { key: t().seededPublicKey });
     expect(res.status).toBe(200);
@@ -181,7 +194,10 @@ describe.skipIf(!canStart).each(names)('black box: %s', (name) => {
     const team = await call(t(), 'POST', '/api/admin/teams', { admin: true, body: { name: 'Black box' } });
     expect(team.status).toBe(201);
     const teamId = team.body.data.id;
-    const pub = await call(t(), 'POST', `/api/admin/teams/${teamId}/api-keys`, { admin: true, body: { type: 'public' } });
+    const pub = await call(t(), 'POST', `/api/admin/teams/${teamId}/api-keys`, {
+      admin: true,
+      body: { type: 'public' },
+    });
     expect(pub.status).toBe(201);
     expect(pub.body.data.key).toMatch(/^pk_[A-Za-z0-9]{32,}$/);
     const contest = await call(t(), 'POST', `/api/admin/teams/${teamId}/contests`, {
@@ -206,7 +222,10 @@ describe.skipIf(!canStart).each(names)('black box: %s', (name) => {
   it('an entry that queues a confirmation email: it is delivered right after the request (log transport)', async () => {
     const team = await call(t(), 'POST', '/api/admin/teams', { admin: true, body: { name: 'Mail box' } });
     const teamId = team.body.data.id;
-    const priv = await call(t(), 'POST', `/api/admin/teams/${teamId}/api-keys`, { admin: true, body: { type: 'private' } });
+    const priv = await call(t(), 'POST', `/api/admin/teams/${teamId}/api-keys`, {
+      admin: true,
+      body: { type: 'private' },
+    });
     const contest = await call(t(), 'POST', `/api/admin/teams/${teamId}/contests`, {
       admin: true,
       body: { title: 'Mail <contest>', status: 'active', isEvergreen: true, requireEmailConfirmation: true },
@@ -226,12 +245,20 @@ describe.skipIf(!canStart).each(names)('black box: %s', (name) => {
       await new Promise((r) => setTimeout(r, 100));
     }
     expect(emails).toHaveLength(1);
-    expect(emails[0]).toMatchObject({ to: 'ada@example.com', kind: 'confirmation', status: 'sent', subject: 'Confirm your entry: Mail <contest>' });
+    expect(emails[0]).toMatchObject({
+      to: 'ada@example.com',
+      kind: 'confirmation',
+      status: 'sent',
+      subject: 'Confirm your entry: Mail <contest>',
+    });
     expect(emails[0].text).toMatch(/\/api\/confirm\/\S+/);
   });
 
   it('auth and input errors answer the contract envelope', async () => {
-    expect(await call(t(), 'GET', '/api/v1/contests')).toMatchObject({ status: 401, body: { success: false, error: 'Invalid API key' } });
+    expect(await call(t(), 'GET', '/api/v1/contests')).toMatchObject({
+      status: 401,
+      body: { success: false, error: 'Invalid API key' },
+    });
     expect(await call(t(), 'POST', '/api/admin/teams', { body: { name: 'x' } })).toMatchObject({
       status: 401,
       body: { success: false, error: 'Unauthorized' },
@@ -240,14 +267,21 @@ describe.skipIf(!canStart).each(names)('black box: %s', (name) => {
       status: 400,
       body: { success: false, error: 'Invalid request body' },
     });
-    const big = await call(t(), 'POST', '/api/admin/teams', { admin: true, raw: JSON.stringify({ name: 'x'.repeat(70 * 1024) }) });
+    const big = await call(t(), 'POST', '/api/admin/teams', {
+      admin: true,
+      raw: JSON.stringify({ name: 'x'.repeat(70 * 1024) }),
+    });
     expect(big).toMatchObject({ status: 413, body: { success: false, error: 'Request body too large' } });
   });
 
   it('answers CORS preflights on /api/v1 and serves the OpenAPI document', async () => {
     const pre = await fetch(`${t().url}/api/v1/contests`, {
       method: 'OPTIONS',
-      headers: { origin: 'https://shop.example', 'access-control-request-method': 'GET', 'access-control-request-headers': 'x-api-key' },
+      headers: {
+        origin: 'https://shop.example',
+        'access-control-request-method': 'GET',
+        'access-control-request-headers': 'x-api-key',
+      },
     });
     expect(pre.status).toBe(204);
     expect(pre.headers.get('access-control-allow-origin')).toBe('*');

@@ -26,7 +26,11 @@ describe.skipIf(!hasPostgres).each(['http', 'ws'])('Worker in workerd over DB_TR
     if (opts.key) headers['x-api-key'] = opts.key;
     if (opts.body !== undefined) headers['content-type'] = 'application/json';
     const ctx = createExecutionContext();
-    const req = new Request(`http://contests.test${path}`, { method, headers, body: opts.body === undefined ? undefined : JSON.stringify(opts.body) });
+    const req = new Request(`http://contests.test${path}`, {
+      method,
+      headers,
+      body: opts.body === undefined ? undefined : JSON.stringify(opts.body),
+    });
     const res = await worker.fetch(req, envs[transport]!, ctx);
     const body = (await res.json()) as any;
     await waitOnExecutionContext(ctx); // background work (WebSocket path: the Pool's end) is done
@@ -39,19 +43,31 @@ describe.skipIf(!hasPostgres).each(['http', 'ws'])('Worker in workerd over DB_TR
   });
 
   it('checks keys and reads a contest', async () => {
-    expect(await call('GET', '/api/v1/contests', { key: 'pk_nope' })).toMatchObject({ status: 401, body: { error: 'Invalid API key' } });
+    expect(await call('GET', '/api/v1/contests', { key: 'pk_nope' })).toMatchObject({
+      status: 401,
+      body: { error: 'Invalid API key' },
+    });
     const one = await call('GET', `/api/v1/contests/${contestId}`, { key: team.publicKey });
     expect(one.status).toBe(200);
     expect(one.body.data).toMatchObject({ id: contestId, title: `Over ${transport}` });
   });
 
-  it("writes entries; an email another entry has answers 409 (a unique violation, mapped by its constraint)", async () => {
-    const first = await call('POST', `/api/v1/contests/${contestId}/entries`, { key: team.privateKey, body: { email: `taken-${transport}@example.com` } });
+  it('writes entries; an email another entry has answers 409 (a unique violation, mapped by its constraint)', async () => {
+    const first = await call('POST', `/api/v1/contests/${contestId}/entries`, {
+      key: team.privateKey,
+      body: { email: `taken-${transport}@example.com` },
+    });
     expect(first.status).toBe(201);
-    const second = await call('POST', `/api/v1/contests/${contestId}/entries`, { key: team.privateKey, body: { email: `other-${transport}@example.com`, name: 'Old' } });
+    const second = await call('POST', `/api/v1/contests/${contestId}/entries`, {
+      key: team.privateKey,
+      body: { email: `other-${transport}@example.com`, name: 'Old' },
+    });
     expect(second.status).toBe(201);
     const id = second.body.data.entryId as string;
-    const clash = await call('PUT', `/api/v1/entries/${id}`, { key: team.privateKey, body: { email: `TAKEN-${transport}@example.com`, name: 'New' } });
+    const clash = await call('PUT', `/api/v1/entries/${id}`, {
+      key: team.privateKey,
+      body: { email: `TAKEN-${transport}@example.com`, name: 'New' },
+    });
     expect(clash).toEqual({ status: 409, body: { success: false, error: 'Email already used by another entry' } });
     const after = await call('GET', `/api/v1/entries/${id}`, { key: team.publicKey });
     expect(after.body.data).toMatchObject({ email: `other-${transport}@example.com`, name: 'Old' });

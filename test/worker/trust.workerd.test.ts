@@ -17,24 +17,40 @@ describe.skipIf(!hasPostgres)('Worker in workerd: public keys and risk signals',
 
   beforeAll(async () => {
     team = await makeTeam('Trust');
-    const k = await call('POST', `/api/admin/teams/${team.teamId}/api-keys`, { admin: true, body: { type: 'public', personalData: 'masked' } });
+    const k = await call('POST', `/api/admin/teams/${team.teamId}/api-keys`, {
+      admin: true,
+      body: { type: 'public', personalData: 'masked' },
+    });
     expect(k.status).toBe(201);
     masked = k.body.data.key;
   });
 
   it('a masked key reads masked entries and searches whole emails only', async () => {
     const c = await makeContest(team.teamId, { requireEmailConfirmation: false });
-    const e = await call('POST', `/api/v1/contests/${c.id}/entries`, { key: team.privateKey, body: { email: `ann-${tag}@example.com`, name: 'Ann Bell', phone: '+15551234567' } });
+    const e = await call('POST', `/api/v1/contests/${c.id}/entries`, {
+      key: team.privateKey,
+      body: { email: `ann-${tag}@example.com`, name: 'Ann Bell', phone: '+15551234567' },
+    });
     expect(e.status).toBe(201);
     const list = await call('GET', `/api/v1/contests/${c.id}/entries`, { key: masked });
-    expect(list.body.data[0]).toMatchObject({ email: 'a***@example.com', name: 'Ann B.', phone: '***4567', risk: { level: 'none', reasons: [], review: null } });
+    expect(list.body.data[0]).toMatchObject({
+      email: 'a***@example.com',
+      name: 'Ann B.',
+      phone: '***4567',
+      risk: { level: 'none', reasons: [], review: null },
+    });
     expect((await call('GET', `/api/v1/contests/${c.id}/entries?search=ann`, { key: masked })).body.data).toEqual([]);
-    expect((await call('GET', `/api/v1/contests/${c.id}/entries?search=ann-${tag}@example.com`, { key: masked })).body.data).toHaveLength(1);
+    expect(
+      (await call('GET', `/api/v1/contests/${c.id}/entries?search=ann-${tag}@example.com`, { key: masked })).body.data,
+    ).toHaveLength(1);
   });
 
   it('block refuses a disposable address and stores nothing; hold holds referral points until approved', async () => {
     const b = await makeContest(team.teamId, { requireEmailConfirmation: false, risk: { mode: 'block' } });
-    const refused = await call('POST', `/api/v1/contests/${b.id}/entries`, { key: team.privateKey, body: { email: `x-${tag}@mailinator.com`, ipAddress: '203.0.113.4' } });
+    const refused = await call('POST', `/api/v1/contests/${b.id}/entries`, {
+      key: team.privateKey,
+      body: { email: `x-${tag}@mailinator.com`, ipAddress: '203.0.113.4' },
+    });
     expect(refused.status).toBe(403);
     expect(refused.body.error).toBe('Entry refused by risk rules');
     // the risk checks run inside the create statement: still one round trip at the edge
@@ -48,14 +64,27 @@ describe.skipIf(!hasPostgres)('Worker in workerd: public keys and risk signals',
     const rows = await sqlRows<{ n: number }>(sql`select count(*)::int as n from entries where contest_id = ${b.id}`);
     expect(rows[0]!.n).toBe(1);
 
-    const h = await makeContest(team.teamId, { requireEmailConfirmation: false, referral: { advocatePoints: 10, friendPoints: 5 }, risk: { mode: 'hold' } });
-    const a = await call('POST', `/api/v1/contests/${h.id}/entries`, { key: team.privateKey, body: { email: `amy-${tag}@example.com` } });
+    const h = await makeContest(team.teamId, {
+      requireEmailConfirmation: false,
+      referral: { advocatePoints: 10, friendPoints: 5 },
+      risk: { mode: 'hold' },
+    });
+    const a = await call('POST', `/api/v1/contests/${h.id}/entries`, {
+      key: team.privateKey,
+      body: { email: `amy-${tag}@example.com` },
+    });
     const f = await call('POST', `/api/v1/contests/${h.id}/entries`, {
       key: team.privateKey,
       body: { email: `amy-${tag}+2@example.com`, referralCode: a.body.data.referralCode },
     });
-    expect(f.body.data).toMatchObject({ pointsAwarded: { advocate: 0, friend: 0 }, pointsPending: { advocate: 10, friend: 5 } });
-    const rv = await call('POST', `/api/v1/entries/${f.body.data.entryId}/review`, { key: team.privateKey, body: { decision: 'approve' } });
+    expect(f.body.data).toMatchObject({
+      pointsAwarded: { advocate: 0, friend: 0 },
+      pointsPending: { advocate: 10, friend: 5 },
+    });
+    const rv = await call('POST', `/api/v1/entries/${f.body.data.entryId}/review`, {
+      key: team.privateKey,
+      body: { decision: 'approve' },
+    });
     expect(rv.status).toBe(200);
     expect(rv.body.data).toMatchObject({ points: 5, risk: { level: 'high', review: 'approved' } });
     const adv = await call('GET', `/api/v1/entries/${a.body.data.entryId}`, { key: team.privateKey });
@@ -65,7 +94,8 @@ describe.skipIf(!hasPostgres)('Worker in workerd: public keys and risk signals',
   it('public-key requests past the binding limit (600 a minute) answer 429 Too many requests with Retry-After', async () => {
     // the binding is declared in wrangler.toml and simulated by miniflare: use up one (key, IP)
     // budget on it directly (no database), then ask the Worker with that key from that address
-    const limiter = (env as unknown as { PUBLIC_LIMITER: { limit(o: { key: string }): Promise<{ success: boolean }> } }).PUBLIC_LIMITER;
+    const limiter = (env as unknown as { PUBLIC_LIMITER: { limit(o: { key: string }): Promise<{ success: boolean }> } })
+      .PUBLIC_LIMITER;
     const ip = '198.51.100.99';
     const hash = [...new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(team.publicKey)))]
       .map((b) => b.toString(16).padStart(2, '0'))
@@ -78,7 +108,16 @@ describe.skipIf(!hasPostgres)('Worker in workerd: public keys and risk signals',
     expect(limited.body).toEqual({ success: false, error: 'Too many requests' });
     expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
     // another client address, and the private key, are not limited by that one
-    expect((await call('GET', '/api/v1/contests', { key: team.publicKey, headers: { 'cf-connecting-ip': '198.51.100.100' } })).status).toBe(200);
-    expect((await call('GET', '/api/v1/contests', { key: team.privateKey, headers: { 'cf-connecting-ip': ip } })).status).toBe(200);
+    expect(
+      (
+        await call('GET', '/api/v1/contests', {
+          key: team.publicKey,
+          headers: { 'cf-connecting-ip': '198.51.100.100' },
+        })
+      ).status,
+    ).toBe(200);
+    expect(
+      (await call('GET', '/api/v1/contests', { key: team.privateKey, headers: { 'cf-connecting-ip': ip } })).status,
+    ).toBe(200);
   });
 });

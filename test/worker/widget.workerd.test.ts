@@ -93,7 +93,9 @@ describe('Worker in workerd: /docs', () => {
   it('serves the reference page and its start script from the Worker, with a CSP of only the app itself', async () => {
     const page = await SELF.fetch('http://contests.test/docs', { headers: BROWSER_HEADERS });
     expect(page.status).toBe(200);
-    expect(page.headers.get('content-security-policy')).toMatch(/^default-src 'none'; script-src 'self'; style-src 'self'/);
+    expect(page.headers.get('content-security-policy')).toMatch(
+      /^default-src 'none'; script-src 'self'; style-src 'self'/,
+    );
     const html = await page.text();
     expect(html).toContain('<script src="/docs/assets/swagger-ui-bundle.js" defer></script>');
     expect(html).not.toMatch(/https?:\/\//);

@@ -75,7 +75,9 @@ describe.skipIf(!reachable)('the Neon driver through the proxy (Node, ws)', () =
 
   it('runs queries, and pool.end() closes every proxied connection promptly', async () => {
     const pool = new Pool({ connectionString: base, max: 3 });
-    const rows = await Promise.all([1, 2, 3].map((n) => pool.query<{ n: number }>('select $1::int as n, pg_sleep(0.05)', [n])));
+    const rows = await Promise.all(
+      [1, 2, 3].map((n) => pool.query<{ n: number }>('select $1::int as n, pg_sleep(0.05)', [n])),
+    );
     expect(rows.map((r) => r.rows[0]!.n)).toEqual([1, 2, 3]);
     expect(proxy.open()).toBe(3);
     const t0 = Date.now();
@@ -97,7 +99,9 @@ describe.skipIf(!reachable)('the Neon driver through the proxy (Node, ws)', () =
         if (received.includes(Buffer.from([0x5a, 0, 0, 0, 5]))) resolve();
       }),
     );
-    const params = Buffer.from(`user\0${decodeURIComponent(u.username || 'postgres')}\0database\0${u.pathname.slice(1) || 'postgres'}\0\0`);
+    const params = Buffer.from(
+      `user\0${decodeURIComponent(u.username || 'postgres')}\0database\0${u.pathname.slice(1) || 'postgres'}\0\0`,
+    );
     const start = Buffer.alloc(8 + params.length);
     start.writeInt32BE(8 + params.length, 0);
     start.writeInt32BE(196608, 4);

@@ -13,7 +13,14 @@ export function Activity(props: { cred: Team; contestId: string }) {
   const [range, setRange] = useState<{ interval: 'hour' | 'day'; from?: string; to?: string }>({ interval: 'day' });
   const data = useLoad(
     async () =>
-      must(api.GET('/api/v1/contests/{contestId}/series', { params: { path: { contestId: props.contestId }, query: { interval: range.interval, from: range.from, to: range.to } } })),
+      must(
+        api.GET('/api/v1/contests/{contestId}/series', {
+          params: {
+            path: { contestId: props.contestId },
+            query: { interval: range.interval, from: range.from, to: range.to },
+          },
+        }),
+      ),
     [props.contestId, range.interval, range.from, range.to],
   );
   const s = data.data?.data;
@@ -24,7 +31,11 @@ export function Activity(props: { cred: Team; contestId: string }) {
         class="inline"
         onSubmit={(e: Event) => {
           const v = formValues(e);
-          setRange({ interval: v.interval === 'hour' ? 'hour' : 'day', from: v.from || undefined, to: v.to || undefined });
+          setRange({
+            interval: v.interval === 'hour' ? 'hour' : 'day',
+            from: v.from || undefined,
+            to: v.to || undefined,
+          });
         }}
       >
         <label for="act-interval">Per</label>
@@ -62,7 +73,11 @@ export function Activity(props: { cred: Team; contestId: string }) {
 
 export function BonusActions(props: { cred: Team; contestId: string }) {
   const api = apiClient(props.cred);
-  const list = useLoad(async () => must(api.GET('/api/v1/contests/{contestId}/bonus-actions', { params: { path: { contestId: props.contestId } } })), [props.contestId]);
+  const list = useLoad(
+    async () =>
+      must(api.GET('/api/v1/contests/{contestId}/bonus-actions', { params: { path: { contestId: props.contestId } } })),
+    [props.contestId],
+  );
   const [error, setError] = useState<string | null>(null);
   return (
     <section aria-labelledby="bonus-h">
@@ -115,12 +130,23 @@ export function BonusActions(props: { cred: Team; contestId: string }) {
             {list.data.data.map((a) => (
               <tr>
                 <td>{a.action}</td>
-                <td>{a.confirmationType === 'manual' ? 'after review' : a.confirmationType === 'click' ? 'on click' : 'on their word'}</td>
+                <td>
+                  {a.confirmationType === 'manual'
+                    ? 'after review'
+                    : a.confirmationType === 'click'
+                      ? 'on click'
+                      : 'on their word'}
+                </td>
                 <td>
                   <form
                     class="inline"
                     onSubmit={submitWith(setError, async (v) => {
-                      await must(api.PATCH('/api/v1/bonus-actions/{bonusActionId}', { params: { path: { bonusActionId: a.id } }, body: { points: Number(v.points) } }));
+                      await must(
+                        api.PATCH('/api/v1/bonus-actions/{bonusActionId}', {
+                          params: { path: { bonusActionId: a.id } },
+                          body: { points: Number(v.points) },
+                        }),
+                      );
                       list.reload();
                     })}
                   >
@@ -146,13 +172,23 @@ export function BonusActions(props: { cred: Team; contestId: string }) {
 export function CompletionsQueue(props: { cred: Team; contestId: string }) {
   const api = apiClient(props.cred);
   const list = useLoad(
-    async () => must(api.GET('/api/v1/contests/{contestId}/bonus-completions', { params: { path: { contestId: props.contestId }, query: { limit: 50 } } })),
+    async () =>
+      must(
+        api.GET('/api/v1/contests/{contestId}/bonus-completions', {
+          params: { path: { contestId: props.contestId }, query: { limit: 50 } },
+        }),
+      ),
     [props.contestId],
   );
   const [selected, setSelected] = useState<string[]>([]);
   const [progress, setProgress] = useState<string | null>(null);
   const decide = (entryId: string, bonusActionId: string, approve: boolean) =>
-    must(api.POST('/api/v1/entries/{entryId}/bonus-actions/{bonusActionId}/verify', { params: { path: { entryId, bonusActionId } }, body: { approve } }));
+    must(
+      api.POST('/api/v1/entries/{entryId}/bonus-actions/{bonusActionId}/verify', {
+        params: { path: { entryId, bonusActionId } },
+        body: { approve },
+      }),
+    );
   const items = list.data?.data ?? [];
   const many = async (approve: boolean) => {
     const chosen = items.filter((c) => selected.includes(c.id));
@@ -177,7 +213,13 @@ export function CompletionsQueue(props: { cred: Team; contestId: string }) {
           <>
             <p class="buttons">
               <Action label="Approve selected" disabled={selected.length === 0} run={() => many(true)} />
-              <Action label="Reject selected" danger confirm={`Reject the ${selected.length} selected completions?`} disabled={selected.length === 0} run={() => many(false)} />
+              <Action
+                label="Reject selected"
+                danger
+                confirm={`Reject the ${selected.length} selected completions?`}
+                disabled={selected.length === 0}
+                run={() => many(false)}
+              />
             </p>
             {progress ? (
               <p role="status" aria-live="polite">

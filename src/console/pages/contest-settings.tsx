@@ -29,7 +29,12 @@ export function NewContest(props: { cred: Team }) {
         const c = (
           await must(
             api.POST('/api/v1/contests', {
-              body: { title: v.title ?? '', mode: (v.mode ?? 'giveaway') as (typeof MODES)[number], status: 'draft', isEvergreen: true },
+              body: {
+                title: v.title ?? '',
+                mode: (v.mode ?? 'giveaway') as (typeof MODES)[number],
+                status: 'draft',
+                isEvergreen: true,
+              },
             }),
           )
         ).data;
@@ -81,7 +86,11 @@ export function ContestSettings(props: { cred: Team; contestId: string; onSaved:
                   startDate: fromLocal(v.startDate),
                   endDate: fromLocal(v.endDate),
                   requireEmailConfirmation: v.requireEmailConfirmation === 'on',
-                  referral: { advocatePoints: int(v.advocatePoints), friendPoints: int(v.friendPoints), creditOn: v.creditOn === 'confirm' ? 'confirm' : 'create' },
+                  referral: {
+                    advocatePoints: int(v.advocatePoints),
+                    friendPoints: int(v.friendPoints),
+                    creditOn: v.creditOn === 'confirm' ? 'confirm' : 'create',
+                  },
                   risk: {
                     mode: (v.riskMode ?? 'flag') as 'flag' | 'hold' | 'block',
                     maxEntriesPerIpPerHour: int(v.maxEntriesPerIpPerHour),
@@ -134,15 +143,30 @@ export function ContestSettings(props: { cred: Team; contestId: string; onSaved:
           <label for="s-end">Ends</label>
           <input id="s-end" name="endDate" type="datetime-local" value={toLocal(c.endDate)} />
           <label>
-            <input type="checkbox" name="requireEmailConfirmation" checked={c.requireEmailConfirmation} /> Entries confirm their email
+            <input type="checkbox" name="requireEmailConfirmation" checked={c.requireEmailConfirmation} /> Entries
+            confirm their email
           </label>
         </fieldset>
         <fieldset>
           <legend>Referrals</legend>
           <label for="s-adv">Points to the referrer</label>
-          <input id="s-adv" name="advocatePoints" type="number" min={0} required value={String(c.referral.advocatePoints)} />
+          <input
+            id="s-adv"
+            name="advocatePoints"
+            type="number"
+            min={0}
+            required
+            value={String(c.referral.advocatePoints)}
+          />
           <label for="s-friend">Points to the new entry</label>
-          <input id="s-friend" name="friendPoints" type="number" min={0} required value={String(c.referral.friendPoints)} />
+          <input
+            id="s-friend"
+            name="friendPoints"
+            type="number"
+            min={0}
+            required
+            value={String(c.referral.friendPoints)}
+          />
           <label for="s-credit">Credited</label>
           <select id="s-credit" name="creditOn">
             <option value="create" selected={c.referral.creditOn === 'create'}>
@@ -168,9 +192,25 @@ export function ContestSettings(props: { cred: Team; contestId: string; onSaved:
             </option>
           </select>
           <label for="s-ip">Entries per address per hour before a flag</label>
-          <input id="s-ip" name="maxEntriesPerIpPerHour" type="number" min={1} max={1000} required value={String(c.risk.maxEntriesPerIpPerHour)} />
+          <input
+            id="s-ip"
+            name="maxEntriesPerIpPerHour"
+            type="number"
+            min={1}
+            max={1000}
+            required
+            value={String(c.risk.maxEntriesPerIpPerHour)}
+          />
           <label for="s-refs">Referrals per referrer per hour before a flag</label>
-          <input id="s-refs" name="maxReferralsPerHour" type="number" min={1} max={1000} required value={String(c.risk.maxReferralsPerHour)} />
+          <input
+            id="s-refs"
+            name="maxReferralsPerHour"
+            type="number"
+            min={1}
+            max={1000}
+            required
+            value={String(c.risk.maxReferralsPerHour)}
+          />
         </fieldset>
         <fieldset>
           <legend>Purchases</legend>
@@ -178,16 +218,41 @@ export function ContestSettings(props: { cred: Team; contestId: string; onSaved:
             <input type="checkbox" name="purchaseEnabled" checked={c.purchaseTracking.enabled} /> Purchases earn points
           </label>
           <label for="s-ppp">Points per purchase</label>
-          <input id="s-ppp" name="pointsPerPurchase" type="number" min={0} required value={String(c.purchaseTracking.pointsPerPurchase)} />
+          <input
+            id="s-ppp"
+            name="pointsPerPurchase"
+            type="number"
+            min={0}
+            required
+            value={String(c.purchaseTracking.pointsPerPurchase)}
+          />
           <label for="s-ppu">Points per currency unit</label>
-          <input id="s-ppu" name="pointsPerCurrencyUnit" type="number" min={0} step="any" required value={String(c.purchaseTracking.pointsPerCurrencyUnit)} />
+          <input
+            id="s-ppu"
+            name="pointsPerCurrencyUnit"
+            type="number"
+            min={0}
+            step="any"
+            required
+            value={String(c.purchaseTracking.pointsPerCurrencyUnit)}
+          />
         </fieldset>
         <fieldset>
           <legend>Pages that show it</legend>
           <label for="s-cache">Seconds a page's reads may lag (0: always exact; up to 300)</label>
-          <input id="s-cache" name="publicCacheSeconds" type="number" min={0} max={300} required value={String(c.publicCacheSeconds)} aria-describedby="s-cache-help" />
+          <input
+            id="s-cache"
+            name="publicCacheSeconds"
+            type="number"
+            min={0}
+            max={300}
+            required
+            value={String(c.publicCacheSeconds)}
+            aria-describedby="s-cache-help"
+          />
           <p id="s-cache-help">
-            Above 0, what a public key reads (the contest, its leaderboard, its bonus actions) may be up to that many seconds old, and costs no database work.
+            Above 0, what a public key reads (the contest, its leaderboard, its bonus actions) may be up to that many
+            seconds old, and costs no database work.
           </p>
         </fieldset>
         <button type="submit">Save settings</button>

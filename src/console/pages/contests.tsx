@@ -12,7 +12,10 @@ type Team = Extract<Credential, { kind: 'team' }>;
 export function ContestsPage(props: { cred: Team }) {
   const api = apiClient(props.cred);
   const [page, setPage] = useState(1);
-  const list = useLoad(async () => must(api.GET('/api/v1/contests', { params: { query: { page, limit: 20 } } })), [page]);
+  const list = useLoad(
+    async () => must(api.GET('/api/v1/contests', { params: { query: { page, limit: 20 } } })),
+    [page],
+  );
   return (
     <>
       <h1>Contests</h1>
@@ -60,9 +63,18 @@ export function ContestsPage(props: { cred: Team }) {
 
 function Totals(props: { cred: Team; contestId: string }) {
   const api = apiClient(props.cred);
-  const stats = useLoad(async () => must(api.GET('/api/v1/contests/{contestId}/analytics', { params: { path: { contestId: props.contestId } } })), [props.contestId]);
+  const stats = useLoad(
+    async () =>
+      must(api.GET('/api/v1/contests/{contestId}/analytics', { params: { path: { contestId: props.contestId } } })),
+    [props.contestId],
+  );
   const top = useLoad(
-    async () => must(api.GET('/api/v1/contests/{contestId}/leaderboard', { params: { path: { contestId: props.contestId }, query: { limit: 5 } } })),
+    async () =>
+      must(
+        api.GET('/api/v1/contests/{contestId}/leaderboard', {
+          params: { path: { contestId: props.contestId }, query: { limit: 5 } },
+        }),
+      ),
     [props.contestId],
   );
   const s = stats.data?.data;
@@ -104,7 +116,8 @@ function Totals(props: { cred: Team; contestId: string }) {
         <ol class="top">
           {top.data.data.map((r) => (
             <li>
-              <Link href={`/console/entries/${r.id}`}>{r.name ?? r.email}</Link>: {r.points} points, {r.referralsCount} referrals
+              <Link href={`/console/entries/${r.id}`}>{r.name ?? r.email}</Link>: {r.points} points, {r.referralsCount}{' '}
+              referrals
             </li>
           ))}
         </ol>
@@ -138,13 +151,17 @@ function Entries(props: { cred: Team; contestId: string }) {
   const { query } = useLocation();
   const search = query.get('search') ?? '';
   const risk = (query.get('risk') ?? '') as '' | 'review' | 'high';
-  const yesNo = (name: string) => (['true', 'false'].includes(query.get(name) ?? '') ? (query.get(name) as 'true' | 'false') : '');
+  const yesNo = (name: string) =>
+    ['true', 'false'].includes(query.get(name) ?? '') ? (query.get(name) as 'true' | 'false') : '';
   const confirmed = yesNo('confirmed');
   const disqualified = yesNo('disqualified');
   const referred = yesNo('referred');
   const review = query.get('review') === 'pending' ? 'pending' : '';
   const referredBy = /^[0-9a-f-]{36}$/i.test(query.get('referredBy') ?? '') ? query.get('referredBy')! : '';
-  const sort = (['oldest', 'points'].includes(query.get('sort') ?? '') ? query.get('sort') : '') as '' | 'oldest' | 'points';
+  const sort = (['oldest', 'points'].includes(query.get('sort') ?? '') ? query.get('sort') : '') as
+    | ''
+    | 'oldest'
+    | 'points';
   const page = Number(query.get('page') ?? 1) || 1;
   const list = useLoad(
     async () =>
@@ -171,7 +188,10 @@ function Entries(props: { cred: Team; contestId: string }) {
   );
   const go = (next: Record<string, string | number>) => {
     const current = { search, risk, confirmed, disqualified, referred, review, referredBy, sort, page: String(page) };
-    const q = new URLSearchParams({ ...current, ...Object.fromEntries(Object.entries(next).map(([k, v]) => [k, String(v)])) });
+    const q = new URLSearchParams({
+      ...current,
+      ...Object.fromEntries(Object.entries(next).map(([k, v]) => [k, String(v)])),
+    });
     for (const [k, v] of [...q]) if (!v || (k === 'page' && v === '1')) q.delete(k);
     navigate(`/console/contests/${props.contestId}${q.size ? `?${q}` : ''}`);
   };
@@ -183,7 +203,16 @@ function Entries(props: { cred: Team; contestId: string }) {
         role="search"
         onSubmit={(e: Event) => {
           const v = formValues(e);
-          go({ search: v.search ?? '', risk: v.risk ?? '', confirmed: v.confirmed ?? '', disqualified: v.disqualified ?? '', referred: v.referred ?? '', review: v.review ?? '', sort: v.sort ?? '', page: 1 });
+          go({
+            search: v.search ?? '',
+            risk: v.risk ?? '',
+            confirmed: v.confirmed ?? '',
+            disqualified: v.disqualified ?? '',
+            referred: v.referred ?? '',
+            review: v.review ?? '',
+            sort: v.sort ?? '',
+            page: 1,
+          });
         }}
       >
         <label for="entry-search">Search email, name or referral code</label>
@@ -227,7 +256,8 @@ function Entries(props: { cred: Team; contestId: string }) {
         <button type="submit">Search</button>
       </form>
       <p>
-        <Link href={`/console/contests/${props.contestId}?review=pending`}>Review queue</Link>: flagged entries not reviewed yet.
+        <Link href={`/console/contests/${props.contestId}?review=pending`}>Review queue</Link>: flagged entries not
+        reviewed yet.
       </p>
       {referredBy ? (
         <p role="status">
@@ -240,8 +270,9 @@ function Entries(props: { cred: Team; contestId: string }) {
         <>
           <table>
             <caption>
-              {list.data.pagination.total} {search || risk || confirmed || disqualified || referred || review || referredBy ? 'matching ' : ''}entries,{' '}
-              {sort === 'oldest' ? 'oldest first' : sort === 'points' ? 'most points first' : 'newest first'}
+              {list.data.pagination.total}{' '}
+              {search || risk || confirmed || disqualified || referred || review || referredBy ? 'matching ' : ''}
+              entries, {sort === 'oldest' ? 'oldest first' : sort === 'points' ? 'most points first' : 'newest first'}
             </caption>
             <thead>
               <tr>
@@ -263,7 +294,9 @@ function Entries(props: { cred: Team; contestId: string }) {
                   <td>{e.points}</td>
                   <td>{e.emailConfirmed ? 'yes' : 'no'}</td>
                   <td>
-                    {e.risk.level === 'none' ? 'none' : `${e.risk.level} (${e.risk.reasons.join(', ')})${e.risk.review ? `, ${e.risk.review}` : ''}`}
+                    {e.risk.level === 'none'
+                      ? 'none'
+                      : `${e.risk.level} (${e.risk.reasons.join(', ')})${e.risk.review ? `, ${e.risk.review}` : ''}`}
                     {e.disqualified ? ', disqualified' : ''}
                   </td>
                   <td>{when(e.createdAt)}</td>
@@ -291,7 +324,9 @@ function Export(props: { cred: Team; contestId: string }) {
     setHref(null);
     setProgress('Starting…');
     try {
-      const res = await fetch(`/api/v1/contests/${props.contestId}/entries/export`, { headers: authHeaders(props.cred) });
+      const res = await fetch(`/api/v1/contests/${props.contestId}/entries/export`, {
+        headers: authHeaders(props.cred),
+      });
       if (!res.ok || !res.body) {
         const body = (await res.json().catch(() => null)) as { error?: string } | null;
         throw new Error(body?.error ?? `The server answered ${res.status}.`);
@@ -348,14 +383,18 @@ function Export(props: { cred: Team; contestId: string }) {
 
 function Draws(props: { cred: Team; contestId: string }) {
   const api = apiClient(props.cred);
-  const draws = useLoad(async () => must(api.GET('/api/v1/contests/{contestId}/draws', { params: { path: { contestId: props.contestId } } })), [props.contestId]);
+  const draws = useLoad(
+    async () =>
+      must(api.GET('/api/v1/contests/{contestId}/draws', { params: { path: { contestId: props.contestId } } })),
+    [props.contestId],
+  );
   const [error, setError] = useState<string | null>(null);
   return (
     <section aria-labelledby="draws-h">
       <h2 id="draws-h">Draws</h2>
       <p>
-        A draw first <strong>commits</strong>: it freezes the eligible entries (their hash is published) and a secret seed (its hash too).
-        Revealing picks the winners from both; anyone can recompute them.
+        A draw first <strong>commits</strong>: it freezes the eligible entries (their hash is published) and a secret
+        seed (its hash too). Revealing picks the winners from both; anyone can recompute them.
       </p>
       <form
         class="inline"
@@ -396,7 +435,8 @@ function Draws(props: { cred: Team; contestId: string }) {
             {d.label ?? 'Draw'} <span class={`badge ${d.status}`}>{d.status}</span>
           </h3>
           <p>
-            {d.eligibleCount} eligible entries, total weight {d.totalWeight}, {d.winners} winner{d.winners === 1 ? '' : 's'}.
+            {d.eligibleCount} eligible entries, total weight {d.totalWeight}, {d.winners} winner
+            {d.winners === 1 ? '' : 's'}.
           </p>
           <p class="mono">
             snapshot SHA-256 <code class="hash">{d.snapshotHash}</code>
@@ -428,12 +468,17 @@ function Draws(props: { cred: Team; contestId: string }) {
             </form>
           ) : (
             <>
-              <p>Public randomness: {d.publicRandomness ?? 'none'}. Revealed {when(d.revealedAt)}.</p>
+              <p>
+                Public randomness: {d.publicRandomness ?? 'none'}. Revealed {when(d.revealedAt)}.
+              </p>
               <ol class="winners">
                 {d.results.map((r) => (
                   <li>
-                    {r.entryId ? <Link href={`/console/entries/${r.entryId}`}>{r.email ?? r.entryId}</Link> : '—'} (weight {r.weight})
-                    {r.replaced ? ` replaced: ${r.replacedReason ?? ''}` : (
+                    {r.entryId ? <Link href={`/console/entries/${r.entryId}`}>{r.email ?? r.entryId}</Link> : '—'}{' '}
+                    (weight {r.weight})
+                    {r.replaced ? (
+                      ` replaced: ${r.replacedReason ?? ''}`
+                    ) : (
                       <Action
                         label="Replace"
                         danger
@@ -472,7 +517,8 @@ function VerifyDraw(props: { drawId: string }) {
   return (
     <div class="verify">
       <p>
-        Anyone can check it with one of your public keys, on the public verification page, or with <code>npx tsx scripts/verify-draw.ts</code>.
+        Anyone can check it with one of your public keys, on the public verification page, or with{' '}
+        <code>npx tsx scripts/verify-draw.ts</code>.
       </p>
       <PublicKeyForm
         id={`verify-key-${props.drawId}`}
@@ -501,7 +547,10 @@ function VerifyDraw(props: { drawId: string }) {
 
 export function ContestPage(props: { cred: Team; contestId: string }) {
   const api = apiClient(props.cred);
-  const contest = useLoad(async () => must(api.GET('/api/v1/contests/{contestId}', { params: { path: { contestId: props.contestId } } })), [props.contestId]);
+  const contest = useLoad(
+    async () => must(api.GET('/api/v1/contests/{contestId}', { params: { path: { contestId: props.contestId } } })),
+    [props.contestId],
+  );
   const c = contest.data?.data;
   return (
     <>

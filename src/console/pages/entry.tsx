@@ -79,7 +79,12 @@ export function EntryPage(props: { cred: Team; entryId: string }) {
             const v = formValues(ev);
             setError(null);
             try {
-              await must(api.POST('/api/v1/entries/{entryId}/points', { ...path, body: { points: Number(v.points), reason: v.reason ?? '' } }));
+              await must(
+                api.POST('/api/v1/entries/{entryId}/points', {
+                  ...path,
+                  body: { points: Number(v.points), reason: v.reason ?? '' },
+                }),
+              );
               (ev.target as HTMLFormElement).reset();
               reload();
             } catch (err) {
@@ -100,7 +105,9 @@ export function EntryPage(props: { cred: Team; entryId: string }) {
             danger={!e.disqualified}
             confirm={e.disqualified ? undefined : 'Disqualify this entry? It leaves the leaderboard and draws.'}
             run={async () => {
-              await must(api.POST('/api/v1/entries/{entryId}/disqualify', { ...path, body: { disqualify: !e.disqualified } }));
+              await must(
+                api.POST('/api/v1/entries/{entryId}/disqualify', { ...path, body: { disqualify: !e.disqualified } }),
+              );
               reload();
             }}
           />
@@ -151,10 +158,20 @@ export function EntryPage(props: { cred: Team; entryId: string }) {
           }}
         >
           <label for="erase-confirm">
-            Erase this person: type <strong>{e.email ?? e.phone}</strong> to confirm. Their email, name, phone and custom fields are removed everywhere; totals stay.
+            Erase this person: type <strong>{e.email ?? e.phone}</strong> to confirm. Their email, name, phone and
+            custom fields are removed everywhere; totals stay.
           </label>
-          <input id="erase-confirm" value={confirmEmail} autocomplete="off" onInput={(ev: Event) => setConfirmEmail((ev.target as HTMLInputElement).value)} />
-          <button type="submit" class="danger" disabled={confirmEmail.trim().toLowerCase() !== String(e.email ?? e.phone ?? '').toLowerCase()}>
+          <input
+            id="erase-confirm"
+            value={confirmEmail}
+            autocomplete="off"
+            onInput={(ev: Event) => setConfirmEmail((ev.target as HTMLInputElement).value)}
+          />
+          <button
+            type="submit"
+            class="danger"
+            disabled={confirmEmail.trim().toLowerCase() !== String(e.email ?? e.phone ?? '').toLowerCase()}
+          >
             Erase
           </button>
         </form>

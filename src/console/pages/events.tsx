@@ -18,7 +18,13 @@ export function EventsPage(props: { cred: Team }) {
       <form
         class="inline"
         onSubmit={submitWith(setError, async (v, form) => {
-          const ep = (await must(api.POST('/api/v1/webhook-endpoints', { body: { url: v.url ?? '', description: v.description || undefined } }))).data;
+          const ep = (
+            await must(
+              api.POST('/api/v1/webhook-endpoints', {
+                body: { url: v.url ?? '', description: v.description || undefined },
+              }),
+            )
+          ).data;
           setSecret(ep.secret);
           form.reset();
           list.reload();
@@ -71,14 +77,26 @@ export function EventsPage(props: { cred: Team }) {
                     label="Rotate secret"
                     confirm="Make a new signing secret? The old one keeps signing for 24 hours, so receivers can switch."
                     run={async () => {
-                      const r = (await must(api.POST('/api/v1/webhook-endpoints/{id}/rotate-secret', { params: { path: { id: ep.id } }, body: {} }))).data;
+                      const r = (
+                        await must(
+                          api.POST('/api/v1/webhook-endpoints/{id}/rotate-secret', {
+                            params: { path: { id: ep.id } },
+                            body: {},
+                          }),
+                        )
+                      ).data;
                       setSecret(r.secret);
                     }}
                   />
                   <Action
                     label={ep.enabled ? 'Disable' : 'Enable'}
                     run={async () => {
-                      await must(api.PATCH('/api/v1/webhook-endpoints/{id}', { params: { path: { id: ep.id } }, body: { enabled: !ep.enabled } }));
+                      await must(
+                        api.PATCH('/api/v1/webhook-endpoints/{id}', {
+                          params: { path: { id: ep.id } },
+                          body: { enabled: !ep.enabled },
+                        }),
+                      );
                       list.reload();
                     }}
                   />
@@ -105,7 +123,12 @@ export function EndpointPage(props: { cred: Team; endpointId: string }) {
   const api = apiClient(props.cred);
   const [page, setPage] = useState(1);
   const log = useLoad(
-    async () => must(api.GET('/api/v1/webhook-endpoints/{id}/deliveries', { params: { path: { id: props.endpointId }, query: { page, limit: 25 } } })),
+    async () =>
+      must(
+        api.GET('/api/v1/webhook-endpoints/{id}/deliveries', {
+          params: { path: { id: props.endpointId }, query: { page, limit: 25 } },
+        }),
+      ),
     [props.endpointId, page],
   );
   return (
@@ -154,7 +177,11 @@ export function EndpointPage(props: { cred: Team; endpointId: string }) {
                       <Action
                         label="Retry now"
                         run={async () => {
-                          await must(api.POST('/api/v1/webhook-endpoints/{id}/deliveries/{deliveryId}/retry', { params: { path: { id: props.endpointId, deliveryId: d.id } } }));
+                          await must(
+                            api.POST('/api/v1/webhook-endpoints/{id}/deliveries/{deliveryId}/retry', {
+                              params: { path: { id: props.endpointId, deliveryId: d.id } },
+                            }),
+                          );
                           log.reload();
                         }}
                       />

@@ -28,7 +28,10 @@ const TIER_ROWS = 4;
 
 export function GamesPage(props: { cred: Team }) {
   const api = apiClient(props.cred);
-  const list = useLoad(async () => must(api.GET('/api/v1/instant-win-games', { params: { query: { limit: 100 } } })), []);
+  const list = useLoad(
+    async () => must(api.GET('/api/v1/instant-win-games', { params: { query: { limit: 100 } } })),
+    [],
+  );
   const [error, setError] = useState<string | null>(null);
   return (
     <>
@@ -43,13 +46,26 @@ export function GamesPage(props: { cred: Team }) {
                 name: v[`tier${i}name`]!.trim(),
                 oddsPercent: Number(v[`tier${i}odds`]),
                 isMiss: v[`tier${i}miss`] === 'on',
-                ...(v[`tier${i}miss`] === 'on' ? {} : { redeemCode: v[`tier${i}code`] || undefined, quantity: v[`tier${i}stock`] ? Number(v[`tier${i}stock`]) : undefined }),
+                ...(v[`tier${i}miss`] === 'on'
+                  ? {}
+                  : {
+                      redeemCode: v[`tier${i}code`] || undefined,
+                      quantity: v[`tier${i}stock`] ? Number(v[`tier${i}stock`]) : undefined,
+                    }),
               }));
             const [slug, mechanic] = MECHANICS.find(([s]) => s === v.preset) ?? MECHANICS[0]!;
             const g = (
               await must(
                 api.POST('/api/v1/instant-win-games', {
-                  body: { title: v.title ?? '', slug: slug as never, mechanic: mechanic as never, layout: 'default', entryLimit: (v.entryLimit as never) || 'none', publishAs: 'landing', tiers } as never,
+                  body: {
+                    title: v.title ?? '',
+                    slug: slug as never,
+                    mechanic: mechanic as never,
+                    layout: 'default',
+                    entryLimit: (v.entryLimit as never) || 'none',
+                    publishAs: 'landing',
+                    tiers,
+                  } as never,
                 }),
               )
             ).data;
@@ -85,19 +101,48 @@ export function GamesPage(props: { cred: Team }) {
               {Array.from({ length: TIER_ROWS }, (_, i) => (
                 <tr>
                   <td>
-                    <input aria-label={`Tier ${i + 1} name`} name={`tier${i}name`} maxlength={100} value={i === 0 ? '10% off' : i === 1 ? 'Try again' : ''} />
+                    <input
+                      aria-label={`Tier ${i + 1} name`}
+                      name={`tier${i}name`}
+                      maxlength={100}
+                      value={i === 0 ? '10% off' : i === 1 ? 'Try again' : ''}
+                    />
                   </td>
                   <td>
-                    <input aria-label={`Tier ${i + 1} odds`} name={`tier${i}odds`} type="number" step="any" min={0} max={100} value={i < 2 ? '50' : ''} />
+                    <input
+                      aria-label={`Tier ${i + 1} odds`}
+                      name={`tier${i}odds`}
+                      type="number"
+                      step="any"
+                      min={0}
+                      max={100}
+                      value={i < 2 ? '50' : ''}
+                    />
                   </td>
                   <td>
-                    <input aria-label={`Tier ${i + 1} is no prize`} name={`tier${i}miss`} type="checkbox" checked={i === 1} />
+                    <input
+                      aria-label={`Tier ${i + 1} is no prize`}
+                      name={`tier${i}miss`}
+                      type="checkbox"
+                      checked={i === 1}
+                    />
                   </td>
                   <td>
-                    <input aria-label={`Tier ${i + 1} code`} name={`tier${i}code`} maxlength={100} value={i === 0 ? 'SAVE10' : ''} />
+                    <input
+                      aria-label={`Tier ${i + 1} code`}
+                      name={`tier${i}code`}
+                      maxlength={100}
+                      value={i === 0 ? 'SAVE10' : ''}
+                    />
                   </td>
                   <td>
-                    <input aria-label={`Tier ${i + 1} stock`} name={`tier${i}stock`} type="number" min={0} placeholder="unlimited" />
+                    <input
+                      aria-label={`Tier ${i + 1} stock`}
+                      name={`tier${i}stock`}
+                      type="number"
+                      min={0}
+                      placeholder="unlimited"
+                    />
                   </td>
                 </tr>
               ))}
@@ -148,14 +193,26 @@ export function GamesPage(props: { cred: Team }) {
 const fmtP = (p: number) => (p < 0.0001 ? '< 0.0001' : p.toFixed(4));
 
 /** What the numbers drew per tier (all time) against the configured odds. */
-function RealisedOdds(props: { cred: Team; game: { id: string; createdAt: string | null; tiers: { id: string; name: string; oddsPercent: number; remaining: number | null; quantity: number | null }[] } }) {
+function RealisedOdds(props: {
+  cred: Team;
+  game: {
+    id: string;
+    createdAt: string | null;
+    tiers: { id: string; name: string; oddsPercent: number; remaining: number | null; quantity: number | null }[];
+  };
+}) {
   const api = apiClient(props.cred);
   const created = props.game.createdAt ? new Date(props.game.createdAt) : new Date();
   // whole days since the game began (at most 1000 buckets: older plays count in the oldest shown)
   const days = Math.min(999, Math.floor((Date.now() - created.getTime()) / 86_400_000));
   const from = new Date(Date.now() - days * 86_400_000).toISOString().slice(0, 10);
   const data = useLoad(
-    async () => must(api.GET('/api/v1/instant-win-games/{gameId}/series', { params: { path: { gameId: props.game.id }, query: { interval: 'day', from } } })),
+    async () =>
+      must(
+        api.GET('/api/v1/instant-win-games/{gameId}/series', {
+          params: { path: { gameId: props.game.id }, query: { interval: 'day', from } },
+        }),
+      ),
     [props.game.id],
   );
   const s = data.data?.data;
@@ -203,7 +260,8 @@ function RealisedOdds(props: { cred: Team; game: { id: string; createdAt: string
                     <td>{r.odds}%</td>
                     <td>{n}</td>
                     <td>
-                      <span class="bar" style={`width:${Math.min(100, pct).toFixed(1)}%`} aria-hidden="true" /> {pct.toFixed(1)}%
+                      <span class="bar" style={`width:${Math.min(100, pct).toFixed(1)}%`} aria-hidden="true" />{' '}
+                      {pct.toFixed(1)}%
                     </td>
                     <td>{r.id === 'none' ? '—' : (won[r.id] ?? 0)}</td>
                   </tr>
@@ -214,7 +272,9 @@ function RealisedOdds(props: { cred: Team; game: { id: string; createdAt: string
           <p id="chi-square">
             {test
               ? `Chi-square ${Number.isFinite(test.statistic) ? test.statistic.toFixed(2) : '∞'} with ${test.degreesOfFreedom} degree${test.degreesOfFreedom === 1 ? '' : 's'} of freedom: p = ${fmtP(test.pValue)}. ${
-                  test.pValue < 0.001 ? 'A deviation this large is very unlikely with the configured odds: look into it.' : 'Consistent with the configured odds.'
+                  test.pValue < 0.001
+                    ? 'A deviation this large is very unlikely with the configured odds: look into it.'
+                    : 'Consistent with the configured odds.'
                 }`
               : 'Chi-square: not enough plays yet.'}
           </p>
@@ -224,7 +284,11 @@ function RealisedOdds(props: { cred: Team; game: { id: string; createdAt: string
             labels={s.buckets.map((b) => bucketLabel(b.start, 'day'))}
             series={[
               { name: 'Plays', color: '#1d4ed8', values: s.buckets.map((b) => b.plays) },
-              { name: 'Prizes', color: '#15803d', values: s.buckets.map((b) => Object.values(b.wins).reduce((a, x) => a + x, 0)) },
+              {
+                name: 'Prizes',
+                color: '#15803d',
+                values: s.buckets.map((b) => Object.values(b.wins).reduce((a, x) => a + x, 0)),
+              },
             ]}
           />
         </>
@@ -235,19 +299,29 @@ function RealisedOdds(props: { cred: Team; game: { id: string; createdAt: string
 
 function Seeds(props: { cred: Team; gameId: string }) {
   const api = apiClient(props.cred);
-  const seeds = useLoad(async () => must(api.GET('/api/v1/instant-win-games/{gameId}/fairness/seeds', { params: { path: { gameId: props.gameId } } })), [props.gameId]);
+  const seeds = useLoad(
+    async () =>
+      must(
+        api.GET('/api/v1/instant-win-games/{gameId}/fairness/seeds', { params: { path: { gameId: props.gameId } } }),
+      ),
+    [props.gameId],
+  );
   return (
     <section aria-labelledby="seeds-h">
       <h2 id="seeds-h">Provably fair seeds</h2>
       <p>
-        Every play's number comes from a server seed committed by its hash before the play. Rotating reveals the current seed (so players can check
-        their plays) and commits a new one.
+        Every play's number comes from a server seed committed by its hash before the play. Rotating reveals the current
+        seed (so players can check their plays) and commits a new one.
       </p>
       <Action
         label="Rotate the seed"
         confirm="Reveal the current seed and commit a new one?"
         run={async () => {
-          await must(api.POST('/api/v1/instant-win-games/{gameId}/fairness/rotate', { params: { path: { gameId: props.gameId } } }));
+          await must(
+            api.POST('/api/v1/instant-win-games/{gameId}/fairness/rotate', {
+              params: { path: { gameId: props.gameId } },
+            }),
+          );
           seeds.reload();
         }}
       />
@@ -287,7 +361,9 @@ function Embed(props: { gameId: string }) {
   return (
     <section aria-labelledby="embed-h">
       <h2 id="embed-h">Embed</h2>
-      <p>Paste this into the shop's page. It takes a public key (pk_…): public keys are made to be seen in page source.</p>
+      <p>
+        Paste this into the shop's page. It takes a public key (pk_…): public keys are made to be seen in page source.
+      </p>
       <pre class="embed">
         <code id="embed-snippet">{snippet}</code>
       </pre>
@@ -295,21 +371,38 @@ function Embed(props: { gameId: string }) {
       {key ? (
         <>
           <p class="help">A live preview: a spin here is a real play, counted in the figures above.</p>
-          <iframe class="preview" title="Widget preview" src={`/demo/instant-win/${props.gameId}?key=${encodeURIComponent(key)}`} />
+          <iframe
+            class="preview"
+            title="Widget preview"
+            src={`/demo/instant-win/${props.gameId}?key=${encodeURIComponent(key)}`}
+          />
         </>
       ) : null}
     </section>
   );
 }
 
-type TierOut = { id: string; name: string; oddsPercent: number; isMiss: boolean; color: string | null; quantity: number | null; redeemCode?: string | null; redeemUrl?: string | null };
+type TierOut = {
+  id: string;
+  name: string;
+  oddsPercent: number;
+  isMiss: boolean;
+  color: string | null;
+  quantity: number | null;
+  redeemCode?: string | null;
+  redeemUrl?: string | null;
+};
 
 /**
  * The game's status and tiers, changed in place: each tier keeps its id (its plays and wins stay
  * with it), a filled last row adds a tier, a tier marked "remove" is archived (its wins can still
  * be claimed). Codes and links are sent back as they are.
  */
-function EditTiers(props: { cred: Team; game: { id: string; status: string; publicCacheSeconds: number; tiers: TierOut[] }; onSaved: () => void }) {
+function EditTiers(props: {
+  cred: Team;
+  game: { id: string; status: string; publicCacheSeconds: number; tiers: TierOut[] };
+  onSaved: () => void;
+}) {
   const api = apiClient(props.cred);
   const [error, setError] = useState<string | null>(null);
   const [saved, setSaved] = useState(false);
@@ -328,15 +421,32 @@ function EditTiers(props: { cred: Team; game: { id: string; status: string; publ
               oddsPercent: Number(v[`odds-${t.id}`]),
               isMiss: t.isMiss,
               color: t.color ?? undefined,
-              ...(t.isMiss ? {} : { quantity: v[`stock-${t.id}`] ? Number(v[`stock-${t.id}`]) : null, redeemCode: t.redeemCode ?? undefined, redeemUrl: t.redeemUrl ?? undefined }),
+              ...(t.isMiss
+                ? {}
+                : {
+                    quantity: v[`stock-${t.id}`] ? Number(v[`stock-${t.id}`]) : null,
+                    redeemCode: t.redeemCode ?? undefined,
+                    redeemUrl: t.redeemUrl ?? undefined,
+                  }),
             }));
           const added = (v['new-name'] ?? '').trim()
-            ? [{ name: v['new-name']!.trim(), oddsPercent: Number(v['new-odds']), isMiss: v['new-miss'] === 'on', ...(v['new-miss'] === 'on' ? {} : { redeemCode: v['new-code'] || undefined }) }]
+            ? [
+                {
+                  name: v['new-name']!.trim(),
+                  oddsPercent: Number(v['new-odds']),
+                  isMiss: v['new-miss'] === 'on',
+                  ...(v['new-miss'] === 'on' ? {} : { redeemCode: v['new-code'] || undefined }),
+                },
+              ]
             : [];
           await must(
             api.PUT('/api/v1/instant-win-games/{gameId}', {
               params: { path: { gameId: g.id } },
-              body: { status: v.status as never, publicCacheSeconds: Number(v.publicCacheSeconds), tiers: [...kept, ...added] } as never,
+              body: {
+                status: v.status as never,
+                publicCacheSeconds: Number(v.publicCacheSeconds),
+                tiers: [...kept, ...added],
+              } as never,
             }),
           );
           setSaved(true);
@@ -352,7 +462,15 @@ function EditTiers(props: { cred: Team; game: { id: string; status: string; publ
           ))}
         </select>
         <label for="game-cache">Seconds the widget's reads of the game may lag (0: always exact; up to 300)</label>
-        <input id="game-cache" name="publicCacheSeconds" type="number" min={0} max={300} required value={String(g.publicCacheSeconds)} />
+        <input
+          id="game-cache"
+          name="publicCacheSeconds"
+          type="number"
+          min={0}
+          max={300}
+          required
+          value={String(g.publicCacheSeconds)}
+        />
         <table id="edit-tiers">
           <caption>Tiers in draw order; odds add up to 100 at most (the rest is no prize)</caption>
           <thead>
@@ -367,16 +485,37 @@ function EditTiers(props: { cred: Team; game: { id: string; status: string; publ
             {g.tiers.map((t) => (
               <tr>
                 <td>
-                  <input aria-label={`Name of ${t.name}`} name={`name-${t.id}`} value={t.name} maxlength={100} required />
+                  <input
+                    aria-label={`Name of ${t.name}`}
+                    name={`name-${t.id}`}
+                    value={t.name}
+                    maxlength={100}
+                    required
+                  />
                 </td>
                 <td>
-                  <input aria-label={`Odds of ${t.name}`} name={`odds-${t.id}`} type="number" step="any" min={0} max={100} value={String(t.oddsPercent)} required />
+                  <input
+                    aria-label={`Odds of ${t.name}`}
+                    name={`odds-${t.id}`}
+                    type="number"
+                    step="any"
+                    min={0}
+                    max={100}
+                    value={String(t.oddsPercent)}
+                    required
+                  />
                 </td>
                 <td>
                   {t.isMiss ? (
                     'no prize'
                   ) : (
-                    <input aria-label={`Stock of ${t.name}`} name={`stock-${t.id}`} type="number" min={0} value={t.quantity === null ? '' : String(t.quantity)} />
+                    <input
+                      aria-label={`Stock of ${t.name}`}
+                      name={`stock-${t.id}`}
+                      type="number"
+                      min={0}
+                      value={t.quantity === null ? '' : String(t.quantity)}
+                    />
                   )}
                 </td>
                 <td>
@@ -412,7 +551,10 @@ function EditTiers(props: { cred: Team; game: { id: string; status: string; publ
 
 export function GamePage(props: { cred: Team; gameId: string }) {
   const api = apiClient(props.cred);
-  const game = useLoad(async () => must(api.GET('/api/v1/instant-win-games/{gameId}', { params: { path: { gameId: props.gameId } } })), [props.gameId]);
+  const game = useLoad(
+    async () => must(api.GET('/api/v1/instant-win-games/{gameId}', { params: { path: { gameId: props.gameId } } })),
+    [props.gameId],
+  );
   const g = game.data?.data;
   return (
     <>
@@ -424,7 +566,8 @@ export function GamePage(props: { cred: Team; gameId: string }) {
         <>
           <h1>{g.title}</h1>
           <p>
-            <span class={`badge ${g.status}`}>{g.status}</span> {g.mechanic}, {g.stats.plays} plays, {g.stats.wins} prizes, {g.stats.claims} claimed
+            <span class={`badge ${g.status}`}>{g.status}</span> {g.mechanic}, {g.stats.plays} plays, {g.stats.wins}{' '}
+            prizes, {g.stats.claims} claimed
           </p>
           <table id="tiers">
             <caption>Prize tiers</caption>

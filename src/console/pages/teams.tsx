@@ -10,7 +10,10 @@ type Admin = Extract<Credential, { kind: 'admin' }>;
 export function TeamsPage(props: { cred: Admin }) {
   const api = apiClient(props.cred);
   const [page, setPage] = useState(1);
-  const teams = useLoad(async () => must(api.GET('/api/admin/teams', { params: { query: { page, limit: 20 } } })), [page]);
+  const teams = useLoad(
+    async () => must(api.GET('/api/admin/teams', { params: { query: { page, limit: 20 } } })),
+    [page],
+  );
   const [error, setError] = useState<string | null>(null);
   return (
     <>
@@ -68,7 +71,10 @@ export function TeamsPage(props: { cred: Admin }) {
 
 export function TeamPage(props: { cred: Admin; teamId: string }) {
   const api = apiClient(props.cred);
-  const keys = useLoad(async () => must(api.GET('/api/admin/teams/{teamId}/api-keys', { params: { path: { teamId: props.teamId } } })), [props.teamId]);
+  const keys = useLoad(
+    async () => must(api.GET('/api/admin/teams/{teamId}/api-keys', { params: { path: { teamId: props.teamId } } })),
+    [props.teamId],
+  );
   const [created, setCreated] = useState<{ key: string; type: string } | null>(null);
   const [error, setError] = useState<string | null>(null);
   return (
@@ -83,9 +89,17 @@ export function TeamPage(props: { cred: Admin; teamId: string }) {
           const type: 'public' | 'private' = v.type === 'private' ? 'private' : 'public';
           const body =
             type === 'public'
-              ? { type, name: v.name || undefined, personalData: (v.personalData === 'full' ? 'full' : 'masked') as 'full' | 'masked' }
+              ? {
+                  type,
+                  name: v.name || undefined,
+                  personalData: (v.personalData === 'full' ? 'full' : 'masked') as 'full' | 'masked',
+                }
               : { type, name: v.name || undefined };
-          const k = (await must(api.POST('/api/admin/teams/{teamId}/api-keys', { params: { path: { teamId: props.teamId } }, body }))).data;
+          const k = (
+            await must(
+              api.POST('/api/admin/teams/{teamId}/api-keys', { params: { path: { teamId: props.teamId } }, body }),
+            )
+          ).data;
           setCreated({ key: k.key, type: k.type });
           keys.reload();
         })}

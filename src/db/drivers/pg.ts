@@ -31,7 +31,9 @@ export async function openPg(
     options: opts.searchPath ? `-c search_path=${opts.searchPath}` : undefined,
   });
   // an idle client's error (server restart, killed connection) must not crash the process
-  pool.on('error', (err) => console.error(JSON.stringify({ level: 'error', msg: 'idle pg client error', error: String(err) })));
+  pool.on('error', (err) =>
+    console.error(JSON.stringify({ level: 'error', msg: 'idle pg client error', error: String(err) })),
+  );
   const db = drizzle({ client: pool, schema }) as unknown as Db;
   if (opts.namedStatements !== false) useNamedStatements(db);
   if (opts.migrate !== false) {

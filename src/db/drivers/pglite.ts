@@ -16,7 +16,9 @@ export interface PgliteHandle {
 }
 
 /** Embedded Postgres. `dataDir`: a folder, or memory:// ; `loadDataDir`: a snapshot to start from. */
-export async function openPglite(opts: { dataDir?: string; loadDataDir?: Blob | File; migrate?: boolean } = {}): Promise<PgliteHandle> {
+export async function openPglite(
+  opts: { dataDir?: string; loadDataDir?: Blob | File; migrate?: boolean } = {},
+): Promise<PgliteHandle> {
   const client = await PGlite.create({
     dataDir: opts.dataDir,
     loadDataDir: opts.loadDataDir,

@@ -88,7 +88,9 @@ interface DrawRow {
  * A draw's columns (alias `d`); the seed only once revealed. Erased entries show null email and
  * name; a public key of a team whose personal data is masked sees winners masked (as entries).
  */
-const drawColumns = (team: Team) => sql`d.id, d.contest_id, d.label, d.status, d.winners, d.weighting, d.confirmed_only, d.min_points,
+const drawColumns = (
+  team: Team,
+) => sql`d.id, d.contest_id, d.label, d.status, d.winners, d.weighting, d.confirmed_only, d.min_points,
   d.exclude_previous_winners, d.eligible_count, d.total_weight, d.snapshot_hash, d.seed_hash,
   case when d.status = 'revealed' then encode(d.seed, 'hex') end as seed, d.public_randomness, d.created_at, d.revealed_at,
   coalesce((
@@ -166,12 +168,24 @@ function fromRows(rows: readonly Record<string, unknown>[]): DrawJson {
 }
 
 /** Commit: snapshot, seed, hashes; `201` with the draw in status committed. */
-export async function createDraw(db: Db, random: RandomSource, team: Team, contestId: string, input: CreateDrawInput, now: Date): Promise<DrawJson> {
+export async function createDraw(
+  db: Db,
+  random: RandomSource,
+  team: Team,
+  contestId: string,
+  input: CreateDrawInput,
+  now: Date,
+): Promise<DrawJson> {
   if (!isUuid(contestId)) throw Errors.contestNotFound();
   const id = randomUuid(random);
   const seed = await newSeed(random);
   const at = now.toISOString();
-  const rows = await query<{ outcome: string; eligible_count: number; total_weight: string | number; snapshot_hash: string | null }>(
+  const rows = await query<{
+    outcome: string;
+    eligible_count: number;
+    total_weight: string | number;
+    snapshot_hash: string | null;
+  }>(
     db,
     sql`with ${team.cte} x as (
           select * from ce_draw_commit(${id}::uuid, ${team.id}, ${contestId}::uuid, ${input.label}::text, ${input.winners}::int,
@@ -228,7 +242,13 @@ export async function listDraws(db: Db, team: Team, contestId: string, opts: { l
 }
 
 /** Reveal: picks min(winners, eligibleCount) winners, shows the seed. */
-export async function revealDraw(db: Db, team: Team, drawId: string, publicRandomness: string | null, now: Date): Promise<DrawJson> {
+export async function revealDraw(
+  db: Db,
+  team: Team,
+  drawId: string,
+  publicRandomness: string | null,
+  now: Date,
+): Promise<DrawJson> {
   if (!isUuid(drawId)) throw Errors.drawNotFound();
   const [act, read] = await batch(db, [
     sql`with ${team.cte} x as (select ce_draw_reveal(${drawId}::uuid, ${team.id}, ${publicRandomness}::text, ${now.toISOString()}::timestamptz) as outcome)
@@ -242,7 +262,14 @@ export async function revealDraw(db: Db, team: Team, drawId: string, publicRando
 }
 
 /** Replace: the winner is marked replaced (with the reason) and the next pick of the stream is appended. */
-export async function replaceWinner(db: Db, team: Team, drawId: string, entryId: string, reason: string, now: Date): Promise<DrawJson> {
+export async function replaceWinner(
+  db: Db,
+  team: Team,
+  drawId: string,
+  entryId: string,
+  reason: string,
+  now: Date,
+): Promise<DrawJson> {
   if (!isUuid(drawId)) throw Errors.drawNotFound();
   const [act, read] = await batch(db, [
     sql`with ${team.cte} x as (
@@ -274,7 +301,13 @@ export const SNAPSHOT_HEADER = 'entry_id,weight,email_sha256\n';
  * Only the page's blocks are read (a block's size is known without reading it).
  */
 export async function snapshotPage(db: Db, team: Team, drawId: string, after: number, maxBytes: number) {
-  const rows = await query<{ found: boolean; revealed: boolean; last: string | number | null; more: boolean; text: string }>(
+  const rows = await query<{
+    found: boolean;
+    revealed: boolean;
+    last: string | number | null;
+    more: boolean;
+    text: string;
+  }>(
     db,
     sql`with ${team.cte} d as (select d.id, d.status from draws d where d.id = ${drawId} and d.team_id = ${team.id}),
         blocks as (
@@ -288,5 +321,11 @@ export async function snapshotPage(db: Db, team: Team, drawId: string, after: nu
                coalesce((select string_agg(lines, '' order by cum_end) from page), '') as text`,
   );
   const row = rows[0]!;
-  return { found: row.found, revealed: row.revealed, last: row.last === null ? after : num(row.last), more: row.more, text: row.text };
+  return {
+    found: row.found,
+    revealed: row.revealed,
+    last: row.last === null ? after : num(row.last),
+    more: row.more,
+    text: row.text,
+  };
 }

@@ -102,7 +102,13 @@ export interface ClaimedDelivery {
 const CLAIMED_COLUMNS = sql`cl.id, cl.attempts, ev.id as event_id, ev.type, ev.contest_id, ev.data, ev.created_at as event_created_at,
   w.url, w.secret, w.previous_secret, w.previous_secret_until, w.enabled`;
 
-async function claimDue(db: Db, now: string, leaseUntil: string, token: string, limit: number): Promise<ClaimedDelivery[]> {
+async function claimDue(
+  db: Db,
+  now: string,
+  leaseUntil: string,
+  token: string,
+  limit: number,
+): Promise<ClaimedDelivery[]> {
   return query<ClaimedDelivery>(
     db,
     sql`with due as (
@@ -123,9 +129,17 @@ async function claimDue(db: Db, now: string, leaseUntil: string, token: string, 
 }
 
 /** The body every endpoint receives for an event, the same bytes on every attempt. */
-export function eventBody(row: Pick<ClaimedDelivery, 'event_id' | 'type' | 'event_created_at' | 'contest_id' | 'data'>): string {
+export function eventBody(
+  row: Pick<ClaimedDelivery, 'event_id' | 'type' | 'event_created_at' | 'contest_id' | 'data'>,
+): string {
   const data = typeof row.data === 'string' ? JSON.parse(row.data) : row.data;
-  return JSON.stringify({ id: row.event_id, type: row.type, createdAt: iso(row.event_created_at), contestId: row.contest_id, data });
+  return JSON.stringify({
+    id: row.event_id,
+    type: row.type,
+    createdAt: iso(row.event_created_at),
+    contestId: row.contest_id,
+    data,
+  });
 }
 
 export interface AttemptOutcome {
@@ -171,8 +185,11 @@ export async function attemptDelivery(
   // after a rotation, a signature by each secret (space-separated, as Standard Webhooks allows)
   // until the old one expires: a receiver that still has the old secret keeps verifying
   const secrets = [row.secret];
-  if (row.previous_secret && row.previous_secret_until && new Date(row.previous_secret_until).getTime() > now.getTime()) secrets.push(row.previous_secret);
-  const signature = (await Promise.all(secrets.map((s) => signStandardWebhook(s, row.event_id, timestamp, body)))).join(' ');
+  if (row.previous_secret && row.previous_secret_until && new Date(row.previous_secret_until).getTime() > now.getTime())
+    secrets.push(row.previous_secret);
+  const signature = (await Promise.all(secrets.map((s) => signStandardWebhook(s, row.event_id, timestamp, body)))).join(
+    ' ',
+  );
   try {
     const res = await ctx.fetch(url.toString(), {
       method: 'POST',
@@ -189,7 +206,8 @@ export async function attemptDelivery(
     });
     // the answer's body is not needed: let the connection go
     await res.body?.cancel().catch(() => {});
-    if (res.status >= 200 && res.status < 300) return { id: row.id, ok: true, final: true, code: res.status, err: null, next: null };
+    if (res.status >= 200 && res.status < 300)
+      return { id: row.id, ok: true, final: true, code: res.status, err: null, next: null };
     return fail(`HTTP ${res.status}`, res.status);
   } catch (e) {
     const name = (e as { name?: string })?.name;
@@ -274,7 +292,13 @@ export async function deliverDueEvents(
   for (let b = 0; b < o.maxBatches; b++) {
     const now = clock.now();
     const token = crypto.randomUUID();
-    const rows = await claimDue(db, now.toISOString(), new Date(now.getTime() + LEASE_MS).toISOString(), token, o.limit);
+    const rows = await claimDue(
+      db,
+      now.toISOString(),
+      new Date(now.getTime() + LEASE_MS).toISOString(),
+      token,
+      o.limit,
+    );
     if (rows.length === 0) break;
     const outcomes: AttemptOutcome[] = [];
     await inParallel(rows, o.concurrency, async (row) => {

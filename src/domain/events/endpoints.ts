@@ -33,7 +33,11 @@ const eventList = v.pipe(
   v.check((xs) => xs.every((x) => (EVENT_TYPES as readonly string[]).includes(x)), 'Unknown event type'),
   v.description(`event types to receive; omitted = all (${EVENT_TYPES.join(', ')})`),
 );
-const urlField = v.pipe(v.string('Invalid url'), v.maxLength(WEBHOOK_URL_MAX, 'Invalid url'), v.description('https:// receiver URL'));
+const urlField = v.pipe(
+  v.string('Invalid url'),
+  v.maxLength(WEBHOOK_URL_MAX, 'Invalid url'),
+  v.description('https:// receiver URL'),
+);
 const descriptionField = v.nullable(
   v.pipe(
     v.string('Invalid description'),
@@ -44,7 +48,10 @@ const descriptionField = v.nullable(
 );
 
 export const createEndpointSchema = v.object({
-  url: v.pipe(v.optional(urlField), v.check((u) => typeof u === 'string', 'Invalid url')),
+  url: v.pipe(
+    v.optional(urlField),
+    v.check((u) => typeof u === 'string', 'Invalid url'),
+  ),
   events: v.optional(eventList),
   description: v.optional(descriptionField),
 });
@@ -162,8 +169,13 @@ export const rotateSecretSchema = v.object({
       v.number(`previousSecretValidHours must be a whole number from 0 to ${PREVIOUS_SECRET_MAX_HOURS}`),
       v.integer(`previousSecretValidHours must be a whole number from 0 to ${PREVIOUS_SECRET_MAX_HOURS}`),
       v.minValue(0, `previousSecretValidHours must be a whole number from 0 to ${PREVIOUS_SECRET_MAX_HOURS}`),
-      v.maxValue(PREVIOUS_SECRET_MAX_HOURS, `previousSecretValidHours must be a whole number from 0 to ${PREVIOUS_SECRET_MAX_HOURS}`),
-      v.description('how long deliveries are also signed with the old secret (default 24; 0: the old one stops at once)'),
+      v.maxValue(
+        PREVIOUS_SECRET_MAX_HOURS,
+        `previousSecretValidHours must be a whole number from 0 to ${PREVIOUS_SECRET_MAX_HOURS}`,
+      ),
+      v.description(
+        'how long deliveries are also signed with the old secret (default 24; 0: the old one stops at once)',
+      ),
     ),
   ),
 });
@@ -264,13 +276,25 @@ export async function listDeliveries(
  * Attempts a pending or failed delivery at once; the delivery after that attempt. Delivered:
  * 409 Delivery already delivered; claimed right now by a deliverer: 409 Delivery in progress.
  */
-export async function retryDelivery(db: Db, team: Team, ctx: DeliveryContext, endpointId: string, deliveryId: string, clock: { now(): Date }) {
+export async function retryDelivery(
+  db: Db,
+  team: Team,
+  ctx: DeliveryContext,
+  endpointId: string,
+  deliveryId: string,
+  clock: { now(): Date },
+) {
   if (!isUuid(endpointId)) throw Errors.webhookEndpointNotFound();
   const now = clock.now();
   const at = now.toISOString();
   const token = crypto.randomUUID();
   const row = await queryOne<
-    ClaimedDelivery & { endpoint_found: boolean; delivery_found: boolean; prior_status: string | null; claimed: boolean }
+    ClaimedDelivery & {
+      endpoint_found: boolean;
+      delivery_found: boolean;
+      prior_status: string | null;
+      claimed: boolean;
+    }
   >(
     db,
     sql`with ${team.cte} w as (
@@ -293,7 +317,8 @@ export async function retryDelivery(db: Db, team: Team, ctx: DeliveryContext, en
   );
   if (!row?.endpoint_found) throw Errors.webhookEndpointNotFound();
   if (!row.delivery_found) throw Errors.deliveryNotFound();
-  if (!row.claimed) throw row.prior_status === 'delivered' ? Errors.deliveryAlreadyDelivered() : Errors.deliveryInProgress();
+  if (!row.claimed)
+    throw row.prior_status === 'delivered' ? Errors.deliveryAlreadyDelivered() : Errors.deliveryInProgress();
   const outcome = await attemptDelivery(row, ctx, clock.now());
   const [after] = await recordOutcomes(db, token, clock.now().toISOString(), [outcome]);
   if (!after) throw Errors.deliveryInProgress();

@@ -65,7 +65,7 @@ const V4_RANGES = V4_REFUSED.map(([base, bits]) => {
 
 function blockedV4(parts: number[]): boolean {
   const n = v4Number(parts);
-  return V4_RANGES.some(({ net, mask }) => ((n & mask) >>> 0) === net);
+  return V4_RANGES.some(({ net, mask }) => (n & mask) >>> 0 === net);
 }
 /** Expands an IPv6 literal (without brackets) to 8 16-bit groups; null when it is not one. */
 function v6Groups(host: string): number[] | null {
@@ -82,7 +82,8 @@ function v6Groups(host: string): number[] | null {
   }
   const halves = h.split('::');
   if (halves.length > 2) return null;
-  const parse = (s: string) => (s === '' ? [] : s.split(':').map((g) => (/^[0-9a-f]{1,4}$/.test(g) ? parseInt(g, 16) : NaN)));
+  const parse = (s: string) =>
+    s === '' ? [] : s.split(':').map((g) => (/^[0-9a-f]{1,4}$/.test(g) ? parseInt(g, 16) : NaN));
   const left = parse(halves[0]!);
   const right = halves.length === 2 ? parse(halves[1]!) : [];
   if ([...left, ...right].some(Number.isNaN)) return null;
@@ -215,7 +216,11 @@ export type ResolveHost = (host: string) => Promise<string[]>;
  * The refusal reason when the host resolves to an address events must not go to, else null.
  * A name that does not resolve is not refused here (the attempt fails and is retried).
  */
-export async function checkResolved(url: URL, allowHttp: boolean, resolve: ResolveHost | undefined): Promise<string | null> {
+export async function checkResolved(
+  url: URL,
+  allowHttp: boolean,
+  resolve: ResolveHost | undefined,
+): Promise<string | null> {
   if (!resolve || allowHttp) return null;
   const host = hostOf(url);
   if (v4Parts(host) || v6Groups(host)) return null; // a literal: checked by checkWebhookUrl

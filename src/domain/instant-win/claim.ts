@@ -99,7 +99,8 @@ function refusal(row: ReadRow, input: ClaimInput): ClaimResult | null {
     if (row.email === input.email) return { alreadyClaimed: true, ...prizeOf(row), emailQueued: false };
     throw Errors.prizeAlreadyClaimed();
   }
-  if (row.status === 'expired' || !row.expires_at || new Date(row.expires_at) <= input.now) throw Errors.reservationExpired();
+  if (row.status === 'expired' || !row.expires_at || new Date(row.expires_at) <= input.now)
+    throw Errors.reservationExpired();
   if (row.disqualified) throw Errors.entryDisqualified();
   return null;
 }
@@ -112,7 +113,12 @@ function refusal(row: ReadRow, input: ClaimInput): ClaimResult | null {
  */
 export function sqlPrizeEmail(random: RandomSource, v: { title: SQL; prize: SQL; code: SQL; url: SQL }) {
   const tag = toHex(random.bytes(8));
-  const m = { title: `[[game-title-${tag}]]`, prize: `[[prize-name-${tag}]]`, code: `[[coupon-${tag}]]`, url: `[[redeem-url-${tag}]]` };
+  const m = {
+    title: `[[game-title-${tag}]]`,
+    prize: `[[prize-name-${tag}]]`,
+    code: `[[coupon-${tag}]]`,
+    url: `[[redeem-url-${tag}]]`,
+  };
   const shapes = [
     prizeEmail({ gameTitle: m.title, prizeName: m.prize, couponCode: null, redeemUrl: null }),
     prizeEmail({ gameTitle: m.title, prizeName: m.prize, couponCode: null, redeemUrl: m.url }),
@@ -150,7 +156,9 @@ async function claimAtOnce(db: Db, random: RandomSource, input: ClaimInput): Pro
     url: sql`pz.redeem_url`,
   });
   try {
-    const row = await queryOne<ReadRow & { prize_name: string | null; coupon: string | null; prize_redeem_url: string | null }>(
+    const row = await queryOne<
+      ReadRow & { prize_name: string | null; coupon: string | null; prize_redeem_url: string | null }
+    >(
       db,
       sql`with ${input.team.cte} g as (
             select c.id, c.title, c.team_id from contests c
@@ -202,9 +210,14 @@ async function claimAtOnce(db: Db, random: RandomSource, input: ClaimInput): Pro
                    ${at}::timestamptz, ${at}::timestamptz
             from g, pz
             returning id
-          ), ${sqlEmitEvent('ev_claimed', 'instant_win.claimed', sql`select g.team_id, g.id as contest_id, json_build_object('gameId', g.id,
+          ), ${sqlEmitEvent(
+            'ev_claimed',
+            'instant_win.claimed',
+            sql`select g.team_id, g.id as contest_id, json_build_object('gameId', g.id,
             'playId', upd.id, 'entryId', upd.entry_id, 'tierId', upd.tier_id, 'email', ${input.email}::text, 'prizeName', pz.name,
-            'claimedAt', ${sqlIso(sql`${at}::timestamptz`)}) as data from upd, g, pz`, input.now)}
+            'claimedAt', ${sqlIso(sql`${at}::timestamptz`)}) as data from upd, g, pz`,
+            input.now,
+          )}
           select pz.name as prize_name, pz.coupon, pz.redeem_url as prize_redeem_url,
                  (select count(*) from entry) as entries, (select count(*) from queued) as mails,
                  ${sqlEventDeliveries('ev_flagged', 'ev_claimed')}, r.*
@@ -213,7 +226,13 @@ async function claimAtOnce(db: Db, random: RandomSource, input: ClaimInput): Pro
           left join lateral (${readClaimSql(input)}) r on true`,
     );
     if (row?.prize_name != null) {
-      return { alreadyClaimed: false, prizeName: row.prize_name, couponCode: row.coupon, redeemUrl: row.prize_redeem_url, emailQueued: true };
+      return {
+        alreadyClaimed: false,
+        prizeName: row.prize_name,
+        couponCode: row.coupon,
+        redeemUrl: row.prize_redeem_url,
+        emailQueued: true,
+      };
     }
     if (!row?.title) throw Errors.gameNotFound();
     return refusal(row, input) ?? 'retry';

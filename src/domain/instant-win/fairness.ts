@@ -36,14 +36,27 @@ export interface RotateResult {
 }
 
 /** Reveals the game's current seed and commits a new one, in one statement. */
-export async function rotateSeed(db: Db, random: RandomSource, team: Team, gameId: string, now: Date): Promise<RotateResult> {
+export async function rotateSeed(
+  db: Db,
+  random: RandomSource,
+  team: Team,
+  gameId: string,
+  now: Date,
+): Promise<RotateResult> {
   if (!isUuid(gameId)) throw Errors.gameNotFound();
   const at = now.toISOString();
   // a concurrent rotation of the same game makes this one reveal nothing: then go again
   for (let attempt = 0; attempt < 5; attempt++) {
     const m = await newSeed(random);
     const seedId = randomUuid(random);
-    const rows = await query<{ found: boolean; old_id: string | null; old_hash: string; old_seed: string; new_id: string; new_hash: string }>(
+    const rows = await query<{
+      found: boolean;
+      old_id: string | null;
+      old_hash: string;
+      old_seed: string;
+      new_id: string;
+      new_hash: string;
+    }>(
       db,
       sql`with ${team.cte} g as (${teamGame(team, gameId)}),
           old as (

@@ -75,7 +75,8 @@ const parseJson = <T>(x: T | string): T => (typeof x === 'string' ? (JSON.parse(
 function gameColumns(view: View): SQL {
   const secretFields = view.secrets ? sql`, 'redeemCode', t.redeem_code, 'redeemUrl', t.redeem_url` : sql``;
   const codeFields = view.secrets && view.codes ? sql`, 'codes', k.codes` : sql``;
-  const codeList = view.secrets && view.codes ? sql`, coalesce(json_agg(ic.code order by ic.code), '[]'::json) as codes` : sql``;
+  const codeList =
+    view.secrets && view.codes ? sql`, coalesce(json_agg(ic.code order by ic.code), '[]'::json) as codes` : sql``;
   return sql`c.id, c.slug, c.title, c.description, c.status, c.is_evergreen, c.end_date, c.created_at, c.updated_at, c.public_cache_seconds,
     g.mechanic, g.layout, g.entry_limit, g.publish_as, g.embed_url,
     coalesce((
@@ -214,7 +215,13 @@ const SPEC_RECORD = sql`x(id uuid, is_new boolean, position int, name text, odds
  * Creates the game, its tiers and code pools in one statement and reads it back in the same
  * batch (one round trip); answers the game as a private key sees it.
  */
-export async function createGame(db: Db, random: RandomSource, team: Team, input: CreateGameInput, now: Date): Promise<GameJson> {
+export async function createGame(
+  db: Db,
+  random: RandomSource,
+  team: Team,
+  input: CreateGameInput,
+  now: Date,
+): Promise<GameJson> {
   const tiers = normalizeTiers(input.tiers);
   const embedUrl = normalizeEmbedUrl(input.publishAs, input.embedUrl);
   const gameId = randomUuid(random);
@@ -309,9 +316,19 @@ export async function updateGame(
     if (input.tiers) {
       seen = stored
         .filter((s) => s.id !== null)
-        .map((s) => ({ id: s.id!, isMiss: s.is_miss!, deliveryType: s.delivery_type, hasPlays: s.has_plays!, codesTotal: num(s.codes_total) }));
+        .map((s) => ({
+          id: s.id!,
+          isMiss: s.is_miss!,
+          deliveryType: s.delivery_type,
+          hasPlays: s.has_plays!,
+          codesTotal: num(s.codes_total),
+        }));
       const map = new Map(seen.map((t) => [t.id, t]));
-      specs = normalizeTiers(input.tiers, map).map((t) => ({ ...t, id: t.id ?? randomUuid(random), isNew: t.id === null }));
+      specs = normalizeTiers(input.tiers, map).map((t) => ({
+        ...t,
+        id: t.id ?? randomUuid(random),
+        isNew: t.id === null,
+      }));
     }
 
     // 2. one batch: the write, guarded by "the game and its live tiers are as step 1 read them"
@@ -319,7 +336,10 @@ export async function updateGame(
     //    again), then the game as it is now
     // a new seed, used only when the tiers drawn change (id, name or odds, or their order)
     const rotation = specs ? { seedId: randomUuid(random), seed: await newSeed(random) } : undefined;
-    const [written, read] = await batch(db, [updateGameSql(team, gameId, input, publishAs, embedUrl, specs, seen, at, rotation), getGameSql(team, gameId, PRIVATE_VIEW)]);
+    const [written, read] = await batch(db, [
+      updateGameSql(team, gameId, input, publishAs, embedUrl, specs, seen, at, rotation),
+      getGameSql(team, gameId, PRIVATE_VIEW),
+    ]);
     if (written![0]?.updated) return gameFromRows(read!, now, PRIVATE_VIEW);
     if (!read![0]) throw Errors.gameNotFound();
   }
@@ -345,7 +365,13 @@ function updateGameSql(
   rotation?: { seedId: string; seed: SeedMaterial },
 ): SQL {
   const seenJson = JSON.stringify(
-    seen.map((t) => ({ id: t.id, is_miss: t.isMiss, delivery_type: t.deliveryType, has_plays: t.hasPlays, has_codes: t.codesTotal > 0 })),
+    seen.map((t) => ({
+      id: t.id,
+      is_miss: t.isMiss,
+      delivery_type: t.deliveryType,
+      has_plays: t.hasPlays,
+      has_codes: t.codesTotal > 0,
+    })),
   );
   // the game row locked first, then its live tiers in id order (the sweep locks tiers in the
   // same order: no deadlock); two updates of one game never interleave
@@ -362,12 +388,16 @@ function updateGameSql(
       ), seen as (
         select * from jsonb_to_recordset(${seenJson}::jsonb) as x(id uuid, is_miss boolean, delivery_type text, has_plays boolean, has_codes boolean)
       ), same as (
-        select ${specs ? sql`not exists (
+        select ${
+          specs
+            ? sql`not exists (
           (select id, is_miss, delivery_type, has_plays, has_codes from now_tiers
            except select id, is_miss, delivery_type, has_plays, has_codes from seen)
           union all
           (select id, is_miss, delivery_type, has_plays, has_codes from seen
-           except select id, is_miss, delivery_type, has_plays, has_codes from now_tiers))` : sql`true`} as ok
+           except select id, is_miss, delivery_type, has_plays, has_codes from now_tiers))`
+            : sql`true`
+        } as ok
       ), go as (
         select id from game where (select ok from same)
       ), c as (
@@ -435,7 +465,12 @@ function updateGameSql(
  * Deletes the game with its tiers, codes, plays and entries (cascade). With claimed plays and
  * no force: 409, nothing deleted.
  */
-export async function deleteGame(db: Db, team: Team, gameId: string, force: boolean): Promise<{ id: string; deleted: true }> {
+export async function deleteGame(
+  db: Db,
+  team: Team,
+  gameId: string,
+  force: boolean,
+): Promise<{ id: string; deleted: true }> {
   if (!isUuid(gameId)) throw Errors.gameNotFound();
   const row = await queryOne<{ found: string | null; has_claims: boolean | null; deleted: string | null }>(
     db,
@@ -453,4 +488,3 @@ export async function deleteGame(db: Db, team: Team, gameId: string, force: bool
   if (!row.deleted) throw Errors.gameHasClaims();
   return { id: row.deleted, deleted: true };
 }
-

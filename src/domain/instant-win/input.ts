@@ -27,7 +27,9 @@ const optionalText = v.optional(v.nullable(v.string()));
 
 /** One tier as sent; ranges and combinations are checked by normalizeTiers(). */
 export const tierSchema = v.object({
-  id: v.optional(v.nullable(v.pipe(v.string(), v.description('existing tier id (update only): edits that tier in place')))),
+  id: v.optional(
+    v.nullable(v.pipe(v.string(), v.description('existing tier id (update only): edits that tier in place'))),
+  ),
   name: v.string(),
   oddsPercent: v.pipe(v.number(), v.description('chance in percent; all tiers add up to 100')),
   isMiss: v.optional(v.boolean()),
@@ -36,15 +38,24 @@ export const tierSchema = v.object({
   redeemCode: optionalText,
   redeemUrl: optionalText,
   quantity: v.optional(v.nullable(v.pipe(v.number(), v.description('prize inventory; null = unlimited')))),
-  codes: v.optional(v.nullable(v.pipe(v.array(v.string()), v.description('single-use codes (deliveryType unique_code)')))),
+  codes: v.optional(
+    v.nullable(v.pipe(v.array(v.string()), v.description('single-use codes (deliveryType unique_code)'))),
+  ),
 });
 export type TierInput = v.InferOutput<typeof tierSchema>;
 
 const tiersSchema = v.array(tierSchema);
 
 const baseFields = {
-  title: v.pipe(v.string(), v.trim(), v.minLength(1, 'title must not be empty'), v.maxLength(200, 'title must be at most 200 characters')),
-  description: v.optional(v.nullable(v.pipe(v.string(), v.trim(), v.maxLength(5000, 'description must be at most 5000 characters')))),
+  title: v.pipe(
+    v.string(),
+    v.trim(),
+    v.minLength(1, 'title must not be empty'),
+    v.maxLength(200, 'title must be at most 200 characters'),
+  ),
+  description: v.optional(
+    v.nullable(v.pipe(v.string(), v.trim(), v.maxLength(5000, 'description must be at most 5000 characters'))),
+  ),
   publishAs: oneOf('publishAs', PUBLISH_AS),
   embedUrl: v.optional(v.nullable(v.string())),
   status: v.optional(oneOf('status', GAME_STATUSES)),
@@ -146,14 +157,27 @@ export function normalizeTiers(input: readonly TierInput[], stored?: ReadonlyMap
     const name = text(t.name, `${label}.name`, 100);
     if (!name) throw bad(`${label}.name must not be empty`);
     const odds = t.oddsPercent;
-    if (!Number.isFinite(odds) || odds < 0 || odds > 100) throw bad(`${label}.oddsPercent must be a number between 0 and 100`);
+    if (!Number.isFinite(odds) || odds < 0 || odds > 100)
+      throw bad(`${label}.oddsPercent must be a number between 0 and 100`);
     const isMiss = t.isMiss ?? false;
     const color = text(t.color, `${label}.color`, 50);
 
     if (isMiss) {
       // a miss needs no fulfilment; whatever was sent for it is not stored
-      if (existing && existing.hasPlays && !existing.isMiss) throw bad(`${label} has plays: a prize tier cannot become a miss (leave it out and add a new tier)`);
-      out.push({ id, name, oddsPercent: odds, isMiss, color, deliveryType: null, redeemCode: null, redeemUrl: null, quantity: null, codes: [] });
+      if (existing && existing.hasPlays && !existing.isMiss)
+        throw bad(`${label} has plays: a prize tier cannot become a miss (leave it out and add a new tier)`);
+      out.push({
+        id,
+        name,
+        oddsPercent: odds,
+        isMiss,
+        color,
+        deliveryType: null,
+        redeemCode: null,
+        redeemUrl: null,
+        quantity: null,
+        codes: [],
+      });
       return;
     }
 
@@ -162,12 +186,18 @@ export function normalizeTiers(input: readonly TierInput[], stored?: ReadonlyMap
     if (redeemUrl !== null && !isHttpUrl(redeemUrl)) throw bad(`${label}.redeemUrl must be an http(s) URL`);
     // omitted: an existing prize tier keeps its type; otherwise code when redeemCode is given, else url
     const deliveryType: DeliveryType =
-      t.deliveryType ?? (existing && !existing.isMiss && existing.deliveryType ? existing.deliveryType : redeemCode !== null ? 'code' : 'url');
+      t.deliveryType ??
+      (existing && !existing.isMiss && existing.deliveryType
+        ? existing.deliveryType
+        : redeemCode !== null
+          ? 'code'
+          : 'url');
     const codes = normalizeCodes(t.codes, label);
 
     if (deliveryType === 'code' && redeemCode === null) throw Errors.prizeTierNeedsDelivery();
     if (deliveryType === 'url' && redeemUrl === null) throw Errors.prizeTierNeedsDelivery();
-    if (deliveryType !== 'unique_code' && codes.length > 0) throw bad(`${label}.codes are only used with deliveryType unique_code`);
+    if (deliveryType !== 'unique_code' && codes.length > 0)
+      throw bad(`${label}.codes are only used with deliveryType unique_code`);
     if (deliveryType === 'unique_code') {
       const hasCodes = codes.length > 0 || (existing?.deliveryType === 'unique_code' && existing.codesTotal > 0);
       if (!hasCodes) throw bad(`${label}.codes must list at least one code for deliveryType unique_code`);
@@ -175,7 +205,8 @@ export function normalizeTiers(input: readonly TierInput[], stored?: ReadonlyMap
 
     let quantity: number | null = null;
     if (t.quantity !== undefined && t.quantity !== null) {
-      if (deliveryType === 'unique_code') throw bad(`${label}.quantity is not used with deliveryType unique_code: each code is one prize`);
+      if (deliveryType === 'unique_code')
+        throw bad(`${label}.quantity is not used with deliveryType unique_code: each code is one prize`);
       if (!Number.isInteger(t.quantity) || t.quantity < 0 || t.quantity > 1_000_000_000) {
         throw bad(`${label}.quantity must be a whole number from 0 to 1000000000`);
       }
@@ -183,9 +214,12 @@ export function normalizeTiers(input: readonly TierInput[], stored?: ReadonlyMap
     }
 
     if (existing && existing.hasPlays) {
-      if (existing.isMiss) throw bad(`${label} has plays: a miss tier cannot become a prize (leave it out and add a new tier)`);
+      if (existing.isMiss)
+        throw bad(`${label} has plays: a miss tier cannot become a prize (leave it out and add a new tier)`);
       if ((existing.deliveryType === 'unique_code') !== (deliveryType === 'unique_code')) {
-        throw bad(`${label} has plays: its deliveryType cannot change to or from unique_code (leave it out and add a new tier)`);
+        throw bad(
+          `${label} has plays: its deliveryType cannot change to or from unique_code (leave it out and add a new tier)`,
+        );
       }
     }
     out.push({ id, name, oddsPercent: odds, isMiss, color, deliveryType, redeemCode, redeemUrl, quantity, codes });

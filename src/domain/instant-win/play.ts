@@ -155,10 +155,15 @@ export async function playGame(db: Db, input: PlayInput): Promise<PlayOutcome> {
                    nc.seed_id, ${clientSeed}::text, nc.last_nonce, (select id from drawn)
             from g, res, nc where g.open
             returning id, tier_id, status, expires_at, seed_id, nonce
-          ), ${sqlEmitEvent('ev_won', 'instant_win.won', sql`select ${team.id} as team_id, g.id as contest_id,
+          ), ${sqlEmitEvent(
+            'ev_won',
+            'instant_win.won',
+            sql`select ${team.id} as team_id, g.id as contest_id,
             json_build_object('gameId', g.id, 'playId', ins.id, 'tierId', ins.tier_id, 'prizeName', t.name,
               'createdAt', ${sqlIso(sql`${at}::timestamptz`)}, 'expiresAt', ${sqlIso(sql`ins.expires_at`)}) as data
-            from ins join t on t.id = ins.tier_id cross join g where ins.status = 'pending'`, now)}
+            from ins join t on t.id = ins.tier_id cross join g where ins.status = 'pending'`,
+            now,
+          )}
           select g.open, g.entry_limit, ins.id as play_id, ins.status, ins.expires_at, ins.tier_id,
                  t.name as tier_name, t.is_miss as tier_is_miss, t.color as tier_color,
                  ins.seed_id, (select seed_hash from seed) as seed_hash, ins.nonce, ${sqlEventDeliveries('ev_won')}

@@ -79,7 +79,9 @@ export async function listPlays(
       .map((r) => ({
         id: r.id!,
         status: r.status,
-        tier: r.tier_id ? { id: r.tier_id, name: r.tier_name!, isMiss: r.tier_is_miss! } : { id: NO_PRIZE.id, name: NO_PRIZE.name, isMiss: true },
+        tier: r.tier_id
+          ? { id: r.tier_id, name: r.tier_name!, isMiss: r.tier_is_miss! }
+          : { id: NO_PRIZE.id, name: NO_PRIZE.name, isMiss: true },
         email: r.email,
         createdAt: iso(r.created_at),
         expiresAt: iso(r.expires_at),

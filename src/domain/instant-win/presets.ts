@@ -14,7 +14,12 @@ export const PRESETS = [
 ] as const;
 
 /** Accepted as list filters only; creating a game with one answers `400 Unknown slug`. */
-export const RETIRED_PRESETS = ['trade-show-prize-wheel', 'daily-login-game', 'coupon-roulette', 'in-store-kiosk'] as const;
+export const RETIRED_PRESETS = [
+  'trade-show-prize-wheel',
+  'daily-login-game',
+  'coupon-roulette',
+  'in-store-kiosk',
+] as const;
 
 export const MECHANICS = ['wheel', 'scratch', 'box', 'advent', 'plinko', 'slots', 'egg', 'claw'] as const;
 export const LAYOUTS = ['default', 'fullscreen'] as const;

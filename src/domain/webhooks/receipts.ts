@@ -129,7 +129,10 @@ export async function processDelivery(
                   and outcome = 'processed'`,
           );
           if (!prior) throw new Error('webhook receipt claim conflicted but no processed receipt was found');
-          replay = { status: num(prior.status_code), body: typeof prior.response === 'string' ? JSON.parse(prior.response) : prior.response };
+          replay = {
+            status: num(prior.status_code),
+            body: typeof prior.response === 'string' ? JSON.parse(prior.response) : prior.response,
+          };
           return;
         }
         claimId = claimed.id;

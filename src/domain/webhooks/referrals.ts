@@ -78,7 +78,8 @@ function checkAmount(amount: string): string {
 
 function orderIdOf(raw: unknown, field: string): string {
   if (raw === undefined || raw === null) throw Errors.validation(`${field} is required`);
-  if (typeof raw !== 'string' || !raw.trim() || raw.trim().length > ORDER_ID_MAX) throw Errors.validation(`Invalid ${field}`);
+  if (typeof raw !== 'string' || !raw.trim() || raw.trim().length > ORDER_ID_MAX)
+    throw Errors.validation(`Invalid ${field}`);
   return raw.trim();
 }
 
@@ -130,7 +131,22 @@ export function parseShopifyOrder(order: Obj): ReferredSale {
 
 /** Stripe's zero-decimal currencies: `amount_total` is in whole units (https://docs.stripe.com/currencies). */
 export const STRIPE_ZERO_DECIMAL = new Set([
-  'BIF', 'CLP', 'DJF', 'GNF', 'JPY', 'KMF', 'KRW', 'MGA', 'PYG', 'RWF', 'UGX', 'VND', 'VUV', 'XAF', 'XOF', 'XPF',
+  'BIF',
+  'CLP',
+  'DJF',
+  'GNF',
+  'JPY',
+  'KMF',
+  'KRW',
+  'MGA',
+  'PYG',
+  'RWF',
+  'UGX',
+  'VND',
+  'VUV',
+  'XAF',
+  'XOF',
+  'XPF',
 ]);
 /** Stripe's three-decimal currencies: `amount_total` is in thousandths. */
 export const STRIPE_THREE_DECIMAL = new Set(['BHD', 'JOD', 'KWD', 'OMR', 'TND']);
@@ -155,7 +171,8 @@ export function parseStripeSession(session: Obj): ReferredSale | null {
   const orderId = orderIdOf(session.id, 'data.object.id');
   if (session.payment_status !== 'paid') return null;
   const minor = session.amount_total;
-  if (typeof minor !== 'number' || !Number.isSafeInteger(minor) || minor < 0) throw Errors.validation('Invalid data.object.amount_total');
+  if (typeof minor !== 'number' || !Number.isSafeInteger(minor) || minor < 0)
+    throw Errors.validation('Invalid data.object.amount_total');
   if (typeof session.currency !== 'string') throw Errors.validation('Invalid data.object.currency');
   const currency = currencyOf(session.currency, 'data.object.currency');
   const codes: string[] = [];
@@ -180,7 +197,12 @@ export type CreditOutcome = { kind: 'credited'; result: ReferralResult } | { kin
  * Records the sale and credits the referrer, once per (contest, order id). One statement;
  * safe inside the delivery's transaction.
  */
-export async function creditReferredSale(db: Db, now: Date, contestId: string, sale: ReferredSale): Promise<CreditOutcome> {
+export async function creditReferredSale(
+  db: Db,
+  now: Date,
+  contestId: string,
+  sale: ReferredSale,
+): Promise<CreditOutcome> {
   const t = now.toISOString();
   const amount = sql`${sale.amount}::numeric`;
   const buyer = sql`${sale.buyerEmail}::text`;
@@ -243,10 +265,15 @@ export async function creditReferredSale(db: Db, now: Date, contestId: string, s
               'currency', currency, 'pointsAwarded', points_awarded, 'commissionAwarded', commission_awarded, 'source', source,
               'createdAt', ${sqlIso(sql`created_at`)}) as ev_data, entry_id
           ), ${sqlEmitEvent('ev_purchase', 'purchase.recorded', sql`select go.team_id, go.id as contest_id, ins.ev_data as data from ins, go`, now)},
-          ${sqlEmitEvent('ev_ref', 'referral.credited', sql`select go.team_id, go.id as contest_id, json_build_object('advocateEntryId',
+          ${sqlEmitEvent(
+            'ev_ref',
+            'referral.credited',
+            sql`select go.team_id, go.id as contest_id, json_build_object('advocateEntryId',
             ins.referrer_entry_id, 'friendEntryId', ins.entry_id, 'contestId', go.id, 'orderId', ${sale.orderId}::text,
             'advocatePoints', ins.points_awarded, 'commissionAwarded', ins.commission_awarded) as data
-            from ins, go where ins.referrer_entry_id is not null`, now)},
+            from ins, go where ins.referrer_entry_id is not null`,
+            now,
+          )},
           upd as (
             update entries en set points = en.points + ins.points_awarded, commission = en.commission + ins.commission_awarded,
                    updated_at = ${t}::timestamptz

@@ -41,7 +41,12 @@ export function standardWebhookKey(secret: string): Uint8Array | null {
 }
 
 /** `v1,<base64>` for the message id, unix timestamp (seconds) and body: what a sender puts in `webhook-signature`. */
-export async function signStandardWebhook(secret: string, id: string, timestamp: number, body: Uint8Array | string): Promise<string> {
+export async function signStandardWebhook(
+  secret: string,
+  id: string,
+  timestamp: number,
+  body: Uint8Array | string,
+): Promise<string> {
   const key = standardWebhookKey(secret);
   if (!key) throw new Error('not a whsec_ secret');
   const mac = await hmacSha256(key, concat(`${id}.${timestamp}.`, asBytes(body)));
@@ -98,7 +103,11 @@ export async function signShopify(secret: string, body: Uint8Array | string): Pr
   return toBase64(await hmacSha256(secret, asBytes(body)));
 }
 
-export async function verifyShopify(secret: string, header: string | null | undefined, body: Uint8Array): Promise<boolean> {
+export async function verifyShopify(
+  secret: string,
+  header: string | null | undefined,
+  body: Uint8Array,
+): Promise<boolean> {
   if (!header || !secret) return false;
   const expected = await signShopify(secret, body);
   return timingSafeEqual(header.trim(), expected);

@@ -45,7 +45,11 @@ export interface WatchedPage {
  * A fresh context whose every request is recorded; requests to any origin other than `origin`
  * are aborted (the page must work as if the network let nothing else through).
  */
-export async function watchedPage(browser: Browser, origin: string, opts: { reducedMotion?: boolean } = {}): Promise<WatchedPage> {
+export async function watchedPage(
+  browser: Browser,
+  origin: string,
+  opts: { reducedMotion?: boolean } = {},
+): Promise<WatchedPage> {
   const ctx = await browser.newContext({
     viewport: { width: 1200, height: 900 },
     reducedMotion: opts.reducedMotion ? 'reduce' : 'no-preference',

@@ -50,8 +50,14 @@ export async function checkDocsPage(browser: Browser, origin: string, screenshot
     const answered = page.waitForResponse((r) => r.url() === `${origin}/health`);
     await health.getByRole('button', { name: 'Execute' }).click();
     expect((await answered).status()).toBe(200);
-    await expect.poll(() => health.locator('.live-responses-table tr.response .response-col_status').first().textContent()).toContain('200');
-    await expect.poll(() => health.locator('.live-responses-table tr.response .response-col_description pre').first().textContent()).toContain('"ok"');
+    await expect
+      .poll(() => health.locator('.live-responses-table tr.response .response-col_status').first().textContent())
+      .toContain('200');
+    await expect
+      .poll(() =>
+        health.locator('.live-responses-table tr.response .response-col_description pre').first().textContent(),
+      )
+      .toContain('"ok"');
 
     // the schemas section expands too
     const models = page.locator('section.models');

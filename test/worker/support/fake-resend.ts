@@ -44,22 +44,37 @@ export async function startFakeResend(): Promise<FakeResend> {
       } catch {
         /* recorded as null */
       }
-      const rec: RecordedRequest = { method: req.method ?? '', path: req.url ?? '', headers: req.headers, body, status: 0 };
+      const rec: RecordedRequest = {
+        method: req.method ?? '',
+        path: req.url ?? '',
+        headers: req.headers,
+        body,
+        status: 0,
+      };
       requests.push(rec);
       const reply = (status: number, out: unknown) => {
         rec.status = status;
         send(status, out);
       };
-      if (req.method !== 'POST' || req.url !== '/emails') return reply(404, { statusCode: 404, name: 'not_found', message: 'The requested endpoint does not exist.' });
-      if (req.headers.authorization !== 'Bearer re_test_key') return reply(403, { statusCode: 403, name: 'invalid_api_key', message: 'API key is invalid' });
+      if (req.method !== 'POST' || req.url !== '/emails')
+        return reply(404, { statusCode: 404, name: 'not_found', message: 'The requested endpoint does not exist.' });
+      if (req.headers.authorization !== 'Bearer re_test_key')
+        return reply(403, { statusCode: 403, name: 'invalid_api_key', message: 'API key is invalid' });
       const to = String(body?.to?.[0] ?? '');
-      if (to.startsWith('fail-')) return reply(500, { statusCode: 500, name: 'application_error', message: 'Something went wrong' });
-      if (to.startsWith('reject-')) return reply(422, { statusCode: 422, name: 'validation_error', message: 'Invalid `to` field.' });
+      if (to.startsWith('fail-'))
+        return reply(500, { statusCode: 500, name: 'application_error', message: 'Something went wrong' });
+      if (to.startsWith('reject-'))
+        return reply(422, { statusCode: 422, name: 'validation_error', message: 'Invalid `to` field.' });
       const key = req.headers['idempotency-key'];
       if (typeof key === 'string') {
         const seen = byKey.get(key);
         if (seen) {
-          if (seen.payload !== raw) return reply(409, { statusCode: 409, name: 'invalid_idempotent_request', message: 'Same idempotency key used with a different request payload.' });
+          if (seen.payload !== raw)
+            return reply(409, {
+              statusCode: 409,
+              name: 'invalid_idempotent_request',
+              message: 'Same idempotency key used with a different request payload.',
+            });
           return reply(200, { id: seen.id });
         }
       }

@@ -56,13 +56,20 @@ export default async function setup(project: TestProject) {
   const http = await startNeonHttp({ log: (m) => console.warn(`[neon-http] ${m}`) });
   const proxy = await startWsProxy({ log: (m) => console.warn(`[ws-proxy] ${m}`) });
   const resend = await startFakeResend();
-  project.provide('workerd', { databaseUrl, httpEndpoint: http.endpoint, wsProxy: proxy.address, resendUrl: resend.url });
+  project.provide('workerd', {
+    databaseUrl,
+    httpEndpoint: http.endpoint,
+    wsProxy: proxy.address,
+    resendUrl: resend.url,
+  });
   console.log(
     `\n*** workerd suites: real Worker + Neon driver → HTTP endpoint ${http.endpoint} (ws proxy ${proxy.address} for DB_TRANSPORT=ws) → ${new URL(base).host}/${name} ***\n`,
   );
 
   return async () => {
-    console.log(`*** neon http endpoint: ${http.requests()} requests; ws proxy: ${proxy.total()} connections, ${proxy.open()} still open at teardown ***`);
+    console.log(
+      `*** neon http endpoint: ${http.requests()} requests; ws proxy: ${proxy.total()} connections, ${proxy.open()} still open at teardown ***`,
+    );
     await http.close();
     await proxy.close();
     await resend.close();

@@ -46,7 +46,13 @@ export async function call<T = any>(
   });
   const text = await res.text();
   // every answer is held to the Worker's own OpenAPI document (test/support/contract.ts)
-  (await workerContract()).check({ method, path, status: res.status, contentType: res.headers.get('content-type'), body: text });
+  (await workerContract()).check({
+    method,
+    path,
+    status: res.status,
+    contentType: res.headers.get('content-type'),
+    body: text,
+  });
   let body: unknown = text;
   try {
     body = JSON.parse(text);
@@ -58,7 +64,9 @@ export async function call<T = any>(
 
 let contract: Promise<ContractValidator> | undefined;
 const workerContract = () =>
-  (contract ??= SELF.fetch('http://contests.test/api/v1/openapi.json').then(async (r) => createValidator((await r.json()) as Record<string, any>)));
+  (contract ??= SELF.fetch('http://contests.test/api/v1/openapi.json').then(async (r) =>
+    createValidator((await r.json()) as Record<string, any>),
+  ));
 
 export interface Team {
   teamId: string;
@@ -75,7 +83,10 @@ export async function makeTeam(name = 'Workerd team'): Promise<Team> {
   return { teamId, publicKey: pub.body.data.key, privateKey: priv.body.data.key };
 }
 
-export async function makeContest(teamId: string, settings: Record<string, unknown> = {}): Promise<{ id: string; slug: string }> {
+export async function makeContest(
+  teamId: string,
+  settings: Record<string, unknown> = {},
+): Promise<{ id: string; slug: string }> {
   const res = await call('POST', `/api/admin/teams/${teamId}/contests`, {
     admin: true,
     body: { title: 'Workerd contest', status: 'active', isEvergreen: true, ...settings },
@@ -101,7 +112,10 @@ export async function resendLog(): Promise<{ requests: any[]; delivered: any[] }
 }
 
 /** Polls until `check` returns a value (background work such as ctx.waitUntil delivery). */
-export async function eventually<T>(check: () => Promise<T | undefined | null | false>, timeoutMs = 10_000): Promise<T> {
+export async function eventually<T>(
+  check: () => Promise<T | undefined | null | false>,
+  timeoutMs = 10_000,
+): Promise<T> {
   const until = Date.now() + timeoutMs;
   for (;;) {
     const v = await check();
