@@ -507,7 +507,9 @@ export async function edgeBench(opts: {
               failures.push(`${transport}@${latency} ${ep.name}: ${r.status} ${r.text.slice(0, 200)}`);
             if (i >= 2) times.push(r.ms); // the first two warm the isolate and the connection cache
           }
-          (rows[ep.name] ??= {})[`${transport}@${latency}`] = median(times);
+          const row = rows[ep.name] ?? {};
+          rows[ep.name] = row;
+          row[`${transport}@${latency}`] = median(times);
         }
         await stop(child);
         log(`  edge bench: ${transport} at ${latency} ms done`);

@@ -66,10 +66,14 @@ export function createApp(deps: Deps) {
     c.set('deps', deps);
     let handle: ReturnType<Deps['database']['acquire']> | undefined;
     let txHandle: ReturnType<Deps['database']['acquire']> | undefined;
-    c.set('db', () => (handle ??= deps.database.acquire()).db);
+    c.set('db', () => {
+      handle ??= deps.database.acquire();
+      return handle.db;
+    });
     c.set('txDb', () => {
       if (!deps.database.acquireInteractive) return c.var.db();
-      return (txHandle ??= deps.database.acquireInteractive()).db;
+      txHandle ??= deps.database.acquireInteractive();
+      return txHandle.db;
     });
     const timing = { trips: 0, ms: 0 };
     const deliveries = { recorded: false };

@@ -191,7 +191,7 @@ describe('customFieldData limits', () => {
     const c = await env.contest(t.teamId);
     const id = await newEntry(c.id, 'keep@example.com');
     const before = await query(env.db, sql`select * from entries where contest_id = ${c.id}`);
-    const deep = '{"a":'.repeat(5000) + '1' + '}'.repeat(5000);
+    const deep = `${'{"a":'.repeat(5000)}1${'}'.repeat(5000)}`;
     for (const [method, path, extra] of [
       ['POST', `/api/v1/contests/${c.id}/entries`, '"email":"x@example.com",'],
       ['PUT', `/api/v1/entries/${id}`, ''],

@@ -39,7 +39,10 @@ describe.skipIf(!hasRealPostgres)('entries under concurrency (real Postgres)', (
   const create = (contestId: string, body: unknown) =>
     env.request('POST', `/api/v1/contests/${contestId}/entries`, { key: t.privateKey, body });
   const countStatuses = (rs: { status: number }[]) =>
-    rs.reduce<Record<number, number>>((m, r) => ((m[r.status] = (m[r.status] ?? 0) + 1), m), {});
+    rs.reduce<Record<number, number>>((m, r) => {
+      m[r.status] = (m[r.status] ?? 0) + 1;
+      return m;
+    }, {});
 
   it('20 concurrent creates of the same email make one entry (one 201, nineteen 200 alreadyExists) and one email', async () => {
     const c = await env.contest(t.teamId);

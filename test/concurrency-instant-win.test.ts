@@ -68,7 +68,10 @@ describe.skipIf(!hasRealPostgres)('instant win under concurrency (real Postgres)
     });
   const all = <T>(n: number, f: (i: number) => Promise<T>) => Promise.all(Array.from({ length: n }, (_, i) => f(i)));
   const tally = (statuses: number[]) =>
-    statuses.reduce<Record<number, number>>((m, s) => ({ ...m, [s]: (m[s] ?? 0) + 1 }), {});
+    statuses.reduce<Record<number, number>>((m, s) => {
+      m[s] = (m[s] ?? 0) + 1;
+      return m;
+    }, {});
 
   it('500 concurrent plays on a prize of quantity 25 at 100% odds: exactly 25 wins, remaining 0', async () => {
     const g = await newGame([

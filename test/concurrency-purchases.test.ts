@@ -64,7 +64,11 @@ describe.skipIf(!hasRealPostgres)('purchases and webhooks under concurrency (rea
     return { ...r!, commission: Number(r!.commission) };
   }
 
-  const tally = (xs: string[]) => xs.reduce<Record<string, number>>((m, x) => ({ ...m, [x]: (m[x] ?? 0) + 1 }), {});
+  const tally = (xs: string[]) =>
+    xs.reduce<Record<string, number>>((m, x) => {
+      m[x] = (m[x] ?? 0) + 1;
+      return m;
+    }, {});
 
   it('50 concurrent requests with one new orderId (API, signed webhook, x-webhook-secret mixed): one purchase, awarded once', async () => {
     const c = await contest({ purchaseTracking: { enabled: true, pointsPerPurchase: 10, pointsPerCurrencyUnit: 1 } });

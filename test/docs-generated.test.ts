@@ -19,7 +19,7 @@ const markdownFiles = () => [
 ];
 
 /** GitHub's anchors of a Markdown file's headings (duplicates get -1, -2, …). */
-export function anchorsOf(text: string): Set<string> {
+function anchorsOf(text: string): Set<string> {
   const seen = new Map<string, number>();
   const out = new Set<string>();
   let fenced = false;

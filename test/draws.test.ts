@@ -65,7 +65,7 @@ async function addEntries(contestId: string, list: E[]) {
   );
 }
 const uuidN = (n: number, prefix = '0') =>
-  `${prefix.repeat(8 - String(n).length)}${n}`.slice(-8) + '-0000-4000-8000-' + String(n).padStart(12, '0');
+  `${`${prefix.repeat(8 - String(n).length)}${n}`.slice(-8)}-0000-4000-8000-${String(n).padStart(12, '0')}`;
 
 const sha256 = (s: string | Uint8Array) => createHash('sha256').update(s).digest('hex');
 

@@ -58,7 +58,7 @@ async function hitsInDatabase(): Promise<string[]> {
     for (const v of VALUES) {
       const rows = await query<{ n: number }>(
         env.db,
-        sql`select count(*)::int as n from ${sql.raw(name)} x where x::text ilike ${'%' + v + '%'}`,
+        sql`select count(*)::int as n from ${sql.raw(name)} x where x::text ilike ${`%${v}%`}`,
       );
       if (rows[0]!.n > 0) hits.push(`${name}: ${v} (${rows[0]!.n})`);
     }

@@ -55,7 +55,6 @@ beforeAll(async () => {
 });
 afterAll(() => env.close());
 
-const priv = () => ({ key: t.privateKey });
 async function endpoint(body: Record<string, unknown> = {}, team = t) {
   const r = await env.request('POST', '/api/v1/webhook-endpoints', {
     key: team.privateKey,

@@ -1257,9 +1257,8 @@ describe('rate limit', () => {
           body: {},
           headers: { 'x-forwarded-for': ip },
         });
-      let last;
       for (let i = 0; i < 29; i++) expect((await hit(g, '192.0.2.50')).status).toBe(200);
-      last = await hit(g, '192.0.2.50');
+      const last = await hit(g, '192.0.2.50');
       // the 31st request of the minute is a claim: it counts in the same bucket
       const over = await rl.request('POST', `${BASE}/${g}/plays/${last.body.data.playId}/claim`, {
         key: t.publicKey,

@@ -30,8 +30,10 @@ function parseCsv(text: string): string[][] {
       if (text[i] === '"') {
         i++;
         for (;;) {
-          if (text[i] === '"' && text[i + 1] === '"') (cell += '"'), (i += 2);
-          else if (text[i] === '"') {
+          if (text[i] === '"' && text[i + 1] === '"') {
+            cell += '"';
+            i += 2;
+          } else if (text[i] === '"') {
             i++;
             break;
           } else cell += text[i++];

@@ -49,7 +49,7 @@ describe('auth (contract §2 wording)', () => {
     const body = { email: 'a@x.io', orderId: 'o', amount: 1 };
     const none = await env.request('POST', `/api/v1/contests/${c.id}/purchases`, { body });
     expect([none.status, none.body]).toEqual([401, { success: false, error: 'Missing or invalid API key' }]);
-    const bad = await buy(c.id, body, 'sk_' + 'x'.repeat(40));
+    const bad = await buy(c.id, body, `sk_${'x'.repeat(40)}`);
     expect([bad.status, bad.body]).toEqual([401, { success: false, error: 'Missing or invalid API key' }]);
     const pub = await buy(c.id, body, t.publicKey);
     expect([pub.status, pub.body]).toEqual([403, { success: false, error: 'Private key required' }]);

@@ -31,7 +31,7 @@ const LONE_HIGH = '"x\\ud800y"';
 const LONE_LOW = '"\\udc00"';
 const BIG = JSON.stringify('x'.repeat(1_000_000));
 const DEEP_ARRAY = '['.repeat(5000) + ']'.repeat(5000);
-const DEEP_OBJECT = '{"a":'.repeat(5000) + '1' + '}'.repeat(5000);
+const DEEP_OBJECT = `${'{"a":'.repeat(5000)}1${'}'.repeat(5000)}`;
 const WRONG_TYPES = ['[]', '{}', '[1,"a"]', '0', '-1.5', 'null', 'true', '"str"'];
 
 /** value kinds that must always be refused with 400 naming the field */

@@ -8,7 +8,7 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { readSettings, SETTINGS, SettingsError, WORKER_SETTINGS } from '../src/settings.js';
+import { readSettings, SETTINGS, type SettingsError, WORKER_SETTINGS } from '../src/settings.js';
 
 const root = process.cwd();
 const tsx = join(root, 'node_modules/.bin/tsx');

@@ -48,7 +48,15 @@ describe('joinLoop', () => {
       { staleAfterMs: 10 },
     );
     await tick(30);
-    const fresh = joinLoop(owner, 'x', async () => (calls.push('new'), 1), { staleAfterMs: 10 });
+    const fresh = joinLoop(
+      owner,
+      'x',
+      async () => {
+        calls.push('new');
+        return 1;
+      },
+      { staleAfterMs: 10 },
+    );
     expect(fresh.started).toBe(true);
     await fresh.promise;
     release();

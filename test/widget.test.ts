@@ -11,7 +11,7 @@ import { WIDGET_JS, WIDGET_JS_HASH } from '../src/widget/bundle.generated.js';
 import { createTestEnv, type TestEnv } from './support/harness.js';
 
 const GAME = '0b5a2c9e-6a43-4c1e-9d1a-3f7f2a1b9c10';
-const PK = 'pk_' + 'A1b2C3d4E5'.repeat(4);
+const PK = `pk_${'A1b2C3d4E5'.repeat(4)}`;
 
 let env: TestEnv;
 beforeAll(async () => {
@@ -116,7 +116,7 @@ describe('GET /demo/instant-win/:gameId', () => {
   });
 
   it('refuses a private key without echoing it', async () => {
-    const sk = 'sk_' + 'Z9y8X7w6V5'.repeat(4);
+    const sk = `sk_${'Z9y8X7w6V5'.repeat(4)}`;
     const r = await env.request('GET', `/demo/instant-win/${GAME}?key=${sk}`);
     expect(r.status).toBe(400);
     expect(r.text).toContain('That is a private key');

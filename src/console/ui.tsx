@@ -88,6 +88,7 @@ export function Action(props: {
   return (
     <span class="action">
       {asking ? (
+        // biome-ignore lint/a11y/useSemanticElements: an inline question beside its button, not a form's group of fields
         <span class="confirm" role="group" aria-label={props.confirm}>
           <span>{props.confirm}</span>
           <button type="button" class="danger" onClick={go}>

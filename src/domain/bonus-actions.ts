@@ -40,8 +40,8 @@ export type EntryRef = { entryId: string } | { email: string; contestId: string 
  * or (the `lookup` form) by email + contest. Another team's entry or contest: not found.
  */
 export async function listBonusActionsForEntry(db: Db, team: Team, ref: EntryRef) {
-  let where;
-  let contestFound;
+  let where: SQL;
+  let contestFound: SQL;
   if ('entryId' in ref) {
     if (!isUuid(ref.entryId)) throw Errors.entryNotFound();
     where = sql`e.id = ${ref.entryId}`;

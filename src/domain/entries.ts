@@ -8,7 +8,7 @@
  */
 import { type SQL, sql } from 'drizzle-orm';
 import * as v from 'valibot';
-import { type Db, iso, num, pgError, query, queryOne } from '../db/client.js';
+import { type Db, num, pgError, query, queryOne } from '../db/client.js';
 import type { Team } from '../db/team.js';
 import type { RandomSource } from '../deps.js';
 import { Errors } from '../errors.js';
@@ -19,14 +19,7 @@ import { newConfirmation } from './confirm.js';
 import { sqlContestOpen } from './contests.js';
 import { sqlClampedTotal } from './points.js';
 import { sqlEmitEvent, sqlEventDeliveries, sqlEntryEventData } from './events/emit.js';
-import {
-  entryDetailJson,
-  entryDetailSql,
-  entryListJson,
-  type EntryListItem,
-  type EntryRow,
-  listColumns,
-} from './entry-detail.js';
+import { entryListJson, type EntryListItem, type EntryRow, listColumns } from './entry-detail.js';
 import { sqlMasked } from './masking.js';
 import { hashEntryIp, hashUserAgent, RISK_REFUSED_SQLSTATE, riskInputSchema, sqlRiskCtes } from './risk.js';
 

@@ -55,24 +55,22 @@ interface ExportRow {
 }
 
 function csvLine(r: ExportRow): string {
-  return (
-    [
-      r.id,
-      r.email,
-      r.name,
-      r.phone,
-      num(r.points),
-      r.email_confirmed,
-      r.disqualified,
-      r.referral_code,
-      r.referred_by,
-      num(r.referrals_count),
-      r.risk_level,
-      iso(r.created_at),
-    ]
-      .map(csvCell)
-      .join(',') + '\r\n'
-  );
+  return `${[
+    r.id,
+    r.email,
+    r.name,
+    r.phone,
+    num(r.points),
+    r.email_confirmed,
+    r.disqualified,
+    r.referral_code,
+    r.referred_by,
+    num(r.referrals_count),
+    r.risk_level,
+    iso(r.created_at),
+  ]
+    .map(csvCell)
+    .join(',')}\r\n`;
 }
 
 const EXPORT_COLUMNS = sql`e.id, e.email, e.name, e.phone, e.points, e.email_confirmed, e.disqualified, e.referral_code,
@@ -129,7 +127,7 @@ export async function exportEntries(
         try {
           if (!headerSent) {
             headerSent = true;
-            controller.enqueue(enc.encode(EXPORT_HEADER + '\r\n'));
+            controller.enqueue(enc.encode(`${EXPORT_HEADER}\r\n`));
           }
           if (rows.length > 0) {
             let chunk = '';

@@ -166,7 +166,10 @@ function byBucket<B extends { start: string }>(
   for (const r of rows) {
     const start = iso(r.start)!;
     let b = out[out.length - 1];
-    if (!b || b.start !== start) out.push((b = empty(start)));
+    if (!b || b.start !== start) {
+      b = empty(start);
+      out.push(b);
+    }
     if (r.metric) add(b, r.metric, num(r.n));
   }
   return out;

@@ -25,7 +25,10 @@ const OWN_LIMIT_PATH = /^\/api\/v1\/instant-win-games\/[^/]+\/(play|plays\/[^/]+
 const defaultLimiters = new WeakMap<Deps, RateLimiter>();
 const defaultPublicLimiter = (deps: Deps) => {
   let l = defaultLimiters.get(deps);
-  if (!l) defaultLimiters.set(deps, (l = memoryRateLimiter(600, 60, deps.clock)));
+  if (!l) {
+    l = memoryRateLimiter(600, 60, deps.clock);
+    defaultLimiters.set(deps, l);
+  }
   return l;
 };
 

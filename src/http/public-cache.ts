@@ -52,7 +52,10 @@ export function publicCached() {
     const cache = deps.publicCache;
     if (!cache || c.var.auth.type !== 'public' || c.req.method !== 'GET') return next();
     let inflight = inflightByCache.get(cache);
-    if (!inflight) inflightByCache.set(cache, (inflight = new Map()));
+    if (!inflight) {
+      inflight = new Map();
+      inflightByCache.set(cache, inflight);
+    }
     const url = new URL(c.req.url);
     const key = `${url.origin}${url.pathname}${url.search}${url.search ? '&' : '?'}ce-key=${c.var.auth.keyHash}`;
 

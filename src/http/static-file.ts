@@ -14,7 +14,7 @@ export async function serveStaticFile(c: Context<AppEnv>, path: string, type: st
   c.header('ETag', found.etag);
   c.header('Vary', 'Accept-Encoding');
   const inm = c.req.header('if-none-match');
-  if (inm && inm.split(',').some((t) => t.trim().replace(/^W\//, '') === found.etag)) return c.body(null, 304);
+  if (inm?.split(',').some((t) => t.trim().replace(/^W\//, '') === found.etag)) return c.body(null, 304);
   c.header('Content-Type', type);
   return c.body(found.body as Uint8Array<ArrayBuffer>);
 }

@@ -72,7 +72,7 @@ export function randomBase62(random: RandomSource, length: number): string {
 export function randomUnit(random: RandomSource): number {
   const b = random.bytes(7);
   // 53 bits: 5 bits of b[0] + 48 bits of b[1..6]
-  let hi = b[0]! & 0x1f;
+  const hi = b[0]! & 0x1f;
   let n = hi;
   for (let i = 1; i < 7; i++) n = n * 256 + b[i]!;
   return n / 2 ** 53;

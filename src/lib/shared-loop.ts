@@ -33,9 +33,15 @@ export function joinLoop(
   opts: LoopOptions = {},
 ): { promise: Promise<void>; started: boolean } {
   let byName = states.get(owner);
-  if (!byName) states.set(owner, (byName = new Map()));
+  if (!byName) {
+    byName = new Map();
+    states.set(owner, byName);
+  }
   let s = byName.get(name);
-  if (!s) byName.set(name, (s = { running: null, again: false, startedAt: 0 }));
+  if (!s) {
+    s = { running: null, again: false, startedAt: 0 };
+    byName.set(name, s);
+  }
   const state = s;
   const stale = opts.staleAfterMs !== undefined && Date.now() - state.startedAt > opts.staleAfterMs;
   if (state.running && !stale) {

@@ -24,7 +24,7 @@ import { ok, pagination } from '../http/envelope.js';
 import { Errors } from '../errors.js';
 import { jsonBody, pageParams, pageQuerySchema, queryParams, trimmedString } from '../http/validate.js';
 import { timingSafeEqual } from '../lib/crypto.js';
-import { createSettings, nonNegInt, updateSettings } from '../schemas/contest-settings.js';
+import { createSettings, updateSettings } from '../schemas/contest-settings.js';
 import { createBonusActionBody } from '../schemas/bonus-actions.js';
 import {
   AdminContest,

@@ -258,7 +258,7 @@ export class InstantWinGame extends HTMLElement {
     $.form.hidden = $.prize.hidden = true;
     this.say(game.mechanic === 'wheel' ? 'Spinning\u2026' : 'Revealing\u2026');
 
-    let played;
+    let played: Awaited<ReturnType<typeof this.api.play>>;
     try {
       // the server only takes cookies it could have made; anything else (edited storage) is not sent
       const cookie = this.saved.cookie;
@@ -324,7 +324,7 @@ export class InstantWinGame extends HTMLElement {
     const win = this.saved.win;
     if (!this.api || !win || this.claiming) return;
     const email = $.email.value.trim();
-    if (!email || !email.includes('@')) {
+    if (!email?.includes('@')) {
       this.fail(email ? 'Please enter a valid email address.' : 'Please enter your email address to claim your prize.');
       $.email.setAttribute('aria-invalid', 'true');
       $.email.focus();

@@ -9,7 +9,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 import { createApp } from '../../src/app.js';
 import { docsFiles } from '../../src/lib/docs-files.js';
 import { createTestEnv, type TestEnv } from '../support/harness.js';

@@ -395,7 +395,7 @@ ${widgets.join('\n')}
     await page.goto(
       shopUrl(
         ['box', box.id, team.publicKey],
-        ['badkey', box.id, 'pk_' + 'x'.repeat(40)],
+        ['badkey', box.id, `pk_${'x'.repeat(40)}`],
         ['nogame', '3f0e9a57-0000-4000-8000-000000000000', team.publicKey],
         ['secret', box.id, team.privateKey],
       ),

@@ -150,7 +150,6 @@ let shared: Promise<ContractValidator> | undefined;
 /** The validator for the app's own document, made once per process. */
 export function contractValidator(): Promise<ContractValidator> {
   // imported here, not at the top: the workerd suite uses createValidator() with the Worker's own document
-  return (shared ??= import('../../scripts/openapi-document.js').then(async (m) =>
-    createValidator(await m.openApiDocument()),
-  ));
+  shared ??= import('../../scripts/openapi-document.js').then(async (m) => createValidator(await m.openApiDocument()));
+  return shared;
 }

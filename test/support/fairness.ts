@@ -39,7 +39,10 @@ export function drawPicks(
     }
     const x = u % W;
     let sum = 0n;
-    const k = remaining.findIndex((e) => (sum += e.weight) > x);
+    const k = remaining.findIndex((e) => {
+      sum += e.weight;
+      return sum > x;
+    });
     out.push({ id: remaining[k]!.id, streamIndex: i - 1 });
     remaining.splice(k, 1);
   }

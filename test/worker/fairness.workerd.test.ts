@@ -149,7 +149,10 @@ describe.skipIf(!hasPostgres)('Worker in workerd: verifiable draws and provably 
     for (const p of log.body.data) {
       const r = playNumber(seed, game.id, p.clientSeed, p.nonce);
       let sum = 0;
-      const tier = game.tiers.find((t: { oddsPercent: number }) => (sum += t.oddsPercent) > r);
+      const tier = game.tiers.find((t: { oddsPercent: number }) => {
+        sum += t.oddsPercent;
+        return sum > r;
+      });
       expect([p.nonce, p.drawnTier.id]).toEqual([p.nonce, tier.id]);
     }
     const seeds = await call('GET', `/api/v1/instant-win-games/${game.id}/fairness/seeds`, { key: team.publicKey });

@@ -198,6 +198,7 @@ function Entries(props: { cred: Team; contestId: string }) {
   return (
     <section aria-labelledby="entries-h">
       <h2 id="entries-h">Entries</h2>
+      {/* biome-ignore lint/a11y/useSemanticElements: <search> is newer than the browsers operators use (Safari before 17) */}
       <form
         class="inline"
         role="search"

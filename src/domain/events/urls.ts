@@ -78,7 +78,7 @@ function v6Groups(host: string): number[] | null {
   if (tail) {
     const p = v4Parts(tail[1]!);
     if (!p) return null;
-    h = h.slice(0, -tail[1]!.length) + ((p[0]! << 8) | p[1]!).toString(16) + ':' + ((p[2]! << 8) | p[3]!).toString(16);
+    h = `${h.slice(0, -tail[1]!.length)}${((p[0]! << 8) | p[1]!).toString(16)}:${((p[2]! << 8) | p[3]!).toString(16)}`;
   }
   const halves = h.split('::');
   if (halves.length > 2) return null;

@@ -164,7 +164,7 @@ export function normalizeTiers(input: readonly TierInput[], stored?: ReadonlyMap
 
     if (isMiss) {
       // a miss needs no fulfilment; whatever was sent for it is not stored
-      if (existing && existing.hasPlays && !existing.isMiss)
+      if (existing?.hasPlays && !existing.isMiss)
         throw bad(`${label} has plays: a prize tier cannot become a miss (leave it out and add a new tier)`);
       out.push({
         id,
@@ -213,7 +213,7 @@ export function normalizeTiers(input: readonly TierInput[], stored?: ReadonlyMap
       quantity = t.quantity;
     }
 
-    if (existing && existing.hasPlays) {
+    if (existing?.hasPlays) {
       if (existing.isMiss)
         throw bad(`${label} has plays: a miss tier cannot become a prize (leave it out and add a new tier)`);
       if ((existing.deliveryType === 'unique_code') !== (deliveryType === 'unique_code')) {
