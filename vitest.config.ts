@@ -12,22 +12,22 @@ const BACKEND_INDEPENDENT = [
   'test/browser/**',
   'test/typed-client.test.ts',
   'test/openapi.test.ts',
-  'test/docs-page.test.ts',
+  'src/meta/docs-page.test.ts',
   'test/first-run.test.ts',
   'test/robustness.test.ts',
-  'test/widget.test.ts',
-  'test/widget-logic.test.ts',
+  'src/instant-win/widget/widget.test.ts',
+  'src/instant-win/widget/widget-logic.test.ts',
   'test/settings.test.ts',
   'test/docs-generated.test.ts',
   'test/migrate-script.test.ts',
   'test/layering.test.ts',
-  'test/console-bundle.test.ts',
-  'test/webhook-urls.test.ts',
+  'src/console/console-bundle.test.ts',
+  'src/events/urls.test.ts',
 ];
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
+    include: ['test/**/*.test.ts', 'src/**/*.test.ts'],
     exclude: [
       'test/worker/**',
       'node_modules/**',

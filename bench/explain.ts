@@ -14,8 +14,8 @@ import { createApp } from '../src/app.js';
 import { query } from '../src/db/client.js';
 import { openPg } from '../src/db/drivers/pg.js';
 import { cryptoRandom } from '../src/deps.js';
-import { createApiKey } from '../src/domain/admin.js';
-import { hashCookie } from '../src/domain/instant-win/hashing.js';
+import { createApiKey } from '../src/admin/admin.js';
+import { hashCookie } from '../src/instant-win/hashing.js';
 import { benchDeps, type Captured, statementScope } from './capture.js';
 
 const median = (xs: number[]) => {

@@ -23,12 +23,12 @@ import pg from 'pg';
 import { query } from '../src/db/client.js';
 import { openPg } from '../src/db/drivers/pg.js';
 import { cryptoRandom } from '../src/deps.js';
-import { createApiKey, createBonusAction, createContest, createTeam } from '../src/domain/admin.js';
+import { createApiKey, createBonusAction, createContest, createTeam } from '../src/admin/admin.js';
 import { createHash } from 'node:crypto';
 import { teamById } from '../src/db/team.js';
-import { createDraw, revealDraw, SNAPSHOT_HEADER, snapshotPage } from '../src/domain/draws/draws.js';
-import { hashCookie } from '../src/domain/instant-win/hashing.js';
-import { SNAPSHOT_PAGE_BYTES } from '../src/routes/draws.js';
+import { createDraw, revealDraw, SNAPSHOT_HEADER, snapshotPage } from '../src/draws/draws.js';
+import { hashCookie } from '../src/instant-win/hashing.js';
+import { SNAPSHOT_PAGE_BYTES } from '../src/draws/draws.routes.js';
 import { edgeBench } from './edge.js';
 import { explainWrites } from './explain.js';
 import { cpuMeter } from './cpu.js';
@@ -381,7 +381,7 @@ async function main() {
       },
     ];
 
-    // the time series' first read counts the whole history once (src/domain/series.ts); timed here, then warm in the load
+    // the time series' first read counts the whole history once (src/analytics/series.ts); timed here, then warm in the load
     for (const path of [
       `/api/v1/contests/${contest.id}/series?interval=day`,
       `/api/v1/instant-win-games/${gameId}/series?interval=day`,

@@ -8,7 +8,7 @@
  *
  * The built files are committed: `npm start` serves them without a build step, and on Workers
  * they are static assets (public/), so the Worker script does not grow by the console.
- * test/console-bundle.test.ts rebuilds in memory and fails when a committed file is stale.
+ * src/console/console-bundle.test.ts rebuilds in memory and fails when a committed file is stale.
  */
 import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';

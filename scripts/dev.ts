@@ -26,7 +26,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { openPg } from '../src/db/drivers/pg.js';
 import { cryptoRandom } from '../src/deps.js';
-import { seedIfEmpty } from '../src/domain/seed.js';
+import { seedIfEmpty } from '../src/admin/seed.js';
 import { readSettings, SettingsError, WORKER_SETTINGS, type Settings } from '../src/settings.js';
 import { startNeonHttp } from './neon-http.js';
 import { startWsProxy } from './ws-proxy.js';

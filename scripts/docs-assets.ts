@@ -2,13 +2,13 @@
  * Copies the /docs UI's files (Swagger UI, from the installed swagger-ui-dist) into
  * public/docs/assets, the directory Workers static assets serve ([assets] in wrangler.toml).
  * wrangler runs it before `wrangler dev` and `wrangler deploy` ([build] in wrangler.toml).
- * Node (`npm start`) reads the same files from the package directly (src/lib/docs-files.ts).
+ * Node (`npm start`) reads the same files from the package directly (src/meta/docs-files.ts).
  */
 import { copyFileSync, mkdirSync, readFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { swaggerUiFile } from '../src/lib/docs-files.js';
-import { DOCS_ASSETS, DOCS_ASSETS_DIR } from '../src/routes/docs.js';
+import { swaggerUiFile } from '../src/meta/docs-files.js';
+import { DOCS_ASSETS, DOCS_ASSETS_DIR } from '../src/meta/docs.routes.js';
 
 const out = join(fileURLToPath(new URL('..', import.meta.url)), 'public', DOCS_ASSETS_DIR);
 mkdirSync(out, { recursive: true });

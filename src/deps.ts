@@ -10,7 +10,7 @@ export interface DatabaseProvider {
   acquire(): { db: Db; release: () => Promise<void> };
   /**
    * A handle that supports interactive transactions (`db.transaction(async tx => ...)`), for the
-   * one path that needs them (inbound platform webhooks, see src/domain/webhooks/receipts.ts).
+   * one path that needs them (inbound platform webhooks, see src/webhooks/receipts.ts).
    * Omitted: acquire() already gives one (node-postgres, PGlite). On Workers, where the request
    * path talks to Neon over HTTP, this is the WebSocket Pool.
    */

@@ -18,9 +18,9 @@ import {
   memoryRateLimiter,
   systemClock,
 } from './deps.js';
-import { runScheduledJobs } from './domain/jobs.js';
-import { seedIfEmpty } from './domain/seed.js';
-import { docsFiles } from './lib/docs-files.js';
+import { runScheduledJobs } from './jobs.js';
+import { seedIfEmpty } from './admin/seed.js';
+import { docsFiles } from './meta/docs-files.js';
 import { logTransport } from './mail/log.js';
 import { memoryPublicCache } from './http/public-cache.js';
 import { resendTransport } from './mail/resend.js';

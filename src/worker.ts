@@ -7,7 +7,7 @@
 import { createApp, type App } from './app.js';
 import { neonHttpProvider, neonProvider } from './db/drivers/neon.js';
 import { type Deps, type RateLimiter, consoleLogger, cryptoRandom, memoryRateLimiter, systemClock } from './deps.js';
-import { runScheduledJobs } from './domain/jobs.js';
+import { runScheduledJobs } from './jobs.js';
 import { workerMailer } from './mail/select.js';
 import { type CacheStorageLike, workersPublicCache } from './http/public-cache.js';
 import { readSettings, SettingsError, type Settings } from './settings.js';

@@ -10,7 +10,7 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queryOne } from '../src/db/client.js';
 import { forwardedClientIp } from '../src/deps.js';
-import { createApiKey, createBonusAction } from '../src/domain/admin.js';
+import { createApiKey, createBonusAction } from '../src/admin/admin.js';
 import { createTestEnv, type TeamFixture, type TestEnv } from './support/harness.js';
 
 let env: TestEnv;

@@ -6,7 +6,7 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { query, queryOne } from '../src/db/client.js';
-import { sweepExpiredPlays } from '../src/domain/instant-win/sweep.js';
+import { sweepExpiredPlays } from '../src/instant-win/sweep.js';
 import { createTestEnv, hasRealPostgres, type TeamFixture, type TestEnv } from './support/harness.js';
 
 const BASE = '/api/v1/instant-win-games';

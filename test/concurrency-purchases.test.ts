@@ -8,8 +8,8 @@ import { sql } from 'drizzle-orm';
 import { Webhook } from 'standardwebhooks';
 import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ledgerMismatches } from '../src/domain/points.js';
-import { listReceipts } from '../src/domain/webhooks/receipts.js';
+import { ledgerMismatches } from '../src/sql/points.js';
+import { listReceipts } from '../src/webhooks/receipts.js';
 import {
   ADMIN_TOKEN,
   createTestEnv,

@@ -7,7 +7,7 @@
  * private keys are never cached. Statements are counted by the app's own Server-Timing header.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApiKey, revokeApiKey } from '../src/domain/admin.js';
+import { createApiKey, revokeApiKey } from '../src/admin/admin.js';
 import { createTestEnv, hasRealPostgres, type TeamFixture, type TestEnv } from './support/harness.js';
 
 let env: TestEnv;

@@ -15,7 +15,7 @@
  */
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { signShopify, signStripe } from '../src/domain/webhooks/signatures.js';
+import { signShopify, signStripe } from '../src/lib/signatures.js';
 import { ADMIN_TOKEN, createTestEnv, query, type TeamFixture, type TestEnv } from './support/harness.js';
 import { contractValidator } from './support/contract.js';
 

@@ -7,7 +7,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApiKey, createBonusAction } from '../src/domain/admin.js';
+import { createApiKey, createBonusAction } from '../src/admin/admin.js';
 import { createTestEnv, hasRealPostgres, type TeamFixture, type TestEnv } from './support/harness.js';
 
 const counter = new AsyncLocalStorage<{ texts: string[] }>();

@@ -67,7 +67,7 @@ export const dbTiming = new AsyncLocalStorage<{ trips: number; ms: number }>();
 /**
  * Set while a request is handled (app.ts): `recorded` turns true when a statement of the request
  * answered a row whose column `ce_event_deliveries` (see sqlEventDeliveries in
- * domain/events/emit.ts) counts at least one outbound event delivery it wrote; the app then starts
+ * sql/events.ts) counts at least one outbound event delivery it wrote; the app then starts
  * a delivery pass after the answer. A write that recorded none (a team without endpoints) costs
  * no second statement.
  */

@@ -210,7 +210,7 @@ export const entries = pgTable(
       .where(sql`${t.emailConfirmed} and not ${t.disqualified}`),
     // erased entries per contest (lists subtract them from contest_stats' total)
     index('entries_erased_idx').on(t.contestId).where(sql`${t.erasedAt} is not null`),
-    // time series (src/domain/series.ts): a contest's confirmations by time
+    // time series (src/analytics/series.ts): a contest's confirmations by time
     index('entries_contest_confirmed_idx').on(t.contestId, t.confirmedAt).where(sql`${t.confirmedAt} is not null`),
     // the entries list filtered to unconfirmed entries, newest or oldest first: without it the page
     // walked the contest's newest entries past every confirmed one (all of them, when confirmation
@@ -342,7 +342,7 @@ export const bonusCompletions = pgTable(
     uniqueIndex('bonus_completions_entry_action_uq').on(t.entryId, t.bonusActionId),
     index('bonus_completions_contest_idx').on(t.contestId),
     index('bonus_completions_action_idx').on(t.bonusActionId),
-    // time series (src/domain/series.ts): a contest's completions by time
+    // time series (src/analytics/series.ts): a contest's completions by time
     index('bonus_completions_contest_time_idx').on(t.contestId, t.completedAt),
     // the review queue of manual completions (GET .../bonus-completions?status=pending)
     index('bonus_completions_pending_idx').on(t.contestId, t.completedAt).where(sql`${t.status} = 'pending'`),
@@ -828,7 +828,7 @@ export const disposableDomainsSource = pgTable('disposable_domains_source', {
 });
 
 /**
- * Time series rollups (src/domain/series.ts): how many of each metric happened in each settled
+ * Time series rollups (src/analytics/series.ts): how many of each metric happened in each settled
  * UTC hour of a contest or game. Hours are counted once from the base tables, the first time a
  * series is read after they settle, and never change afterwards; `series_filled.until` is where
  * the counted hours end (the recent ones are counted live on every read).

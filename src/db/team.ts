@@ -26,7 +26,7 @@ export interface Team {
   readonly id: SQL;
   /**
    * true (an SQL boolean) when the caller is a public key with personalData "masked": the
-   * statement must mask entries' personal data (src/domain/privacy.ts). Omitted: false.
+   * statement must mask entries' personal data (src/entries/data-out.ts). Omitted: false.
    */
   readonly masked?: SQL;
 }

@@ -1,5 +1,5 @@
 import { joinLoop } from '../lib/shared-loop.js';
-import { deliverDueEmails } from '../domain/outbox.js';
+import { deliverDueEmails } from '../mail/outbox.js';
 import type { AppContext } from './context.js';
 
 /** Workers give a response's waitUntil work 30 s: a loop older than this is taken for cut off. */

@@ -11,7 +11,7 @@ import { serve } from '@hono/node-server';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import { createApp } from '../../src/app.js';
-import { docsFiles } from '../../src/lib/docs-files.js';
+import { docsFiles } from '../../src/meta/docs-files.js';
 import { createTestEnv, type TestEnv } from '../support/harness.js';
 import { CHROMIUM, launchChromium, warnIfNoChromium } from './support/chromium.js';
 import { checkDocsPage } from './support/docs-check.js';

@@ -1,10 +1,10 @@
 /**
- * A delivering process for the fault test (test/events-faults.test.ts): delivers every due event
+ * A delivering process for the fault test (src/events/events-faults.test.ts): delivers every due event
  * of the database at argv[2] (real fetch, http to localhost allowed) until nothing is due.
  * The test SIGKILLs it mid-batch.
  */
 import { openPg } from '../../src/db/drivers/pg.js';
-import { deliverDueEvents } from '../../src/domain/events/deliver.js';
+import { deliverDueEvents } from '../../src/events/deliver.js';
 
 const h = await openPg(process.argv[2]!, { max: 2, migrate: false });
 process.stdout.write('ready\n');

@@ -24,7 +24,7 @@ import {
   cryptoRandom,
   memoryRateLimiter,
 } from '../../src/deps.js';
-import { createApiKey, createContest, createTeam, type ContestSettings } from '../../src/domain/admin.js';
+import { createApiKey, createContest, createTeam, type ContestSettings } from '../../src/admin/admin.js';
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789';
 

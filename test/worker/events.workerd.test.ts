@@ -58,7 +58,7 @@ describe.skipIf(!hasPostgres)('Worker in workerd: outbound events, export, erasu
 
   // this suite's Worker runs with ALLOW_HTTP_WEBHOOKS=1 (its receiver is on loopback), so the
   // address ranges are allowed here; their table is the same module on both runtimes
-  // (test/webhook-urls.test.ts lists every form). The fragment rule holds whatever the setting.
+  // (src/events/urls.test.ts lists every form). The fragment rule holds whatever the setting.
   it('refuses a receiver URL with a fragment (400 Invalid url)', async () => {
     for (const url of ['https://hooks.example.com/x#frag', `${wenv.RESEND_API_URL}/hooks/${tag}#`]) {
       const r = await call('POST', '/api/v1/webhook-endpoints', { key: team.privateKey, body: { url } });

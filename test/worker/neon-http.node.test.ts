@@ -21,7 +21,7 @@ import { neonHttpProvider } from '../../src/db/drivers/neon.js';
 import { openPg, type PgHandle } from '../../src/db/drivers/pg.js';
 import { apiKeys, contests, teams } from '../../src/db/schema.js';
 import { cryptoRandom } from '../../src/deps.js';
-import { createContest, createTeam, getAdminContest } from '../../src/domain/admin.js';
+import { createContest, createTeam, getAdminContest } from '../../src/admin/admin.js';
 
 const base = process.env.TEST_DATABASE_URL || process.env.WORKERD_DATABASE_URL;
 let reachable = false;

@@ -7,7 +7,7 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { SELF } from 'cloudflare:test';
-import { WIDGET_JS, WIDGET_JS_HASH } from '../../src/widget/bundle.generated.js';
+import { WIDGET_JS, WIDGET_JS_HASH } from '../../src/instant-win/widget/bundle.generated.js';
 import { call, hasPostgres, makeTeam, type Team } from './support/workerd.js';
 
 const BROWSER_HEADERS = {

@@ -1,0 +1,42 @@
+/**
+ * GET /api/v1/key: which key this is (its team, type and personal-data mode). What a client (the
+ * console) asks first, to greet the team by name and to refuse a key that cannot do its job.
+ */
+import { Hono } from 'hono';
+import { describeRoute } from 'hono-openapi';
+import * as v from 'valibot';
+import { keyInfo } from './admin.js';
+import { requireKey } from '../http/auth.js';
+import type { AppEnv } from '../http/context.js';
+import { ok } from '../http/envelope.js';
+import { apiErrors, okJson, security } from '../http/schemas.js';
+
+export const KeyInfo = v.strictObject({
+  id: v.string(),
+  teamId: v.string(),
+  teamName: v.string(),
+  type: v.picklist(['public', 'private']),
+  name: v.nullable(v.string()),
+  prefix: v.pipe(v.string(), v.description('the first characters of the key, as the key list shows them')),
+  personalData: v.pipe(
+    v.nullable(v.picklist(['full', 'masked'])),
+    v.description('public keys: what they show of entries; private keys: null'),
+  ),
+});
+
+export function keyRoutes() {
+  const r = new Hono<AppEnv>();
+  r.get(
+    '/api/v1/key',
+    describeRoute({
+      operationId: 'getApiKey',
+      tags: ['Keys'],
+      summary: 'The key of the request: its team, type and personal-data mode',
+      security: security.publicKey,
+      responses: { 200: okJson('The key (never the key itself)', KeyInfo), ...apiErrors({ access: 'public' }) },
+    }),
+    requireKey('public'),
+    async (c) => ok(c, await keyInfo(c.var.db(), c.var.auth.team)),
+  );
+  return r;
+}

@@ -1,0 +1,176 @@
+import { Hono } from 'hono';
+import { createMiddleware } from 'hono/factory';
+import { describeRoute } from 'hono-openapi';
+import * as v from 'valibot';
+import {
+  ANSWER_MAX,
+  completeBonusAction,
+  listBonusActionsForEntry,
+  PROOF_MAX,
+  verifyBonusCompletion,
+} from './bonus-actions.js';
+import { requireKey } from '../http/auth.js';
+import type { AppEnv } from '../http/context.js';
+import { verifyResultSchema } from '../entries/trust.schema.js';
+import { ok } from '../http/envelope.js';
+import { Errors } from '../errors.js';
+import { emailSchema, jsonBody, queryParams } from '../http/validate.js';
+import { apiErrors, okJson, security } from '../http/schemas.js';
+import { BonusCompletion, EntryBonusActions } from '../contests/contests.schema.js';
+
+const lookupQuery = v.object({
+  email: v.optional(v.pipe(v.string('Invalid email'), v.description("with entryId `lookup`: the entry's email"))),
+  contestId: v.optional(v.pipe(v.string('Invalid contestId'), v.description('with entryId `lookup`: the contest'))),
+});
+
+/** Multi-line text (proof URL, quiz answer): bounded, no NUL; '' and null read as absent. */
+const note = (field: string, max: number) =>
+  v.optional(
+    v.nullable(
+      v.pipe(
+        v.string(`${field} must be a string`),
+        v.trim(),
+        v.maxLength(max, `${field} must be at most ${max} characters`),
+        v.check((s) => !s.includes('\u0000'), `${field} must not contain NUL characters`),
+      ),
+    ),
+  );
+
+const verifyBody = v.object({
+  approve: v.pipe(v.boolean('approve must be a boolean')),
+});
+
+const completeBody = v.object({ proof: note('proof', PROOF_MAX), answer: note('answer', ANSWER_MAX) });
+
+/** Blank path parameters: the reference's `400 Missing entryId or bonusActionId`. */
+const requireCompleteIds = createMiddleware<AppEnv>(async (c, next) => {
+  if (!c.req.param('entryId')?.trim() || !c.req.param('bonusActionId')?.trim())
+    throw Errors.missingEntryOrBonusActionId();
+  await next();
+});
+
+export function bonusActionRoutes() {
+  const r = new Hono<AppEnv>();
+  const tags = ['Bonus actions'];
+  const publicKey = requireKey('public', { unauthorized: Errors.invalidKey });
+
+  r.get(
+    '/api/v1/entries/:entryId/bonus-actions',
+    describeRoute({
+      operationId: 'listEntryBonusActions',
+      tags,
+      summary:
+        'Bonus actions of an entry with completion state (entryId `lookup` + ?email&contestId finds the entry by email)',
+      security: security.publicKey,
+      responses: {
+        200: okJson("The contest's bonus actions as this entry sees them, in display order", EntryBonusActions),
+        ...apiErrors(
+          { access: 'public', unauthorized: 'Invalid API key' },
+          {
+            400: ['email is required', 'contestId is required', 'Invalid email'],
+            404: ['Entry not found', 'Contest not found'],
+          },
+        ),
+      },
+    }),
+    publicKey,
+    queryParams(lookupQuery),
+    async (c) => {
+      const entryId = c.req.param('entryId');
+      const team = c.var.auth.team;
+      if (entryId !== 'lookup') return ok(c, await listBonusActionsForEntry(c.var.db(), team, { entryId }));
+      const q = c.req.valid('query');
+      const rawEmail = q.email?.trim();
+      const contestId = q.contestId?.trim();
+      if (!rawEmail) throw Errors.validation('email is required');
+      if (!contestId) throw Errors.validation('contestId is required');
+      const email = v.safeParse(emailSchema, rawEmail);
+      if (!email.success) throw Errors.invalidEmail();
+      return ok(c, await listBonusActionsForEntry(c.var.db(), team, { email: email.output, contestId }));
+    },
+  );
+
+  r.post(
+    '/api/v1/entries/:entryId/bonus-actions/:bonusActionId/complete',
+    describeRoute({
+      operationId: 'completeBonusAction',
+      tags,
+      summary: 'Complete a bonus action (points once; again: alreadyCompleted)',
+      security: security.publicKey,
+      responses: {
+        200: okJson(
+          'Completed now (points added), or completed before (alreadyCompleted, nothing added)',
+          BonusCompletion,
+        ),
+        ...apiErrors(
+          { access: 'public', unauthorized: 'Invalid API key', body: true },
+          {
+            400: 'Invalid input: `Missing entryId or bonusActionId`, or a message naming the field (`proof must be at most 2000 characters`...)',
+            403: ['Entry is disqualified'],
+            404: ['Entry or bonus action not found'],
+            409: ['Contest is not active'],
+          },
+        ),
+      },
+    }),
+    publicKey,
+    requireCompleteIds,
+    jsonBody(completeBody),
+    async (c) => {
+      const body = c.req.valid('json');
+      const result = await completeBonusAction(
+        c.var.db(),
+        c.var.auth.team,
+        c.req.param('entryId').trim(),
+        c.req.param('bonusActionId').trim(),
+        { proof: body.proof || null, answer: body.answer || null },
+        c.var.deps.clock.now(),
+        { verifyManual: c.var.auth.type === 'private' },
+      );
+      return ok(c, result);
+    },
+  );
+  r.post(
+    '/api/v1/entries/:entryId/bonus-actions/:bonusActionId/verify',
+    describeRoute({
+      operationId: 'verifyBonusCompletion',
+      tags,
+      summary:
+        'Approve or reject a pending (manual) completion: verified adds the points once; rejected may be completed again',
+      security: security.privateKey,
+      responses: {
+        200: okJson('The decision applied', verifyResultSchema),
+        ...apiErrors(
+          { access: 'private', body: true },
+          { 400: true, 404: ['Entry or bonus action not found'], 409: ['No pending completion'] },
+        ),
+      },
+    }),
+    requireKey('private'),
+    jsonBody(verifyBody),
+    async (c) =>
+      ok(
+        c,
+        await verifyBonusCompletion(
+          c.var.db(),
+          c.var.auth.team,
+          c.req.param('entryId').trim(),
+          c.req.param('bonusActionId').trim(),
+          c.req.valid('json').approve!,
+          c.var.deps.clock.now(),
+        ),
+      ),
+  );
+
+  // empty path segments never match `:param`; these make the reference's 400 reachable
+  for (const path of [
+    '/api/v1/entries//bonus-actions/:bonusActionId/complete',
+    '/api/v1/entries/:entryId/bonus-actions//complete',
+    '/api/v1/entries//bonus-actions//complete',
+  ]) {
+    r.post(path, describeRoute({ hide: true }), publicKey, () => {
+      throw Errors.missingEntryOrBonusActionId();
+    });
+  }
+  return r;
+}

@@ -1,0 +1,80 @@
+/**
+ * A bonus action's settings as a request takes them: one definition for the admin API and for a
+ * team's private key (create and change), with the same messages.
+ */
+import * as v from 'valibot';
+import { trimmedString } from '../lib/validation.js';
+import { nonNegInt } from '../contests/settings.schema.js';
+import { nonNegInt as count, timestamp, uuid } from '../http/schemas.js';
+
+export const CONFIRMATION_TYPES = ['auto', 'manual', 'click'] as const;
+
+export const bonusActionFields = {
+  action: v.pipe(trimmedString('action', 100), v.minLength(1, 'action must not be empty')),
+  description: v.optional(trimmedString('description', 2000)),
+  icon: v.optional(trimmedString('icon', 200)),
+  iconColor: v.optional(trimmedString('iconColor', 50)),
+  points: nonNegInt('points'),
+  confirmationType: v.optional(v.picklist(CONFIRMATION_TYPES, 'confirmationType must be one of auto, manual, click')),
+  destinationUrl: v.optional(
+    v.nullable(
+      v.pipe(
+        v.string('Invalid destinationUrl'),
+        v.maxLength(2000),
+        v.url('Invalid destinationUrl'),
+        v.regex(/^https?:\/\//i, 'destinationUrl must be an http(s) URL'),
+      ),
+    ),
+  ),
+  order: v.optional(
+    v.pipe(
+      v.number('order must be a number'),
+      v.integer('order must be an integer'),
+      v.minValue(-1_000_000),
+      v.maxValue(1_000_000),
+    ),
+  ),
+};
+
+export const createBonusActionBody = v.object(bonusActionFields);
+
+export const UPDATABLE_BONUS_ACTION_FIELDS = [
+  'action',
+  'description',
+  'icon',
+  'iconColor',
+  'points',
+  'confirmationType',
+  'destinationUrl',
+  'order',
+] as const;
+
+/** Any of the fields; at least one. Points already awarded stay as they were. */
+export const updateBonusActionBody = v.pipe(
+  v.object({
+    ...bonusActionFields,
+    action: v.optional(bonusActionFields.action),
+    points: v.optional(bonusActionFields.points),
+  }),
+  v.check(
+    (b) => UPDATABLE_BONUS_ACTION_FIELDS.some((k) => (b as Record<string, unknown>)[k] !== undefined),
+    `At least one of ${UPDATABLE_BONUS_ACTION_FIELDS.join(', ')} is required`,
+  ),
+);
+
+export const COMPLETION_STATUSES = ['pending', 'verified', 'rejected'] as const;
+
+/** A completion as the review list shows it. */
+export const Completion = v.strictObject({
+  id: uuid,
+  entryId: uuid,
+  email: v.nullable(v.string()),
+  name: v.nullable(v.string()),
+  bonusActionId: uuid,
+  action: v.string(),
+  status: v.picklist(COMPLETION_STATUSES),
+  proof: v.nullable(v.string()),
+  answer: v.nullable(v.string()),
+  pointsAwarded: count,
+  completedAt: timestamp,
+});

@@ -1,0 +1,195 @@
+import { Hono } from 'hono';
+import { describeRoute } from 'hono-openapi';
+import * as v from 'valibot';
+import { contestJson, getContest, listContests, recordView, TOOL_TYPES } from '../sql/contests.js';
+import { requireKey } from '../http/auth.js';
+import { publicCached } from '../http/public-cache.js';
+import type { AppEnv } from '../http/context.js';
+import { ok, pagination } from '../http/envelope.js';
+import { Errors } from '../errors.js';
+import { jsonBody, pageParams, pageQuerySchema, queryParams } from '../http/validate.js';
+import { createTeamContest, getTeamContest, updateTeamContest } from '../admin/admin.js';
+import { AdminContest } from '../admin/admin.schema.js';
+import { createSettings, updateSettings } from './settings.schema.js';
+import { apiErrors, okJson, pageJson, pageQuery, security } from '../http/schemas.js';
+import { Contest, ContestWithViews, ViewCount } from './contests.schema.js';
+
+/** `:contestId` that is empty or blank: the reference's `400 Missing contestId`. */
+export function requireContestId(raw: string | undefined): string {
+  const id = raw?.trim();
+  if (!id) throw Errors.missingContestId();
+  return id;
+}
+
+const listQuery = v.object({
+  toolType: v.optional(v.picklist(TOOL_TYPES, `toolType must be one of ${TOOL_TYPES.join(', ')}`)),
+  ...pageQuerySchema,
+});
+
+export function contestRoutes() {
+  const r = new Hono<AppEnv>();
+  const publicKey = requireKey('public', { unauthorized: Errors.invalidKey });
+
+  r.get(
+    '/api/v1/contests',
+    describeRoute({
+      operationId: 'listContests',
+      tags: ['Contests'],
+      summary: 'List contests (campaigns, or tools with toolType)',
+      security: security.publicKey,
+      responses: {
+        200: pageJson("The team's contests, newest first", Contest),
+        ...apiErrors({ access: 'public', unauthorized: 'Invalid API key' }, { 400: true }),
+      },
+    }),
+    publicKey,
+    queryParams(listQuery),
+    describeRoute({ parameters: pageQuery() }),
+    async (c) => {
+      const q = c.req.valid('query');
+      const { page, limit, offset } = pageParams(q);
+      const { rows, total } = await listContests(c.var.db(), c.var.auth.team, {
+        toolType: q.toolType ?? null,
+        limit,
+        offset,
+      });
+      const now = c.var.deps.clock.now();
+      return ok(
+        c,
+        rows.map((row) => contestJson(row, now)),
+        200,
+        { pagination: pagination(page, limit, total) },
+      );
+    },
+  );
+
+  // the reference's `400 Missing contestId` for a contest get without an id
+  r.get('/api/v1/contests/', describeRoute({ hide: true }), publicKey, () => {
+    throw Errors.missingContestId();
+  });
+
+  r.get(
+    '/api/v1/contests/:contestId',
+    describeRoute({
+      operationId: 'getContest',
+      tags: ['Contests'],
+      summary: 'Get a contest with viewsCount',
+      security: security.publicKey,
+      responses: {
+        200: okJson('The contest', ContestWithViews),
+        ...apiErrors(
+          { access: 'public', unauthorized: 'Invalid API key' },
+          { 400: ['Missing contestId'], 404: ['Contest not found'] },
+        ),
+      },
+    }),
+    publicKey,
+    publicCached(),
+    async (c) => {
+      const contestId = requireContestId(c.req.param('contestId'));
+      const row = await getContest(c.var.db(), c.var.auth.team, contestId);
+      if (!row) throw Errors.contestNotFound();
+      c.set('publicCacheSeconds', row.public_cache_seconds ?? 0);
+      return ok(c, contestJson(row, c.var.deps.clock.now(), { withViews: true }));
+    },
+  );
+
+  // a team's own contests, with the private key: what the console's contest forms call
+  const privateKey = requireKey('private');
+  r.post(
+    '/api/v1/contests',
+    describeRoute({
+      operationId: 'createTeamContest',
+      tags: ['Contests'],
+      summary: "Create a contest of the key's team, with its settings",
+      security: security.privateKey,
+      responses: {
+        201: okJson('The new contest with its settings', AdminContest),
+        ...apiErrors({ access: 'private', body: true }, { 400: true, 409: ['Slug already in use'] }),
+      },
+    }),
+    privateKey,
+    jsonBody(createSettings),
+    async (c) =>
+      ok(
+        c,
+        await createTeamContest(
+          c.var.db(),
+          c.var.deps.random,
+          c.var.auth.team,
+          c.req.valid('json'),
+          c.var.deps.clock.now(),
+        ),
+        201,
+      ),
+  );
+
+  r.get(
+    '/api/v1/contests/:contestId/settings',
+    describeRoute({
+      operationId: 'getContestSettings',
+      tags: ['Contests'],
+      summary: 'A contest with every setting (secrets only as set or not)',
+      security: security.privateKey,
+      responses: {
+        200: okJson('The contest with its settings', AdminContest),
+        ...apiErrors({ access: 'private' }, { 404: ['Contest not found'] }),
+      },
+    }),
+    privateKey,
+    async (c) =>
+      ok(c, await getTeamContest(c.var.db(), c.var.auth.team, c.req.param('contestId'), c.var.deps.clock.now())),
+  );
+
+  r.patch(
+    '/api/v1/contests/:contestId',
+    describeRoute({
+      operationId: 'updateTeamContest',
+      tags: ['Contests'],
+      summary: "Change any of a contest's settings",
+      security: security.privateKey,
+      responses: {
+        200: okJson('The contest with its settings', AdminContest),
+        ...apiErrors(
+          { access: 'private', body: true },
+          { 400: true, 404: ['Contest not found'], 409: ['Slug already in use'] },
+        ),
+      },
+    }),
+    privateKey,
+    jsonBody(updateSettings),
+    async (c) =>
+      ok(
+        c,
+        await updateTeamContest(
+          c.var.db(),
+          c.var.auth.team,
+          c.req.param('contestId'),
+          c.req.valid('json'),
+          c.var.deps.clock.now(),
+        ),
+      ),
+  );
+
+  r.post(
+    '/api/v1/contests/:contestId/views',
+    describeRoute({
+      operationId: 'recordContestView',
+      tags: ['Contests'],
+      summary: 'Count one page view',
+      security: security.publicKey,
+      responses: {
+        200: okJson('The new view count', ViewCount),
+        ...apiErrors({ access: 'public' }, { 400: ['Missing contestId'], 404: ['Contest not found'], 413: true }),
+      },
+    }),
+    requireKey('public'),
+    async (c) => {
+      const contestId = requireContestId(c.req.param('contestId'));
+      const viewsCount = await recordView(c.var.db(), c.var.auth.team, contestId);
+      if (viewsCount === undefined) throw Errors.contestNotFound();
+      return ok(c, { viewsCount });
+    },
+  );
+  return r;
+}

@@ -1,0 +1,331 @@
+/**
+ * Giveaway draws with verifiable winners (docs/fairness.md "Verifying a draw").
+ *
+ * Commit freezes the contest's eligible entries as blocks of CSV lines (draw_blocks: entry-id
+ * order, with the running sums of weights), hashes exactly the published CSV bytes, and keeps a
+ * 32-byte seed secret behind its SHA-256. Reveal picks the winners with the published walk over
+ * the HMAC stream. Both run inside the database (plpgsql functions of migrations/0008_fairness.sql
+ * and 0011_draw_blocks.sql): the snapshot, up to millions of rows, never travels to the application.
+ *
+ * One round trip per request: create is one statement (the function returns what the answer
+ * needs); reveal and replace are one batch (the write, then the draw as it is now; the reveal's
+ * second statement also records the draw.revealed event, in the same transaction).
+ */
+import { type SQL, sql } from 'drizzle-orm';
+import { batch, type Db, iso, num, query } from '../db/client.js';
+import type { Team } from '../db/team.js';
+import type { RandomSource } from '../deps.js';
+import { Errors } from '../errors.js';
+import { isUuid, randomUuid } from '../lib/crypto.js';
+import { sqlEmitEvent, sqlEventDeliveries, sqlIso } from '../sql/events.js';
+import { newSeed } from '../instant-win/fairness-seed.js';
+import { sqlEmail, sqlName } from '../sql/masking.js';
+
+export type Weighting = 'equal' | 'points';
+
+export interface CreateDrawInput {
+  winners: number;
+  weighting: Weighting;
+  confirmedOnly: boolean;
+  minPoints: number;
+  excludePreviousWinners: boolean;
+  label: string | null;
+}
+
+export interface DrawResultJson {
+  position: number;
+  entryId: string;
+  email: string | null;
+  name: string | null;
+  weight: number;
+  replaced: boolean;
+  replacedReason: string | null;
+}
+
+export interface DrawJson {
+  id: string;
+  contestId: string;
+  label: string | null;
+  status: 'committed' | 'revealed';
+  winners: number;
+  weighting: Weighting;
+  confirmedOnly: boolean;
+  minPoints: number;
+  excludePreviousWinners: boolean;
+  eligibleCount: number;
+  totalWeight: number;
+  snapshotHash: string;
+  seedHash: string;
+  seed: string | null;
+  publicRandomness: string | null;
+  createdAt: string | null;
+  revealedAt: string | null;
+  results: DrawResultJson[];
+}
+
+interface DrawRow {
+  id: string;
+  contest_id: string;
+  label: string | null;
+  status: 'committed' | 'revealed';
+  winners: number;
+  weighting: Weighting;
+  confirmed_only: boolean;
+  min_points: number;
+  exclude_previous_winners: boolean;
+  eligible_count: number;
+  total_weight: string | number;
+  snapshot_hash: string;
+  seed_hash: string;
+  seed: string | null;
+  public_randomness: string | null;
+  created_at: Date | string;
+  revealed_at: Date | string | null;
+  results: DrawResultJson[] | string | null;
+}
+
+/**
+ * A draw's columns (alias `d`); the seed only once revealed. Erased entries show null email and
+ * name; a public key of a team whose personal data is masked sees winners masked (as entries).
+ */
+const drawColumns = (
+  team: Team,
+) => sql`d.id, d.contest_id, d.label, d.status, d.winners, d.weighting, d.confirmed_only, d.min_points,
+  d.exclude_previous_winners, d.eligible_count, d.total_weight, d.snapshot_hash, d.seed_hash,
+  case when d.status = 'revealed' then encode(d.seed, 'hex') end as seed, d.public_randomness, d.created_at, d.revealed_at,
+  coalesce((
+    select json_agg(json_build_object('position', r.position, 'entryId', r.entry_id, 'email', ${sqlEmail(team, sql`e.email`)},
+                                      'name', ${sqlName(team, sql`e.name`)}, 'weight', r.weight, 'replaced', r.replaced,
+                                      'replacedReason', r.replaced_reason)
+                    order by r.position)
+    from draw_results r left join entries e on e.id = r.entry_id
+    where r.draw_id = d.id), '[]'::json) as results`;
+
+/**
+ * `draw.revealed`: the draw as the API shows it (`drawId` for its id), from the row `x` of a
+ * statement that selected drawColumns() of the draw that ce_draw_reveal() revealed in this very
+ * transaction (it names it in the transaction-local setting ce.draw_revealed).
+ */
+const revealedEvent = (team: Team, now: Date) =>
+  sqlEmitEvent(
+    'ev_draw',
+    'draw.revealed',
+    sql`select ${team.id} as team_id, x.contest_id,
+          json_build_object('drawId', x.id, 'contestId', x.contest_id, 'label', x.label, 'status', x.status, 'winners', x.winners,
+            'weighting', x.weighting, 'confirmedOnly', x.confirmed_only, 'minPoints', x.min_points,
+            'excludePreviousWinners', x.exclude_previous_winners, 'eligibleCount', x.eligible_count, 'totalWeight', x.total_weight,
+            'snapshotHash', x.snapshot_hash, 'seedHash', x.seed_hash, 'seed', x.seed, 'publicRandomness', x.public_randomness,
+            'createdAt', ${sqlIso(sql`x.created_at`)}, 'revealedAt', ${sqlIso(sql`x.revealed_at`)}, 'results', x.results) as data
+        from x where current_setting('ce.draw_revealed', true) = x.id::text`,
+    now,
+  );
+
+export function drawJson(row: DrawRow): DrawJson {
+  const results = (typeof row.results === 'string' ? JSON.parse(row.results) : (row.results ?? [])) as DrawResultJson[];
+  return {
+    id: row.id,
+    contestId: row.contest_id,
+    label: row.label,
+    status: row.status,
+    winners: num(row.winners),
+    weighting: row.weighting,
+    confirmedOnly: row.confirmed_only,
+    minPoints: num(row.min_points),
+    excludePreviousWinners: row.exclude_previous_winners,
+    eligibleCount: num(row.eligible_count),
+    totalWeight: num(row.total_weight),
+    snapshotHash: row.snapshot_hash,
+    seedHash: row.seed_hash,
+    seed: row.seed,
+    publicRandomness: row.public_randomness,
+    createdAt: iso(row.created_at),
+    revealedAt: iso(row.revealed_at),
+    results: results.map((r) => ({
+      position: num(r.position),
+      entryId: r.entryId,
+      email: r.email,
+      name: r.name,
+      weight: num(r.weight),
+      replaced: r.replaced,
+      replacedReason: r.replacedReason,
+    })),
+  };
+}
+
+/**
+ * The statement that reads one draw of the team (alone, or after a write in the same batch); with
+ * `revealedAt`, it also records the draw.revealed event when the batch's first statement revealed it.
+ */
+const readDrawSql = (team: Team, drawId: string, revealedAt?: Date): SQL =>
+  sql`with ${team.cte} x as (select ${drawColumns(team)} from draws d where d.id = ${drawId} and d.team_id = ${team.id})
+      ${revealedAt ? sql`, ${revealedEvent(team, revealedAt)}` : sql``}
+      select *${revealedAt ? sql`, ${sqlEventDeliveries('ev_draw')}` : sql``} from x`;
+
+function fromRows(rows: readonly Record<string, unknown>[]): DrawJson {
+  const row = rows[0] as DrawRow | undefined;
+  if (!row) throw Errors.drawNotFound();
+  return drawJson(row);
+}
+
+/** Commit: snapshot, seed, hashes; `201` with the draw in status committed. */
+export async function createDraw(
+  db: Db,
+  random: RandomSource,
+  team: Team,
+  contestId: string,
+  input: CreateDrawInput,
+  now: Date,
+): Promise<DrawJson> {
+  if (!isUuid(contestId)) throw Errors.contestNotFound();
+  const id = randomUuid(random);
+  const seed = await newSeed(random);
+  const at = now.toISOString();
+  const rows = await query<{
+    outcome: string;
+    eligible_count: number;
+    total_weight: string | number;
+    snapshot_hash: string | null;
+  }>(
+    db,
+    sql`with ${team.cte} x as (
+          select * from ce_draw_commit(${id}::uuid, ${team.id}, ${contestId}::uuid, ${input.label}::text, ${input.winners}::int,
+                                       ${input.weighting}::text, ${input.confirmedOnly}::boolean, ${input.minPoints}::int,
+                                       ${input.excludePreviousWinners}::boolean, decode(${seed.seedHex}, 'hex'), ${seed.seedHash}::text,
+                                       decode(${seed.ipadHex}, 'hex'), decode(${seed.opadHex}, 'hex'), ${at}::timestamptz)
+        )
+        select outcome, eligible_count, total_weight, snapshot_hash from x`,
+  );
+  const row = rows[0];
+  if (!row || row.outcome === 'contest_not_found') throw Errors.contestNotFound();
+  if (row.outcome === 'no_eligible') throw Errors.noEligibleEntries();
+  return {
+    id,
+    contestId: contestId.toLowerCase(),
+    label: input.label,
+    status: 'committed',
+    winners: input.winners,
+    weighting: input.weighting,
+    confirmedOnly: input.confirmedOnly,
+    minPoints: input.minPoints,
+    excludePreviousWinners: input.excludePreviousWinners,
+    eligibleCount: num(row.eligible_count),
+    totalWeight: num(row.total_weight),
+    snapshotHash: row.snapshot_hash!,
+    seedHash: seed.seedHash,
+    seed: null,
+    publicRandomness: null,
+    createdAt: at,
+    revealedAt: null,
+    results: [],
+  };
+}
+
+export async function getDraw(db: Db, team: Team, drawId: string): Promise<DrawJson> {
+  if (!isUuid(drawId)) throw Errors.drawNotFound();
+  return fromRows(await query(db, readDrawSql(team, drawId)));
+}
+
+/** The contest's draws, newest first; unknown contest: 404 Contest not found. */
+export async function listDraws(db: Db, team: Team, contestId: string, opts: { limit: number; offset: number }) {
+  if (!isUuid(contestId)) throw Errors.contestNotFound();
+  const rows = await query<DrawRow & { found: boolean; total: string | number; id: string | null }>(
+    db,
+    sql`with ${team.cte} c as (select c.id from contests c where c.id = ${contestId} and c.team_id = ${team.id}),
+        total as (select count(*) as n from draws d where d.contest_id in (select id from c))
+        select exists (select 1 from c) as found, total.n as total, page.* from total left join lateral (
+          select ${drawColumns(team)} from draws d where d.contest_id in (select id from c)
+          order by d.created_at desc, d.id desc limit ${opts.limit} offset ${opts.offset}
+        ) page on true`,
+  );
+  if (!rows[0]?.found) throw Errors.contestNotFound();
+  return { total: num(rows[0].total), items: rows.filter((r) => r.id !== null).map(drawJson) };
+}
+
+/** Reveal: picks min(winners, eligibleCount) winners, shows the seed. */
+export async function revealDraw(
+  db: Db,
+  team: Team,
+  drawId: string,
+  publicRandomness: string | null,
+  now: Date,
+): Promise<DrawJson> {
+  if (!isUuid(drawId)) throw Errors.drawNotFound();
+  const [act, read] = await batch(db, [
+    sql`with ${team.cte} x as (select ce_draw_reveal(${drawId}::uuid, ${team.id}, ${publicRandomness}::text, ${now.toISOString()}::timestamptz) as outcome)
+        select outcome from x`,
+    readDrawSql(team, drawId, now),
+  ]);
+  const outcome = act![0]?.outcome as string | undefined;
+  if (outcome === 'not_found' || !outcome) throw Errors.drawNotFound();
+  if (outcome === 'already_revealed') throw Errors.drawAlreadyRevealed();
+  return fromRows(read!);
+}
+
+/** Replace: the winner is marked replaced (with the reason) and the next pick of the stream is appended. */
+export async function replaceWinner(
+  db: Db,
+  team: Team,
+  drawId: string,
+  entryId: string,
+  reason: string,
+  now: Date,
+): Promise<DrawJson> {
+  if (!isUuid(drawId)) throw Errors.drawNotFound();
+  const [act, read] = await batch(db, [
+    sql`with ${team.cte} x as (
+          select ce_draw_replace(${drawId}::uuid, ${team.id}, ${isUuid(entryId) ? entryId : null}::uuid, ${reason}::text,
+                                 ${now.toISOString()}::timestamptz) as outcome)
+        select outcome from x`,
+    readDrawSql(team, drawId),
+  ]);
+  switch (act![0]?.outcome as string | undefined) {
+    case 'ok':
+      return fromRows(read!);
+    case 'not_revealed':
+      throw Errors.drawNotRevealed();
+    case 'winner_not_found':
+      throw Errors.winnerNotFound();
+    case 'no_eligible':
+      throw Errors.noEligibleEntries();
+    default:
+      throw Errors.drawNotFound();
+  }
+}
+
+export const SNAPSHOT_HEADER = 'entry_id,weight,email_sha256\n';
+
+/**
+ * One keyset page of the snapshot CSV: the lines of the blocks after the block whose running sum
+ * is `after` (-1: from the start), as many as fit in about `maxBytes` (at least one block), as
+ * text. `found` false: no such draw for this team; `more`: blocks remain after this page.
+ * Only the page's blocks are read (a block's size is known without reading it).
+ */
+export async function snapshotPage(db: Db, team: Team, drawId: string, after: number, maxBytes: number) {
+  const rows = await query<{
+    found: boolean;
+    revealed: boolean;
+    last: string | number | null;
+    more: boolean;
+    text: string;
+  }>(
+    db,
+    sql`with ${team.cte} d as (select d.id, d.status from draws d where d.id = ${drawId} and d.team_id = ${team.id}),
+        blocks as (
+          select cum_end, lines, sum(octet_length(lines)) over (order by cum_end) - octet_length(lines) as before
+          from draw_blocks where draw_id = (select id from d) and cum_end > ${after}::bigint
+        ),
+        page as (select cum_end, lines from blocks where before < ${maxBytes}::bigint)
+        select exists (select 1 from d) as found, coalesce((select status = 'revealed' from d), false) as revealed,
+               (select max(cum_end) from page) as last,
+               exists (select 1 from blocks where before >= ${maxBytes}::bigint) as more,
+               coalesce((select string_agg(lines, '' order by cum_end) from page), '') as text`,
+  );
+  const row = rows[0]!;
+  return {
+    found: row.found,
+    revealed: row.revealed,
+    last: row.last === null ? after : num(row.last),
+    more: row.more,
+    text: row.text,
+  };
+}

@@ -1,0 +1,88 @@
+import { Hono } from 'hono';
+import { describeRoute } from 'hono-openapi';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import { confirmEmail } from '../sql/confirmation.js';
+import { escapeHtml } from '../mail/templates.js';
+import type { AppContext, AppEnv } from '../http/context.js';
+import { ok } from '../http/envelope.js';
+import { ApiError } from '../errors.js';
+import { ErrorEnvelope, errors, json, okJson, security } from '../http/schemas.js';
+import { resolver } from 'hono-openapi';
+import * as v from 'valibot';
+
+const html = { 'text/html': { schema: resolver(v.string()) } };
+/** An error: an HTML page by default, the error envelope with Accept: application/json. */
+const pageOrError = (messages: string) => {
+  const res = json(messages, ErrorEnvelope);
+  return { ...res, content: { ...html, ...res.content } };
+};
+
+/** `Accept: application/json` (or any +json type) asks for the JSON envelope instead of the page. */
+const wantsJson = (c: AppContext) => /application\/([\w.-]+\+)?json/i.test(c.req.header('accept') ?? '');
+
+function page(c: AppContext, status: ContentfulStatusCode, title: string, body: string) {
+  // the token is in the URL: keep it out of Referer headers and caches
+  c.header('Cache-Control', 'no-store');
+  c.header('Referrer-Policy', 'no-referrer');
+  c.header('X-Content-Type-Options', 'nosniff');
+  c.header('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'");
+  return c.html(
+    `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">` +
+      `<title>${escapeHtml(title)}</title></head>` +
+      `<body style="font-family:system-ui,sans-serif;line-height:1.5;color:#111;max-width:32rem;margin:4rem auto;padding:0 1rem">` +
+      `<h1 style="font-size:1.5rem">${escapeHtml(title)}</h1>${body}</body></html>`,
+    status,
+  );
+}
+
+export function confirmRoutes() {
+  const r = new Hono<AppEnv>();
+  r.get(
+    '/api/confirm/:token',
+    describeRoute({
+      operationId: 'confirmEmail',
+      tags: ['Email confirmation'],
+      summary:
+        "Confirm an entry's email (link from the confirmation email); HTML, or JSON with Accept: application/json",
+      security: security.none,
+      responses: {
+        200: (() => {
+          const res = okJson(
+            'Confirmed (also when it was confirmed before): a page for the person, or with Accept: application/json the envelope',
+            v.strictObject({ entryId: v.pipe(v.string(), v.uuid()), emailConfirmed: v.literal(true) }),
+          );
+          return { ...res, content: { ...html, ...res.content } };
+        })(),
+        404: pageOrError('`Confirmation link not found`'),
+        ...errors({ 500: true }),
+      },
+    }),
+    async (c) => {
+      try {
+        const result = await confirmEmail(c.var.db(), c.req.param('token'), c.var.deps.clock.now());
+        if (wantsJson(c)) return ok(c, { entryId: result.entryId, emailConfirmed: result.emailConfirmed });
+        const what = result.email
+          ? `<strong>${escapeHtml(result.email)}</strong> is confirmed`
+          : 'Your email is confirmed';
+        return page(
+          c,
+          200,
+          result.alreadyConfirmed ? 'Already confirmed' : 'Email confirmed',
+          `<p>${what}. Your entry in <strong>${escapeHtml(result.contestTitle)}</strong> is complete.</p>` +
+            `<p style="color:#666">You can close this page.</p>`,
+        );
+      } catch (e) {
+        if (e instanceof ApiError && !wantsJson(c)) {
+          return page(
+            c,
+            e.status,
+            e.message,
+            '<p>This link is not valid. Check that you copied the whole link from the email.</p>',
+          );
+        }
+        throw e;
+      }
+    },
+  );
+  return r;
+}

@@ -1,0 +1,98 @@
+/**
+ * Getting data out (private key): the streamed CSV export of a contest's entries, everything
+ * held about one person, and erasure.
+ */
+import { Hono } from 'hono';
+import { describeRoute } from 'hono-openapi';
+import * as v from 'valibot';
+import { apiErrors, okJson, security } from '../http/schemas.js';
+import { Entry } from '../contests/contests.schema.js';
+import { eraseEntry, exportEntries, exportPerson } from './data-out.js';
+import { requireKey } from '../http/auth.js';
+import type { AppEnv } from '../http/context.js';
+import { ok } from '../http/envelope.js';
+import { requireContestId } from '../contests/contests.routes.js';
+
+const list = v.array(v.record(v.string(), v.unknown()));
+const personSchema = v.object({
+  entry: v.pipe(Entry, v.description('the entry as GET /api/v1/entries/:entryId shows it')),
+  ledger: v.array(v.object({ delta: v.number(), reason: v.string(), source: v.string(), createdAt: v.string() })),
+  bonusActions: list,
+  purchases: list,
+  instantWinPlays: list,
+  emails: v.array(
+    v.object({ type: v.string(), status: v.string(), createdAt: v.string(), sentAt: v.nullable(v.string()) }),
+  ),
+});
+
+export function privacyRoutes() {
+  const r = new Hono<AppEnv>();
+  const tags = ['Data export and erasure'];
+  const privateKey = requireKey('private');
+
+  r.get(
+    '/api/v1/contests/:contestId/entries/export',
+    describeRoute({
+      tags,
+      operationId: 'exportEntries',
+      security: security.privateKey,
+      summary: 'Every entry of a contest as CSV, oldest first (streamed)',
+      responses: {
+        200: {
+          description:
+            'RFC 4180 CSV (CRLF, no BOM); header `id,email,name,phone,points,emailConfirmed,disqualified,referralCode,referredBy,referralsCount,riskLevel,createdAt`',
+          content: { 'text/csv': { schema: { type: 'string' } } },
+        },
+        ...apiErrors({ access: 'private' }, { 404: ['Contest not found'] }),
+      },
+    }),
+    privateKey,
+    async (c) => {
+      const contestId = requireContestId(c.req.param('contestId'));
+      const out = await exportEntries(c.var.db(), c.var.auth.team, contestId, {
+        acquire: () => c.var.deps.database.acquire(),
+      });
+      return c.body(out.stream, 200, {
+        'content-type': 'text/csv; charset=utf-8',
+        'content-disposition': `attachment; filename="${out.filename.replace(/["\\\r\n]/g, '')}"`,
+        'cache-control': 'no-store',
+      });
+    },
+  );
+
+  r.get(
+    '/api/v1/entries/:entryId/export',
+    describeRoute({
+      tags,
+      operationId: 'exportPerson',
+      security: security.privateKey,
+      summary: 'Everything held about one person in the contest (access request)',
+      responses: {
+        200: okJson('The entry, its ledger, completions, purchases, plays and emails, oldest first', personSchema),
+        ...apiErrors({ access: 'private' }, { 404: ['Entry not found'] }),
+      },
+    }),
+    privateKey,
+    async (c) => {
+      c.header('cache-control', 'no-store');
+      return ok(c, await exportPerson(c.var.db(), c.var.auth.team, c.req.param('entryId')));
+    },
+  );
+
+  r.delete(
+    '/api/v1/entries/:entryId',
+    describeRoute({
+      tags,
+      operationId: 'eraseEntry',
+      security: security.privateKey,
+      summary: 'Erase a person: personal data removed, totals kept; the entry answers 404 from then on',
+      responses: {
+        200: okJson('Erased', v.object({ entryId: v.string(), erased: v.literal(true) })),
+        ...apiErrors({ access: 'private' }, { 404: ['Entry not found'] }),
+      },
+    }),
+    privateKey,
+    async (c) => ok(c, await eraseEntry(c.var.db(), c.var.auth.team, c.req.param('entryId'), c.var.deps.clock.now())),
+  );
+  return r;
+}

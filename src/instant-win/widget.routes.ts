@@ -1,0 +1,156 @@
+/**
+ * The embeddable instant-win widget: GET /widget.js (the bundled script, built from src/instant-win/widget/ by
+ * scripts/build-widget.ts into bundle.generated.ts, so the Worker needs no file access) and a demo
+ * page that embeds it: GET /demo/instant-win/:gameId?key=pk_...
+ */
+import { Hono, type Context } from 'hono';
+import { compress } from 'hono/compress';
+import { describeRoute } from 'hono-openapi';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import type { AppEnv } from '../http/context.js';
+import { htmlPage } from '../http/page.js';
+import { escapeHtml } from '../mail/templates.js';
+import { isUuid, sha256Hex } from '../lib/crypto.js';
+import { publicKeyPersonalData } from '../admin/admin.js';
+import { WIDGET_JS, WIDGET_JS_HASH } from './widget/bundle.generated.js';
+import { errors, headerParam, media, security } from '../http/schemas.js';
+
+const ETAG = `"${WIDGET_JS_HASH}"`;
+/** Public keys as the contract makes them (pk_ + base62); anything else never reaches the page. */
+const PUBLIC_KEY_RE = /^pk_[A-Za-z0-9]{16,128}$/;
+
+const gzip = compress();
+
+function etagMatches(header: string | undefined): boolean {
+  if (!header) return false;
+  if (header.trim() === '*') return true;
+  return header.split(',').some((t) => t.trim().replace(/^W\//, '') === ETAG);
+}
+
+const WIDGET_CSS = `h2{font-size:1rem;margin-top:32px}
+.warn{background:#fef3c7;border:1px solid #b45309;color:#1f2937;padding:12px;border-radius:8px}
+pre{white-space:pre-wrap;word-break:break-all;background:#111827;color:#f9fafb;padding:12px;border-radius:8px;font-size:.8rem}`;
+
+const pageOf = (c: Context<AppEnv>, status: ContentfulStatusCode, title: string, body: string) =>
+  htmlPage(c, status, {
+    title,
+    body,
+    css: WIDGET_CSS,
+    script: body.includes('<instant-win-game') ? '/widget.js' : null,
+  });
+
+export function widgetRoutes() {
+  const r = new Hono<AppEnv>();
+
+  r.get(
+    '/widget.js',
+    describeRoute({
+      operationId: 'getWidgetScript',
+      tags: ['Widget'],
+      summary: 'The embeddable instant-win widget script (defines <instant-win-game>)',
+      security: security.none,
+      parameters: [headerParam('If-None-Match', 'the ETag of a copy already held: 304 when it is current')],
+      responses: {
+        200: media('The script (cached 5 minutes, revalidated by ETag)', 'text/javascript', {
+          headers: { ETag: { description: 'the script version', schema: { type: 'string' } } },
+        }),
+        304: { description: 'The copy held (If-None-Match) is current' },
+        ...errors({ 500: true }),
+      },
+    }),
+    // Node answers as it is told, so the app compresses there; on Workers the platform compresses
+    // (a body compressed here would be compressed again and reach the browser as binary)
+    (c, next) => (c.var.deps.config.platformCompresses ? next() : gzip(c, next)),
+    (c) => {
+      c.header('Access-Control-Allow-Origin', '*');
+      c.header('Cross-Origin-Resource-Policy', 'cross-origin');
+      c.header('X-Content-Type-Options', 'nosniff');
+      // short freshness + revalidation by ETag: shops embed the unversioned URL, fixes reach them within minutes
+      c.header('Cache-Control', 'public, max-age=300, stale-while-revalidate=86400');
+      c.header('ETag', ETAG);
+      c.header('Vary', 'Accept-Encoding');
+      if (etagMatches(c.req.header('if-none-match'))) return c.body(null, 304);
+      c.header('Content-Type', 'text/javascript; charset=utf-8');
+      return c.body(WIDGET_JS, 200);
+    },
+  );
+
+  r.get(
+    '/demo/instant-win/:gameId',
+    describeRoute({
+      operationId: 'getInstantWinDemoPage',
+      tags: ['Widget'],
+      summary: 'A page that embeds the widget for one game: /demo/instant-win/:gameId?key=pk_...',
+      security: security.none,
+      parameters: [
+        {
+          name: 'key',
+          in: 'query',
+          required: true,
+          description: "the team's public key (`pk_...`); a private key is refused",
+          schema: { type: 'string' },
+        },
+      ],
+      responses: {
+        200: media('The demo page, with the embed snippet', 'text/html'),
+        400: media('A page explaining what is wrong with the key (missing, private, malformed)', 'text/html'),
+        404: media('A page saying that the address names no game', 'text/html'),
+        ...errors({ 500: true }),
+      },
+    }),
+    async (c) => {
+      const gameId = c.req.param('gameId');
+      const key = c.req.query('key') ?? '';
+      if (!isUuid(gameId)) {
+        return pageOf(
+          c,
+          404,
+          'Game not found',
+          '<h1>Game not found</h1><p>This address does not name a game: check the game id in the link.</p>',
+        );
+      }
+      if (!key) {
+        return pageOf(
+          c,
+          400,
+          'Public key needed',
+          `<h1>Public key needed</h1><p>Add your team's public API key to the address: <code>/demo/instant-win/${gameId}?key=pk_...</code></p>`,
+        );
+      }
+      if (key.startsWith('sk_')) {
+        return pageOf(
+          c,
+          400,
+          'Private key refused',
+          '<h1>Private key refused</h1><p>That is a private key: never put it in a web page or a link. Use your public key (pk_...) instead, and consider rotating the private key you just shared.</p>',
+        );
+      }
+      if (!PUBLIC_KEY_RE.test(key)) {
+        return pageOf(
+          c,
+          400,
+          'Invalid public key',
+          '<h1>Invalid public key</h1><p>The key in the address is not a public API key (pk_...).</p>',
+        );
+      }
+      const base = c.var.deps.config.publicUrl;
+      // a key that shows personal data must not go into a page: say so, and how to make a masked one
+      const warning =
+        (await publicKeyPersonalData(c.var.db(), await sha256Hex(key))) === 'full'
+          ? `<p role="alert" class="warn"><strong>This key shows personal data.</strong> Anyone who reads a page with it can list your entries' emails, names and phone numbers. For pages, make a masked public key: <code>POST /api/admin/teams/:teamId/api-keys</code> with <code>{"type":"public","personalData":"masked"}</code>, and use that key here.</p>\n`
+          : '';
+      const snippet = `<script src="${base}/widget.js" defer></script>\n<instant-win-game game="${gameId}" api-key="${key}"></instant-win-game>`;
+      return pageOf(
+        c,
+        200,
+        'Instant win demo',
+        `<instant-win-game game="${escapeHtml(gameId)}" api-key="${escapeHtml(key)}"></instant-win-game>
+<noscript><p>This game needs JavaScript.</p></noscript>
+${warning}<h2>Embed this game on your site</h2>
+<pre><code>${escapeHtml(snippet)}</code></pre>`,
+      );
+    },
+  );
+
+  return r;
+}

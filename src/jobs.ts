@@ -1,0 +1,62 @@
+/**
+ * The every-minute jobs, the same on both runtimes (the Worker's cron, the Node runner's timer):
+ * expire unclaimed instant-win plays (their stock goes back), then deliver due emails (new ones
+ * and retries), then due outbound events, then delete event deliveries past their 30 days. Each runs even when the other fails; failures are logged and the next minute
+ * tries again.
+ */
+import type { Deps } from './deps.js';
+import { describeError } from './lib/describe-error.js';
+import { sweepExpiredPlays } from './instant-win/sweep.js';
+import { deliverDueEmails } from './mail/outbox.js';
+import { cleanupEvents, deliverDueEvents, deliveryContext } from './events/deliver.js';
+
+export interface ScheduledResult {
+  expiredPlays?: number;
+  emails?: Awaited<ReturnType<typeof deliverDueEmails>>;
+  events?: Awaited<ReturnType<typeof deliverDueEvents>>;
+  eventsCleaned?: Awaited<ReturnType<typeof cleanupEvents>>;
+}
+
+export async function runScheduledJobs(deps: Deps): Promise<ScheduledResult> {
+  const handle = deps.database.acquire();
+  const now = deps.clock.now();
+  const out: ScheduledResult = {};
+  try {
+    try {
+      out.expiredPlays = await sweepExpiredPlays(handle.db, now);
+    } catch (e) {
+      deps.logger.error('cron: instant-win sweep failed', { ...describeError(e) });
+    }
+    try {
+      out.emails = await deliverDueEmails(handle.db, deps.mailer, now, { logger: deps.logger });
+    } catch (e) {
+      deps.logger.error('cron: email delivery failed', { ...describeError(e) });
+    }
+    try {
+      // outbound events: due first attempts (the safety net of the after-response trigger) and retries
+      out.events = await deliverDueEvents(handle.db, deliveryContext(deps), deps.clock);
+    } catch (e) {
+      deps.logger.error('cron: event delivery failed', { ...describeError(e) });
+    }
+    try {
+      out.eventsCleaned = await cleanupEvents(handle.db, now);
+    } catch (e) {
+      deps.logger.error('cron: event cleanup failed', { ...describeError(e) });
+    }
+  } finally {
+    await handle.release();
+  }
+  const ev = out.events;
+  if (
+    out.expiredPlays ||
+    out.emails?.sent ||
+    out.emails?.failed ||
+    out.emails?.retrying ||
+    ev?.delivered ||
+    ev?.failed ||
+    ev?.retrying
+  ) {
+    deps.logger.info('cron', { expiredPlays: out.expiredPlays, ...out.emails, events: ev });
+  }
+  return out;
+}

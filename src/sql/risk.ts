@@ -1,0 +1,234 @@
+/**
+ * Risk signals on entries (referral fraud): the optional `ipAddress` / `userAgent` of a create,
+ * their salted hashes, the SQL that computes the signals inside the create statement, the
+ * release of held referral points (confirmation, review), and the review itself.
+ *
+ * Reason codes, computed once, at creation:
+ *   disposable_email   the email's domain is in disposable_domains (src/db/disposable.ts)
+ *   email_alias        another entry of the contest has the same normalised email (ce_email_norm)
+ *   self_referral      the referrer has the same normalised email or the same IP hash
+ *   ip_velocity        the (N+1)-th or later entry from the IP hash in the contest within the hour
+ *   referral_velocity  the referrer's (M+1)-th or later referral within the hour
+ * Level: high (self_referral, email_alias or disposable_email), else review (a velocity signal),
+ * else none. Counting is race-free: the create statement locks the risk_windows rows it reads
+ * (insert ... on conflict do update), which triggers on entries keep, so concurrent creates
+ * sharing an IP, a normalised email or a referrer take turns and each sees the ones before.
+ */
+import { type SQL, sql } from 'drizzle-orm';
+import * as v from 'valibot';
+import { type Db, query } from '../db/client.js';
+import type { Team } from '../db/team.js';
+import { Errors } from '../errors.js';
+import { hmacSha256, isUuid, toHex } from '../lib/crypto.js';
+import { hashIp } from '../instant-win/hashing.js';
+import { entryDetailJson, entryDetailSql } from '../entries/entry-detail.js';
+import { sqlClampedTotal } from './points.js';
+
+export const USER_AGENT_MAX = 512;
+export const RISK_REASONS = [
+  'disposable_email',
+  'email_alias',
+  'self_referral',
+  'ip_velocity',
+  'referral_velocity',
+] as const;
+export type RiskReason = (typeof RISK_REASONS)[number];
+export type RiskLevel = 'none' | 'review' | 'high';
+
+/** Body fields of entry create (API and signup webhook): the participant's address and browser as the team's server saw them. */
+export const riskInputEntries = {
+  ipAddress: v.optional(v.nullable(v.pipe(v.string('Invalid ipAddress'), v.trim(), v.ip('Invalid ipAddress')))),
+  userAgent: v.optional(
+    v.nullable(
+      v.pipe(
+        v.string('Invalid userAgent'),
+        v.maxLength(USER_AGENT_MAX, `userAgent must be at most ${USER_AGENT_MAX} characters`),
+      ),
+    ),
+  ),
+};
+export const riskInputSchema = v.object(riskInputEntries);
+
+/** The same keyed hash as instant-win plays (so a claim's entry and an API entry compare). */
+export const hashEntryIp = (salt: string, ip: string) => hashIp(salt, ip);
+export const hashUserAgent = async (salt: string, ua: string) => toHex(await hmacSha256(salt, `ua:${ua}`));
+
+/** SQLSTATE raised by ce_risk_gate() when block mode refuses an entry */
+export const RISK_REFUSED_SQLSTATE = 'CER01';
+
+/** RFC 2606 example domains never count as disposable (they are not loaded either). */
+export const sqlNotExampleDomain = (domain: SQL) =>
+  sql`(${domain} !~ '(^|\\.)example\\.(com|org|net)$' and ${domain} !~ '\\.(test|example|invalid|localhost)$')`;
+
+// ---------------------------------------------------------------- signals, inside entry create
+
+/**
+ * CTEs of the entry-create statement (each followed by a comma), after `c` (the contest, with its
+ * risk settings), `existing` (the entry with that email, if any) and `ref` (the referrer, locked):
+ *   rw    locks and reads this entry's risk_windows rows (normalised email, IP hash, referrer) in
+ *         a fixed order; a row made here is counted by the entries trigger when the entry is
+ *         inserted, and a refused entry rolls it back with everything else
+ *   risk  the reason codes, the level, and whether referral points are deferred
+ * Nothing here runs for an entry that already exists.
+ */
+export function sqlRiskCtes(p: { email: string | null; ipHash: string | null; now: string; hourAgo: string }): SQL {
+  return sql`rw as (
+      insert into risk_windows as w (contest_id, kind, key)
+      select c.id, k.kind, k.key from c, (values
+        (1, 'email', ce_email_norm(${p.email}::text)),
+        (2, 'ip', ${p.ipHash}::text),
+        (3, 'ref', (select id::text from ref))
+      ) k(ord, kind, key)
+      where c.is_open and not exists (select 1 from existing) and k.key is not null
+      order by k.ord
+      on conflict (contest_id, kind, key) do update set n = w.n
+      returning w.kind, w.n, (select count(*) from unnest(w.times) t where t > ${p.hourAgo}::timestamptz) as recent
+    ), sig as (
+      select
+        (${p.email}::text is not null
+          and exists (select 1 from disposable_domains d where d.domain = split_part(${p.email}::text, '@', 2))
+          and ${sqlNotExampleDomain(sql`split_part(${p.email}::text, '@', 2)`)}) as disposable_email,
+        coalesce((select n from rw where kind = 'email'), 0) > 0 as email_alias,
+        coalesce((select true from ref where (ref.email_norm is not null and ref.email_norm = ce_email_norm(${p.email}::text))
+          or (ref.ip_hash is not null and ref.ip_hash = ${p.ipHash}::text)), false) as self_referral,
+        coalesce((select recent from rw where kind = 'ip'), 0) >= c.risk_max_entries_per_ip_per_hour as ip_velocity,
+        coalesce((select recent from rw where kind = 'ref'), 0) >= c.risk_max_referrals_per_hour as referral_velocity,
+        c.referral_credit_on, c.require_email_confirmation, c.risk_mode
+      from c
+    ), risk as (
+      select array_remove(array[
+          case when disposable_email then 'disposable_email' end,
+          case when email_alias then 'email_alias' end,
+          case when self_referral then 'self_referral' end,
+          case when ip_velocity then 'ip_velocity' end,
+          case when referral_velocity then 'referral_velocity' end]::text[], null) as reasons,
+        l.level,
+        (referral_credit_on = 'confirm' and require_email_confirmation and ${p.email}::text is not null) as wait_confirm,
+        (risk_mode = 'hold' and l.level <> 'none') as wait_review,
+        ((referral_credit_on = 'confirm' and require_email_confirmation and ${p.email}::text is not null)
+          or (risk_mode = 'hold' and l.level <> 'none')) as deferred
+      from sig, lateral (select case when self_referral or email_alias or disposable_email then 'high'
+                                     when ip_velocity or referral_velocity then 'review' else 'none' end as level) l
+    ),`;
+}
+
+// ---------------------------------------------------------------- releasing held points
+
+/**
+ * CTEs (each followed by a comma) of a statement that has just confirmed the email of the entry
+ * in CTE `t` (columns id, points, email_confirmed: the row locked, as it was before): its
+ * referral points held for the confirmation are released. `rel` turns the pending rows released
+ * (or leaves them pending when they also wait for a review); the referrer gets its points
+ * (clamped) with an applied ledger row here; the caller's own update of the entry adds
+ * `(select coalesce(sum(requested_delta), 0) from rel where entry_id = t.id and status = 'released')`
+ * (a statement updates a row once) and writes its ledger row with `sqlReleaseOwnLedger`.
+ */
+export function sqlReleaseOnConfirm(now: string): SQL {
+  return sql`rel as (
+      update points_ledger l set wait_confirm = false, status = case when l.wait_review then 'pending' else 'released' end
+      from t where l.held_for = t.id and not t.email_confirmed and l.status = 'pending' and l.wait_confirm
+      returning l.entry_id, l.contest_id, l.requested_delta, l.reason, l.ref_id, l.status
+    ), adv_lock as (
+      select e.id, e.points from entries e
+      where e.id in (select entry_id from rel where status = 'released') and e.id <> (select id from t)
+      for update of e
+    ), adv_upd as (
+      update entries e set points = ${sqlClampedTotal(sql`a.points`, sql`(select sum(requested_delta) from rel r where r.entry_id = a.id and r.status = 'released')`)},
+        updated_at = ${now}::timestamptz
+      from adv_lock a where e.id = a.id
+      returning e.id, e.points - a.points as delta
+    ), adv_ledger as (
+      insert into points_ledger (entry_id, contest_id, delta, requested_delta, source, reason, ref_id, created_at)
+      select u.id, r.contest_id, u.delta, r.requested_delta, 'referral', r.reason, r.ref_id, ${now}::timestamptz
+      from adv_upd u join rel r on r.entry_id = u.id and r.status = 'released'
+      returning 1
+    ),`;
+}
+
+/** Released points of the entry itself, as its own update adds them. */
+export const sqlOwnReleased = (entryId: SQL) =>
+  sql`coalesce((select sum(requested_delta) from rel where entry_id = ${entryId} and status = 'released'), 0)`;
+
+// ---------------------------------------------------------------- review
+
+/**
+ * `POST /entries/:id/review` (private): approve releases held referral points (applied ledger
+ * rows, source referral); reject disqualifies the entry, drops its held points and takes back
+ * the referral points its creation gave the advocate (a negative ledger row, never below 0).
+ * One statement; the entry row is locked and `risk_review is null` re-checked under the lock,
+ * so a second review (even a concurrent one) answers 409 Entry already reviewed.
+ */
+export async function reviewEntry(db: Db, team: Team, entryId: string, decision: 'approve' | 'reject', now: Date) {
+  if (!isUuid(entryId)) throw Errors.entryNotFound();
+  const t = now.toISOString();
+  const approve = decision === 'approve';
+  const rows = await query<Record<string, unknown> & { found: boolean; reviewed_now: boolean }>(
+    db,
+    sql`with ${team.cte} x as (
+          select e.id, e.contest_id, e.referred_by, e.points, e.risk_review from entries e join contests c on c.id = e.contest_id
+          where e.id = ${entryId} and c.team_id = ${team.id}
+          for update of e
+        ), held as (
+          select l.* from points_ledger l join x on l.held_for = x.id where l.status = 'pending' and x.risk_review is null
+        ),
+        -- approve: rows still waiting for a confirmation only stop waiting for the review
+        rel as (
+          update points_ledger l set wait_review = false,
+            status = case when not ${approve}::boolean then 'dropped' when l.wait_confirm then 'pending' else 'released' end
+          from held h where l.id = h.id
+          returning l.id, l.entry_id, l.contest_id, l.requested_delta, l.reason, l.ref_id, l.status
+        ), own as (
+          select coalesce(sum(requested_delta), 0) as d from rel where status = 'released' and entry_id = ${entryId}
+        ),
+        -- reject: what the creation gave the advocate at once (applied rows), taken back
+        given as (
+          select l.entry_id, sum(l.delta) as d from points_ledger l join x on l.entry_id = x.referred_by
+          where not ${approve}::boolean and x.risk_review is null and l.source = 'referral' and l.status = 'applied'
+            and l.ref_id = x.id::text and l.delta > 0
+          group by l.entry_id
+        ), adv_lock as (
+          select e.id, e.points from entries e
+          where e.id in (select entry_id from rel where status = 'released' and entry_id <> ${entryId} union select entry_id from given)
+          for update of e
+        ), adv_upd as (
+          update entries e set points = ${sqlClampedTotal(
+            sql`a.points`,
+            sql`coalesce((select sum(requested_delta) from rel r where r.entry_id = a.id and r.status = 'released'), 0)
+                - coalesce((select d from given g where g.entry_id = a.id), 0)`,
+          )}, updated_at = ${t}::timestamptz
+          from adv_lock a where e.id = a.id
+          returning e.id, e.points - a.points as delta
+        ), me as (
+          update entries e set risk_review = ${approve ? 'approved' : 'rejected'}::text,
+            disqualified = e.disqualified or not ${approve}::boolean,
+            points = ${sqlClampedTotal(sql`x.points`, sql`(select d from own)`)}, updated_at = ${t}::timestamptz
+          from x where e.id = x.id and x.risk_review is null
+          returning e.*, e.points - x.points as delta
+        ), ledger as (
+          insert into points_ledger (entry_id, contest_id, delta, requested_delta, source, reason, ref_id, created_at)
+          select me.id, x.contest_id, me.delta, (select d from own), 'referral', 'Referral points released after review', x.referred_by::text, ${t}::timestamptz
+          from me, x where (select d from own) > 0
+          union all
+          select u.id, x.contest_id, u.delta,
+            coalesce((select sum(requested_delta) from rel r where r.entry_id = u.id and r.status = 'released'), 0)
+              - coalesce((select d from given g where g.entry_id = u.id), 0),
+            'referral',
+            case when ${approve}::boolean then 'Referral points released after review' else 'Referred entry rejected in review' end,
+            x.id::text, ${t}::timestamptz
+          from adv_upd u, x
+          returning 1
+        )
+        select exists (select 1 from x) as found, d.* from (select 1) one left join (
+          ${entryDetailSql(team, sql`me`)}
+        ) d on true`,
+  );
+  const row = rows[0];
+  if (!row?.found) throw Errors.entryNotFound();
+  if (!row.id) throw Errors.entryAlreadyReviewed();
+  return entryDetailJson(row as unknown as Parameters<typeof entryDetailJson>[0]);
+}
+
+/** The review's answer: the entry as the detail shows it (read by the route after the write). */
+export const reviewDecisionSchema = v.object({
+  decision: v.picklist(['approve', 'reject'], 'decision must be approve or reject'),
+});
