@@ -19,7 +19,8 @@ import pg from 'pg';
 import { query } from '../src/db/client.js';
 import { openPg } from '../src/db/drivers/pg.js';
 import { cryptoRandom } from '../src/deps.js';
-import { createApiKey, createContest, createTeam } from '../src/admin/admin.js';
+import { createApiKey, createTeam } from '../src/admin/admin.js';
+import { createContest } from '../src/contests/settings.js';
 import { deliverDueEvents } from '../src/events/deliver.js';
 
 export interface DataOutOptions {

@@ -19,7 +19,8 @@ import pg from 'pg';
 import { query } from '../src/db/client.js';
 import { openPg } from '../src/db/drivers/pg.js';
 import { cryptoRandom } from '../src/deps.js';
-import { createApiKey, createBonusAction, createContest, createTeam } from '../src/admin/admin.js';
+import { createApiKey, createBonusAction, createTeam } from '../src/admin/admin.js';
+import { createContest } from '../src/contests/settings.js';
 import { hashCookie } from '../src/instant-win/hashing.js';
 
 const LATENCY = 40;

@@ -9,33 +9,25 @@ import * as v from 'valibot';
 import {
   createApiKey,
   createBonusAction,
-  createContest,
   createTeam,
   listApiKeys,
   listEmails,
   listTeams,
   revokeApiKey,
   rotateWebhookSecret,
-  updateContest,
 } from './admin.js';
+import { createContest, updateContest } from '../contests/settings.js';
 import type { AppEnv } from '../http/context.js';
-import { apiKeySchema } from '../entries/trust.schema.js';
+import { apiKeySchema } from './admin.schema.js';
 import { ok, pagination } from '../http/envelope.js';
 import { Errors } from '../errors.js';
 import { jsonBody, pageParams, pageQuerySchema, queryParams, trimmedString } from '../http/validate.js';
 import { timingSafeEqual } from '../lib/crypto.js';
 import { createSettings, updateSettings } from '../contests/settings.schema.js';
 import { createBonusActionBody } from '../bonus-actions/bonus-actions.schema.js';
-import {
-  AdminContest,
-  ApiKey,
-  BonusAction,
-  Email,
-  RevokedApiKey,
-  Team,
-  TeamListItem,
-  WebhookSecret,
-} from './admin.schema.js';
+import { ApiKey, Email, RevokedApiKey, Team, TeamListItem, WebhookSecret } from './admin.schema.js';
+import { BonusAction } from '../bonus-actions/bonus-actions.schema.js';
+import { AdminContest } from '../contests/contests.schema.js';
 import { adminErrors, okJson, pageJson, pageQuery, security } from '../http/schemas.js';
 
 const adminAuth = createMiddleware<AppEnv>(async (c, next) => {

@@ -10,7 +10,7 @@ import { requireKey } from '../http/auth.js';
 import type { AppContext, AppEnv } from '../http/context.js';
 import { ok } from '../http/envelope.js';
 import { queryParams } from '../http/validate.js';
-import { requireContestId } from '../contests/contests.routes.js';
+import { requireContestId } from '../http/validate.js';
 import { apiErrors, okJson, security } from '../http/schemas.js';
 import { ContestSeries, GameSeries } from './series.schema.js';
 

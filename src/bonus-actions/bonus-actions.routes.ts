@@ -11,12 +11,12 @@ import {
 } from './bonus-actions.js';
 import { requireKey } from '../http/auth.js';
 import type { AppEnv } from '../http/context.js';
-import { verifyResultSchema } from '../entries/trust.schema.js';
+import { verifyResultSchema } from './bonus-actions.schema.js';
 import { ok } from '../http/envelope.js';
 import { Errors } from '../errors.js';
 import { emailSchema, jsonBody, queryParams } from '../http/validate.js';
 import { apiErrors, okJson, security } from '../http/schemas.js';
-import { BonusCompletion, EntryBonusActions } from '../contests/contests.schema.js';
+import { BonusCompletion, EntryBonusActions } from './bonus-actions.schema.js';
 
 const lookupQuery = v.object({
   email: v.optional(v.pipe(v.string('Invalid email'), v.description("with entryId `lookup`: the entry's email"))),

@@ -4,8 +4,9 @@
  */
 import * as v from 'valibot';
 import { trimmedString } from '../lib/validation.js';
-import { nonNegInt } from '../contests/settings.schema.js';
+import { nonNegInt } from '../http/fields.js';
 import { nonNegInt as count, timestamp, uuid } from '../http/schemas.js';
+import { int } from '../http/schemas.js';
 
 export const CONFIRMATION_TYPES = ['auto', 'manual', 'click'] as const;
 
@@ -77,4 +78,66 @@ export const Completion = v.strictObject({
   answer: v.nullable(v.string()),
   pointsAwarded: count,
   completedAt: timestamp,
+});
+
+export const EntryBonusAction = v.strictObject({
+  id: uuid,
+  action: v.string(),
+  description: v.string(),
+  icon: v.string(),
+  iconColor: v.string(),
+  points: count,
+  confirmationType: v.picklist(['auto', 'manual', 'click']),
+  destinationUrl: v.nullable(v.string()),
+  order: int,
+  completed: v.boolean(),
+  completedAt: v.nullable(timestamp),
+  completionStatus: v.nullable(v.string()),
+});
+
+export const EntryBonusActions = v.strictObject({
+  entryId: uuid,
+  email: v.nullable(v.string()),
+  totalPoints: count,
+  bonusActionsCompleted: count,
+  bonusActionsTotal: count,
+  bonusPointsEarned: count,
+  actions: v.array(EntryBonusAction),
+});
+
+export const BonusCompletion = v.union([
+  v.strictObject({
+    alreadyCompleted: v.literal(false),
+    completedAt: timestamp,
+    pointsAdded: count,
+    newTotalPoints: count,
+    message: v.string(),
+  }),
+  v.strictObject({
+    alreadyCompleted: v.literal(true),
+    completedAt: timestamp,
+    message: v.literal('Bonus action already completed'),
+  }),
+]);
+
+// ---------------------------------------------------------------- purchases
+
+export const BonusAction = v.strictObject({
+  id: uuid,
+  contestId: uuid,
+  action: v.string(),
+  description: v.string(),
+  icon: v.string(),
+  iconColor: v.string(),
+  points: count,
+  confirmationType: v.picklist(['auto', 'manual', 'click']),
+  destinationUrl: v.nullable(v.string()),
+  order: int,
+});
+
+/** A manual completion's review: its status and the points it added. */
+export const verifyResultSchema = v.object({
+  completionStatus: v.picklist(['verified', 'rejected']),
+  pointsAdded: v.number(),
+  newTotalPoints: v.number(),
 });

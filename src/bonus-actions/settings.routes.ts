@@ -18,8 +18,8 @@ import { publicCached } from '../http/public-cache.js';
 import type { AppEnv } from '../http/context.js';
 import { ok, pagination } from '../http/envelope.js';
 import { jsonBody, pageParams, pageQuerySchema, queryParams } from '../http/validate.js';
-import { requireContestId } from '../contests/contests.routes.js';
-import { BonusAction } from '../admin/admin.schema.js';
+import { requireContestId } from '../http/validate.js';
+import { BonusAction } from './bonus-actions.schema.js';
 import { Completion, createBonusActionBody, updateBonusActionBody } from './bonus-actions.schema.js';
 import { apiErrors, okJson, pageJson, pageQuery, security } from '../http/schemas.js';
 

@@ -9,7 +9,7 @@ import { type Db, iso, num, query, queryOne } from '../db/client.js';
 import type { Team } from '../db/team.js';
 import { Errors } from '../errors.js';
 import { isUuid } from '../lib/crypto.js';
-import type { BonusAction } from '../admin/admin.schema.js';
+import type { BonusAction } from './bonus-actions.schema.js';
 import {
   type Completion,
   COMPLETION_STATUSES,

@@ -9,7 +9,7 @@ import { Hono, type Context } from 'hono';
 import { describeRoute } from 'hono-openapi';
 import type { AppEnv } from '../http/context.js';
 import { serveStaticFile } from '../http/static-file.js';
-import { compressUnlessPlatform } from '../meta/docs.routes.js';
+import { compressUnlessPlatform } from '../http/static-file.js';
 
 export const CONSOLE_DIR = 'console';
 export const CONSOLE_ASSETS: Readonly<Record<string, string>> = {

@@ -1,25 +1,20 @@
 import { Hono } from 'hono';
 import { describeRoute } from 'hono-openapi';
 import * as v from 'valibot';
-import { contestJson, getContest, listContests, recordView, TOOL_TYPES } from '../sql/contests.js';
+import { TOOL_TYPES } from '../sql/contests.js';
+import { contestJson, getContest, listContests, recordView } from './contests.js';
 import { requireKey } from '../http/auth.js';
 import { publicCached } from '../http/public-cache.js';
 import type { AppEnv } from '../http/context.js';
 import { ok, pagination } from '../http/envelope.js';
 import { Errors } from '../errors.js';
 import { jsonBody, pageParams, pageQuerySchema, queryParams } from '../http/validate.js';
-import { createTeamContest, getTeamContest, updateTeamContest } from '../admin/admin.js';
-import { AdminContest } from '../admin/admin.schema.js';
+import { createTeamContest, getTeamContest, updateTeamContest } from './settings.js';
+import { AdminContest } from './contests.schema.js';
 import { createSettings, updateSettings } from './settings.schema.js';
 import { apiErrors, okJson, pageJson, pageQuery, security } from '../http/schemas.js';
 import { Contest, ContestWithViews, ViewCount } from './contests.schema.js';
-
-/** `:contestId` that is empty or blank: the reference's `400 Missing contestId`. */
-export function requireContestId(raw: string | undefined): string {
-  const id = raw?.trim();
-  if (!id) throw Errors.missingContestId();
-  return id;
-}
+import { requireContestId } from '../http/validate.js';
 
 const listQuery = v.object({
   toolType: v.optional(v.picklist(TOOL_TYPES, `toolType must be one of ${TOOL_TYPES.join(', ')}`)),

@@ -1,32 +1,6 @@
-/** Response schemas of the contests, entries, bonus actions, purchases and analytics routes. */
+/** Response schemas of the contests routes (a contest as the v1 API and the admin API show it). */
 import * as v from 'valibot';
-import { riskInputEntries } from '../sql/risk.js';
-import {
-  CUSTOM_FIELDS_MAX_BYTES,
-  CUSTOM_FIELDS_MAX_DEPTH,
-  createEntrySchema,
-  updateEntrySchema,
-} from '../entries/entries.js';
-import { int, nonNegInt, timestamp, uuid } from '../http/schemas.js';
-
-/**
- * customFieldData as the document shows it: the route checks it with a custom check, which
- * JSON Schema cannot express (it would read as "anything").
- */
-const customFieldData = v.optional(
-  v.nullable(
-    v.pipe(
-      v.record(v.string(), v.unknown()),
-      v.description(
-        `any JSON object, at most ${CUSTOM_FIELDS_MAX_DEPTH} levels deep and ${CUSTOM_FIELDS_MAX_BYTES} bytes as UTF-8 JSON; null clears it on update`,
-      ),
-    ),
-  ),
-);
-
-/** The create-entry and update-entry bodies, from the routes' own schemas. */
-export const CreateEntryBody = v.object({ ...createEntrySchema.entries, ...riskInputEntries, customFieldData });
-export const UpdateEntryBody = v.object({ ...updateEntrySchema.entries, customFieldData });
+import { nonNegInt, timestamp, uuid } from '../http/schemas.js';
 
 export const ContestStatus = v.picklist(['draft', 'active', 'ended', 'paused']);
 
@@ -53,155 +27,35 @@ export const ViewCount = v.strictObject({ viewsCount: nonNegInt });
 
 // ---------------------------------------------------------------- entries
 
-/** risk signals computed when the entry was created */
-export const Risk = v.strictObject({
-  level: v.picklist(['none', 'review', 'high']),
-  reasons: v.array(
-    v.picklist(['disposable_email', 'email_alias', 'self_referral', 'ip_velocity', 'referral_velocity']),
-  ),
-  review: v.nullable(v.picklist(['approved', 'rejected'])),
-});
-
-const entryListFields = {
-  risk: Risk,
-  id: uuid,
-  email: v.nullable(v.string()),
-  name: v.nullable(v.string()),
-  phone: v.nullable(v.string()),
-  points: nonNegInt,
-  emailConfirmed: v.boolean(),
-  disqualified: v.boolean(),
-  referralCode: v.nullable(v.string()),
-  createdAt: timestamp,
-};
-
-export const EntryListItem = v.strictObject(entryListFields);
-
-export const Entry = v.strictObject({
-  ...entryListFields,
-  pointsUsed: nonNegInt,
-  contestId: uuid,
-  contestTitle: v.string(),
-  referralsCount: nonNegInt,
-  bonusActionsCompleted: nonNegInt,
-  totalPurchaseValue: v.pipe(v.number(), v.minValue(0)),
-  totalPurchaseCount: nonNegInt,
-  customFieldData: v.nullable(v.record(v.string(), v.unknown())),
-});
-
-export const CreatedEntry = v.strictObject({
-  entryId: uuid,
-  email: v.nullable(v.string()),
-  referralCode: v.pipe(v.string(), v.description("the entry's own referral code: what its share link carries")),
-  alreadyExists: v.boolean(),
-  isReferred: v.boolean(),
-  pointsAwarded: v.strictObject({ advocate: nonNegInt, friend: nonNegInt }),
-  pointsPending: v.pipe(
-    v.optional(v.strictObject({ advocate: nonNegInt, friend: nonNegInt })),
-    v.description('referral points held until the email is confirmed or the entry approved (then pointsAwarded is 0)'),
-  ),
-});
-
-export const UpdatedEntry = v.strictObject({
-  id: uuid,
-  email: v.nullable(v.string()),
-  name: v.nullable(v.string()),
-  phone: v.nullable(v.string()),
-  points: nonNegInt,
-});
-
-export const Disqualification = v.strictObject({
-  entryId: uuid,
-  disqualified: v.boolean(),
-  message: v.picklist(['Entry has been disqualified', 'Entry has been re-qualified']),
-});
-
-export const PointsAdjustment = v.strictObject({
-  message: v.string(),
-  previousTotal: nonNegInt,
-  newTotal: nonNegInt,
-  adjustment: v.pipe(int, v.description('the change actually applied (a total never goes below 0)')),
-});
-
-// ---------------------------------------------------------------- bonus actions
-
-export const EntryBonusAction = v.strictObject({
-  id: uuid,
-  action: v.string(),
-  description: v.string(),
-  icon: v.string(),
-  iconColor: v.string(),
-  points: nonNegInt,
-  confirmationType: v.picklist(['auto', 'manual', 'click']),
-  destinationUrl: v.nullable(v.string()),
-  order: int,
-  completed: v.boolean(),
-  completedAt: v.nullable(timestamp),
-  completionStatus: v.nullable(v.string()),
-});
-
-export const EntryBonusActions = v.strictObject({
-  entryId: uuid,
-  email: v.nullable(v.string()),
-  totalPoints: nonNegInt,
-  bonusActionsCompleted: nonNegInt,
-  bonusActionsTotal: nonNegInt,
-  bonusPointsEarned: nonNegInt,
-  actions: v.array(EntryBonusAction),
-});
-
-export const BonusCompletion = v.union([
-  v.strictObject({
-    alreadyCompleted: v.literal(false),
-    completedAt: timestamp,
-    pointsAdded: nonNegInt,
-    newTotalPoints: nonNegInt,
-    message: v.string(),
+export const AdminContest = v.strictObject({
+  ...Contest.entries,
+  viewsCount: nonNegInt,
+  teamId: uuid,
+  campaignType: v.picklist(['viral', 'referral', 'affiliate']),
+  requireEmailConfirmation: v.boolean(),
+  referral: v.strictObject({
+    advocatePoints: nonNegInt,
+    friendPoints: nonNegInt,
+    creditOn: v.picklist(['create', 'confirm']),
   }),
-  v.strictObject({
-    alreadyCompleted: v.literal(true),
-    completedAt: timestamp,
-    message: v.literal('Bonus action already completed'),
+  risk: v.strictObject({
+    mode: v.picklist(['flag', 'hold', 'block']),
+    maxEntriesPerIpPerHour: nonNegInt,
+    maxReferralsPerHour: nonNegInt,
   }),
-]);
-
-// ---------------------------------------------------------------- purchases
-
-export const Purchase = v.strictObject({
-  purchaseId: uuid,
-  entryId: v.pipe(
-    v.nullable(uuid),
-    v.description('null only for an order first recorded by a referral webhook for a buyer with no entry'),
+  purchaseTracking: v.strictObject({
+    enabled: v.boolean(),
+    pointsPerPurchase: nonNegInt,
+    pointsPerCurrencyUnit: v.pipe(v.number(), v.minValue(0)),
+  }),
+  externalTracking: v.strictObject({ enabled: v.boolean() }),
+  affiliate: v.strictObject({ commissionPercent: v.pipe(v.number(), v.minValue(0), v.maxValue(100)) }),
+  publicCacheSeconds: v.pipe(
+    v.number(),
+    v.description("seconds a public key's reads may come from a cache; 0: always exact"),
   ),
-  pointsAwarded: nonNegInt,
-  alreadyExists: v.boolean(),
-  message: v.string(),
+  secrets: v.pipe(
+    v.strictObject({ shopifySecretSet: v.boolean(), stripeSecretSet: v.boolean(), webhookSecretSet: v.boolean() }),
+    v.description('whether each secret is set; secrets themselves are never shown'),
+  ),
 });
-
-// ---------------------------------------------------------------- analytics
-
-export const Analytics = v.strictObject({
-  totalEntries: nonNegInt,
-  confirmedEntries: nonNegInt,
-  disqualifiedEntries: nonNegInt,
-  totalViews: nonNegInt,
-  totalBonusCompletions: nonNegInt,
-  points: v.strictObject({ total: nonNegInt, average: v.pipe(v.number(), v.minValue(0)), highest: nonNegInt }),
-});
-
-export const LeaderboardRow = v.strictObject({
-  rank: v.pipe(int, v.minValue(1)),
-  id: uuid,
-  email: v.nullable(v.string()),
-  name: v.nullable(v.string()),
-  points: nonNegInt,
-  commission: v.optional(v.pipe(v.number(), v.description('affiliate contests only (metric `commission`)'))),
-  referralCode: v.nullable(v.string()),
-  referralsCount: nonNegInt,
-  joinedAt: v.nullable(timestamp),
-});
-
-export const LeaderboardMetric = v.pipe(
-  v.picklist(['points', 'commission']),
-  v.description('what the rows are ranked by'),
-);

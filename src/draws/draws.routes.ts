@@ -11,7 +11,7 @@ import { createDraw, getDraw, listDraws, replaceWinner, revealDraw, SNAPSHOT_HEA
 import { VERIFY_JS, verifyPageBody } from './verify-page.js';
 import { requireKey } from '../http/auth.js';
 import { publicCached } from '../http/public-cache.js';
-import { PUBLIC_CACHE_MAX_SECONDS } from '../contests/settings.schema.js';
+import { PUBLIC_CACHE_MAX_SECONDS } from '../http/fields.js';
 import type { AppEnv } from '../http/context.js';
 import { htmlPage } from '../http/page.js';
 import { ok, pagination } from '../http/envelope.js';

@@ -6,12 +6,12 @@ import { Hono } from 'hono';
 import { describeRoute } from 'hono-openapi';
 import * as v from 'valibot';
 import { apiErrors, okJson, security } from '../http/schemas.js';
-import { Entry } from '../contests/contests.schema.js';
+import { Entry } from './entries.schema.js';
 import { eraseEntry, exportEntries, exportPerson } from './data-out.js';
 import { requireKey } from '../http/auth.js';
 import type { AppEnv } from '../http/context.js';
 import { ok } from '../http/envelope.js';
-import { requireContestId } from '../contests/contests.routes.js';
+import { requireContestId } from '../http/validate.js';
 
 const list = v.array(v.record(v.string(), v.unknown()));
 const personSchema = v.object({

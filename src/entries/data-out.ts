@@ -290,6 +290,3 @@ export async function eraseEntry(db: Db, team: Team, entryId: string, now: Date)
   if (!row) throw Errors.entryNotFound();
   return { entryId: row.id, erased: true as const };
 }
-
-// masking of personal data for masked public keys lives in masking.ts; re-exported for its callers
-export * from '../sql/masking.js';

@@ -2,7 +2,6 @@ import { Hono } from 'hono';
 import { describeRoute } from 'hono-openapi';
 import * as v from 'valibot';
 import {
-  createEntry,
   createEntrySchema,
   getEntry,
   listEntries,
@@ -11,15 +10,17 @@ import {
   updateEntry,
   updateEntrySchema,
 } from './entries.js';
-import { adjustPoints, MAX_POINTS_ADJUSTMENT, REASON_MAX } from '../sql/points.js';
-import { reviewDecisionSchema, reviewEntry, riskInputEntries } from '../sql/risk.js';
+import { createEntry } from './create.js';
+import { adjustPoints, MAX_POINTS_ADJUSTMENT, REASON_MAX } from './points.js';
+import { riskInputEntries } from '../sql/risk.js';
+import { reviewDecisionSchema, reviewEntry } from './review.js';
 import { requireKey } from '../http/auth.js';
 import type { AppContext, AppEnv } from '../http/context.js';
 import { triggerEmailDelivery } from '../http/email-trigger.js';
 import { ok, pagination } from '../http/envelope.js';
 import { Errors } from '../errors.js';
 import { jsonBody, pageParams, pageQuerySchema, queryParams } from '../http/validate.js';
-import { requireContestId } from '../contests/contests.routes.js';
+import { requireContestId } from '../http/validate.js';
 import { apiErrors, jsonRequest, okJson, pageJson, pageQuery, security } from '../http/schemas.js';
 import {
   CreateEntryBody,
@@ -30,7 +31,7 @@ import {
   EntryListItem,
   PointsAdjustment,
   UpdatedEntry,
-} from '../contests/contests.schema.js';
+} from './entries.schema.js';
 
 const listQuery = v.object({
   ...pageQuerySchema,

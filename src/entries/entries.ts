@@ -14,26 +14,28 @@ import type { RandomSource } from '../deps.js';
 import { Errors } from '../errors.js';
 import { assertStorableStrings, emailSchema, issueToError, jsonDepth } from '../lib/validation.js';
 import { isUuid } from '../lib/crypto.js';
-import { newReferralCode } from '../lib/codes.js';
 import { newConfirmation } from '../sql/confirmation.js';
-import { sqlContestOpen } from '../sql/contests.js';
-import { sqlClampedTotal } from '../sql/points.js';
 import { sqlEmitEvent, sqlEventDeliveries, sqlEntryEventData } from '../sql/events.js';
 import { entryListJson, type EntryListItem, type EntryRow, listColumns } from './entry-detail.js';
 import { sqlMasked } from '../sql/masking.js';
-import { hashEntryIp, hashUserAgent, RISK_REFUSED_SQLSTATE, riskInputSchema, sqlRiskCtes } from '../sql/risk.js';
 
 // ---------------------------------------------------------------- input rules
 
 export const NAME_MAX = 200;
+
 export { EMAIL_MAX } from '../lib/email.js';
+
 export const REFERRAL_CODE_MAX = 100;
+
 /** customFieldData: at most this many bytes as UTF-8 JSON, and this many levels of nesting */
 export const CUSTOM_FIELDS_MAX_BYTES = 16_384;
+
 export const CUSTOM_FIELDS_MAX_DEPTH = 10;
+
 export const SEARCH_MAX = 200;
 
 const CONTROL_CHARS = /[\u0000-\u001f\u007f]/;
+
 const blankToNull = (s: string) => (s === '' ? null : s);
 
 /** An optional single-line text: trimmed, bounded, no control characters; '' and null read as null. */
@@ -118,252 +120,13 @@ export const createEntrySchema = v.object({
 /** Body of PUT /entries/:id: any of the fields; null clears name, phone, customFieldData (and email when a phone remains). */
 export const updateEntrySchema = v.object(entryFields);
 
-function parse<S extends v.GenericSchema>(schema: S, input: unknown): v.InferOutput<S> {
+export function parseEntryBody<S extends v.GenericSchema>(schema: S, input: unknown): v.InferOutput<S> {
   const r = v.safeParse(schema, input ?? {});
   if (!r.success) throw issueToError(r.issues as unknown as Parameters<typeof issueToError>[0]);
   return r.output;
 }
 
 // ---------------------------------------------------------------- create
-
-export interface CreateEntryInput {
-  email?: string;
-  phone?: string;
-  name?: string;
-  referralCode?: string;
-  customFieldData?: Record<string, unknown>;
-  /** the participant's IP address and user agent as the team's server saw them (risk signals; stored only as salted hashes) */
-  ipAddress?: string | null;
-  userAgent?: string | null;
-}
-
-export interface CreateEntryResult {
-  status: 200 | 201;
-  data: {
-    entryId: string;
-    email: string | null;
-    /** the entry's own code: what its share link carries */
-    referralCode: string;
-    alreadyExists: boolean;
-    isReferred: boolean;
-    pointsAwarded: { advocate: number; friend: number };
-    /** referral points deferred (referral.creditOn "confirm") or held for review (risk.mode "hold") */
-    pointsPending?: { advocate: number; friend: number };
-  };
-  /** true when a confirmation email was queued (the route then calls triggerEmailDelivery) */
-  emailQueued: boolean;
-}
-
-interface CreateRow {
-  contest_found: boolean;
-  is_open: boolean;
-  new_id: string | null;
-  new_email: string | null;
-  new_referred_by: string | null;
-  friend_points: number | null;
-  advocate_points: number | null;
-  mails: number | string;
-  existing_id: string | null;
-  existing_email: string | null;
-  existing_referred_by: string | null;
-  new_referral_code: string | null;
-  existing_referral_code: string | null;
-  deferred: boolean | null;
-  pending_friend: number | string | null;
-  pending_advocate: number | string | null;
-}
-
-const MAX_CREATE_ATTEMPTS = 8;
-
-/**
- * Creates an entry, or finds the one with the same email (phone for phone-only entries) in
- * the contest. Throws Errors.contestNotFound() when the contest is not the team's,
- * Errors.contestNotActive() when it is not open, Errors.emailOrPhoneRequired() when both are
- * missing, a 400 naming the field for invalid input.
- *
- * One statement: contest check, dedupe (`on conflict do nothing`), referral lookup in the same
- * contest (the referrer's row locked), the referrer's new total, the ledger rows of both sides
- * and the confirmation email in the outbox. A statement that inserted nothing and found no
- * existing entry lost a race to a concurrent insert of the same email (its snapshot predates
- * it) or hit a referral-code collision: it runs again with a fresh snapshot and code.
- */
-export async function createEntry(
-  db: Db,
-  ctx: { now: Date; random: RandomSource; publicUrl: string; ipHashSalt?: string },
-  contest: { id: string; team: Team },
-  input: CreateEntryInput,
-): Promise<CreateEntryResult> {
-  const {
-    email = null,
-    phone = null,
-    name = null,
-    referralCode = null,
-    customFieldData = null,
-  } = parse(createEntrySchema, input);
-  const { ipAddress = null, userAgent = null } = parse(riskInputSchema, {
-    ipAddress: input.ipAddress,
-    userAgent: input.userAgent,
-  });
-  if (!email && !phone) throw Errors.emailOrPhoneRequired();
-  if (!isUuid(contest.id)) throw Errors.contestNotFound();
-  const now = ctx.now.toISOString();
-  const custom = customFieldData === null ? null : JSON.stringify(customFieldData);
-  const salt = ctx.ipHashSalt ?? '';
-  const ipHash = ipAddress ? await hashEntryIp(salt, ipAddress) : null;
-  const uaHash = userAgent ? await hashUserAgent(salt, userAgent) : null;
-  const hourAgo = new Date(ctx.now.getTime() - 3_600_000).toISOString();
-
-  for (let attempt = 0; attempt < MAX_CREATE_ATTEMPTS; attempt++) {
-    const code = newReferralCode(ctx.random);
-    const confirmation = email ? await newConfirmation(ctx.random, ctx.publicUrl) : null;
-    const mail = confirmation?.content({ title: sql`c.title`, name: sql`${name}::text` });
-    let row: CreateRow | undefined;
-    try {
-      row = await queryOne<CreateRow>(
-        db,
-        sql`with ${contest.team.cte} c as (
-            select c.id, c.team_id, c.title, c.require_email_confirmation,
-              c.referral_advocate_points, c.referral_friend_points, ${sqlContestOpen(ctx.now, 'c')} as is_open,
-              c.referral_credit_on, c.risk_mode, c.risk_max_entries_per_ip_per_hour, c.risk_max_referrals_per_hour
-            from contests c where c.id = ${contest.id} and c.team_id = ${contest.team.id}
-          ), existing as (
-            -- two arms, each answered by its own partial unique index whatever the values: as one
-            -- OR over the parameters, a cached generic plan (node-postgres prepares statements)
-            -- could use neither and read the whole table (143 ms at 1M entries)
-            select e.id, e.email, e.referred_by, e.referral_code from entries e join c on e.contest_id = c.id
-            where e.contest_id = ${contest.id}::uuid and e.email = ${email}::text
-            union all
-            select e.id, e.email, e.referred_by, e.referral_code from entries e join c on e.contest_id = c.id
-            where e.contest_id = ${contest.id}::uuid and ${email}::text is null and e.email is null and e.phone = ${phone}::text
-          ), ref as (
-            select e.id, e.points, e.email_norm, e.ip_hash from entries e join c on e.contest_id = c.id
-            where ${referralCode}::text is not null and e.referral_code = ${referralCode}::text and e.erased_at is null
-              and c.is_open and not exists (select 1 from existing)
-            for update of e
-          ), ${sqlRiskCtes({ email, ipHash, now, hourAgo })} ins as (
-            insert into entries (contest_id, email, phone, name, referral_code, referred_by, points,
-              email_confirmed, confirmed_at, confirmation_token_hash, custom_field_data, created_at, updated_at,
-              ip_hash, user_agent_hash, risk_level, risk_reasons)
-            select c.id, ${email}::text, ${phone}::text, ${name}::text, ${code}::text, ref.id,
-              case when ref.id is null or risk.deferred then 0 else c.referral_friend_points end,
-              not c.require_email_confirmation,
-              case when c.require_email_confirmation then null else ${now}::timestamptz end,
-              case when c.require_email_confirmation then ${confirmation?.tokenHash ?? null}::text end,
-              ${custom}::jsonb, ${now}::timestamptz, ${now}::timestamptz,
-              ${ipHash}::text, ${uaHash}::text, risk.level, risk.reasons
-            from c left join ref on true cross join risk
-            where c.is_open and not exists (select 1 from existing)
-              and ce_risk_gate(c.is_open and not exists (select 1 from existing) and c.risk_mode = 'block' and risk.level = 'high')
-            on conflict do nothing
-            returning id, email, referred_by, points, confirmation_token_hash, referral_code, risk_level, ${sqlEntryEventData('entries')} as ev_data
-          ), adv as (
-            update entries e set points = ${sqlClampedTotal(sql`ref.points`, sql`c.referral_advocate_points`)},
-              updated_at = ${now}::timestamptz
-            from ref, c, ins, risk
-            where e.id = ref.id and ins.referred_by = ref.id and c.referral_advocate_points > 0 and not risk.deferred
-            returning e.id, e.points - ref.points as delta
-          ), ledger as (
-            insert into points_ledger (entry_id, contest_id, delta, requested_delta, source, reason, ref_id, created_at,
-              status, held_for, wait_confirm, wait_review)
-            select ins.id, c.id, ins.points, c.referral_friend_points, 'referral', 'Joined with a referral code',
-              ins.referred_by::text, ${now}::timestamptz, 'applied', null::uuid, false, false
-            from ins, c where ins.referred_by is not null and ins.points > 0
-            union all
-            select adv.id, c.id, adv.delta, c.referral_advocate_points, 'referral', 'Referred a new entry',
-              ins.id::text, ${now}::timestamptz, 'applied', null::uuid, false, false
-            from adv, ins, c
-            union all
-            -- deferred referral points: pending rows (delta 0) released by the confirmation and/or the review
-            select p.entry_id, c.id, 0, p.points, 'referral', p.reason, p.ref_id, ${now}::timestamptz,
-              'pending', ins.id, risk.wait_confirm, risk.wait_review
-            from ins, c, risk, lateral (values
-              (ins.id, c.referral_friend_points, 'Joined with a referral code', ins.referred_by::text),
-              (ins.referred_by, c.referral_advocate_points, 'Referred a new entry', ins.id::text)
-            ) p(entry_id, points, reason, ref_id)
-            where ins.referred_by is not null and risk.deferred and p.points > 0
-            returning entry_id, requested_delta, status
-          ), ${sqlEmitEvent('ev_entry', 'entry.created', sql`select c.team_id, c.id as contest_id, ins.ev_data as data from ins, c`, now)},
-          ${sqlEmitEvent(
-            'ev_ref',
-            'referral.credited',
-            sql`select c.team_id, c.id as contest_id, json_build_object('advocateEntryId', ins.referred_by,
-            'friendEntryId', ins.id, 'contestId', c.id, 'advocatePoints', coalesce((select delta from adv), 0), 'friendPoints', ins.points) as data
-            from ins, c where ins.referred_by is not null`,
-            now,
-          )},
-          ${sqlEmitEvent('ev_flagged', 'entry.flagged', sql`select c.team_id, c.id as contest_id, ins.ev_data as data from ins, c where ins.risk_level <> 'none'`, now)},
-          mail as (
-            ${
-              mail
-                ? sql`insert into email_outbox (team_id, contest_id, "to", kind, subject, text, html, created_at, next_attempt_at)
-                      select c.team_id, c.id, ins.email, 'confirmation', ${mail.subject}, ${mail.text}, ${mail.html},
-                        ${now}::timestamptz, ${now}::timestamptz
-                      from ins, c where ins.confirmation_token_hash is not null
-                      returning id`
-                : sql`select null::uuid as id where false`
-            }
-          )
-          select exists (select 1 from c) as contest_found,
-            coalesce((select is_open from c), false) as is_open,
-            ins.id as new_id, ins.email as new_email, ins.referred_by as new_referred_by, ins.points as friend_points,
-            ins.referral_code as new_referral_code, existing.referral_code as existing_referral_code,
-            (select delta from adv) as advocate_points,
-            (select count(*) from mail) as mails,
-            (select deferred from risk) as deferred,
-            (select sum(requested_delta) from ledger l where l.status = 'pending' and l.entry_id = ins.id) as pending_friend,
-            (select sum(requested_delta) from ledger l where l.status = 'pending' and l.entry_id = ins.referred_by) as pending_advocate,
-            existing.id as existing_id, existing.email as existing_email, existing.referred_by as existing_referred_by,
-            ${sqlEventDeliveries('ev_entry', 'ev_ref', 'ev_flagged')}
-          from (select 1) one left join ins on true left join existing on true`,
-      );
-    } catch (e) {
-      if (pgError(e)?.code === RISK_REFUSED_SQLSTATE) throw Errors.entryRefusedByRisk();
-      throw e;
-    }
-    if (!row?.contest_found) throw Errors.contestNotFound();
-    if (!row.is_open) throw Errors.contestNotActive();
-    if (row.new_id) {
-      const referred = row.new_referred_by !== null;
-      const deferred = referred && row.deferred === true;
-      return {
-        status: 201,
-        data: {
-          entryId: row.new_id,
-          email: row.new_email,
-          referralCode: row.new_referral_code!,
-          alreadyExists: false,
-          isReferred: referred,
-          pointsAwarded: {
-            advocate: referred ? num(row.advocate_points) : 0,
-            friend: referred ? num(row.friend_points) : 0,
-          },
-          ...(deferred
-            ? { pointsPending: { advocate: num(row.pending_advocate), friend: num(row.pending_friend) } }
-            : {}),
-        },
-        emailQueued: num(row.mails) > 0,
-      };
-    }
-    if (row.existing_id) {
-      return {
-        status: 200,
-        data: {
-          entryId: row.existing_id,
-          email: row.existing_email,
-          referralCode: row.existing_referral_code!,
-          alreadyExists: true,
-          isReferred: row.existing_referred_by !== null,
-          pointsAwarded: { advocate: 0, friend: 0 },
-        },
-        emailQueued: false,
-      };
-    }
-    // lost a race to a concurrent insert of the same entry, or a referral-code collision: run again
-  }
-  throw new Error('createEntry: no entry created or found after retries');
-}
-
-// ---------------------------------------------------------------- read (the read model: entry-detail.ts)
 
 export {
   entryDetailJson,
@@ -510,7 +273,7 @@ export async function updateEntry(
   data: { id: string; email: string | null; name: string | null; phone: string | null; points: number };
   emailQueued: boolean;
 }> {
-  const b = parse(updateEntrySchema, input);
+  const b = parseEntryBody(updateEntrySchema, input);
   const has = (k: keyof typeof b) => Object.hasOwn(b, k) && (b as Record<string, unknown>)[k] !== undefined;
   if (!has('name') && !has('email') && !has('phone') && !has('customFieldData')) throw Errors.nothingToUpdate();
   if (!isUuid(entryId)) throw Errors.entryNotFound();

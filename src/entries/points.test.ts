@@ -7,7 +7,8 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { query, queryOne } from '../db/client.js';
 import { createBonusAction } from '../admin/admin.js';
-import { getLedger, ledgerMismatches, MAX_POINTS_TOTAL } from '../sql/points.js';
+import { MAX_POINTS_TOTAL } from '../sql/points.js';
+import { getLedger, ledgerMismatches } from './points.js';
 import { createTestEnv, type TeamFixture, type TestEnv } from '../../test/support/harness.js';
 
 let env: TestEnv;

@@ -19,7 +19,7 @@
  */
 import { createMiddleware } from 'hono/factory';
 import type { PublicCache, PublicCacheAnswer } from '../deps.js';
-import { PUBLIC_CACHE_MAX_SECONDS } from '../contests/settings.schema.js';
+import { PUBLIC_CACHE_MAX_SECONDS } from './fields.js';
 import type { AppEnv } from './context.js';
 
 /** How long a request waits for another request's database read of the same URL before sending its own. */

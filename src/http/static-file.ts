@@ -3,8 +3,9 @@
  * `deps.staticFiles` (Node). On Workers the platform serves the same files as static assets
  * before the Worker runs; a request that still reaches here names no such file.
  */
-import type { Context } from 'hono';
+import type { Context, Next } from 'hono';
 import type { AppEnv } from './context.js';
+import { compress } from 'hono/compress';
 
 export async function serveStaticFile(c: Context<AppEnv>, path: string, type: string | undefined) {
   const found = type ? await c.var.deps.staticFiles?.read(path) : null;
@@ -18,3 +19,9 @@ export async function serveStaticFile(c: Context<AppEnv>, path: string, type: st
   c.header('Content-Type', type);
   return c.body(found.body as Uint8Array<ArrayBuffer>);
 }
+
+const gzip = compress();
+
+/** Node answers as it is told, so the app compresses there; on Workers the platform does. */
+export const compressUnlessPlatform = (c: Context<AppEnv>, next: Next) =>
+  c.var.deps.config.platformCompresses ? next() : gzip(c, next);

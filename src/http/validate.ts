@@ -138,3 +138,10 @@ export function pageParams(
   }
   return { page, limit, offset: (page - 1) * limit };
 }
+
+/** `:contestId` that is empty or blank: the reference's `400 Missing contestId`. */
+export function requireContestId(raw: string | undefined): string {
+  const id = raw?.trim();
+  if (!id) throw Errors.missingContestId();
+  return id;
+}

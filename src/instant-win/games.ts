@@ -20,7 +20,7 @@ import {
   type StoredTier,
   type TierSpec,
   type UpdateGameInput,
-} from './input.js';
+} from './games.schema.js';
 import { newSeed, type SeedMaterial } from './fairness-seed.js';
 import { SEED_COLUMNS, seedValues, sqlGameFairness } from './fairness.js';
 import type { DeliveryType } from './presets.js';

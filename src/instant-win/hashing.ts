@@ -1,6 +1,6 @@
 /** Play cookies and IP addresses are never stored: only these hashes are. */
 import type { RandomSource } from '../deps.js';
-import { hmacSha256, randomBase62, sha256Hex, toHex } from '../lib/crypto.js';
+import { randomBase62, sha256Hex } from '../lib/crypto.js';
 
 /** Cookies the server makes: 32 base62 characters (~190 random bits). */
 export const newPlayCookie = (random: RandomSource) => randomBase62(random, 32);
@@ -9,8 +9,3 @@ export const newPlayCookie = (random: RandomSource) => randomBase62(random, 32);
 export const PLAY_COOKIE_RE = /^[A-Za-z0-9_-]{16,128}$/;
 
 export const hashCookie = (cookie: string) => sha256Hex(`iw-cookie:${cookie}`);
-
-/** Keyed hash (HMAC-SHA256 with the deployment's salt) of the caller's IP address. */
-export async function hashIp(salt: string, ip: string): Promise<string> {
-  return toHex(await hmacSha256(salt, `iw-ip:${ip.trim().toLowerCase()}`));
-}

@@ -4,7 +4,7 @@ import { type Db, iso, num, query } from '../db/client.js';
 import type { Team } from '../db/team.js';
 import { Errors } from '../errors.js';
 import { isUuid } from '../lib/crypto.js';
-import { sqlEmail } from '../entries/data-out.js';
+import { sqlEmail } from '../sql/masking.js';
 import { NO_PRIZE, type PlayStatus } from './presets.js';
 
 interface Row {

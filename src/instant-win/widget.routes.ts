@@ -11,7 +11,7 @@ import type { AppEnv } from '../http/context.js';
 import { htmlPage } from '../http/page.js';
 import { escapeHtml } from '../mail/templates.js';
 import { isUuid, sha256Hex } from '../lib/crypto.js';
-import { publicKeyPersonalData } from '../admin/admin.js';
+import { publicKeyPersonalData } from '../sql/keys.js';
 import { WIDGET_JS, WIDGET_JS_HASH } from './widget/bundle.generated.js';
 import { errors, headerParam, media, security } from '../http/schemas.js';
 

@@ -1,9 +1,9 @@
-import { Hono, type Context, type Next } from 'hono';
-import { compress } from 'hono/compress';
+import { Hono } from 'hono';
 import { openAPIRouteHandler } from 'hono-openapi';
 import type { AppEnv } from '../http/context.js';
 import { serveStaticFile } from '../http/static-file.js';
 import { documentOptions } from './document.js';
+import { compressUnlessPlatform } from '../http/static-file.js';
 
 export const OPENAPI_PATH = '/api/v1/openapi.json';
 
@@ -15,6 +15,7 @@ export const OPENAPI_PATH = '/api/v1/openapi.json';
  * wrangler.toml); on Node, `deps.staticFiles` reads them from the installed package.
  */
 export const DOCS_ASSETS_DIR = 'docs/assets';
+
 export const DOCS_ASSETS: Readonly<Record<string, string>> = {
   'swagger-ui-bundle.js': 'text/javascript; charset=utf-8',
   'swagger-ui.css': 'text/css; charset=utf-8',
@@ -66,11 +67,6 @@ const DOCS_HTML = `<!doctype html>
 </body>
 </html>
 `;
-
-const gzip = compress();
-/** Node answers as it is told, so the app compresses there; on Workers the platform does. */
-export const compressUnlessPlatform = (c: Context<AppEnv>, next: Next) =>
-  c.var.deps.config.platformCompresses ? next() : gzip(c, next);
 
 /** The OpenAPI 3.1 document, generated from the routes' own valibot schemas, and a reference page. */
 export function docsRoutes(app: Hono<AppEnv>) {

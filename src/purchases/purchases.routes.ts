@@ -6,9 +6,9 @@ import type { AppEnv } from '../http/context.js';
 import { ok } from '../http/envelope.js';
 import { Errors } from '../errors.js';
 import { jsonBody } from '../http/validate.js';
-import { requireContestId } from '../contests/contests.routes.js';
+import { requireContestId } from '../http/validate.js';
 import { apiErrors, okJson, security } from '../http/schemas.js';
-import { Purchase } from '../contests/contests.schema.js';
+import { Purchase } from './purchases.schema.js';
 
 export function purchaseRoutes() {
   const r = new Hono<AppEnv>();

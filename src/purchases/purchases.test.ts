@@ -1,7 +1,8 @@
 /** POST /api/v1/contests/:contestId/purchases (reference "Purchases", §7 errors; contract §2, §4, §5). */
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ledgerMismatches, MAX_POINTS_TOTAL } from '../sql/points.js';
+import { MAX_POINTS_TOTAL } from '../sql/points.js';
+import { ledgerMismatches } from '../entries/points.js';
 import { createTestEnv, query, type TeamFixture, type TestEnv } from '../../test/support/harness.js';
 
 let env: TestEnv;

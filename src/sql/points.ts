@@ -5,17 +5,9 @@
  * `requested_delta` what was asked for. So, for every entry, points = sum(ledger.delta).
  */
 import { type SQL, sql } from 'drizzle-orm';
-import { type Db, iso, num, query, queryOne } from '../db/client.js';
-import type { Team } from '../db/team.js';
-import { Errors } from '../errors.js';
-import { isUuid } from '../lib/crypto.js';
-import { sqlEmitEvent, sqlEventDeliveries, sqlIso } from './events.js';
 
 /** Largest total an entry can hold (entries.points is an int4). */
 export const MAX_POINTS_TOTAL = 2_147_483_647;
-/** Largest magnitude of one manual adjustment. */
-export const MAX_POINTS_ADJUSTMENT = 1_000_000_000;
-export const REASON_MAX = 500;
 
 export type PointsSource = 'referral' | 'bonus_action' | 'purchase' | 'manual' | 'instant_win';
 
@@ -26,124 +18,4 @@ export type PointsSource = 'referral' | 'bonus_action' | 'purchase' | 'manual' |
  */
 export function sqlClampedTotal(previous: SQL, delta: SQL): SQL {
   return sql`greatest(0, least(${MAX_POINTS_TOTAL}::bigint, (${previous})::bigint + (${delta})::bigint))::int`;
-}
-
-export interface AdjustResult {
-  message: string;
-  previousTotal: number;
-  newTotal: number;
-  adjustment: number;
-}
-
-/**
- * Manual adjustment (private key). One statement: lock the entry (team-scoped), set the clamped
- * total, write the ledger row with the applied delta. Works whatever the contest's status and
- * whether the entry is disqualified.
- */
-export async function adjustPoints(
-  db: Db,
-  team: Team,
-  entryId: string,
-  points: number,
-  reason: string,
-  now: Date,
-): Promise<AdjustResult> {
-  if (!Number.isSafeInteger(points) || points === 0 || Math.abs(points) > MAX_POINTS_ADJUSTMENT) {
-    throw Errors.validation(
-      `points must be a non-zero integer between -${MAX_POINTS_ADJUSTMENT} and ${MAX_POINTS_ADJUSTMENT}`,
-    );
-  }
-  const why = reason.trim();
-  if (!why) throw Errors.missingPointsOrReason();
-  if (why.length > REASON_MAX) throw Errors.validation(`reason must be at most ${REASON_MAX} characters`);
-  if (!isUuid(entryId)) throw Errors.entryNotFound();
-  const t = now.toISOString();
-  const row = await queryOne<{ previous: number; total: number }>(
-    db,
-    sql`with ${team.cte} t as (
-          select e.id, e.contest_id, e.points
-          from entries e join contests c on c.id = e.contest_id
-          where e.id = ${entryId} and c.team_id = ${team.id} and e.erased_at is null
-          for update of e
-        ), u as (
-          update entries e set points = ${sqlClampedTotal(sql`t.points`, sql`${points}::int`)}, updated_at = ${t}::timestamptz
-          from t where e.id = t.id
-          returning e.id, e.contest_id, t.points as previous, e.points as total
-        ), ${sqlEmitEvent(
-          'ev_points',
-          'points.adjusted',
-          sql`select ${team.id} as team_id, u.contest_id, json_build_object('entryId', u.id, 'contestId', u.contest_id,
-            'previousTotal', u.previous, 'newTotal', u.total, 'adjustment', u.total - u.previous, 'requested', ${points}::int,
-            'reason', ${why}::text, 'createdAt', ${sqlIso(sql`${t}::timestamptz`)}) as data from u`,
-          now,
-        )}, l as (
-          insert into points_ledger (entry_id, contest_id, delta, requested_delta, source, reason, created_at)
-          select u.id, u.contest_id, u.total - u.previous, ${points}::int, 'manual', ${why}, ${t}::timestamptz from u
-          returning 1
-        )
-        select u.previous, u.total, ${sqlEventDeliveries('ev_points')} from u`,
-  );
-  if (!row) throw Errors.entryNotFound();
-  const previousTotal = num(row.previous);
-  const newTotal = num(row.total);
-  const adjustment = newTotal - previousTotal;
-  let message: string;
-  if (adjustment === points) message = `${points > 0 ? 'Added' : 'Removed'} ${Math.abs(points)} points`;
-  else if (points < 0) message = `Removed ${-adjustment} points (total cannot go below 0)`;
-  else message = `Added ${adjustment} points (total cannot exceed ${MAX_POINTS_TOTAL})`;
-  return { message, previousTotal, newTotal, adjustment };
-}
-
-export interface LedgerRow {
-  id: string;
-  delta: number;
-  requestedDelta: number;
-  source: PointsSource;
-  reason: string;
-  refId: string | null;
-  createdAt: string | null;
-}
-
-/** An entry's ledger, oldest first (tests and audits). */
-export async function getLedger(db: Db, entryId: string): Promise<LedgerRow[]> {
-  if (!isUuid(entryId)) return [];
-  const rows = await query<{
-    id: string;
-    delta: number;
-    requested_delta: number;
-    source: PointsSource;
-    reason: string;
-    ref_id: string | null;
-    created_at: Date;
-  }>(
-    db,
-    sql`select id, delta, requested_delta, source, reason, ref_id, created_at
-        from points_ledger where entry_id = ${entryId} order by created_at, id`,
-  );
-  return rows.map((r) => ({
-    id: r.id,
-    delta: num(r.delta),
-    requestedDelta: num(r.requested_delta),
-    source: r.source,
-    reason: r.reason,
-    refId: r.ref_id,
-    createdAt: iso(r.created_at),
-  }));
-}
-
-/**
- * Entries of a contest whose total differs from the sum of their ledger (should always be
- * empty; used by tests of every feature that moves points).
- */
-export async function ledgerMismatches(
-  db: Db,
-  contestId: string,
-): Promise<{ entryId: string; points: number; ledgerSum: number }[]> {
-  const rows = await query<{ id: string; points: number; ledger_sum: string | number }>(
-    db,
-    sql`select e.id, e.points, coalesce(l.s, 0) as ledger_sum
-        from entries e left join (select entry_id, sum(delta) as s from points_ledger group by entry_id) l on l.entry_id = e.id
-        where e.contest_id = ${contestId} and e.points <> coalesce(l.s, 0)`,
-  );
-  return rows.map((r) => ({ entryId: r.id, points: num(r.points), ledgerSum: num(r.ledger_sum) }));
 }

@@ -24,7 +24,8 @@ import {
   cryptoRandom,
   memoryRateLimiter,
 } from '../../src/deps.js';
-import { createApiKey, createContest, createTeam, type ContestSettings } from '../../src/admin/admin.js';
+import { createApiKey, createTeam } from '../../src/admin/admin.js';
+import { createContest, type ContestSettings } from '../../src/contests/settings.js';
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789';
 

@@ -19,9 +19,10 @@ import { startNeonHttp, type NeonHttp } from '../../scripts/neon-http.js';
 import { isUniqueViolation, pgError, query, type Db } from '../../src/db/client.js';
 import { neonHttpProvider } from '../../src/db/drivers/neon.js';
 import { openPg, type PgHandle } from '../../src/db/drivers/pg.js';
-import { apiKeys, contests, teams } from '../../src/db/schema.js';
+import { apiKeys, contests, teams } from '../../src/db/tables/core.js';
 import { cryptoRandom } from '../../src/deps.js';
-import { createContest, createTeam, getAdminContest } from '../../src/admin/admin.js';
+import { createTeam } from '../../src/admin/admin.js';
+import { createContest, getAdminContest } from '../../src/contests/settings.js';
 
 const base = process.env.TEST_DATABASE_URL || process.env.WORKERD_DATABASE_URL;
 let reachable = false;

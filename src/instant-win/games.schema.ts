@@ -4,7 +4,7 @@
  */
 import * as v from 'valibot';
 import { Errors } from '../errors.js';
-import { publicCacheSeconds } from '../contests/settings.schema.js';
+import { publicCacheSeconds } from '../http/fields.js';
 import {
   DELIVERY_TYPES,
   type DeliveryType,

@@ -1,0 +1,345 @@
+/** Teams, their API keys, contests, entries, and the counters and windows kept beside them. */
+import { sql } from 'drizzle-orm';
+import {
+  type AnyPgColumn,
+  bigint,
+  boolean,
+  check,
+  index,
+  integer,
+  jsonb,
+  numeric,
+  pgTable,
+  primaryKey,
+  text,
+  uniqueIndex,
+  uuid,
+} from 'drizzle-orm/pg-core';
+import { bytea, ts, createdAt, id } from './columns.js';
+
+export const teams = pgTable('teams', {
+  id: id(),
+  name: text('name').notNull(),
+  createdAt: createdAt(),
+});
+
+export const apiKeys = pgTable(
+  'api_keys',
+  {
+    id: id(),
+    teamId: uuid('team_id')
+      .notNull()
+      .references(() => teams.id, { onDelete: 'cascade' }),
+    type: text('type').notNull(),
+    name: text('name'),
+    /** hex SHA-256 of the whole key; the key itself is never stored */
+    keyHash: text('key_hash').notNull(),
+    /** first characters of the key, for display ("sk_AbCd…") */
+    prefix: text('prefix').notNull(),
+    createdAt: createdAt(),
+    revokedAt: ts('revoked_at'),
+    lastUsedAt: ts('last_used_at'),
+    /** public keys: 'full' or 'masked' (personal data of entries masked in every answer); private: null */
+    personalData: text('personal_data'),
+  },
+  (t) => [
+    uniqueIndex('api_keys_key_hash_uq').on(t.keyHash),
+    index('api_keys_team_idx').on(t.teamId),
+    check('api_keys_type_ck', sql`${t.type} in ('public', 'private')`),
+    check(
+      'api_keys_personal_data_ck',
+      sql`${t.personalData} is null or (${t.type} = 'public' and ${t.personalData} in ('full', 'masked'))`,
+    ),
+  ],
+);
+
+export const contests = pgTable(
+  'contests',
+  {
+    id: id(),
+    teamId: uuid('team_id')
+      .notNull()
+      .references(() => teams.id, { onDelete: 'cascade' }),
+    /** null for campaigns, 'content_gate' or 'instant_win' for tools */
+    toolType: text('tool_type'),
+    title: text('title').notNull(),
+    description: text('description'),
+    mode: text('mode').notNull().default('giveaway'),
+    status: text('status').notNull().default('draft'),
+    /** unique among campaigns and content gates; for instant-win games it holds the preset */
+    slug: text('slug').notNull(),
+    startDate: ts('start_date'),
+    endDate: ts('end_date'),
+    isEvergreen: boolean('is_evergreen').notNull().default(false),
+    campaignType: text('campaign_type').notNull().default('viral'),
+    requireEmailConfirmation: boolean('require_email_confirmation').notNull().default(true),
+    referralAdvocatePoints: integer('referral_advocate_points').notNull().default(0),
+    referralFriendPoints: integer('referral_friend_points').notNull().default(0),
+    purchaseTrackingEnabled: boolean('purchase_tracking_enabled').notNull().default(false),
+    pointsPerPurchase: integer('points_per_purchase').notNull().default(0),
+    pointsPerCurrencyUnit: numeric('points_per_currency_unit', { precision: 14, scale: 4 }).notNull().default('0'),
+    externalTrackingEnabled: boolean('external_tracking_enabled').notNull().default(false),
+    affiliateCommissionPercent: numeric('affiliate_commission_percent', { precision: 7, scale: 4 })
+      .notNull()
+      .default('0'),
+    /** write-only secrets: never returned by any API */
+    shopifySecret: text('shopify_secret'),
+    stripeSecret: text('stripe_secret'),
+    webhookSecret: text('webhook_secret'),
+    viewsCount: bigint('views_count', { mode: 'number' }).notNull().default(0),
+    createdAt: createdAt(),
+    /** referral points credited at entry creation ('create') or when the new entry confirms its email ('confirm') */
+    referralCreditOn: text('referral_credit_on').notNull().default('create'),
+    /** risk signals: 'flag' records them, 'hold' holds referral points until review, 'block' refuses high-risk entries */
+    riskMode: text('risk_mode').notNull().default('flag'),
+    riskMaxEntriesPerIpPerHour: integer('risk_max_entries_per_ip_per_hour').notNull().default(10),
+    riskMaxReferralsPerHour: integer('risk_max_referrals_per_hour').notNull().default(20),
+    /**
+     * seconds a public key's reads of this contest or game (the contest, its leaderboard, its
+     * bonus actions, the game) may be answered from a cache (src/http/public-cache.ts); 0: exact
+     */
+    publicCacheSeconds: integer('public_cache_seconds').notNull().default(0),
+    updatedAt: ts('updated_at').notNull().defaultNow(),
+  },
+  (t) => [
+    uniqueIndex('contests_slug_uq').on(t.slug).where(sql`${t.toolType} is distinct from 'instant_win'`),
+    index('contests_team_tool_idx').on(t.teamId, t.toolType, t.createdAt),
+    check('contests_tool_type_ck', sql`${t.toolType} is null or ${t.toolType} in ('content_gate', 'instant_win')`),
+    check('contests_mode_ck', sql`${t.mode} in ('giveaway', 'leaderboard', 'waitlist')`),
+    check('contests_public_cache_ck', sql`${t.publicCacheSeconds} between 0 and 300`),
+    check('contests_status_ck', sql`${t.status} in ('draft', 'active', 'ended', 'paused')`),
+    check('contests_campaign_type_ck', sql`${t.campaignType} in ('viral', 'referral', 'affiliate')`),
+    check(
+      'contests_points_ck',
+      sql`${t.referralAdvocatePoints} >= 0 and ${t.referralFriendPoints} >= 0 and ${t.pointsPerPurchase} >= 0 and ${t.pointsPerCurrencyUnit} >= 0`,
+    ),
+    check(
+      'contests_commission_ck',
+      sql`${t.affiliateCommissionPercent} >= 0 and ${t.affiliateCommissionPercent} <= 100`,
+    ),
+    check('contests_views_ck', sql`${t.viewsCount} >= 0`),
+    check('contests_dates_ck', sql`${t.endDate} is null or ${t.startDate} is null or ${t.endDate} > ${t.startDate}`),
+    check('contests_credit_on_ck', sql`${t.referralCreditOn} in ('create', 'confirm')`),
+    check(
+      'contests_risk_ck',
+      sql`${t.riskMode} in ('flag', 'hold', 'block') and ${t.riskMaxEntriesPerIpPerHour} between 1 and 1000 and ${t.riskMaxReferralsPerHour} between 1 and 1000`,
+    ),
+  ],
+);
+
+export const entries = pgTable(
+  'entries',
+  {
+    id: id(),
+    contestId: uuid('contest_id')
+      .notNull()
+      .references(() => contests.id, { onDelete: 'cascade' }),
+    /** trimmed and lower-cased */
+    email: text('email'),
+    phone: text('phone'),
+    name: text('name'),
+    referralCode: text('referral_code').notNull(),
+    referredBy: uuid('referred_by').references((): AnyPgColumn => entries.id, { onDelete: 'set null' }),
+    points: integer('points').notNull().default(0),
+    pointsUsed: integer('points_used').notNull().default(0),
+    commission: numeric('commission', { precision: 14, scale: 2 }).notNull().default('0'),
+    emailConfirmed: boolean('email_confirmed').notNull().default(false),
+    confirmedAt: ts('confirmed_at'),
+    /** hex SHA-256 of the confirmation token sent by email; null once used */
+    confirmationTokenHash: text('confirmation_token_hash'),
+    disqualified: boolean('disqualified').notNull().default(false),
+    customFieldData: jsonb('custom_field_data'),
+    createdAt: createdAt(),
+    updatedAt: ts('updated_at').notNull().defaultNow(),
+    /** set by erasure (DELETE /entries/:id): personal data removed; the row stays so totals stay exact */
+    erasedAt: ts('erased_at'),
+    /** salted hashes (HMAC with IP_HASH_SALT) of the participant's IP address and user agent, as the team's server sent them */
+    ipHash: text('ip_hash'),
+    userAgentHash: text('user_agent_hash'),
+    /** the email without +tag (gmail: without dots, googlemail.com as gmail.com): the email_alias signal */
+    emailNorm: text('email_norm').generatedAlwaysAs(sql`ce_email_norm(email)`),
+    /** SHA-256 of the email's UTF-8 bytes (null without an email): a draw's snapshot lists it, hashed once at write time, not a million times at commit */
+    emailSha256: bytea('email_sha256').generatedAlwaysAs(sql`ce_email_sha256(email)`),
+    /** risk signals computed at creation: level none | review | high, the reason codes, the review decision */
+    riskLevel: text('risk_level').notNull().default('none'),
+    riskReasons: text('risk_reasons').array().notNull().default(sql`'{}'::text[]`),
+    riskReview: text('risk_review'),
+  },
+  (t) => [
+    uniqueIndex('entries_contest_email_uq').on(t.contestId, t.email).where(sql`${t.email} is not null`),
+    uniqueIndex('entries_contest_phone_uq')
+      .on(t.contestId, t.phone)
+      .where(sql`${t.email} is null and ${t.phone} is not null`),
+    uniqueIndex('entries_referral_code_uq').on(t.referralCode),
+    uniqueIndex('entries_confirmation_token_uq')
+      .on(t.confirmationTokenHash)
+      .where(sql`${t.confirmationTokenHash} is not null`),
+    index('entries_contest_created_idx').on(t.contestId, t.createdAt, t.id),
+    index('entries_referred_by_idx').on(t.referredBy).where(sql`${t.referredBy} is not null`),
+    // the entries list sorted by points (its order exactly, so a page at 1M entries reads only its
+    // rows) and analytics `points.highest` (the first row)
+    index('entries_contest_points_idx').on(t.contestId, t.points.desc(), t.createdAt, t.id),
+    // entries search (case-insensitive substring of email or name): ONE trigram index (pg_trgm)
+    // over both, so a search is one index scan (10x faster at 1M entries than two OR'ed scans,
+    // since names repeat and their trigram lists are long); the query re-checks each column
+    index('entries_search_trgm_idx').using(
+      'gin',
+      sql`(coalesce(${t.email}, '') || ' ' || coalesce(${t.name}, '')) gin_trgm_ops`,
+    ),
+    index('entries_leaderboard_points_idx')
+      .on(t.contestId, t.points.desc(), t.createdAt, t.id)
+      .where(sql`${t.emailConfirmed} and not ${t.disqualified}`),
+    index('entries_leaderboard_commission_idx')
+      .on(t.contestId, t.commission.desc(), t.createdAt, t.id)
+      .where(sql`${t.emailConfirmed} and not ${t.disqualified}`),
+    // erased entries per contest (lists subtract them from contest_stats' total)
+    index('entries_erased_idx').on(t.contestId).where(sql`${t.erasedAt} is not null`),
+    // time series (src/analytics/series.ts): a contest's confirmations by time
+    index('entries_contest_confirmed_idx').on(t.contestId, t.confirmedAt).where(sql`${t.confirmedAt} is not null`),
+    // the entries list filtered to unconfirmed entries, newest or oldest first: without it the page
+    // walked the contest's newest entries past every confirmed one (all of them, when confirmation
+    // is off); only unconfirmed entries are in it
+    index('entries_contest_unconfirmed_idx').on(t.contestId, t.createdAt, t.id).where(sql`not ${t.emailConfirmed}`),
+    check('entries_points_ck', sql`${t.points} >= 0 and ${t.pointsUsed} >= 0`),
+    check('entries_commission_ck', sql`${t.commission} >= 0`),
+    check('entries_contact_ck', sql`${t.email} is not null or ${t.phone} is not null or ${t.erasedAt} is not null`),
+    index('entries_contest_risk_idx')
+      .on(t.contestId, t.riskLevel, t.createdAt, t.id)
+      .where(sql`${t.riskLevel} <> 'none'`),
+    check(
+      'entries_risk_ck',
+      sql`${t.riskLevel} in ('none', 'review', 'high') and (${t.riskReview} is null or ${t.riskReview} in ('approved', 'rejected'))`,
+    ),
+  ],
+);
+
+/**
+ * Exact running totals per contest, kept by statement-level triggers on entries and
+ * bonus_completions (migrations/0004_contest_stats_triggers.sql) in the same transaction as the
+ * change. Spread over 16 slots (slot = transaction id % 16) so that concurrent writers of one
+ * contest rarely wait on the same row; readers sum the slots.
+ */
+export const contestStats = pgTable(
+  'contest_stats',
+  {
+    contestId: uuid('contest_id')
+      .notNull()
+      .references(() => contests.id, { onDelete: 'cascade' }),
+    slot: integer('slot').notNull(),
+    entries: bigint('entries', { mode: 'number' }).notNull().default(0),
+    confirmed: bigint('confirmed', { mode: 'number' }).notNull().default(0),
+    disqualified: bigint('disqualified', { mode: 'number' }).notNull().default(0),
+    pointsTotal: bigint('points_total', { mode: 'number' }).notNull().default(0),
+    bonusCompletions: bigint('bonus_completions', { mode: 'number' }).notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.contestId, t.slot] })],
+);
+
+/** Every change of an entry's points, written in the same statement as the new total. */
+export const pointsLedger = pgTable(
+  'points_ledger',
+  {
+    id: id(),
+    entryId: uuid('entry_id')
+      .notNull()
+      .references(() => entries.id, { onDelete: 'cascade' }),
+    contestId: uuid('contest_id')
+      .notNull()
+      .references(() => contests.id, { onDelete: 'cascade' }),
+    /** the change actually applied (after the floor at zero) */
+    delta: integer('delta').notNull(),
+    /** what was asked for, when it differs (manual adjustments clamped at zero) */
+    requestedDelta: integer('requested_delta').notNull(),
+    source: text('source').notNull(),
+    reason: text('reason').notNull(),
+    /** id of the thing that caused it: bonus completion, purchase, play, referred entry */
+    refId: text('ref_id'),
+    createdAt: createdAt(),
+    /**
+     * 'applied' (in the total); 'pending': held (delta 0, requested_delta the held amount) until
+     * held_for confirms its email (wait_confirm) and/or is approved (wait_review); then
+     * 'released' (an applied row carries the points) or 'dropped'
+     */
+    status: text('status').notNull().default('applied'),
+    heldFor: uuid('held_for'),
+    waitConfirm: boolean('wait_confirm').notNull().default(false),
+    waitReview: boolean('wait_review').notNull().default(false),
+  },
+  (t) => [
+    index('points_ledger_entry_idx').on(t.entryId, t.createdAt),
+    index('points_ledger_held_idx').on(t.heldFor).where(sql`${t.status} = 'pending'`),
+    check(
+      'points_ledger_status_ck',
+      sql`${t.status} in ('applied', 'pending', 'released', 'dropped') and (${t.status} = 'applied' or ${t.delta} = 0)`,
+    ),
+    check(
+      'points_ledger_source_ck',
+      sql`${t.source} in ('referral', 'bonus_action', 'purchase', 'manual', 'instant_win')`,
+    ),
+  ],
+);
+
+/**
+ * Race-free risk counting (migrations/*_trust.sql): one row per (contest, kind, key), kept by
+ * triggers on entries. kind 'email' (key: normalised email): n = entries with it; 'ip' (key: IP
+ * hash) and 'ref' (key: referrer id): times = creation times of the last hour (at most 1001).
+ * Entry create locks the rows it reads (insert ... on conflict do update), so concurrent creates
+ * sharing a key take turns and each sees the others.
+ */
+export const riskWindows = pgTable(
+  'risk_windows',
+  {
+    contestId: uuid('contest_id')
+      .notNull()
+      .references(() => contests.id, { onDelete: 'cascade' }),
+    kind: text('kind').notNull(),
+    key: text('key').notNull(),
+    n: bigint('n', { mode: 'number' }).notNull().default(0),
+    times: ts('times').array().notNull().default(sql`'{}'::timestamptz[]`),
+  },
+  (t) => [
+    primaryKey({ columns: [t.contestId, t.kind, t.key] }),
+    check('risk_windows_kind_ck', sql`${t.kind} in ('email', 'ip', 'ref')`),
+  ],
+);
+
+/** Disposable-mail domains, loaded from the disposable-email-domains-js package at migrate time (src/db/disposable.ts). */
+export const disposableDomains = pgTable('disposable_domains', {
+  domain: text('domain').primaryKey(),
+});
+
+/** Which package version disposable_domains holds (one row). */
+export const disposableDomainsSource = pgTable('disposable_domains_source', {
+  id: integer('id').primaryKey().default(1),
+  package: text('package').notNull(),
+  version: text('version').notNull(),
+  domains: integer('domains').notNull(),
+  loadedAt: ts('loaded_at').notNull().defaultNow(),
+});
+
+/**
+ * Time series rollups (src/analytics/series.ts): how many of each metric happened in each settled
+ * UTC hour of a contest or game. Hours are counted once from the base tables, the first time a
+ * series is read after they settle, and never change afterwards; `series_filled.until` is where
+ * the counted hours end (the recent ones are counted live on every read).
+ */
+export const seriesHours = pgTable(
+  'series_hours',
+  {
+    ownerId: uuid('owner_id')
+      .notNull()
+      .references(() => contests.id, { onDelete: 'cascade' }),
+    /** entries | confirmations | referrals | bonus_completions | plays | won:<tier id> | drawn:<tier id or none> */
+    metric: text('metric').notNull(),
+    hour: ts('hour').notNull(),
+    n: bigint('n', { mode: 'number' }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.ownerId, t.hour, t.metric] })],
+);
+
+export const seriesFilled = pgTable('series_filled', {
+  ownerId: uuid('owner_id')
+    .primaryKey()
+    .references(() => contests.id, { onDelete: 'cascade' }),
+  until: ts('until').notNull(),
+});
