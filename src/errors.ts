@@ -22,7 +22,7 @@ export class ApiError extends Error {
 const def = (status: ErrorStatus, message: string) => () => new ApiError(status, message);
 
 export const Errors = {
-  // conventions (contract §2)
+  // conventions (docs/api.md)
   notFound: def(404, 'Not found'),
   invalidBody: def(400, 'Invalid request body'),
   bodyTooLarge: def(413, 'Request body too large'),
@@ -32,14 +32,14 @@ export const Errors = {
   internal: def(500, 'Internal server error'),
   validation: (message: string) => new ApiError(400, message),
 
-  // auth (reference §5, contract §2 and §3)
+  // auth (docs/api.md)
   missingOrInvalidKey: def(401, 'Missing or invalid API key'),
   invalidKey: def(401, 'Invalid API key'),
   privateKeyRequired: def(403, 'This endpoint requires a private API key'),
   privateKeyRequiredShort: def(403, 'Private key required'),
   adminUnauthorized: def(401, 'Unauthorized'),
 
-  // contests and entries (reference §7, contract §4)
+  // contests and entries (docs/contests-and-entries.md)
   missingContestId: def(400, 'Missing contestId'),
   contestNotFound: def(404, 'Contest not found'),
   contestNotActive: def(409, 'Contest is not active'),
@@ -58,14 +58,14 @@ export const Errors = {
   entryDisqualified: def(403, 'Entry is disqualified'),
   bonusActionNotFound: def(404, 'Bonus action not found'),
 
-  // purchases and webhooks (contract §5)
+  // purchases and webhooks (docs/contests-and-entries.md)
   amountMustBePositive: def(400, 'Amount must be positive'),
   purchaseTrackingDisabled: def(400, 'Purchase tracking is not enabled for this contest'),
   externalTrackingDisabled: def(403, 'External tracking is not enabled for this contest'),
   invalidWebhookSignature: def(401, 'Invalid webhook signature'),
   amountTooLarge: def(400, 'Amount is too large'),
 
-  // instant win (contract §6)
+  // instant win (docs/instant-win.md)
   gameNotFound: def(404, 'Game not found'),
   gameNotActive: def(409, 'Game is not active'),
   unknownSlug: def(400, 'Unknown slug'),
@@ -96,7 +96,7 @@ export const Errors = {
   deliveryAlreadyDelivered: def(409, 'Delivery already delivered'),
   deliveryInProgress: def(409, 'Delivery in progress'),
 
-  // admin (contract §3)
+  // admin (docs/api.md)
   teamNotFound: def(404, 'Team not found'),
   apiKeyNotFound: def(404, 'API key not found'),
 

@@ -1,5 +1,5 @@
 /**
- * Every /api/v1 endpoint of the reference, with the contract's exact 401/403 wording (§2, quirks
+ * Every /api/v1 endpoint of the reference, with the documented 401/403 wording (docs/api.md, quirks
  * kept): missing, malformed, unknown, revoked and query-string keys; public keys on private routes.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

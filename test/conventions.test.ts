@@ -1,4 +1,4 @@
-/** Contract §2: envelope, 404, bad JSON, 413, 500 without details, CORS, request ids. */
+/** docs/api.md: envelope, 404, bad JSON, 413, 500 without details, CORS, request ids. */
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../src/app.js';

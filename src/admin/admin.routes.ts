@@ -1,5 +1,5 @@
 /**
- * Admin API (contract §3): `Authorization: Bearer <ADMIN_TOKEN>`. Without ADMIN_TOKEN every
+ * Admin API (docs/api.md): `Authorization: Bearer <ADMIN_TOKEN>`. Without ADMIN_TOKEN every
  * admin route answers 404, as if it did not exist.
  */
 import { Hono } from 'hono';

@@ -1,4 +1,4 @@
-/** Contract §3 (admin API) and §7 (keys and secrets). */
+/** The admin API, API keys and contest secrets (docs/api.md). */
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { query } from '../db/client.js';
@@ -127,7 +127,7 @@ describe('teams and API keys', () => {
 });
 
 describe('contests', () => {
-  it('creates a contest with the contract defaults and shows settings but never secrets', async () => {
+  it('creates a contest with the documented defaults and shows settings but never secrets', async () => {
     const team = await newTeam();
     const r = await adm('POST', `/api/admin/teams/${team.id}/contests`, {
       title: 'Summer Giveaway!',

@@ -1,5 +1,5 @@
 /**
- * What the team dashboard calls (contract §3): teams, API keys, contest settings, bonus actions,
+ * What the team dashboard calls (docs/api.md): teams, API keys, contest settings, bonus actions,
  * webhook secrets, the email log. Not team-scoped: the admin token is the operator's.
  */
 import { eq, sql } from 'drizzle-orm';

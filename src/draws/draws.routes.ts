@@ -1,7 +1,7 @@
 /**
  * Giveaway draws (docs/fairness.md): commit, reveal, replace, get, list, the snapshot CSV, and a
  * public page that re-checks a draw in the browser. Thin handlers: the rules live in
- * src/domain/draws/.
+ * src/draws/draws.ts and verify-page.ts.
  */
 import { type Context, Hono } from 'hono';
 import { describeRoute } from 'hono-openapi';

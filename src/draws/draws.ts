@@ -153,10 +153,11 @@ export function drawJson(row: DrawRow): DrawJson {
 }
 
 /**
- * The statement that reads one draw of the team (alone, or after a write in the same batch); with
- * `revealedAt`, it also records the draw.revealed event when the batch's first statement revealed it.
+ * The statement that answers one draw of the team (alone, or after a write in the same batch). It
+ * only reads, except with `revealedAt`: then it also records the draw.revealed event when the
+ * batch's first statement revealed the draw.
  */
-const readDrawSql = (team: Team, drawId: string, revealedAt?: Date): SQL =>
+const drawAnswerSql = (team: Team, drawId: string, revealedAt?: Date): SQL =>
   sql`with ${team.cte} x as (select ${drawColumns(team)} from draws d where d.id = ${drawId} and d.team_id = ${team.id})
       ${revealedAt ? sql`, ${revealedEvent(team, revealedAt)}` : sql``}
       select *${revealedAt ? sql`, ${sqlEventDeliveries('ev_draw')}` : sql``} from x`;
@@ -222,7 +223,7 @@ export async function createDraw(
 
 export async function getDraw(db: Db, team: Team, drawId: string): Promise<DrawJson> {
   if (!isUuid(drawId)) throw Errors.drawNotFound();
-  return fromRows(await query(db, readDrawSql(team, drawId)));
+  return fromRows(await query(db, drawAnswerSql(team, drawId)));
 }
 
 /** The contest's draws, newest first; unknown contest: 404 Contest not found. */
@@ -253,7 +254,7 @@ export async function revealDraw(
   const [act, read] = await batch(db, [
     sql`with ${team.cte} x as (select ce_draw_reveal(${drawId}::uuid, ${team.id}, ${publicRandomness}::text, ${now.toISOString()}::timestamptz) as outcome)
         select outcome from x`,
-    readDrawSql(team, drawId, now),
+    drawAnswerSql(team, drawId, now),
   ]);
   const outcome = act![0]?.outcome as string | undefined;
   if (outcome === 'not_found' || !outcome) throw Errors.drawNotFound();
@@ -276,7 +277,7 @@ export async function replaceWinner(
           select ce_draw_replace(${drawId}::uuid, ${team.id}, ${isUuid(entryId) ? entryId : null}::uuid, ${reason}::text,
                                  ${now.toISOString()}::timestamptz) as outcome)
         select outcome from x`,
-    readDrawSql(team, drawId),
+    drawAnswerSql(team, drawId),
   ]);
   switch (act![0]?.outcome as string | undefined) {
     case 'ok':

@@ -249,7 +249,7 @@ describe('erasure reaches every copy', () => {
       'POST',
       `/api/v1/webhook-endpoints/${up.body.data.id}/deliveries/${createdDelivery.id}/retry`,
     );
-    expect(retry.status, retry.text).toBe(409); // delivered: the contract's answer; nothing is sent again
+    expect(retry.status, retry.text).toBe(409); // delivered: the documented answer; nothing is sent again
     // pending deliveries (the failing endpoint) go out scrubbed: retried by hand, or later by the deliverer
     failing = false;
     const pendingCreated = pendingBefore.body.data.find((d: { type: string }) => d.type === 'entry.created');

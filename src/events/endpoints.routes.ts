@@ -1,6 +1,6 @@
 /**
  * Outbound events: the team's webhook endpoints, their deliveries log and manual retry
- * (private key). Delivery itself runs after the response and in the cron (src/domain/events).
+ * (private key). Delivery itself runs after the response and in the cron (deliver.ts).
  */
 import { Hono } from 'hono';
 import { describeRoute } from 'hono-openapi';

@@ -135,7 +135,7 @@ function text(value: string | null | undefined, label: string, max: number): str
 
 /**
  * Checks a whole tier list (create, or update with `stored` = the game's current tiers) and
- * returns it normalized. Throws the contract's messages: at least two tiers, odds summing to 100,
+ * returns it normalized. Throws the documented messages: at least two tiers, odds summing to 100,
  * fulfilment for each prize tier.
  */
 export function normalizeTiers(input: readonly TierInput[], stored?: ReadonlyMap<string, StoredTier>): TierSpec[] {

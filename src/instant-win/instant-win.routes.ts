@@ -1,6 +1,6 @@
 /**
- * Instant-win games (reference §4 "Instant win games", contract §6): CRUD, play, claim, plays log.
- * Thin handlers: the rules live in src/domain/instant-win/.
+ * Instant-win games (docs/instant-win.md): CRUD, play, claim, plays log.
+ * Thin handlers: the rules live beside them in src/instant-win/.
  */
 import type { Context } from 'hono';
 import { Hono } from 'hono';
@@ -339,7 +339,7 @@ export function instantWinRoutes() {
     }),
     publicKey,
     playRateLimit,
-    // a missing email answers the same `Invalid email` as a wrong one (contract §6)
+    // a missing email answers the same `Invalid email` as a wrong one (docs/instant-win.md)
     jsonBody(v.object({ email: emailSchema, playCookie: playCookieSchema }, 'Invalid email')),
     async (c) => {
       const d = c.var.deps;

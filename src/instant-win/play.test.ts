@@ -1,5 +1,5 @@
 /**
- * Instant-win games (contract §6): CRUD with every validation message, the draw and its stock,
+ * Instant-win games (docs/instant-win.md): CRUD with every validation message, the draw and its stock,
  * entry limits, claims and all their refusals, expiry with the injected clock, the sweep, tier
  * edits that keep inventory right, delete, the plays log and the rate limit.
  */

@@ -1,5 +1,5 @@
 /**
- * Instant-win vocabulary (reference §2 "Instant win game", contract §6) and the limits this
+ * Instant-win vocabulary (docs/instant-win.md) and the limits this
  * service sets where the reference is silent.
  */
 export const PRESETS = [
@@ -39,7 +39,7 @@ export const RESERVATION_MS = 24 * 60 * 60 * 1000;
 export const MAX_TIERS = 50;
 export const MAX_CODES_PER_TIER = 10_000;
 export const MAX_CODE_LENGTH = 100;
-/** Odds must add up to 100 within this tolerance (contract §6). */
+/** Odds must add up to 100 within this tolerance (docs/instant-win.md). */
 export const ODDS_TOLERANCE = 1e-6;
 
 /** The result shown when a prize ran out and the game has no miss tier. */

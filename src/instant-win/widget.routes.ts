@@ -16,7 +16,7 @@ import { WIDGET_JS, WIDGET_JS_HASH } from './widget/bundle.generated.js';
 import { errors, headerParam, media, security } from '../http/schemas.js';
 
 const ETAG = `"${WIDGET_JS_HASH}"`;
-/** Public keys as the contract makes them (pk_ + base62); anything else never reaches the page. */
+/** Public keys as the API makes them (pk_ + base62); anything else never reaches the page. */
 const PUBLIC_KEY_RE = /^pk_[A-Za-z0-9]{16,128}$/;
 
 const gzip = compress();

@@ -1,5 +1,5 @@
 /**
- * Signature checks for inbound webhooks (contract §5), with WebCrypto only so that they run the
+ * Signature checks for inbound webhooks (docs/contests-and-entries.md), with WebCrypto only so that they run the
  * same on Node and in workerd. Every check works on the exact bytes received: the body is
  * never re-serialised before verification.
  *

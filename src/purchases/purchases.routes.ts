@@ -40,7 +40,7 @@ export function purchaseRoutes() {
         ),
       },
     }),
-    // contract §2: this endpoint words the 403 `Private key required`
+    // docs/api.md: this endpoint words the 403 `Private key required`
     requireKey('private', { forbidden: Errors.privateKeyRequiredShort }),
     jsonBody(purchaseInputSchema, { fallback: 'Invalid request body' }),
     async (c) => {

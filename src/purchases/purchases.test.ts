@@ -1,4 +1,4 @@
-/** POST /api/v1/contests/:contestId/purchases (reference "Purchases", §7 errors; contract §2, §4, §5). */
+/** POST /api/v1/contests/:contestId/purchases (docs/api.md). */
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_POINTS_TOTAL } from '../sql/points.js';
@@ -44,7 +44,7 @@ async function counts(contestId: string) {
 const points = async (entryId: string) =>
   (await query<{ points: number }>(env.db, sql`select points from entries where id = ${entryId}`))[0]!.points;
 
-describe('auth (contract §2 wording)', () => {
+describe('auth (the documented wording)', () => {
   it('missing or invalid key: 401 Missing or invalid API key; public key: 403 Private key required', async () => {
     const c = await env.contest(t.teamId, tracking());
     const body = { email: 'a@x.io', orderId: 'o', amount: 1 };
@@ -213,7 +213,7 @@ describe('recording a purchase', () => {
   });
 });
 
-describe('bad input: 400 and nothing written (reference §7)', () => {
+describe('bad input: 400 and nothing written (docs/api.md)', () => {
   const INVALID = { success: false, error: 'Invalid request body' };
   it('email, orderId or amount missing or invalid: 400 Invalid request body', async () => {
     const c = await env.contest(t.teamId, tracking());

@@ -1,5 +1,5 @@
 /**
- * Purchases (reference "Purchases", contract §5): a purchase ties an order of the caller's
+ * Purchases (docs/contests-and-entries.md): a purchase ties an order of the caller's
  * system to an entry and awards `pointsPerPurchase + floor(amount * pointsPerCurrencyUnit)`.
  *
  * The purchase row, the entry's new total and the points-ledger row are written by ONE SQL

@@ -1,5 +1,5 @@
 /**
- * Email confirmation (double opt-in, contract §4). A confirmation token is 32 random base62
+ * Email confirmation (double opt-in, docs/contests-and-entries.md). A confirmation token is 32 random base62
  * characters sent only in the email link; the entry keeps only its SHA-256. The token does one
  * thing: confirm that entry's email. Clicking it again answers success again (mail scanners
  * and double clicks must not show an error); changing the entry's email replaces the token,

@@ -1,5 +1,5 @@
 /**
- * Referral webhooks (contract §5): Shopify `orders/paid` (X-Shopify-Hmac-Sha256, computed here
+ * Referral webhooks (docs/contests-and-entries.md): Shopify `orders/paid` (X-Shopify-Hmac-Sha256, computed here
  * with node:crypto exactly as Shopify documents it) and Stripe Checkout events signed with the
  * official `stripe` package.
  */

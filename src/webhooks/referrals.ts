@@ -1,6 +1,6 @@
 /**
  * Referred sales from Shopify (`orders/paid`) and Stripe (`checkout.session.completed` /
- * `checkout.session.async_payment_succeeded`), contract §5.
+ * `checkout.session.async_payment_succeeded`), docs/contests-and-entries.md.
  *
  * A sale is recorded as a `purchases` row (source `shopify`/`stripe`, order id = Shopify's
  * `admin_graphql_api_id` or Stripe's Checkout Session id) in the same statement that credits the

@@ -1,5 +1,5 @@
 /**
- * Webhook authentication (contract §5) and the purchase webhook: Standard Webhooks signatures
+ * Webhook authentication (docs/contests-and-entries.md) and the purchase webhook: Standard Webhooks signatures
  * checked against the official `standardwebhooks` package both ways, `x-webhook-secret`,
  * replay protection by webhook-id, receipts, and every refusal.
  */

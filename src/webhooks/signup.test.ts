@@ -1,4 +1,4 @@
-/** POST /api/webhooks/signup/:contestId (reference "Inbound webhooks", contract §5). */
+/** POST /api/webhooks/signup/:contestId (docs/contests-and-entries.md). */
 import { sql } from 'drizzle-orm';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,5 +1,5 @@
 /**
- * Inbound webhooks (reference "Inbound webhooks", contract §5). No API key: each contest's own
+ * Inbound webhooks (docs/contests-and-entries.md). No API key: each contest's own
  * secrets authenticate. The body is read RAW and verified over the exact bytes received, then
  * parsed.
  *
@@ -158,7 +158,7 @@ async function authenticate(
   return { db, now, contest, raw, meta };
 }
 
-/** Standard Webhooks signature, or the `x-webhook-secret` header (contract §5). */
+/** Standard Webhooks signature, or the `x-webhook-secret` header (docs/contests-and-entries.md). */
 async function verifyGeneric(c: C, contest: WebhookContest, raw: Uint8Array, now: Date): Promise<boolean> {
   const secret = contest.webhookSecret;
   if (!secret) return false;

@@ -1,4 +1,4 @@
-/** Every /api/v1 endpoint of the reference with its access level and the contract's auth wording (§2). */
+/** Every /api/v1 endpoint of the reference with its access level and the documented auth wording (docs/api.md). */
 const ID = '00000000-0000-4000-8000-000000000000';
 const MISSING = 'Missing or invalid API key';
 const INVALID = 'Invalid API key';

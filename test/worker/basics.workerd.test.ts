@@ -21,7 +21,7 @@ describe.skipIf(!hasPostgres)('Worker in workerd: health, auth, contests, admin'
     expect(res.headers.get('x-request-id')).toMatch(/^req_/);
   });
 
-  it('refuses missing, wrong and query-string keys with the contract wording', async () => {
+  it('refuses missing, wrong and query-string keys with the documented wording', async () => {
     expect(await call('GET', '/api/v1/contests')).toMatchObject({
       status: 401,
       body: { success: false, error: 'Invalid API key' },

@@ -254,7 +254,7 @@ describe.skipIf(!canStart).each(names)('black box: %s', (name) => {
     expect(emails[0].text).toMatch(/\/api\/confirm\/\S+/);
   });
 
-  it('auth and input errors answer the contract envelope', async () => {
+  it('auth and input errors answer the documented envelope', async () => {
     expect(await call(t(), 'GET', '/api/v1/contests')).toMatchObject({
       status: 401,
       body: { success: false, error: 'Invalid API key' },

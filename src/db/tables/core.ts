@@ -215,7 +215,7 @@ export const entries = pgTable(
 
 /**
  * Exact running totals per contest, kept by statement-level triggers on entries and
- * bonus_completions (migrations/0004_contest_stats_triggers.sql) in the same transaction as the
+ * bonus_completions (migrations/0005_contest_stats_triggers.sql) in the same transaction as the
  * change. Spread over 16 slots (slot = transaction id % 16) so that concurrent writers of one
  * contest rarely wait on the same row; readers sum the slots.
  */

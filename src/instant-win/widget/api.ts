@@ -1,5 +1,5 @@
 /**
- * The widget's view of the instant-win API (reference §4, contract §6). Public key only; the
+ * The widget's view of the instant-win API (docs/instant-win.md). Public key only; the
  * server decides everything, the widget only asks and shows.
  */
 

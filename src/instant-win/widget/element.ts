@@ -14,7 +14,7 @@ import { CSS } from './styles.js';
 import { type StageView, createWheel, tierColor } from './wheel.js';
 
 const DAY_MS = 86_400_000;
-/** the playCookie format the API accepts (contract §6: server-made, 128+ random bits) */
+/** the playCookie format the API accepts (docs/instant-win.md: server-made, 128+ random bits) */
 const COOKIE_RE = /^[A-Za-z0-9_-]{16,128}$/;
 
 const TEMPLATE = `<style>${CSS}</style>
