@@ -1,57 +1,118 @@
 /**
- * The module layering: no file of src/domain imports one that imports it back (directly or
- * through others), and nothing in src/domain, src/db or src/lib imports from src/http.
+ * The module layering of src/ (docs/architecture.md):
+ * - ground floor: db/, lib/, http/, sql/, mail/ and errors.ts, deps.ts, settings.ts; they import
+ *   only each other;
+ * - areas: every other folder (contests/, entries/, instant-win/…); they import the ground floor
+ *   and other areas, never a runtime entry, and the areas' folders form no circle;
+ * - top: app.ts, node.ts, worker.ts, jobs.ts, which build the dependencies and mount the areas;
+ * - no file takes part in an import circle;
+ * - domain code (an area's files other than *.routes.ts and *.schema.ts, and sql/, db/, lib/,
+ *   mail/) never imports from src/http: errors are a ground-floor module the HTTP layer maps.
+ * Tests (*.test.ts, *.fixtures.ts) are left out: they may reach anything.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { dirname, join, relative, resolve } from 'node:path';
+import { basename, dirname, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 const src = join(process.cwd(), 'src');
+const GROUND_DIRS = ['db', 'lib', 'http', 'sql', 'mail'];
+const GROUND_FILES = ['errors.ts', 'deps.ts', 'settings.ts'];
+const TOP_FILES = ['app.ts', 'node.ts', 'worker.ts', 'jobs.ts'];
 
 function filesUnder(dir: string): string[] {
   return readdirSync(dir).flatMap((f) => {
     const p = join(dir, f);
-    return statSync(p).isDirectory() ? filesUnder(p) : p.endsWith('.ts') ? [p] : [];
+    if (statSync(p).isDirectory()) return filesUnder(p);
+    return /\.tsx?$/.test(p) && !/\.(test|fixtures)\.ts$/.test(p) ? [p] : [];
   });
 }
 
-/** the relative imports and re-exports of a file, as absolute .ts paths */
+/** the relative imports and re-exports of a file, as absolute paths of files that exist */
 function importsOf(file: string): string[] {
   const text = readFileSync(file, 'utf8');
-  return [...text.matchAll(/^(?:import|export)\b[^;]*?\sfrom\s+'(\.[^']+)'/gms)].map((m) =>
-    resolve(dirname(file), m[1]!.replace(/\.js$/, '.ts')),
-  );
+  return [...text.matchAll(/^(?:import|export)\b[^;]*?\sfrom\s+'(\.[^']+)'/gms)].map((m) => {
+    const p = resolve(dirname(file), m[1]!.replace(/\.js$/, '.ts'));
+    return p.endsWith('.ts') && !existsFile(p) && existsFile(`${p}x`) ? `${p}x` : p;
+  });
+}
+const existsFile = (p: string) => {
+  try {
+    return statSync(p).isFile();
+  } catch {
+    return false;
+  }
+};
+
+type Floor = 'ground' | 'top' | `area:${string}`;
+function floorOf(file: string): Floor {
+  const parts = relative(src, file).split('/');
+  if (parts.length === 1) return TOP_FILES.includes(parts[0]!) ? 'top' : 'ground';
+  return GROUND_DIRS.includes(parts[0]!) ? 'ground' : `area:${parts[0]}`;
+}
+const isDomain = (file: string) => {
+  const floor = floorOf(file);
+  if (floor === 'top') return false;
+  if (floor === 'ground') return !relative(src, file).startsWith('http/') && !GROUND_FILES.includes(basename(file));
+  return !/\.(routes|schema)\.ts$/.test(file) && !['area:meta', 'area:console'].includes(floor);
+};
+
+const files = filesUnder(src);
+const graph = new Map(files.map((f) => [f, importsOf(f).filter((p) => p.startsWith(src))]));
+const edges = [...graph].flatMap(([from, tos]) => tos.map((to) => ({ from, to })));
+const show = (e: { from: string; to: string }) => `${relative(src, e.from)} -> ${relative(src, e.to)}`;
+
+function cyclesOf(nodes: string[], next: (n: string) => string[]): string[] {
+  const cycles: string[] = [];
+  const state = new Map<string, 'open' | 'done'>();
+  const stack: string[] = [];
+  const visit = (n: string) => {
+    state.set(n, 'open');
+    stack.push(n);
+    for (const m of next(n)) {
+      if (state.get(m) === 'open') cycles.push([...stack.slice(stack.indexOf(m)), m].join(' -> '));
+      else if (!state.has(m)) visit(m);
+    }
+    stack.pop();
+    state.set(n, 'done');
+  };
+  for (const n of nodes) if (!state.has(n)) visit(n);
+  return cycles;
 }
 
 describe('module layering', () => {
-  it('src/domain has no import cycle', () => {
-    const root = join(src, 'domain');
-    const files = filesUnder(root);
-    const graph = new Map(files.map((f) => [f, importsOf(f).filter((p) => p.startsWith(root))]));
-    const cycles: string[] = [];
-    const state = new Map<string, 'open' | 'done'>();
-    const stack: string[] = [];
-    const visit = (n: string) => {
-      state.set(n, 'open');
-      stack.push(n);
-      for (const m of graph.get(n) ?? []) {
-        if (state.get(m) === 'open')
-          cycles.push([...stack.slice(stack.indexOf(m)), m].map((x) => relative(root, x)).join(' -> '));
-        else if (!state.has(m)) visit(m);
-      }
-      stack.pop();
-      state.set(n, 'done');
-    };
-    for (const f of files) if (!state.has(f)) visit(f);
-    expect(cycles).toEqual([]);
+  it('sees the layout it describes (a ground floor, a dozen areas, the runtime entries)', () => {
+    const floors = new Set(files.map(floorOf));
+    expect(floors.has('ground')).toBe(true);
+    expect(floors.has('top')).toBe(true);
+    expect([...floors].filter((f) => f.startsWith('area:')).length).toBeGreaterThanOrEqual(10);
+    expect(edges.length).toBeGreaterThan(300);
   });
 
-  it('domain, db and lib never import from src/http', () => {
+  it('no file of src takes part in an import circle', () => {
+    expect(cyclesOf(files, (n) => graph.get(n) ?? []).map((c) => c.replaceAll(`${src}/`, ''))).toEqual([]);
+  });
+
+  it('the ground floor imports only the ground floor', () => {
+    expect(edges.filter((e) => floorOf(e.from) === 'ground' && floorOf(e.to) !== 'ground').map(show)).toEqual([]);
+  });
+
+  it('no area imports a runtime entry', () => {
+    expect(edges.filter((e) => floorOf(e.from).startsWith('area:') && floorOf(e.to) === 'top').map(show)).toEqual([]);
+  });
+
+  it("the areas' folders form no circle", () => {
+    const areaGraph = new Map<string, Set<string>>();
+    for (const e of edges) {
+      const [a, b] = [floorOf(e.from), floorOf(e.to)];
+      if (a.startsWith('area:') && b.startsWith('area:') && a !== b) {
+        areaGraph.set(a, (areaGraph.get(a) ?? new Set()).add(b));
+      }
+    }
+    expect(cyclesOf([...areaGraph.keys()], (n) => [...(areaGraph.get(n) ?? [])])).toEqual([]);
+  });
+
+  it('domain code never imports from src/http', () => {
     const http = join(src, 'http');
-    const offenders = ['domain', 'db', 'lib']
-      .flatMap((d) => filesUnder(join(src, d)))
-      .filter((f) => importsOf(f).some((p) => p.startsWith(http)))
-      .map((f) => relative(src, f));
-    expect(offenders).toEqual([]);
+    expect(edges.filter((e) => isDomain(e.from) && e.to.startsWith(http)).map(show)).toEqual([]);
   });
 });

@@ -7,6 +7,7 @@ import type { Team } from '../db/team.js';
 import { Errors } from '../errors.js';
 import { isUuid } from '../lib/crypto.js';
 import { sqlEmail, sqlName } from '../sql/masking.js';
+import { sqlNotErased, sqlOfTeam } from '../sql/scope.js';
 
 export interface Analytics {
   totalEntries: number;
@@ -44,7 +45,7 @@ export async function getAnalytics(db: Db, team: Team, contestId: string): Promi
           coalesce(sum(s.bonus_completions), 0) as bonus
         from contests c
         left join contest_stats s on s.contest_id = c.id
-        where c.id = ${contestId} and c.team_id = ${team.id}
+        where c.id = ${contestId} and ${sqlOfTeam(team, 'c')}
         group by c.id`,
   );
   if (!r) throw Errors.contestNotFound();
@@ -101,13 +102,13 @@ export async function getLeaderboard(
         top as (
           (select e.id, e.email, e.name, e.points, e.commission, e.referral_code, e.created_at
            from entries e
-           where e.contest_id = ${contestId} and e.email_confirmed and not e.disqualified and e.erased_at is null
+           where e.contest_id = ${contestId} and e.email_confirmed and not e.disqualified and ${sqlNotErased('e')}
              and (select campaign_type from c) <> 'affiliate'
            order by e.points desc nulls last, e.created_at, e.id limit ${limit})
           union all
           (select e.id, e.email, e.name, e.points, e.commission, e.referral_code, e.created_at
            from entries e
-           where e.contest_id = ${contestId} and e.email_confirmed and not e.disqualified and e.erased_at is null
+           where e.contest_id = ${contestId} and e.email_confirmed and not e.disqualified and ${sqlNotErased('e')}
              and (select campaign_type from c) = 'affiliate'
            order by e.commission desc nulls last, e.created_at, e.id limit ${limit})
         )

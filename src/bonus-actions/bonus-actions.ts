@@ -11,6 +11,7 @@ import { sqlContestOpen } from '../sql/contests.js';
 import { MAX_POINTS_TOTAL } from '../sql/points.js';
 import { sqlEmitEvent, sqlEventDeliveries, sqlIso } from '../sql/events.js';
 import { sqlEmail } from '../sql/masking.js';
+import { sqlNotErased, sqlOfTeam } from '../sql/scope.js';
 
 export const PROOF_MAX = 2000;
 export const ANSWER_MAX = 2000;
@@ -55,7 +56,7 @@ export async function listBonusActionsForEntry(db: Db, team: Team, ref: EntryRef
     db,
     sql`with ${team.cte} e as (
           select e.id, e.email, e.points, e.contest_id from entries e join contests c on c.id = e.contest_id
-          where ${where} and c.team_id = ${team.id} and e.erased_at is null
+          where ${where} and ${sqlOfTeam(team, 'c')} and ${sqlNotErased('e')}
         )
         select ${contestFound} as contest_found, x.* from (select 1) one left join lateral (
           select e.id as entry_id, ${sqlEmail(team, sql`e.email`)} as email, e.points as total_points,
@@ -169,7 +170,7 @@ export async function completeBonusAction(
             from entries e
             join contests c on c.id = e.contest_id
             join bonus_actions ba on ba.contest_id = e.contest_id
-            where e.id = ${entryId} and ba.id = ${bonusActionId} and c.team_id = ${team.id} and e.erased_at is null
+            where e.id = ${entryId} and ba.id = ${bonusActionId} and ${sqlOfTeam(team, 'c')} and ${sqlNotErased('e')}
             for update of e
           ), ins as (
             insert into bonus_completions (entry_id, bonus_action_id, contest_id, status, proof, answer, points_awarded, completed_at)
@@ -263,7 +264,7 @@ export async function verifyBonusCompletion(
           from entries e
           join contests c on c.id = e.contest_id
           join bonus_actions ba on ba.contest_id = e.contest_id
-          where e.id = ${entryId} and ba.id = ${bonusActionId} and c.team_id = ${team.id}
+          where e.id = ${entryId} and ba.id = ${bonusActionId} and ${sqlOfTeam(team, 'c')}
         ), p as (
           select bc.id, x.* from bonus_completions bc join x on bc.entry_id = x.entry_id and bc.bonus_action_id = x.action_id
           where bc.status = 'pending'

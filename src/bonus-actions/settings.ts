@@ -16,6 +16,7 @@ import {
   type createBonusActionBody,
   type updateBonusActionBody,
 } from './bonus-actions.schema.js';
+import { sqlOfTeam } from '../sql/scope.js';
 
 const ACTION_COLUMNS = sql`ba.id, ba.contest_id as "contestId", ba.action, ba.description, ba.icon, ba.icon_color as "iconColor", ba.points,
   ba.confirmation_type as "confirmationType", ba.destination_url as "destinationUrl", ba."order"`;
@@ -96,7 +97,7 @@ export async function updateContestBonusAction(
             ${set(sql`destination_url`, input.destinationUrl, sql`::text`)},
             ${set(sql`"order"`, input.order, sql`::int`)}
           from contests c
-          where b.id = ${bonusActionId} and c.id = b.contest_id and c.team_id = ${team.id}
+          where b.id = ${bonusActionId} and c.id = b.contest_id and ${sqlOfTeam(team, 'c')}
           returning b.*
         )
         select ${ACTION_COLUMNS} from ba`,

@@ -3,6 +3,7 @@ import { sql } from 'drizzle-orm';
 import type { Team } from '../db/team.js';
 import { type Db, iso, num, query, queryOne } from '../db/client.js';
 import { isUuid } from '../lib/crypto.js';
+import { sqlOfTeam } from '../sql/scope.js';
 
 export function contestJson(row: ContestRow, now: Date, opts: { withViews?: boolean } = {}) {
   return {
@@ -32,7 +33,7 @@ export async function listContests(
   team: Team,
   opts: { toolType: ToolType | null; limit: number; offset: number },
 ): Promise<{ rows: ContestRow[]; total: number }> {
-  const where = sql`c.team_id = ${team.id} and c.tool_type is not distinct from ${opts.toolType}`;
+  const where = sql`${sqlOfTeam(team, 'c')} and c.tool_type is not distinct from ${opts.toolType}`;
   const rows = await query<ContestRow & { total: number | string }>(
     db,
     sql`with ${team.cte} total as (select count(*) as n from contests c where ${where})
@@ -51,7 +52,7 @@ export async function getContest(db: Db, team: Team, contestId: string): Promise
   return queryOne<ContestRow>(
     db,
     sql`with ${team.cte} _ as (select 1)
-        select ${CONTEST_COLUMNS} from contests c where c.id = ${contestId} and c.team_id = ${team.id}`,
+        select ${CONTEST_COLUMNS} from contests c where c.id = ${contestId} and ${sqlOfTeam(team, 'c')}`,
   );
 }
 

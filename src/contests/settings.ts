@@ -7,6 +7,7 @@ import { Errors } from '../errors.js';
 import { isUuid, randomBase62 } from '../lib/crypto.js';
 import type { ContestRow } from '../sql/contests.js';
 import { contestJson } from './contests.js';
+import { sqlOfTeam } from '../sql/scope.js';
 
 export interface ContestSettings {
   title?: string;
@@ -205,7 +206,7 @@ export async function getTeamContest(db: Db, team: Team, contestId: string, now:
   if (!isUuid(contestId)) throw Errors.contestNotFound();
   const row = await queryOne<AdminContestRow>(
     db,
-    sql`with ${team.cte} _ as (select 1) ${adminContestSelect(sql`contests`)} where c.id = ${contestId} and c.team_id = ${team.id}`,
+    sql`with ${team.cte} _ as (select 1) ${adminContestSelect(sql`contests`)} where c.id = ${contestId} and ${sqlOfTeam(team, 'c')}`,
   );
   if (!row) throw Errors.contestNotFound();
   return adminContestJson(row, now);

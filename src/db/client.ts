@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { SQL } from 'drizzle-orm';
+import { SQL } from 'drizzle-orm';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import type * as schema from './schema.js';
 
@@ -86,6 +86,27 @@ export function markDeliveriesRecorded() {
   if (store) store.recorded = true;
 }
 
+/**
+ * Set while a request with an API key is handled (src/http/auth.ts): `ran` turns true when a
+ * statement that carries the key check (`cte`, src/db/team.ts) is sent, so that a request whose
+ * statements never carried it gets one that checks the key alone. It is recorded when a
+ * statement runs, never while one is built: building SQL changes no request state.
+ */
+export const keyCheckScope = new AsyncLocalStorage<{ cte: SQL; ran: boolean }>();
+
+function noteKeyCheck(statement: SQL) {
+  const store = keyCheckScope.getStore();
+  if (store && !store.ran && carries(statement, store.cte)) store.ran = true;
+}
+
+/** Whether `target` is one of the SQL objects `node` is made of (the key check sits near the start). */
+function carries(node: unknown, target: SQL): boolean {
+  if (node === target) return true;
+  if (!(node instanceof SQL)) return false;
+  for (const chunk of node.queryChunks) if (carries(chunk, target)) return true;
+  return false;
+}
+
 async function timed<T>(work: () => Promise<T>): Promise<T> {
   const store = dbTiming.getStore();
   if (!store) return work();
@@ -104,6 +125,7 @@ export function query<T = Record<string, unknown>>(db: Db, statement: SQL): Prom
 }
 
 async function runQuery<T>(db: Db, statement: SQL): Promise<T[]> {
+  noteKeyCheck(statement);
   let result: { rows?: T[] } | T[];
   if (namedStatementDbs.has(db)) {
     // what db.execute() does, with a statement name
@@ -137,6 +159,7 @@ export const useBatchRunner = (db: Db, run: BatchRunner) => {
  */
 export function batch(db: Db, statements: SQL[]): Promise<Record<string, unknown>[][]> {
   const run = batchRunners.get(db);
+  if (run) for (const s of statements) noteKeyCheck(s);
   if (run)
     return timed(async () => {
       const out = await run(statements);

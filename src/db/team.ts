@@ -41,8 +41,6 @@ export const KEY_INVALID_SQLSTATE = 'CEK01';
 export const KEY_FORBIDDEN_SQLSTATE = 'CEK03';
 
 export interface KeyTeam extends Team {
-  /** true once a statement was built with the key check in it */
-  readonly embedded: boolean;
   /** a statement that only checks the key (for answers that needed no other statement) */
   readonly check: SQL;
   /** hex SHA-256 of the key (a stable name for it: rate limits) */
@@ -69,17 +67,10 @@ export function teamOfKey(
         and (last_used_at is null or last_used_at < ${at}::timestamptz - interval '60 seconds')
       returning 1
     ),`;
-  let embedded = false;
   return {
-    get cte() {
-      embedded = true;
-      return cte;
-    },
+    cte,
     id: sql`(select team_id from ce_key)`,
     masked: sql`coalesce((select personal_data = 'masked' from ce_key), false)`,
-    get embedded() {
-      return embedded;
-    },
     check: sql`with ${cte} ok as (select 1) select count(*) as n from ce_key`,
     keyHash,
   };

@@ -20,6 +20,7 @@ import { isUuid, randomUuid } from '../lib/crypto.js';
 import { sqlEmitEvent, sqlEventDeliveries, sqlIso } from '../sql/events.js';
 import { newSeed } from '../instant-win/fairness-seed.js';
 import { sqlEmail, sqlName } from '../sql/masking.js';
+import { sqlOfTeam } from '../sql/scope.js';
 
 export type Weighting = 'equal' | 'points';
 
@@ -158,7 +159,7 @@ export function drawJson(row: DrawRow): DrawJson {
  * batch's first statement revealed the draw.
  */
 const drawAnswerSql = (team: Team, drawId: string, revealedAt?: Date): SQL =>
-  sql`with ${team.cte} x as (select ${drawColumns(team)} from draws d where d.id = ${drawId} and d.team_id = ${team.id})
+  sql`with ${team.cte} x as (select ${drawColumns(team)} from draws d where d.id = ${drawId} and ${sqlOfTeam(team, 'd')})
       ${revealedAt ? sql`, ${revealedEvent(team, revealedAt)}` : sql``}
       select *${revealedAt ? sql`, ${sqlEventDeliveries('ev_draw')}` : sql``} from x`;
 
@@ -231,7 +232,7 @@ export async function listDraws(db: Db, team: Team, contestId: string, opts: { l
   if (!isUuid(contestId)) throw Errors.contestNotFound();
   const rows = await query<DrawRow & { found: boolean; total: string | number; id: string | null }>(
     db,
-    sql`with ${team.cte} c as (select c.id from contests c where c.id = ${contestId} and c.team_id = ${team.id}),
+    sql`with ${team.cte} c as (select c.id from contests c where c.id = ${contestId} and ${sqlOfTeam(team, 'c')}),
         total as (select count(*) as n from draws d where d.contest_id in (select id from c))
         select exists (select 1 from c) as found, total.n as total, page.* from total left join lateral (
           select ${drawColumns(team)} from draws d where d.contest_id in (select id from c)
@@ -310,7 +311,7 @@ export async function snapshotPage(db: Db, team: Team, drawId: string, after: nu
     text: string;
   }>(
     db,
-    sql`with ${team.cte} d as (select d.id, d.status from draws d where d.id = ${drawId} and d.team_id = ${team.id}),
+    sql`with ${team.cte} d as (select d.id, d.status from draws d where d.id = ${drawId} and ${sqlOfTeam(team, 'd')}),
         blocks as (
           select cum_end, lines, sum(octet_length(lines)) over (order by cum_end) - octet_length(lines) as before
           from draw_blocks where draw_id = (select id from d) and cum_end > ${after}::bigint

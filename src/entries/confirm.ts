@@ -6,6 +6,7 @@ import { sha256Hex } from '../lib/crypto.js';
 import { sqlEmitEvent, sqlEventDeliveries, sqlEntryEventData } from '../sql/events.js';
 import { sqlClampedTotal } from '../sql/points.js';
 import { sqlOwnReleased, sqlReleaseOnConfirm } from '../sql/risk.js';
+import { sqlNotErased } from '../sql/scope.js';
 
 export interface ConfirmResult {
   entryId: string;
@@ -25,9 +26,9 @@ export async function confirmEmail(db: Db, token: string, now: Date): Promise<Co
     sql`with t as (
           select e.id, e.email_confirmed, e.email, e.points, e.contest_id, c.title
           from entries e join contests c on c.id = e.contest_id
-          where e.confirmation_token_hash = ${hash} and e.erased_at is null
+          where e.confirmation_token_hash = ${hash} and ${sqlNotErased('e')}
           for update of e
-        ), ${sqlReleaseOnConfirm(now.toISOString())} u as (
+        ), ${sqlReleaseOnConfirm({ confirmed: 't' }, now.toISOString())} u as (
           update entries e set email_confirmed = true, confirmed_at = coalesce(e.confirmed_at, ${now.toISOString()}::timestamptz),
             points = ${sqlClampedTotal(sql`t.points`, sqlOwnReleased(sql`t.id`))},
             updated_at = ${now.toISOString()}::timestamptz

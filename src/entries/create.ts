@@ -11,6 +11,8 @@ import { sqlContestOpen } from '../sql/contests.js';
 import { sqlClampedTotal } from '../sql/points.js';
 import { sqlEmitEvent, sqlEventDeliveries, sqlEntryEventData } from '../sql/events.js';
 import { hashEntryIp, hashUserAgent, RISK_REFUSED_SQLSTATE, riskInputSchema, sqlRiskCtes } from '../sql/risk.js';
+import { sqlNotErased } from '../sql/scope.js';
+import { sqlQueueEmail } from '../sql/outbox.js';
 
 export interface CreateEntryInput {
   email?: string;
@@ -123,10 +125,10 @@ export async function createEntry(
             where e.contest_id = ${contest.id}::uuid and ${email}::text is null and e.email is null and e.phone = ${phone}::text
           ), ref as (
             select e.id, e.points, e.email_norm, e.ip_hash from entries e join c on e.contest_id = c.id
-            where ${referralCode}::text is not null and e.referral_code = ${referralCode}::text and e.erased_at is null
+            where ${referralCode}::text is not null and e.referral_code = ${referralCode}::text and ${sqlNotErased('e')}
               and c.is_open and not exists (select 1 from existing)
             for update of e
-          ), ${sqlRiskCtes({ email, ipHash, now, hourAgo })} ins as (
+          ), ${sqlRiskCtes({ contest: 'c', existing: 'existing', referrer: 'ref' }, { email, ipHash, now, hourAgo })} ins as (
             insert into entries (contest_id, email, phone, name, referral_code, referred_by, points,
               email_confirmed, confirmed_at, confirmation_token_hash, custom_field_data, created_at, updated_at,
               ip_hash, user_agent_hash, risk_level, risk_reasons)
@@ -181,11 +183,12 @@ export async function createEntry(
           mail as (
             ${
               mail
-                ? sql`insert into email_outbox (team_id, contest_id, "to", kind, subject, text, html, created_at, next_attempt_at)
-                      select c.team_id, c.id, ins.email, 'confirmation', ${mail.subject}, ${mail.text}, ${mail.html},
-                        ${now}::timestamptz, ${now}::timestamptz
-                      from ins, c where ins.confirmation_token_hash is not null
-                      returning id`
+                ? sqlQueueEmail('confirmation', mail, now, {
+                    teamId: sql`c.team_id`,
+                    contestId: sql`c.id`,
+                    to: sql`ins.email`,
+                    from: sql`ins, c where ins.confirmation_token_hash is not null`,
+                  })
                 : sql`select null::uuid as id where false`
             }
           )

@@ -18,6 +18,7 @@ import { Errors } from '../errors.js';
 import { isUuid } from '../lib/crypto.js';
 import { entryDetailJson, entryDetailSql } from './entry-detail.js';
 import { sqlEmitEvent, sqlEventDeliveries } from '../sql/events.js';
+import { sqlNotErased, sqlOfTeam } from '../sql/scope.js';
 
 export const EXPORT_HEADER =
   'id,email,name,phone,points,emailConfirmed,disqualified,referralCode,referredBy,referralsCount,riskLevel,createdAt';
@@ -80,7 +81,7 @@ const EXPORT_COLUMNS = sql`e.id, e.email, e.name, e.phone, e.points, e.email_con
 function pageSql(contestId: string, after: { ts: string; id: string } | null, size: number): SQL {
   const keyset = after ? sql`and (e.created_at, e.id) > (${after.ts}::timestamptz, ${after.id}::uuid)` : sql``;
   return sql`select ${EXPORT_COLUMNS} from entries e
-    where e.contest_id = ${contestId} and e.erased_at is null ${keyset}
+    where e.contest_id = ${contestId} and ${sqlNotErased('e')} ${keyset}
     order by e.created_at, e.id limit ${size}`;
 }
 
@@ -173,7 +174,7 @@ export async function exportPerson(db: Db, team: Team, entryId: string) {
     db,
     sql`with ${team.cte} e as (
           select e.*, c.title as contest_title, c.team_id from entries e join contests c on c.id = e.contest_id
-          where e.id = ${entryId} and c.team_id = ${team.id} and e.erased_at is null
+          where e.id = ${entryId} and ${sqlOfTeam(team, 'c')} and ${sqlNotErased('e')}
         ), plays as (
           select p.id, p.game_id, p.status, p.tier_id, t.name as tier_name, t.is_miss, p.email, p.created_at, p.expires_at, p.claimed_at
           from e join instant_win_plays p on p.email = e.email and p.status = 'claimed'
@@ -237,7 +238,7 @@ export async function eraseEntry(db: Db, team: Team, entryId: string, now: Date)
     db,
     sql`with ${team.cte} t as (
           select e.id, e.contest_id, e.email, c.team_id from entries e join contests c on c.id = e.contest_id
-          where e.id = ${entryId} and c.team_id = ${team.id} and e.erased_at is null
+          where e.id = ${entryId} and ${sqlOfTeam(team, 'c')} and ${sqlNotErased('e')}
           for update of e
         ), p as (
           update instant_win_plays p set ip_hash = null, limit_ip_key = null, email = null

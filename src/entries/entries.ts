@@ -137,6 +137,8 @@ export {
   type EntryDetail,
   type EntryListItem,
 } from './entry-detail.js';
+import { sqlNotErased, sqlOfTeam } from '../sql/scope.js';
+import { sqlQueueEmail } from '../sql/outbox.js';
 
 /** `%`, `_` and `\` taken literally in a LIKE pattern (escape character `\`). */
 export const escapeLike = (s: string) => s.replace(/[\\%_]/g, '\\$&');
@@ -220,22 +222,22 @@ export async function listEntries(
             ? // the contest id as a constant too (not only through c): the planner then reads the
               // index whose order is the page's (entries_contest_points_idx for sort=points)
               // instead of joining the whole contest and sorting it
-              sql`select e.* from entries e join c on e.contest_id = c.id and e.erased_at is null
+              sql`select e.* from entries e join c on e.contest_id = c.id and ${sqlNotErased('e')}
                   where e.contest_id = ${contestId}::uuid ${riskFilter}`
             : // two arms, each with its own index, so the planner never has to choose between them:
               // entries_search_trgm_idx for a full key (its first condition is what that index
               // answers, the second the exact rule), entries_contest_email_uq for a masked key,
               // which matches whole emails only; the arm that does not apply stops at once
-              sql`select e.* from entries e join c on e.contest_id = c.id and e.erased_at is null
+              sql`select e.* from entries e join c on e.contest_id = c.id and ${sqlNotErased('e')}
                   where not ${sqlMasked(team)}
                     and (coalesce(e.email, '') || ' ' || coalesce(e.name, '')) ilike ${pattern}::text escape '\\'
                     and (e.email ilike ${pattern}::text escape '\\' or e.name ilike ${pattern}::text escape '\\') ${riskFilter}
                   union all
-                  select e.* from entries e join c on e.contest_id = c.id and e.erased_at is null
+                  select e.* from entries e join c on e.contest_id = c.id and ${sqlNotErased('e')}
                   where ${sqlMasked(team)} and e.email = ${search!.toLowerCase()}::text ${riskFilter}
                   union all
                   -- a referral code, exactly (entries_referral_code_uq), unless the first arm has the entry already
-                  select e.* from entries e join c on e.contest_id = c.id and e.erased_at is null
+                  select e.* from entries e join c on e.contest_id = c.id and ${sqlNotErased('e')}
                   where e.referral_code = ${search}::text
                     and (${sqlMasked(team)} or not (
                       (coalesce(e.email, '') || ' ' || coalesce(e.name, '')) ilike ${pattern}::text escape '\\'
@@ -299,7 +301,7 @@ export async function updateEntry(
             select e.id, c.id as contest_id, c.team_id, c.title, c.require_email_confirmation,
               (${has('email')}::boolean and e.email is distinct from ${email}::text) as email_changed
             from entries e join contests c on c.id = e.contest_id
-            where e.id = ${entryId} and c.team_id = ${team.id} and e.erased_at is null
+            where e.id = ${entryId} and ${sqlOfTeam(team, 'c')} and ${sqlNotErased('e')}
             for update of e
           ), u as (
             update entries e set
@@ -321,11 +323,12 @@ export async function updateEntry(
           ), mail as (
             ${
               mail
-                ? sql`insert into email_outbox (team_id, contest_id, "to", kind, subject, text, html, created_at, next_attempt_at)
-                      select t.team_id, t.contest_id, u.email, 'confirmation', ${mail.subject}, ${mail.text}, ${mail.html},
-                        ${now}::timestamptz, ${now}::timestamptz
-                      from u, t where u.needs_mail
-                      returning id`
+                ? sqlQueueEmail('confirmation', mail, now, {
+                    teamId: sql`t.team_id`,
+                    contestId: sql`t.contest_id`,
+                    to: sql`u.email`,
+                    from: sql`u, t where u.needs_mail`,
+                  })
                 : sql`select null::uuid as id where false`
             }
           )
@@ -356,7 +359,7 @@ export async function setDisqualified(db: Db, team: Team, entryId: string, disqu
           update entries e set disqualified = coalesce(${disqualify ?? null}::boolean, not e.disqualified),
             updated_at = ${now.toISOString()}::timestamptz
           from contests c
-          where e.id = ${entryId} and c.id = e.contest_id and c.team_id = ${team.id} and e.erased_at is null
+          where e.id = ${entryId} and c.id = e.contest_id and ${sqlOfTeam(team, 'c')} and ${sqlNotErased('e')}
           returning e.id, e.disqualified, e.contest_id, c.team_id, ${sqlEntryEventData('e')} as ev_data
         ), ${sqlEmitEvent('ev_dq', 'entry.disqualified', sql`select team_id, contest_id, ev_data as data from u where u.disqualified`, now)},
         ${sqlEmitEvent('ev_rq', 'entry.requalified', sql`select team_id, contest_id, ev_data as data from u where not u.disqualified`, now)}

@@ -9,6 +9,7 @@ import type { Team } from '../db/team.js';
 import { Errors } from '../errors.js';
 import { isUuid } from '../lib/crypto.js';
 import { sqlCustomFields, sqlEmail, sqlName, sqlPhone } from '../sql/masking.js';
+import { sqlNotErased, sqlOfTeam } from '../sql/scope.js';
 
 export interface EntryRow {
   id: string;
@@ -115,7 +116,7 @@ export async function getEntry(db: Db, team: Team, entryId: string) {
     db,
     sql`with ${team.cte} _ as (select 1)
         ${entryDetailSql(team, sql`entries`)}
-        where e.id = ${entryId} and c.team_id = ${team.id} and e.erased_at is null`,
+        where e.id = ${entryId} and ${sqlOfTeam(team, 'c')} and ${sqlNotErased('e')}`,
   );
   if (!r) throw Errors.entryNotFound();
   return entryDetailJson(r);

@@ -5,6 +5,7 @@ import type { Team } from '../db/team.js';
 import { Errors } from '../errors.js';
 import { isUuid } from '../lib/crypto.js';
 import { sqlEmitEvent, sqlEventDeliveries, sqlIso } from '../sql/events.js';
+import { sqlNotErased, sqlOfTeam } from '../sql/scope.js';
 
 /** Largest magnitude of one manual adjustment. */
 export const MAX_POINTS_ADJUSTMENT = 1_000_000_000;
@@ -46,7 +47,7 @@ export async function adjustPoints(
     sql`with ${team.cte} t as (
           select e.id, e.contest_id, e.points
           from entries e join contests c on c.id = e.contest_id
-          where e.id = ${entryId} and c.team_id = ${team.id} and e.erased_at is null
+          where e.id = ${entryId} and ${sqlOfTeam(team, 'c')} and ${sqlNotErased('e')}
           for update of e
         ), u as (
           update entries e set points = ${sqlClampedTotal(sql`t.points`, sql`${points}::int`)}, updated_at = ${t}::timestamptz

@@ -5,7 +5,8 @@ import type { Team } from '../db/team.js';
 import { Errors } from '../errors.js';
 import { isUuid } from '../lib/crypto.js';
 import { entryDetailJson, entryDetailSql } from './entry-detail.js';
-import { sqlClampedTotal } from '../sql/points.js';
+import { sqlAdvocatePoints, sqlClampedTotal } from '../sql/points.js';
+import { sqlOfTeam } from '../sql/scope.js';
 
 /**
  * `POST /entries/:id/review` (private): approve releases held referral points (applied ledger
@@ -22,7 +23,7 @@ export async function reviewEntry(db: Db, team: Team, entryId: string, decision:
     db,
     sql`with ${team.cte} x as (
           select e.id, e.contest_id, e.referred_by, e.points, e.risk_review from entries e join contests c on c.id = e.contest_id
-          where e.id = ${entryId} and c.team_id = ${team.id}
+          where e.id = ${entryId} and ${sqlOfTeam(team, 'c')}
           for update of e
         ), held as (
           select l.* from points_ledger l join x on l.held_for = x.id where l.status = 'pending' and x.risk_review is null
@@ -42,19 +43,12 @@ export async function reviewEntry(db: Db, team: Team, entryId: string, decision:
           where not ${approve}::boolean and x.risk_review is null and l.source = 'referral' and l.status = 'applied'
             and l.ref_id = x.id::text and l.delta > 0
           group by l.entry_id
-        ), adv_lock as (
-          select e.id, e.points from entries e
-          where e.id in (select entry_id from rel where status = 'released' and entry_id <> ${entryId} union select entry_id from given)
-          for update of e
-        ), adv_upd as (
-          update entries e set points = ${sqlClampedTotal(
-            sql`a.points`,
-            sql`coalesce((select sum(requested_delta) from rel r where r.entry_id = a.id and r.status = 'released'), 0)
+        ), ${sqlAdvocatePoints({
+          where: sql`e.id in (select entry_id from rel where status = 'released' and entry_id <> ${entryId} union select entry_id from given)`,
+          delta: sql`coalesce((select sum(requested_delta) from rel r where r.entry_id = a.id and r.status = 'released'), 0)
                 - coalesce((select d from given g where g.entry_id = a.id), 0)`,
-          )}, updated_at = ${t}::timestamptz
-          from adv_lock a where e.id = a.id
-          returning e.id, e.points - a.points as delta
-        ), me as (
+          now: t,
+        })}, me as (
           update entries e set risk_review = ${approve ? 'approved' : 'rejected'}::text,
             disqualified = e.disqualified or not ${approve}::boolean,
             points = ${sqlClampedTotal(sql`x.points`, sql`(select d from own)`)}, updated_at = ${t}::timestamptz

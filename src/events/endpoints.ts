@@ -22,6 +22,7 @@ import {
 } from './deliver.js';
 import { EVENT_TYPES, type EventType } from '../sql/events.js';
 import { checkResolved, checkWebhookUrl, WEBHOOK_URL_MAX } from './urls.js';
+import { sqlOfTeam } from '../sql/scope.js';
 
 export const DESCRIPTION_MAX = 500;
 
@@ -126,7 +127,7 @@ export async function listEndpoints(db: Db, team: Team) {
   const rows = await query<EndpointRow>(
     db,
     sql`with ${team.cte} _ as (select 1)
-        select ${ENDPOINT_COLUMNS} from webhook_endpoints w where w.team_id = ${team.id} order by w.created_at, w.id`,
+        select ${ENDPOINT_COLUMNS} from webhook_endpoints w where ${sqlOfTeam(team, 'w')} order by w.created_at, w.id`,
   );
   return rows.map(endpointJson);
 }
@@ -153,7 +154,7 @@ export async function updateEndpoint(
           enabled = coalesce(${input.enabled ?? null}::boolean, w.enabled),
           description = case when ${has('description')}::boolean then ${input.description ?? null}::text else w.description end,
           updated_at = ${ctx.now.toISOString()}::timestamptz
-        where w.id = ${endpointId} and w.team_id = ${team.id}
+        where w.id = ${endpointId} and ${sqlOfTeam(team, 'w')}
         returning ${ENDPOINT_COLUMNS}`,
   );
   if (!row) throw Errors.webhookEndpointNotFound();
@@ -205,7 +206,7 @@ export async function rotateEndpointSecret(
           previous_secret_until = case when ${hours}::int > 0 then ${until}::timestamptz end,
           secret = ${secret},
           updated_at = ${at}::timestamptz
-        where w.id = ${endpointId} and w.team_id = ${team.id}
+        where w.id = ${endpointId} and ${sqlOfTeam(team, 'w')}
         returning ${ENDPOINT_COLUMNS}, w.previous_secret_until`,
   );
   if (!row) throw Errors.webhookEndpointNotFound();
@@ -218,7 +219,7 @@ export async function deleteEndpoint(db: Db, team: Team, endpointId: string) {
   const row = await queryOne<{ id: string }>(
     db,
     sql`with ${team.cte} _ as (select 1)
-        delete from webhook_endpoints w where w.id = ${endpointId} and w.team_id = ${team.id} returning w.id`,
+        delete from webhook_endpoints w where w.id = ${endpointId} and ${sqlOfTeam(team, 'w')} returning w.id`,
   );
   if (!row) throw Errors.webhookEndpointNotFound();
   return { id: row.id, deleted: true as const };

@@ -10,7 +10,7 @@
  * it leaves, so every bad key still answers 401/403 first, exactly as when the check came first.
  */
 import { createMiddleware } from 'hono/factory';
-import { pgError, query } from '../db/client.js';
+import { keyCheckScope, pgError, query } from '../db/client.js';
 import { KEY_FORBIDDEN_SQLSTATE, KEY_INVALID_SQLSTATE, teamOfKey } from '../db/team.js';
 import { type Deps, memoryRateLimiter, type RateLimiter } from '../deps.js';
 import { sha256Hex } from '../lib/crypto.js';
@@ -62,8 +62,9 @@ export function requireKey(access: 'public' | 'private', opts: KeyOptions = {}) 
     c.set('auth', { team, type, keyHash: team.keyHash });
     c.set('keyErrors', keyErrors);
     // a statement that raised the key check's SQLSTATE is answered by app.onError (keyError below)
-    await next();
-    if (!team.embedded && !c.get('publicCacheHit')) {
+    const keyCheck = { cte: team.cte, ran: false };
+    await keyCheckScope.run(keyCheck, next);
+    if (!keyCheck.ran && !c.get('publicCacheHit')) {
       // no statement carried the key check (a 400 for a bad body, a 404 for a malformed id, a
       // 429...): check the key now, so a bad key answers 401/403 first, as it always did (an
       // answer from the public cache was stored for this very key after a statement accepted it)

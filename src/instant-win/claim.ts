@@ -20,6 +20,7 @@ import { prizeEmail } from '../mail/templates.js';
 import { sqlEscapeHtml } from '../sql/confirmation.js';
 import { sqlEmitEvent, sqlEventDeliveries, sqlEntryEventData, sqlIso } from '../sql/events.js';
 import { sqlRiskCtes } from '../sql/risk.js';
+import { sqlQueueEmail } from '../sql/outbox.js';
 
 export interface ClaimInput {
   team: Team;
@@ -196,7 +197,7 @@ async function claimAtOnce(db: Db, random: RandomSource, input: ClaimInput): Pro
             select 1 where false
           ), ref as (
             select null::uuid as id, null::text as email_norm, null::text as ip_hash where false
-          ), ${sqlRiskCtes({ email: input.email, ipHash: input.ipHash ?? null, now: at, hourAgo })} entry as (
+          ), ${sqlRiskCtes({ contest: 'c', existing: 'existing', referrer: 'ref' }, { email: input.email, ipHash: input.ipHash ?? null, now: at, hourAgo })} entry as (
             insert into entries (id, contest_id, email, referral_code, created_at, updated_at, ip_hash, risk_level, risk_reasons)
             select upd.entry_id, ${input.gameId}, ${input.email}, ${newReferralCode(random)}, ${at}::timestamptz, ${at}::timestamptz,
               ${input.ipHash ?? null}::text, risk.level, risk.reasons
@@ -205,11 +206,7 @@ async function claimAtOnce(db: Db, random: RandomSource, input: ClaimInput): Pro
             returning id, risk_level, ${sqlEntryEventData('entries')} as ev_data
           ), ${sqlEmitEvent('ev_flagged', 'entry.flagged', sql`select g.team_id, g.id as contest_id, entry.ev_data as data from entry, g where entry.risk_level <> 'none'`, input.now)},
           queued as (
-            insert into email_outbox (team_id, contest_id, "to", kind, subject, text, html, created_at, next_attempt_at)
-            select g.team_id, g.id, ${input.email}, 'prize', ${mail.subject}, ${mail.text}, ${mail.html},
-                   ${at}::timestamptz, ${at}::timestamptz
-            from g, pz
-            returning id
+            ${sqlQueueEmail('prize', mail, at, { teamId: sql`g.team_id`, contestId: sql`g.id`, to: sql`${input.email}`, from: sql`g, pz` })}
           ), ${sqlEmitEvent(
             'ev_claimed',
             'instant_win.claimed',

@@ -11,6 +11,7 @@ import type { RandomSource } from '../deps.js';
 import { Errors } from '../errors.js';
 import { isUuid, randomUuid } from '../lib/crypto.js';
 import { newSeed, type SeedMaterial } from './fairness-seed.js';
+import { sqlOfTeam } from '../sql/scope.js';
 
 /** jsonb [{id, name, oddsPercent}] of a game's live tiers in draw order (`gameId`: an SQL uuid expression) */
 export const liveTiersJson = (gameId: SQL) =>
@@ -28,7 +29,7 @@ export const sqlGameFairness = sql`(select json_build_object('seedId', s.id, 'se
   from instant_win_seeds s where s.game_id = c.id and s.revealed_at is null) as fairness`;
 
 const teamGame = (team: Team, gameId: string) =>
-  sql`select c.id from contests c where c.id = ${gameId} and c.team_id = ${team.id} and c.tool_type = 'instant_win'`;
+  sql`select c.id from contests c where c.id = ${gameId} and ${sqlOfTeam(team, 'c')} and c.tool_type = 'instant_win'`;
 
 export interface RotateResult {
   revealed: { seedId: string; seedHash: string; seed: string };

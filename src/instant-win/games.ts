@@ -24,6 +24,7 @@ import {
 import { newSeed, type SeedMaterial } from './fairness-seed.js';
 import { SEED_COLUMNS, seedValues, sqlGameFairness } from './fairness.js';
 import type { DeliveryType } from './presets.js';
+import { sqlOfTeam } from '../sql/scope.js';
 
 export interface View {
   /** private key: fulfilment fields are included */
@@ -146,7 +147,7 @@ export type GameJson = ReturnType<typeof gameJson>;
 
 const GAME_FROM = sql`from contests c join instant_win_games g on g.contest_id = c.id`;
 const teamGame = (team: Team, gameId: string) =>
-  sql`c.id = ${gameId} and c.team_id = ${team.id} and c.tool_type = 'instant_win'`;
+  sql`c.id = ${gameId} and ${sqlOfTeam(team, 'c')} and c.tool_type = 'instant_win'`;
 
 /** The game as the key's team sees it; another team's, unknown or malformed id: 404 Game not found. */
 export async function getGame(db: Db, team: Team, gameId: string, now: Date, view: View): Promise<GameJson> {
@@ -172,7 +173,7 @@ export async function listGames(
   now: Date,
   view: View,
 ): Promise<{ items: GameJson[]; total: number }> {
-  const where = sql`c.team_id = ${team.id} and c.tool_type = 'instant_win' ${opts.slug ? sql`and c.slug = ${opts.slug}` : sql``}`;
+  const where = sql`${sqlOfTeam(team, 'c')} and c.tool_type = 'instant_win' ${opts.slug ? sql`and c.slug = ${opts.slug}` : sql``}`;
   const listView: View = { secrets: view.secrets, codes: false };
   const rows = await query<GameRow & { total: string | number; id: string | null }>(
     db,

@@ -28,6 +28,7 @@ import { isUuid } from '../lib/crypto.js';
 import { sqlContestOpen } from '../sql/contests.js';
 import { sqlEmitEvent, sqlEventDeliveries, sqlIso } from '../sql/events.js';
 import { NO_PRIZE, RESERVATION_MS } from './presets.js';
+import { sqlOfTeam } from '../sql/scope.js';
 
 export interface PlayInput {
   team: Team;
@@ -86,7 +87,7 @@ export async function playGame(db: Db, input: PlayInput): Promise<PlayOutcome> {
       sql`with ${team.cte} g as (
             select c.id, ${sqlContestOpen(now, 'c')} as open, ig.entry_limit
             from contests c join instant_win_games ig on ig.contest_id = c.id
-            where c.id = ${gameId} and c.team_id = ${team.id} and c.tool_type = 'instant_win'
+            where c.id = ${gameId} and ${sqlOfTeam(team, 'c')} and c.tool_type = 'instant_win'
           ), seed as (
             select s.id, s.seed_hash, s.hmac_ipad, s.hmac_opad from instant_win_seeds s
             where s.game_id = (select id from g) and s.revealed_at is null

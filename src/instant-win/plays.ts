@@ -6,6 +6,7 @@ import { Errors } from '../errors.js';
 import { isUuid } from '../lib/crypto.js';
 import { sqlEmail } from '../sql/masking.js';
 import { NO_PRIZE, type PlayStatus } from './presets.js';
+import { sqlOfTeam } from '../sql/scope.js';
 
 interface Row {
   total: string | number;
@@ -56,7 +57,7 @@ export async function listPlays(
   const rows = await query<Row>(
     db,
     sql`with ${team.cte} g as (
-          select c.id from contests c where c.id = ${gameId} and c.team_id = ${team.id} and c.tool_type = 'instant_win'
+          select c.id from contests c where c.id = ${gameId} and ${sqlOfTeam(team, 'c')} and c.tool_type = 'instant_win'
         ), total as (
           select count(*) as n from instant_win_plays p where exists (select 1 from g) and ${where}
         )

@@ -96,9 +96,3 @@ export function sqlEmitEvent(name: string, type: EventType, source: SQL, now: Da
       returning 1
     )`;
 }
-
-/**
- * The one place that says whether an entry is erased (erased entries leave every list,
- * leaderboard, search, export and lookup). `alias.erased_at is null`.
- */
-export const sqlNotErased = (alias: string) => sql.raw(`${alias}.erased_at is null`);

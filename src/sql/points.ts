@@ -19,3 +19,23 @@ export type PointsSource = 'referral' | 'bonus_action' | 'purchase' | 'manual' |
 export function sqlClampedTotal(previous: SQL, delta: SQL): SQL {
   return sql`greatest(0, least(${MAX_POINTS_TOTAL}::bigint, (${previous})::bigint + (${delta})::bigint))::int`;
 }
+
+/**
+ * CTEs `adv_lock` and `adv_upd` (no comma after them): lock the entries that `where` selects
+ * (a condition on `e`, the entries table) and add `delta` to each, clamped; `delta` is an
+ * expression over `a` (the locked row: `a.id`, `a.points`). `adv_upd` returns `(id, delta)`,
+ * the change applied, for the caller's ledger rows. For points that go to entries other than
+ * the statement's own (the advocates of a referral), beside the statement's update of its entry.
+ */
+export function sqlAdvocatePoints(p: { where: SQL; delta: SQL; now: string }): SQL {
+  return sql`adv_lock as (
+      select e.id, e.points from entries e
+      where ${p.where}
+      for update of e
+    ), adv_upd as (
+      update entries e set points = ${sqlClampedTotal(sql`a.points`, p.delta)},
+        updated_at = ${p.now}::timestamptz
+      from adv_lock a where e.id = a.id
+      returning e.id, e.points - a.points as delta
+    )`;
+}

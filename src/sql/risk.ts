@@ -18,7 +18,7 @@ import { type SQL, sql } from 'drizzle-orm';
 import * as v from 'valibot';
 import { hmacSha256, toHex } from '../lib/crypto.js';
 import { hashIp } from '../lib/ip-hash.js';
-import { sqlClampedTotal } from './points.js';
+import { sqlAdvocatePoints } from './points.js';
 
 export const USER_AGENT_MAX = 512;
 
@@ -64,23 +64,31 @@ export const sqlNotExampleDomain = (domain: SQL) =>
 // ---------------------------------------------------------------- signals, inside entry create
 
 /**
- * CTEs of the entry-create statement (each followed by a comma), after `c` (the contest, with its
- * risk settings), `existing` (the entry with that email, if any) and `ref` (the referrer, locked):
+ * CTEs of the entry-create statement (each followed by a comma). It reads three CTEs the caller
+ * has written before it and names in `reads`: the contest (with its risk settings and `is_open`),
+ * the entry with that email if any, and the referrer (locked; `id`, `email_norm`, `ip_hash`).
+ * It writes:
  *   rw    locks and reads this entry's risk_windows rows (normalised email, IP hash, referrer) in
  *         a fixed order; a row made here is counted by the entries trigger when the entry is
  *         inserted, and a refused entry rolls it back with everything else
  *   risk  the reason codes, the level, and whether referral points are deferred
  * Nothing here runs for an entry that already exists.
  */
-export function sqlRiskCtes(p: { email: string | null; ipHash: string | null; now: string; hourAgo: string }): SQL {
+export function sqlRiskCtes(
+  reads: { contest: 'c'; existing: 'existing'; referrer: 'ref' },
+  p: { email: string | null; ipHash: string | null; now: string; hourAgo: string },
+): SQL {
+  const c = sql.raw(reads.contest);
+  const existing = sql.raw(reads.existing);
+  const ref = sql.raw(reads.referrer);
   return sql`rw as (
       insert into risk_windows as w (contest_id, kind, key)
-      select c.id, k.kind, k.key from c, (values
+      select ${c}.id, k.kind, k.key from ${c}, (values
         (1, 'email', ce_email_norm(${p.email}::text)),
         (2, 'ip', ${p.ipHash}::text),
-        (3, 'ref', (select id::text from ref))
+        (3, 'ref', (select id::text from ${ref}))
       ) k(ord, kind, key)
-      where c.is_open and not exists (select 1 from existing) and k.key is not null
+      where ${c}.is_open and not exists (select 1 from ${existing}) and k.key is not null
       order by k.ord
       on conflict (contest_id, kind, key) do update set n = w.n
       returning w.kind, w.n, (select count(*) from unnest(w.times) t where t > ${p.hourAgo}::timestamptz) as recent
@@ -90,12 +98,12 @@ export function sqlRiskCtes(p: { email: string | null; ipHash: string | null; no
           and exists (select 1 from disposable_domains d where d.domain = split_part(${p.email}::text, '@', 2))
           and ${sqlNotExampleDomain(sql`split_part(${p.email}::text, '@', 2)`)}) as disposable_email,
         coalesce((select n from rw where kind = 'email'), 0) > 0 as email_alias,
-        coalesce((select true from ref where (ref.email_norm is not null and ref.email_norm = ce_email_norm(${p.email}::text))
-          or (ref.ip_hash is not null and ref.ip_hash = ${p.ipHash}::text)), false) as self_referral,
-        coalesce((select recent from rw where kind = 'ip'), 0) >= c.risk_max_entries_per_ip_per_hour as ip_velocity,
-        coalesce((select recent from rw where kind = 'ref'), 0) >= c.risk_max_referrals_per_hour as referral_velocity,
-        c.referral_credit_on, c.require_email_confirmation, c.risk_mode
-      from c
+        coalesce((select true from ${ref} where (${ref}.email_norm is not null and ${ref}.email_norm = ce_email_norm(${p.email}::text))
+          or (${ref}.ip_hash is not null and ${ref}.ip_hash = ${p.ipHash}::text)), false) as self_referral,
+        coalesce((select recent from rw where kind = 'ip'), 0) >= ${c}.risk_max_entries_per_ip_per_hour as ip_velocity,
+        coalesce((select recent from rw where kind = 'ref'), 0) >= ${c}.risk_max_referrals_per_hour as referral_velocity,
+        ${c}.referral_credit_on, ${c}.require_email_confirmation, ${c}.risk_mode
+      from ${c}
     ), risk as (
       select array_remove(array[
           case when disposable_email then 'disposable_email' end,
@@ -117,28 +125,25 @@ export function sqlRiskCtes(p: { email: string | null; ipHash: string | null; no
 
 /**
  * CTEs (each followed by a comma) of a statement that has just confirmed the email of the entry
- * in CTE `t` (columns id, points, email_confirmed: the row locked, as it was before): its
+ * in the CTE named by `reads.confirmed` (columns id, points, email_confirmed: the row locked, as
+ * it was before). It writes `rel`, `adv_lock`, `adv_upd` and `adv_ledger`: the entry's
  * referral points held for the confirmation are released. `rel` turns the pending rows released
  * (or leaves them pending when they also wait for a review); the referrer gets its points
  * (clamped) with an applied ledger row here; the caller's own update of the entry adds
  * `(select coalesce(sum(requested_delta), 0) from rel where entry_id = t.id and status = 'released')`
  * (a statement updates a row once) and writes its ledger row with `sqlReleaseOwnLedger`.
  */
-export function sqlReleaseOnConfirm(now: string): SQL {
+export function sqlReleaseOnConfirm(reads: { confirmed: 't' }, now: string): SQL {
+  const t = sql.raw(reads.confirmed);
   return sql`rel as (
       update points_ledger l set wait_confirm = false, status = case when l.wait_review then 'pending' else 'released' end
-      from t where l.held_for = t.id and not t.email_confirmed and l.status = 'pending' and l.wait_confirm
+      from ${t} where l.held_for = ${t}.id and not ${t}.email_confirmed and l.status = 'pending' and l.wait_confirm
       returning l.entry_id, l.contest_id, l.requested_delta, l.reason, l.ref_id, l.status
-    ), adv_lock as (
-      select e.id, e.points from entries e
-      where e.id in (select entry_id from rel where status = 'released') and e.id <> (select id from t)
-      for update of e
-    ), adv_upd as (
-      update entries e set points = ${sqlClampedTotal(sql`a.points`, sql`(select sum(requested_delta) from rel r where r.entry_id = a.id and r.status = 'released')`)},
-        updated_at = ${now}::timestamptz
-      from adv_lock a where e.id = a.id
-      returning e.id, e.points - a.points as delta
-    ), adv_ledger as (
+    ), ${sqlAdvocatePoints({
+      where: sql`e.id in (select entry_id from rel where status = 'released') and e.id <> (select id from ${t})`,
+      delta: sql`(select sum(requested_delta) from rel r where r.entry_id = a.id and r.status = 'released')`,
+      now,
+    })}, adv_ledger as (
       insert into points_ledger (entry_id, contest_id, delta, requested_delta, source, reason, ref_id, created_at)
       select u.id, r.contest_id, u.delta, r.requested_delta, 'referral', r.reason, r.ref_id, ${now}::timestamptz
       from adv_upd u join rel r on r.entry_id = u.id and r.status = 'released'

@@ -22,6 +22,7 @@ import { sqlContestOpen } from '../sql/contests.js';
 import { sqlClampedTotal } from '../sql/points.js';
 import { sqlEmitEvent, sqlEventDeliveries, sqlIso } from '../sql/events.js';
 import { decimalStringAmount, MAX_AMOUNT, mapAmountOverflow, ORDER_ID_MAX } from '../purchases/purchases.js';
+import { sqlNotErased } from '../sql/scope.js';
 
 export interface ReferredSale {
   source: 'shopify' | 'stripe';
@@ -233,11 +234,11 @@ export async function creditReferredSale(
             select k.code, k.pos from jsonb_array_elements_text(${JSON.stringify(sale.codes)}::jsonb) with ordinality as k(code, pos)
           ), exact as (
             select en.id, cand.pos from cand join go on true
-            join entries en on en.referral_code = cand.code and en.contest_id = go.id and en.erased_at is null
+            join entries en on en.referral_code = cand.code and en.contest_id = go.id and ${sqlNotErased('en')}
             where ${notSelf}
           ), folded as (
             select (array_agg(en.id))[1] as id, cand.pos from cand join go on true
-            join entries en on en.contest_id = go.id and lower(en.referral_code) = lower(cand.code) and en.erased_at is null
+            join entries en on en.contest_id = go.id and lower(en.referral_code) = lower(cand.code) and ${sqlNotErased('en')}
             where not exists (select 1 from exact) and ${notSelf}
             group by cand.pos having count(*) = 1
           ), pick as (
