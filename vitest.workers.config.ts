@@ -53,6 +53,9 @@ export default defineConfig({
                   NEON_HTTP_ENDPOINT: ctx?.httpEndpoint ?? 'http://127.0.0.1:1/sql',
                   NEON_WS_PROXY: ctx?.wsProxy ?? '127.0.0.1:1',
                   ADMIN_TOKEN: WORKERD_ADMIN_TOKEN,
+                  // as a production Worker should have it (wrangler secret put IP_HASH_SALT): without
+                  // it an isolate reads the deployment's stored salt once, one statement more
+                  IP_HASH_SALT: 'workerd-test-salt-0123456789',
                   PUBLIC_URL: 'http://contests.test',
                   MAIL_FROM: 'Contests <contests@example.com>',
                   RESEND_API_KEY: 're_test_key',

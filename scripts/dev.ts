@@ -52,7 +52,7 @@ const latencyMs = settings.EDGE_LATENCY_MS ?? 0;
 if (!databaseUrl) {
   console.error(
     'npm run dev needs DATABASE_URL (a Postgres the Worker reaches through a local WebSocket proxy), e.g.\n' +
-      '  PORT=8788 DATABASE_URL=postgres://postgres@127.0.0.1:5432/contests ADMIN_TOKEN=secret npm run dev\n' +
+      '  PORT=8788 DATABASE_URL=postgres://postgres@127.0.0.1:5432/contests ADMIN_TOKEN=$(openssl rand -hex 24) npm run dev\n' +
       'Without a Postgres, use `npm start` (embedded PGlite).',
   );
   process.exit(1);

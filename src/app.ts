@@ -5,6 +5,7 @@ import { type Context, Hono, type MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { cors } from 'hono/cors';
 import { HTTPException } from 'hono/http-exception';
+import { matchedRoutes } from 'hono/route';
 import type { Deps } from './deps.js';
 import type { AppEnv } from './http/context.js';
 import { dbTiming, deliveryScope } from './db/client.js';
@@ -50,6 +51,16 @@ function setAnswerHeaders(c: Context, headers: Record<string, string>) {
   }
 }
 
+/**
+ * Where a request went, for the logs: the route's pattern (`/confirm/:token`), never the path
+ * itself, which can carry a secret (a confirmation token). Only a request no route matched logs
+ * its path.
+ */
+function routeOf(c: Context): { route: string } | { path: string } {
+  const handler = matchedRoutes(c).findLast((r) => r.method !== 'ALL');
+  return handler ? { route: handler.path } : { path: c.req.path };
+}
+
 export const MAX_BODY_BYTES = 64 * 1024;
 export const PLATFORM_MAX_BODY_BYTES = 1024 * 1024;
 const REQUEST_ID_RE = /^[\w.-]{1,128}$/;
@@ -93,7 +104,7 @@ export function createApp(deps: Deps) {
       deps.logger.info('request', {
         requestId,
         method: c.req.method,
-        path: c.req.path,
+        ...routeOf(c),
         status: c.res.status,
         ms: Date.now() - started,
         dbTrips: timing.trips,
@@ -182,7 +193,7 @@ export function createApp(deps: Deps) {
     deps.logger.error('unhandled error', {
       requestId: c.get('requestId'),
       method: c.req.method,
-      path: c.req.path,
+      ...routeOf(c),
       // never the statement's parameters (emails, names...): the statement, SQLSTATE and message
       ...describeError(err),
     });

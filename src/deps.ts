@@ -4,6 +4,7 @@
  */
 import type { Context } from 'hono';
 import type { Db } from './db/client.js';
+import type { PostToAddress } from './lib/pinned-post.js';
 
 export interface DatabaseProvider {
   /** A database handle for one request. `release` is awaited (or deferred) when the request is done. */
@@ -39,6 +40,10 @@ export interface PublicCacheAnswer {
   contentDisposition?: string;
   storedAt: number;
   expiresAt: number;
+  /** the contest (or game) the answer is about: forget(scope) drops it */
+  scope?: string;
+  /** it carries personal data (names, emails): sent to clients as `private` */
+  personal?: boolean;
 }
 
 /** Where public reads are kept when a contest or game allows it (src/http/public-cache.ts). */
@@ -46,6 +51,11 @@ export interface PublicCache {
   get(key: string): Promise<PublicCacheAnswer | null>;
   /** keeps the answer where get() in this process sees it before returning; slower tiers may finish later */
   put(key: string, answer: PublicCacheAnswer): Promise<void>;
+  /**
+   * Drops every answer about this contest or game that this process (Node) or isolate and its
+   * data centre's cache (Workers) holds: after an erasure or a disqualification.
+   */
+  forget(scope: string): Promise<void>;
 }
 
 export interface OutgoingEmail {
@@ -77,8 +87,11 @@ export interface AppConfig {
   adminToken?: string;
   /** base of links put into emails, without a trailing slash */
   publicUrl: string;
-  /** salt for hashing IP addresses (instant-win entry limits) */
-  ipHashSalt: string;
+  /**
+   * salt for hashing IP addresses and user agents (IP_HASH_SALT); unset: the deployment's own
+   * random salt, made at first start and kept in the database (src/db/secrets.ts)
+   */
+  ipHashSalt?: string;
   /** the runtime compresses responses itself (Workers): the app must not compress them again */
   platformCompresses?: boolean;
   /** ALLOW_HTTP_WEBHOOKS=1: event receivers may be http://localhost and private addresses (development) */
@@ -113,6 +126,11 @@ export interface Deps {
   fetch?: typeof fetch;
   /** resolves a host name to its addresses (Node: dns.lookup); absent where the runtime cannot (Workers) */
   resolveHost?: (host: string) => Promise<string[]>;
+  /**
+   * Node: sends an outbound event's POST to the address `resolveHost` gave and the delivery
+   * checked, never resolving the name again (src/lib/pinned-post.ts). Absent: `fetch`.
+   */
+  postToAddress?: PostToAddress;
   /**
    * Event delivery after a request: 'shared' (default; one delivery loop per process that
    * requests join, Node) or 'per-request' (each request runs its own pass: Workers, where a

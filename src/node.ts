@@ -27,6 +27,9 @@ import { resendTransport } from './mail/resend.js';
 import { mailConfigProblem, transportKind } from './mail/select.js';
 import { describeError } from './lib/describe-error.js';
 import { readSettings, SettingsError, type Settings } from './settings.js';
+import { pinnedPost } from './lib/pinned-post.js';
+import { stopLoops } from './lib/shared-loop.js';
+import { ipHashSalt } from './db/secrets.js';
 
 const env = process.env;
 let settings: Settings;
@@ -74,6 +77,9 @@ async function openMailer(logger: Logger): Promise<{ mailer: Mailer; label: stri
   return { mailer: logTransport(logger), label: 'log (emails are printed, not sent)', close: () => {} };
 }
 
+/** A stop that takes longer than this is cut (exit 1). */
+const SHUTDOWN_LIMIT_MS = 10_000;
+
 async function main() {
   const started = Date.now();
   const logger = consoleLogger;
@@ -92,12 +98,14 @@ async function main() {
     config: {
       adminToken: settings.ADMIN_TOKEN,
       publicUrl: (settings.PUBLIC_URL ?? `http://localhost:${port}`).replace(/\/+$/, ''),
-      ipHashSalt: settings.IP_HASH_SALT ?? 'contest-engine-dev-salt',
+      ipHashSalt: settings.IP_HASH_SALT,
       allowHttpWebhooks: settings.ALLOW_HTTP_WEBHOOKS ?? false,
     },
     // outbound events: receivers' names are resolved and checked at create/update and before each attempt
     fetch: globalThis.fetch,
     resolveHost: async (host) => (await lookup(host, { all: true, verbatim: true })).map((a) => a.address),
+    // ...and the POST goes to the address that was checked, never to a second resolution
+    postToAddress: pinnedPost(),
     clientIp: (c) => {
       // behind N trusted proxies (TRUST_PROXY=N) the client is the N-th X-Forwarded-For entry from the right
       if (trustedHops > 0) {
@@ -117,6 +125,8 @@ async function main() {
   };
 
   const seeded = await seedIfEmpty(database.db, deps.random, deps.clock.now());
+  // the deployment's own salt when IP_HASH_SALT is unset: made or read now, so no request waits for it
+  await ipHashSalt(deps);
   const app = createApp(deps);
   const server = serve({ fetch: app.fetch, port }, (info) => {
     console.log(
@@ -161,16 +171,36 @@ async function main() {
   const timer = setInterval(tick, settings.JOBS_INTERVAL_MS ?? 60_000);
   tick();
 
-  const shutdown = async () => {
+  // SIGTERM or SIGINT: no new connections, the requests in flight finish, the delivery loops end
+  // after their current batch, the pool closes, exit 0; whatever still hangs after 10 s is cut
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    console.log(`${signal}: stopping (finishing the requests in flight and the deliveries under way)`);
+    setTimeout(() => {
+      console.error('still stopping after 10 s: exiting now');
+      process.exit(1);
+    }, SHUTDOWN_LIMIT_MS).unref();
     clearInterval(timer);
-    server.close();
+    const closed = new Promise<void>((r) => server.close(() => r()));
+    // idle keep-alive connections would hold close() open; busy ones end after their answer
+    (server as unknown as { closeIdleConnections?: () => void }).closeIdleConnections?.();
+    const idleSweep = setInterval(
+      () => (server as unknown as { closeIdleConnections?: () => void }).closeIdleConnections?.(),
+      100,
+    );
+    await closed;
+    clearInterval(idleSweep);
+    await stopLoops(deps);
     await jobs?.catch(() => {});
     mail.close();
     await database.close().catch(() => {});
+    console.log('stopped');
     process.exit(0);
   };
-  process.on('SIGINT', shutdown);
-  process.on('SIGTERM', shutdown);
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
 }
 
 main().catch((e) => {

@@ -105,9 +105,9 @@ export const SETTINGS = [
     secret: true,
     default: '',
     meaning:
-      'switches the admin API on (`Authorization: Bearer <token>`); unset, every `/api/admin/*` route answers 404',
-    accepts: 'a non-empty token',
-    schema: text,
+      'switches the admin API on (`Authorization: Bearer <token>`); unset, every `/api/admin/*` route answers 404. Failed attempts are limited per client address (10 a minute, then 429)',
+    accepts: 'a token of at least 16 characters (for example what `openssl rand -hex 24` prints)',
+    schema: v.pipe(v.string(), v.minLength(16)),
   },
   {
     name: 'PUBLIC_URL',
@@ -122,8 +122,10 @@ export const SETTINGS = [
     name: 'IP_HASH_SALT',
     runtimes: ['node', 'worker', 'dev'],
     secret: true,
-    default: 'a fixed development value',
-    meaning: 'key for hashing client IP addresses (instant-win limits, risk signals). Set it in production',
+    default:
+      'a random salt the deployment makes at its first start and keeps in the database (table deployment_secrets)',
+    meaning:
+      'key for hashing client IP addresses and user agents (instant-win limits, risk signals); set it to share hashes across deployments, or to spare the Worker one statement per isolate',
     accepts: 'a non-empty string',
     schema: text,
   },
@@ -386,7 +388,9 @@ export class SettingsError extends Error {
 
 /** The sentence for a refused value. */
 export const refusal = (s: Setting, raw: string) =>
-  `${s.name}=${JSON.stringify(raw)} is not valid: ${s.name} takes ${s.accepts}.`;
+  s.secret
+    ? `${s.name} (a secret: its value is not shown) is not valid: ${s.name} takes ${s.accepts}.`
+    : `${s.name}=${JSON.stringify(raw)} is not valid: ${s.name} takes ${s.accepts}.`;
 
 /**
  * The settings `runtime` reads, from `env` (process.env, or the Worker's env): each set value

@@ -79,7 +79,7 @@ function depsFor(env: Env, requestUrl?: string): { deps: Deps; app: App } {
     config: {
       adminToken: settings.ADMIN_TOKEN,
       publicUrl: publicUrl.replace(/\/+$/, ''),
-      ipHashSalt: settings.IP_HASH_SALT ?? 'contest-engine-dev-salt',
+      ipHashSalt: settings.IP_HASH_SALT,
       platformCompresses: true,
       allowHttpWebhooks: settings.ALLOW_HTTP_WEBHOOKS ?? false,
     },

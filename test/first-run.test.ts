@@ -6,18 +6,20 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
 
-let child: ChildProcess | undefined;
+// every server a test started is stopped (the second start must not leave the first running)
+const children: ChildProcess[] = [];
 afterAll(() => {
-  child?.kill('SIGTERM');
+  for (const c of children) c.kill('SIGTERM');
 });
 
 function start(env: Record<string, string>): Promise<{ out: string; ms: number; port: number }> {
   const started = Date.now();
   return new Promise((resolve, reject) => {
-    child = spawn(process.execPath, ['--import', 'tsx', 'src/node.ts'], {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/node.ts'], {
       env: { ...process.env, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
+    children.push(child);
     let out = '';
     const timer = setTimeout(() => reject(new Error(`no start within 30 s:\n${out}`)), 30_000);
     const onData = (d: Buffer) => {

@@ -50,3 +50,29 @@ describe('the log of a failing write', () => {
     }
   });
 });
+
+describe('the request log', () => {
+  it('names the route, never a confirmation token that was in the path', async () => {
+    const c = await env.contest(t.teamId, { requireEmailConfirmation: true });
+    const r = await env.request('POST', `/api/v1/contests/${c.id}/entries`, {
+      key: t.privateKey,
+      body: { email: 'token.owner@example.com' },
+    });
+    expect(r.status).toBe(201);
+    await env.settle();
+    const mail = env.sent.find((m) => m.to === 'token.owner@example.com')!;
+    const token = /confirm\/([A-Za-z0-9]{32})/.exec(mail.text)![1]!;
+    const before = env.logs.length;
+    const page = await env.request('GET', `/api/confirm/${token}`);
+    expect(page.status).toBe(200);
+    const lines = env.logs.slice(before);
+    expect(JSON.stringify(lines)).not.toContain(token);
+    expect(lines.find((l) => l.msg === 'request')?.fields).toMatchObject({
+      method: 'GET',
+      route: '/api/confirm/:token',
+    });
+    // a request no route answers logs its path, as it came
+    await env.request('GET', '/no/such/page');
+    expect(env.logs.at(-1)?.fields).toMatchObject({ path: '/no/such/page', status: 404 });
+  });
+});

@@ -69,17 +69,17 @@ describe('publicCacheSeconds above 0', () => {
   it('a leaderboard stays as it was for at most N seconds, from no statement, then follows', async () => {
     const c = await contestWithEntries({ publicCacheSeconds: 5 });
     const first = await topPoints(c.id);
-    expect(first).toMatchObject({ points: 0, trips: 1, cacheControl: 'public, max-age=5' });
+    expect(first).toMatchObject({ points: 0, trips: 1, cacheControl: 'private, max-age=5' });
     await addPoints(c.ids[0]!, 9);
     env.clock.advance(4_000);
     const cached = await topPoints(c.id);
-    expect(cached).toMatchObject({ points: 0, trips: 0, cacheControl: 'public, max-age=1', age: '4' });
+    expect(cached).toMatchObject({ points: 0, trips: 0, cacheControl: 'private, max-age=1', age: '4' });
     expect(cached.body).toEqual(first.body);
     // the private key reads the database, always
     const priv = await env.request('GET', `/api/v1/contests/${c.id}/leaderboard`, { key: t.privateKey });
     expect([priv.body.data[0].points, trips(priv), priv.headers.get('cache-control')]).toEqual([9, 1, null]);
     env.clock.advance(1_000);
-    expect(await topPoints(c.id)).toMatchObject({ points: 9, trips: 1, cacheControl: 'public, max-age=5' });
+    expect(await topPoints(c.id)).toMatchObject({ points: 9, trips: 1, cacheControl: 'private, max-age=5' });
     // another query string is another answer
     const limited = await env.request('GET', `/api/v1/contests/${c.id}/leaderboard?limit=1`, { key: t.publicKey });
     expect([limited.body.data.length, trips(limited)]).toEqual([1, 1]);
@@ -204,7 +204,7 @@ describe('publicCacheSeconds above 0', () => {
     });
     expect(revealed.status, revealed.text).toBe(200);
     const first = await env.request('GET', path, { key: t.publicKey });
-    expect([trips(first), first.headers.get('cache-control')]).toEqual([1, 'public, max-age=300']);
+    expect([trips(first), first.headers.get('cache-control')]).toEqual([1, 'private, max-age=300']);
     const again = await env.request('GET', path, { key: t.publicKey });
     expect([
       again.text,

@@ -51,6 +51,11 @@ const BAD: Array<[string, string, string]> = [
     'PUBLIC_URL="contests.example.com" is not valid: PUBLIC_URL takes an http:// or https:// URL.',
   ],
   ['MAIL_TRANSPORT', 'pigeon', 'MAIL_TRANSPORT="pigeon" is not valid: MAIL_TRANSPORT takes log, smtp or resend.'],
+  [
+    'ADMIN_TOKEN',
+    'change-me',
+    'ADMIN_TOKEN (a secret: its value is not shown) is not valid: ADMIN_TOKEN takes a token of at least 16 characters (for example what `openssl rand -hex 24` prints).',
+  ],
 ];
 
 describe('settings', () => {

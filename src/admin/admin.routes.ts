@@ -29,13 +29,36 @@ import { ApiKey, Email, RevokedApiKey, Team, TeamListItem, WebhookSecret } from 
 import { BonusAction } from '../bonus-actions/bonus-actions.schema.js';
 import { AdminContest } from '../contests/contests.schema.js';
 import { adminErrors, okJson, pageJson, pageQuery, security } from '../http/schemas.js';
+import type { Deps } from '../deps.js';
+import { type FailureLimiter, memoryFailureLimiter } from '../lib/failure-limiter.js';
+
+/** Failed admin attempts allowed per client address and minute; then 429 until the minute ends. */
+export const ADMIN_FAILURES_PER_MINUTE = 10;
+const failureLimiters = new WeakMap<Deps, FailureLimiter>();
+const adminFailures = (deps: Deps) => {
+  let l = failureLimiters.get(deps);
+  if (!l) {
+    l = memoryFailureLimiter(ADMIN_FAILURES_PER_MINUTE, 60, () => deps.clock.now().getTime());
+    failureLimiters.set(deps, l);
+  }
+  return l;
+};
 
 const adminAuth = createMiddleware<AppEnv>(async (c, next) => {
-  const token = c.var.deps.config.adminToken;
+  const deps = c.var.deps;
+  const token = deps.config.adminToken;
   if (!token) throw Errors.notFound();
+  // a client that failed too often is refused before its token is even compared
+  const client = `admin:${deps.clientIp(c) ?? 'unknown'}`;
+  const limiter = adminFailures(deps);
+  const wait = limiter.refusedFor(client);
+  if (wait > 0) throw Errors.tooManyRequests(wait);
   const header = c.req.header('authorization') ?? '';
   const m = /^Bearer\s+(.+)$/i.exec(header.trim());
-  if (!m || !timingSafeEqual(m[1]!, token)) throw Errors.adminUnauthorized();
+  if (!m || !timingSafeEqual(m[1]!, token)) {
+    limiter.fail(client);
+    throw Errors.adminUnauthorized();
+  }
   await next();
 });
 

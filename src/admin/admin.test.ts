@@ -36,6 +36,25 @@ describe('admin auth', () => {
     expect(n[0]!.n).toBe(0);
   });
 
+  it('limits failed attempts per client address: 10 a minute, then 429 with Retry-After even for the right token', async () => {
+    const from = (ip: string, token: string) =>
+      env.request('GET', '/api/admin/teams', { headers: { authorization: `Bearer ${token}`, 'x-forwarded-for': ip } });
+    const statuses: number[] = [];
+    for (let i = 0; i < 1000; i++) statuses.push((await from('198.51.100.7', `guess-${i}-0123456789abcdef`)).status);
+    expect(statuses.slice(0, 10)).toEqual(Array(10).fill(401));
+    expect(new Set(statuses.slice(10))).toEqual(new Set([429]));
+    const refused = await from('198.51.100.7', ADMIN_TOKEN);
+    expect([refused.status, refused.body]).toEqual([429, { success: false, error: 'Too many requests' }]);
+    const wait = Number(refused.headers.get('retry-after'));
+    expect(wait).toBeGreaterThanOrEqual(1);
+    expect(wait).toBeLessThanOrEqual(60);
+    // another address is not held back by this one
+    expect((await from('198.51.100.8', ADMIN_TOKEN)).status).toBe(200);
+    // once the minute is over, the right token works again from the first address
+    env.clock.advance(61_000);
+    expect((await from('198.51.100.7', ADMIN_TOKEN)).status).toBe(200);
+  });
+
   it('answers 404 on every admin route when ADMIN_TOKEN is unset', async () => {
     const off = await createTestEnv({ adminToken: null, backend: 'pglite' });
     try {

@@ -64,6 +64,8 @@ export function analyticsRoutes() {
       const { limit } = pageParams({ limit: c.req.valid('query').limit }, { defaultLimit: 25, maxLimit: 100 });
       const { metric, rows, publicCacheSeconds } = await getLeaderboard(c.var.db(), c.var.auth.team, contestId, limit);
       c.set('publicCacheSeconds', publicCacheSeconds);
+      // names and emails (masked or not): a browser may keep it, a shared cache may not
+      c.set('publicCachePersonal', true);
       return ok(c, rows, 200, { metric });
     },
   );

@@ -264,7 +264,7 @@ export async function verifyBonusCompletion(
           from entries e
           join contests c on c.id = e.contest_id
           join bonus_actions ba on ba.contest_id = e.contest_id
-          where e.id = ${entryId} and ba.id = ${bonusActionId} and ${sqlOfTeam(team, 'c')}
+          where e.id = ${entryId} and ba.id = ${bonusActionId} and ${sqlOfTeam(team, 'c')} and ${sqlNotErased('e')}
         ), p as (
           select bc.id, x.* from bonus_completions bc join x on bc.entry_id = x.entry_id and bc.bonus_action_id = x.action_id
           where bc.status = 'pending'

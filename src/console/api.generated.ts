@@ -9010,6 +9010,22 @@ export interface operations {
                     };
                 };
             };
+            /** @description `Too many requests`: too many failed attempts from this address; `Retry-After` says when to try again */
+            429: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
             /** @description `Internal server error` */
             500: {
                 headers: {
@@ -9128,6 +9144,22 @@ export interface operations {
                     };
                 };
             };
+            /** @description `Too many requests`: too many failed attempts from this address; `Retry-After` says when to try again */
+            429: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
             /** @description `Internal server error` */
             500: {
                 headers: {
@@ -9194,6 +9226,22 @@ export interface operations {
             /** @description `Not found`, `Team not found` (`Not found` also for every admin route while ADMIN_TOKEN is unset) */
             404: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `Too many requests`: too many failed attempts from this address; `Retry-After` says when to try again */
+            429: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9336,6 +9384,22 @@ export interface operations {
                     };
                 };
             };
+            /** @description `Too many requests`: too many failed attempts from this address; `Retry-After` says when to try again */
+            429: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
             /** @description `Internal server error` */
             500: {
                 headers: {
@@ -9398,6 +9462,22 @@ export interface operations {
             /** @description `Not found`, `API key not found` (`Not found` also for every admin route while ADMIN_TOKEN is unset) */
             404: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `Too many requests`: too many failed attempts from this address; `Retry-After` says when to try again */
+            429: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9634,6 +9714,22 @@ export interface operations {
                     };
                 };
             };
+            /** @description `Too many requests`: too many failed attempts from this address; `Retry-After` says when to try again */
+            429: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
             /** @description `Internal server error` */
             500: {
                 headers: {
@@ -9859,6 +9955,22 @@ export interface operations {
                     };
                 };
             };
+            /** @description `Too many requests`: too many failed attempts from this address; `Retry-After` says when to try again */
+            429: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
             /** @description `Internal server error` */
             500: {
                 headers: {
@@ -9997,6 +10109,22 @@ export interface operations {
                     };
                 };
             };
+            /** @description `Too many requests`: too many failed attempts from this address; `Retry-After` says when to try again */
+            429: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
             /** @description `Internal server error` */
             500: {
                 headers: {
@@ -10071,6 +10199,22 @@ export interface operations {
             /** @description `Request body too large` (64 KiB; 1 MiB on the store/payment webhooks) */
             413: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `Too many requests`: too many failed attempts from this address; `Retry-After` says when to try again */
+            429: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10179,6 +10323,22 @@ export interface operations {
             /** @description `Not found`, `Team not found` (`Not found` also for every admin route while ADMIN_TOKEN is unset) */
             404: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `Too many requests`: too many failed attempts from this address; `Retry-After` says when to try again */
+            429: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {

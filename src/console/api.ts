@@ -26,6 +26,14 @@ export function saveCredential(c: Credential | null) {
   else sessionStorage.removeItem(STORE);
 }
 
+/** Every key the console keeps in the tab's storage starts with this. */
+const STORE_PREFIX = 'contest-engine-console';
+
+/** Sign-out: the credential and everything else the console kept in this tab (the pages' public key). */
+export function forgetEverything() {
+  for (const k of Object.keys(sessionStorage)) if (k.startsWith(STORE_PREFIX)) sessionStorage.removeItem(k);
+}
+
 export const authHeaders = (c: Credential): Record<string, string> =>
   c.kind === 'admin' ? { authorization: `Bearer ${c.token}` } : { 'x-api-key': c.key };
 

@@ -4,7 +4,16 @@
  * private key (everything about that team) or with the admin token (teams and keys).
  */
 import { render, useEffect, useState } from 'hono/jsx/dom';
-import { ApiFailure, type Credential, apiClient, loadCredential, messageOf, must, saveCredential } from './api.js';
+import {
+  ApiFailure,
+  type Credential,
+  apiClient,
+  loadCredential,
+  messageOf,
+  forgetEverything,
+  must,
+  saveCredential,
+} from './api.js';
 import { match, navigate, useLocation } from './router.js';
 import { ErrorLine, Link } from './ui.js';
 import { TeamPage, TeamsPage } from './pages/teams.js';
@@ -195,7 +204,7 @@ function App() {
     <Layout
       cred={cred}
       onSignOut={() => {
-        saveCredential(null);
+        forgetEverything();
         setCred(null);
         navigate('/console', true);
       }}

@@ -248,7 +248,12 @@ export function drawRoutes() {
       if (!first.more) {
         // the whole snapshot in one page: a revealed draw's never changes, so a public key's copy
         // is kept for the longest time the public cache allows (no setting needed)
-        if (first.revealed) c.set('publicCacheSeconds', PUBLIC_CACHE_MAX_SECONDS);
+        if (first.revealed) {
+          c.set('publicCacheSeconds', PUBLIC_CACHE_MAX_SECONDS);
+          // the snapshot names the entries: kept per contest (an erasure drops it), private to clients
+          if (first.contestId) c.set('publicCacheScope', first.contestId);
+          c.set('publicCachePersonal', true);
+        }
         return c.body(SNAPSHOT_HEADER + first.text, 200);
       }
       const enc = new TextEncoder();

@@ -306,18 +306,20 @@ export async function snapshotPage(db: Db, team: Team, drawId: string, after: nu
   const rows = await query<{
     found: boolean;
     revealed: boolean;
+    contest_id: string | null;
     last: string | number | null;
     more: boolean;
     text: string;
   }>(
     db,
-    sql`with ${team.cte} d as (select d.id, d.status from draws d where d.id = ${drawId} and ${sqlOfTeam(team, 'd')}),
+    sql`with ${team.cte} d as (select d.id, d.status, d.contest_id from draws d where d.id = ${drawId} and ${sqlOfTeam(team, 'd')}),
         blocks as (
           select cum_end, lines, sum(octet_length(lines)) over (order by cum_end) - octet_length(lines) as before
           from draw_blocks where draw_id = (select id from d) and cum_end > ${after}::bigint
         ),
         page as (select cum_end, lines from blocks where before < ${maxBytes}::bigint)
         select exists (select 1 from d) as found, coalesce((select status = 'revealed' from d), false) as revealed,
+               (select contest_id from d) as contest_id,
                (select max(cum_end) from page) as last,
                exists (select 1 from blocks where before >= ${maxBytes}::bigint) as more,
                coalesce((select string_agg(lines, '' order by cum_end) from page), '') as text`,
@@ -326,6 +328,7 @@ export async function snapshotPage(db: Db, team: Team, drawId: string, after: nu
   return {
     found: row.found,
     revealed: row.revealed,
+    contestId: row.contest_id,
     last: row.last === null ? after : num(row.last),
     more: row.more,
     text: row.text,

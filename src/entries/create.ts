@@ -77,7 +77,7 @@ const MAX_CREATE_ATTEMPTS = 8;
  */
 export async function createEntry(
   db: Db,
-  ctx: { now: Date; random: RandomSource; publicUrl: string; ipHashSalt?: string },
+  ctx: { now: Date; random: RandomSource; publicUrl: string; ipHashSalt?: () => Promise<string> },
   contest: { id: string; team: Team },
   input: CreateEntryInput,
 ): Promise<CreateEntryResult> {
@@ -96,7 +96,8 @@ export async function createEntry(
   if (!isUuid(contest.id)) throw Errors.contestNotFound();
   const now = ctx.now.toISOString();
   const custom = customFieldData === null ? null : JSON.stringify(customFieldData);
-  const salt = ctx.ipHashSalt ?? '';
+  // the salt is read only when there is something to hash (on the Worker, the first time per isolate)
+  const salt = ipAddress || userAgent ? ((await ctx.ipHashSalt?.()) ?? '') : '';
   const ipHash = ipAddress ? await hashEntryIp(salt, ipAddress) : null;
   const uaHash = userAgent ? await hashUserAgent(salt, userAgent) : null;
   const hourAgo = new Date(ctx.now.getTime() - 3_600_000).toISOString();

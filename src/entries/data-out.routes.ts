@@ -92,7 +92,12 @@ export function privacyRoutes() {
       },
     }),
     privateKey,
-    async (c) => ok(c, await eraseEntry(c.var.db(), c.var.auth.team, c.req.param('entryId'), c.var.deps.clock.now())),
+    async (c) => {
+      const erased = await eraseEntry(c.var.db(), c.var.auth.team, c.req.param('entryId'), c.var.deps.clock.now());
+      // the person's name and email leave the cached public answers now (docs/privacy-requests.md)
+      await c.var.deps.publicCache?.forget(erased.contestId);
+      return ok(c, erased.answer);
+    },
   );
   return r;
 }

@@ -223,8 +223,10 @@ export async function exportPerson(db: Db, team: Team, entryId: string) {
 }
 
 /**
- * Erasure, one statement: the entry's email, name, phone, custom fields and confirmation token
- * go; the IP hashes (and the entry-limit keys made from them) and the email address of its
+ * Erasure, one statement: the entry's email, name, phone, custom fields, confirmation token and
+ * the hashes of its IP address and user agent go, and so does its share of the per-IP and
+ * per-referrer risk windows (a window it alone was in goes whole); what it wrote for manual bonus
+ * actions (proof, answer) goes; the IP hashes (and the entry-limit keys made from them) and the email address of its
  * claimed plays in the team go; emails to it lose address, subject and text, and unsent ones are
  * cancelled; every recorded event naming the person (its entry, its claimed plays, a draw it won)
  * loses its personal fields, so pending deliveries and retries send it scrubbed; inbound webhook
@@ -234,12 +236,36 @@ export async function exportPerson(db: Db, team: Team, entryId: string) {
 export async function eraseEntry(db: Db, team: Team, entryId: string, now: Date) {
   if (!isUuid(entryId)) throw Errors.entryNotFound();
   const at = now.toISOString();
-  const row = await queryOne<{ id: string }>(
+  const row = await queryOne<{ id: string; contest_id: string }>(
     db,
     sql`with ${team.cte} t as (
-          select e.id, e.contest_id, e.email, c.team_id from entries e join contests c on c.id = e.contest_id
+          select e.id, e.contest_id, e.email, e.ip_hash, e.referred_by, e.created_at, c.team_id
+          from entries e join contests c on c.id = e.contest_id
           where e.id = ${entryId} and ${sqlOfTeam(team, 'c')} and ${sqlNotErased('e')}
           for update of e
+        ), windows as (
+          -- the person's share of the per-IP and per-referrer windows: one count and their
+          -- timestamp; a window left with no entry goes, and its key (the IP hash) with it
+          select w.contest_id, w.kind, w.key, w.n, array_position(w.times, t.created_at) as pos
+          from risk_windows w, t
+          where w.contest_id = t.contest_id
+            and ((w.kind = 'ip' and w.key = t.ip_hash) or (w.kind = 'ref' and w.key = t.referred_by::text))
+          for update of w
+        ), windows_left as (
+          update risk_windows w set n = w.n - 1,
+            times = case when x.pos is null then w.times else w.times[:x.pos - 1] || w.times[x.pos + 1:] end
+          from windows x
+          where w.contest_id = x.contest_id and w.kind = x.kind and w.key = x.key and x.n > 1
+          returning 1
+        ), windows_gone as (
+          delete from risk_windows w using windows x
+          where w.contest_id = x.contest_id and w.kind = x.kind and w.key = x.key and x.n <= 1
+          returning 1
+        ), proofs as (
+          -- what the person wrote for manual bonus actions (a profile URL, a sentence)
+          update bonus_completions bc set proof = null, answer = null
+          from t where bc.entry_id = t.id and (bc.proof is not null or bc.answer is not null)
+          returning 1
         ), p as (
           update instant_win_plays p set ip_hash = null, limit_ip_key = null, email = null
           from t, contests g
@@ -256,7 +282,8 @@ export async function eraseEntry(db: Db, team: Team, entryId: string, now: Date)
           returning o.id
         ), u as (
           update entries e set email = null, name = null, phone = null, custom_field_data = null,
-            confirmation_token_hash = null, erased_at = ${at}::timestamptz, updated_at = ${at}::timestamptz
+            confirmation_token_hash = null, ip_hash = null, user_agent_hash = null,
+            erased_at = ${at}::timestamptz, updated_at = ${at}::timestamptz
           from t where e.id = t.id
           returning e.id, e.contest_id
         ), scrubbed as (
@@ -286,8 +313,8 @@ export async function eraseEntry(db: Db, team: Team, entryId: string, now: Date)
             and (r.response->'data'->>'email') is not null
           returning r.id
         ), ${sqlEmitEvent('ev_erased', 'entry.erased', sql`select t.team_id, u.contest_id, json_build_object('entryId', u.id) as data from u, t`, now)}
-        select u.id, (select count(*) from m) as emails, (select count(*) from p) as plays, ${sqlEventDeliveries('ev_erased')} from u`,
+        select u.id, u.contest_id, (select count(*) from m) as emails, (select count(*) from p) as plays, ${sqlEventDeliveries('ev_erased')} from u`,
   );
   if (!row) throw Errors.entryNotFound();
-  return { entryId: row.id, erased: true as const };
+  return { answer: { entryId: row.id, erased: true as const }, contestId: row.contest_id };
 }

@@ -32,6 +32,7 @@ import {
   PointsAdjustment,
   UpdatedEntry,
 } from './entries.schema.js';
+import { ipHashSalt } from '../db/secrets.js';
 
 const listQuery = v.object({
   ...pageQuerySchema,
@@ -215,7 +216,7 @@ export function entryRoutes() {
     async (c) => {
       const contestId = requireContestId(c.req.param('contestId'));
       const body = c.req.valid('json');
-      const ctx = { ...emailCtx(c), ipHashSalt: c.var.deps.config.ipHashSalt };
+      const ctx = { ...emailCtx(c), ipHashSalt: () => ipHashSalt(c.var.deps) };
       const result = await createEntry(
         c.var.db(),
         ctx,
@@ -299,7 +300,9 @@ export function entryRoutes() {
         body.disqualify,
         c.var.deps.clock.now(),
       );
-      return ok(c, result);
+      // a disqualified entry leaves the leaderboard now, not when a cached copy expires
+      await c.var.deps.publicCache?.forget(result.contestId);
+      return ok(c, result.answer);
     },
   );
 

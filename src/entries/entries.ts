@@ -353,7 +353,7 @@ export async function updateEntry(
 /** true disqualifies, false re-qualifies, undefined toggles; atomic in one UPDATE. */
 export async function setDisqualified(db: Db, team: Team, entryId: string, disqualify: boolean | undefined, now: Date) {
   if (!isUuid(entryId)) throw Errors.entryNotFound();
-  const row = await queryOne<{ id: string; disqualified: boolean }>(
+  const row = await queryOne<{ id: string; disqualified: boolean; contest_id: string }>(
     db,
     sql`with ${team.cte} u as (
           update entries e set disqualified = coalesce(${disqualify ?? null}::boolean, not e.disqualified),
@@ -363,12 +363,16 @@ export async function setDisqualified(db: Db, team: Team, entryId: string, disqu
           returning e.id, e.disqualified, e.contest_id, c.team_id, ${sqlEntryEventData('e')} as ev_data
         ), ${sqlEmitEvent('ev_dq', 'entry.disqualified', sql`select team_id, contest_id, ev_data as data from u where u.disqualified`, now)},
         ${sqlEmitEvent('ev_rq', 'entry.requalified', sql`select team_id, contest_id, ev_data as data from u where not u.disqualified`, now)}
-        select u.id, u.disqualified, ${sqlEventDeliveries('ev_dq', 'ev_rq')} from u`,
+        select u.id, u.disqualified, u.contest_id, ${sqlEventDeliveries('ev_dq', 'ev_rq')} from u`,
   );
   if (!row) throw Errors.entryNotFound();
   return {
-    entryId: row.id,
-    disqualified: row.disqualified,
-    message: row.disqualified ? 'Entry has been disqualified' : 'Entry has been re-qualified',
+    answer: {
+      entryId: row.id,
+      disqualified: row.disqualified,
+      message: row.disqualified ? 'Entry has been disqualified' : 'Entry has been re-qualified',
+    },
+    /** the entry's contest, whose cached public answers the route drops */
+    contestId: row.contest_id,
   };
 }

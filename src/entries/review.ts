@@ -6,7 +6,7 @@ import { Errors } from '../errors.js';
 import { isUuid } from '../lib/crypto.js';
 import { entryDetailJson, entryDetailSql } from './entry-detail.js';
 import { sqlAdvocatePoints, sqlClampedTotal } from '../sql/points.js';
-import { sqlOfTeam } from '../sql/scope.js';
+import { sqlNotErased, sqlOfTeam } from '../sql/scope.js';
 
 /**
  * `POST /entries/:id/review` (private): approve releases held referral points (applied ledger
@@ -23,7 +23,7 @@ export async function reviewEntry(db: Db, team: Team, entryId: string, decision:
     db,
     sql`with ${team.cte} x as (
           select e.id, e.contest_id, e.referred_by, e.points, e.risk_review from entries e join contests c on c.id = e.contest_id
-          where e.id = ${entryId} and ${sqlOfTeam(team, 'c')}
+          where e.id = ${entryId} and ${sqlOfTeam(team, 'c')} and ${sqlNotErased('e')}
           for update of e
         ), held as (
           select l.* from points_ledger l join x on l.held_for = x.id where l.status = 'pending' and x.risk_review is null

@@ -24,7 +24,8 @@ import type { Deps, Logger } from '../deps.js';
 import { describeError } from '../lib/describe-error.js';
 import { joinLoop } from '../lib/shared-loop.js';
 import { signStandardWebhook } from '../lib/signatures.js';
-import { checkResolved, checkWebhookUrl, type ResolveHost } from './urls.js';
+import type { PostToAddress } from '../lib/pinned-post.js';
+import { checkWebhookUrl, type ResolveHost, resolveChecked } from './urls.js';
 
 /** A 2xx within this time is success; the request is cut after it. */
 export const ATTEMPT_TIMEOUT_MS = 10_000;
@@ -56,6 +57,8 @@ export function retryDelayMs(attemptsSoFar: number, unit: number = Math.random()
 export interface DeliveryContext {
   fetch: typeof fetch;
   resolveHost?: ResolveHost;
+  /** Node: POSTs to the address that was checked (no second resolution); absent: fetch */
+  postToAddress?: PostToAddress;
   allowHttp: boolean;
   logger?: Logger;
 }
@@ -64,6 +67,7 @@ export function deliveryContext(deps: Deps): DeliveryContext {
   return {
     fetch: deps.fetch ?? ((input, init) => globalThis.fetch(input, init)),
     resolveHost: deps.resolveHost,
+    postToAddress: deps.postToAddress,
     allowHttp: deps.config.allowHttpWebhooks === true,
     logger: deps.logger,
   };
@@ -178,7 +182,8 @@ export async function attemptDelivery(
   } catch {
     return fail('Refused: invalid url');
   }
-  const refused = await checkResolved(url, ctx.allowHttp, ctx.resolveHost);
+  // resolved and checked at every attempt; the POST then goes to that very address (Node)
+  const { refused, address } = await resolveChecked(url, ctx.allowHttp, ctx.resolveHost);
   if (refused) return fail(refused);
   const body = eventBody(row);
   const timestamp = Math.floor(now.getTime() / 1000);
@@ -190,25 +195,32 @@ export async function attemptDelivery(
   const signature = (await Promise.all(secrets.map((s) => signStandardWebhook(s, row.event_id, timestamp, body)))).join(
     ' ',
   );
+  const headers = {
+    'content-type': 'application/json',
+    'user-agent': 'contest-engine-webhooks/1',
+    'webhook-id': row.event_id,
+    'webhook-timestamp': String(timestamp),
+    'webhook-signature': signature,
+  };
   try {
-    const res = await ctx.fetch(url.toString(), {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        'user-agent': 'contest-engine-webhooks/1',
-        'webhook-id': row.event_id,
-        'webhook-timestamp': String(timestamp),
-        'webhook-signature': signature,
-      },
-      body,
-      redirect: 'manual',
-      signal: AbortSignal.timeout(timeoutMs),
-    });
-    // the answer's body is not needed: let the connection go
-    await res.body?.cancel().catch(() => {});
-    if (res.status >= 200 && res.status < 300)
-      return { id: row.id, ok: true, final: true, code: res.status, err: null, next: null };
-    return fail(`HTTP ${res.status}`, res.status);
+    let status: number;
+    if (address && ctx.postToAddress) {
+      status = await ctx.postToAddress(url, address, { headers, body, timeoutMs });
+    } else {
+      const res = await ctx.fetch(url.toString(), {
+        method: 'POST',
+        headers,
+        body,
+        redirect: 'manual',
+        signal: AbortSignal.timeout(timeoutMs),
+      });
+      // the answer's body is not needed: let the connection go
+      await res.body?.cancel().catch(() => {});
+      status = res.status;
+    }
+    if (status >= 200 && status < 300)
+      return { id: row.id, ok: true, final: true, code: status, err: null, next: null };
+    return fail(`HTTP ${status}`, status);
   } catch (e) {
     const name = (e as { name?: string })?.name;
     if (name === 'TimeoutError' || name === 'AbortError') return fail(`Timed out after ${timeoutMs / 1000} s`);

@@ -221,15 +221,32 @@ export async function checkResolved(
   allowHttp: boolean,
   resolve: ResolveHost | undefined,
 ): Promise<string | null> {
-  if (!resolve || allowHttp) return null;
+  return (await resolveChecked(url, allowHttp, resolve)).refused;
+}
+
+/**
+ * Resolves the URL's host once and checks every address: `refused` (a sentence) when one of them
+ * is an address events must not go to; else `address`, the first one, which the attempt then
+ * connects to (src/lib/pinned-post.ts) without resolving the name again. `address` is null for a
+ * literal, with no resolver (Workers), with ALLOW_HTTP_WEBHOOKS, or when the name does not resolve.
+ */
+export async function resolveChecked(
+  url: URL,
+  allowHttp: boolean,
+  resolve: ResolveHost | undefined,
+): Promise<{ refused: string | null; address: string | null }> {
+  const none = { refused: null, address: null };
+  if (!resolve || allowHttp) return none;
   const host = hostOf(url);
-  if (v4Parts(host) || v6Groups(host)) return null; // a literal: checked by checkWebhookUrl
+  if (v4Parts(host) || v6Groups(host)) return none; // a literal: checked by checkWebhookUrl
   let addresses: string[];
   try {
     addresses = await resolve(host);
   } catch {
-    return null;
+    return none;
   }
-  const bad = addresses.find(isBlockedAddress);
-  return bad ? `Refused: ${host} resolves to a private, loopback or link-local address` : null;
+  if (addresses.some(isBlockedAddress)) {
+    return { refused: `Refused: ${host} resolves to a private, loopback or link-local address`, address: null };
+  }
+  return { refused: null, address: addresses[0] ?? null };
 }

@@ -26,6 +26,10 @@ export interface AppEnv {
     requestId: string;
     /** set by a handler: seconds its 200 answer to a public key may be kept (src/http/public-cache.ts) */
     publicCacheSeconds?: number;
+    /** set by a handler: the contest or game its answer is about (default: the one in the path) */
+    publicCacheScope?: string;
+    /** set by a handler: its answer carries personal data (names, emails), sent as `private` */
+    publicCachePersonal?: boolean;
     /** the answer came from the public cache: no statement, no key check */
     publicCacheHit?: boolean;
   };

@@ -16,6 +16,8 @@ const PAGE_CSP = [
   "img-src 'self' data:",
   "base-uri 'none'",
   "form-action 'none'",
+  // only the app's own pages may frame these (the console's live preview of the widget)
+  "frame-ancestors 'self'",
 ].join('; ');
 
 const BASE_CSS =
@@ -36,6 +38,7 @@ export function htmlPage(c: Context<AppEnv>, status: ContentfulStatusCode, p: Pa
   c.header('Content-Security-Policy', PAGE_CSP);
   c.header('Referrer-Policy', 'no-referrer');
   c.header('X-Content-Type-Options', 'nosniff');
+  c.header('X-Frame-Options', 'SAMEORIGIN');
   c.header('Cache-Control', 'no-store');
   return c.html(
     `<!doctype html>

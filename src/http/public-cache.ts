@@ -30,8 +30,13 @@ const inflightByCache = new WeakMap<PublicCache, Map<string, number>>();
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** A response as the cache keeps it: its body, its type and download name, and its times. */
-async function answerOf(res: Response, storedAt: number, expiresAt: number): Promise<PublicCacheAnswer> {
+/** A response as the cache keeps it: its body, its type and download name, its times and scope. */
+async function answerOf(
+  res: Response,
+  storedAt: number,
+  expiresAt: number,
+  about: { scope?: string; personal?: boolean } = {},
+): Promise<PublicCacheAnswer> {
   const disposition = res.headers.get('content-disposition');
   return {
     body: await res.text(),
@@ -39,8 +44,16 @@ async function answerOf(res: Response, storedAt: number, expiresAt: number): Pro
     ...(disposition !== null ? { contentDisposition: disposition } : {}),
     storedAt,
     expiresAt,
+    ...(about.scope ? { scope: about.scope } : {}),
+    ...(about.personal ? { personal: true } : {}),
   };
 }
+
+const SCOPE_IN_PATH = /^\/api\/v1\/(?:contests|instant-win-games)\/([0-9a-fA-F-]{36})(?:\/|$)/;
+
+/** `Cache-Control` for a client: `private` when the answer carries personal data (a browser may keep it, a shared cache may not). */
+const cacheControl = (personal: boolean | undefined, seconds: number) =>
+  `${personal ? 'private' : 'public'}, max-age=${seconds}`;
 
 /**
  * Caches the route's 200 answer for a public key for the seconds the handler set with
@@ -78,7 +91,7 @@ export function publicCached() {
       return c.body(hit.body, 200, {
         'Content-Type': hit.contentType,
         ...(hit.contentDisposition ? { 'Content-Disposition': hit.contentDisposition } : {}),
-        'Cache-Control': `public, max-age=${Math.max(0, Math.ceil((hit.expiresAt - now) / 1000))}`,
+        'Cache-Control': cacheControl(hit.personal, Math.max(0, Math.ceil((hit.expiresAt - now) / 1000))),
         Age: String(Math.max(0, Math.floor((now - hit.storedAt) / 1000))),
         Vary: 'X-API-Key',
       });
@@ -90,10 +103,12 @@ export function publicCached() {
       await next();
       const seconds = Math.min(c.get('publicCacheSeconds') ?? 0, PUBLIC_CACHE_MAX_SECONDS);
       if (c.res.status !== 200 || seconds <= 0 || c.error) return;
-      c.res.headers.set('Cache-Control', `public, max-age=${seconds}`);
+      const personal = c.get('publicCachePersonal') === true;
+      c.res.headers.set('Cache-Control', cacheControl(personal, seconds));
       c.res.headers.append('Vary', 'X-API-Key');
       const storedAt = deps.clock.now().getTime();
-      const answer = await answerOf(c.res.clone(), storedAt, storedAt + seconds * 1000);
+      const scope = (c.get('publicCacheScope') ?? SCOPE_IN_PATH.exec(url.pathname)?.[1])?.toLowerCase();
+      const answer = await answerOf(c.res.clone(), storedAt, storedAt + seconds * 1000, { scope, personal });
       // put() keeps this process's copy before it returns (waiters see it at once); a slower
       // shared tier (the Cache API) finishes after the answer
       deps.background(c, cache.put(key, answer));
@@ -139,6 +154,10 @@ export function memoryPublicCache(opts: { maxEntries?: number; maxBytes?: number
       }
       return Promise.resolve();
     },
+    forget(scope) {
+      for (const [k, a] of map) if (a.scope === scope) drop(k);
+      return Promise.resolve();
+    },
   };
 }
 
@@ -146,6 +165,7 @@ export function memoryPublicCache(opts: { maxEntries?: number; maxBytes?: number
 export interface CacheStorageLike {
   match(request: Request): Promise<Response | undefined>;
   put(request: Request, response: Response): Promise<void>;
+  delete(request: Request): Promise<boolean>;
 }
 
 /**
@@ -155,6 +175,9 @@ export interface CacheStorageLike {
  * Cache API keeps it for exactly the time left.
  */
 export function workersPublicCache(cacheApi: CacheStorageLike, memory = memoryPublicCache()): PublicCache {
+  // the Cache API cannot list its keys: the isolate remembers the ones it stored, per scope, so
+  // that forget() can delete them there (what other isolates stored expires on its own)
+  const keysByScope = new Map<string, Set<string>>();
   return {
     async get(key) {
       const own = await memory.get(key);
@@ -167,12 +190,23 @@ export function workersPublicCache(cacheApi: CacheStorageLike, memory = memoryPu
         Number(res.headers.get('x-ce-expires-at')),
       );
       if (!Number.isFinite(answer.storedAt) || !Number.isFinite(answer.expiresAt)) return null;
-      await memory.put(key, answer);
-      return answer;
+      const scope = res.headers.get('x-ce-scope');
+      const stored = {
+        ...answer,
+        ...(scope ? { scope } : {}),
+        ...(res.headers.has('x-ce-personal') ? { personal: true } : {}),
+      };
+      await memory.put(key, stored);
+      return stored;
     },
     put(key, answer) {
       // the isolate's copy now (synchronously), the data centre's in the background
       void memory.put(key, answer);
+      if (answer.scope) {
+        const keys = keysByScope.get(answer.scope) ?? new Set();
+        if (keys.size < 1000) keys.add(key);
+        keysByScope.set(answer.scope, keys);
+      }
       const seconds = Math.max(1, Math.ceil((answer.expiresAt - answer.storedAt) / 1000));
       return cacheApi
         .put(
@@ -184,10 +218,18 @@ export function workersPublicCache(cacheApi: CacheStorageLike, memory = memoryPu
               'cache-control': `public, max-age=${seconds}`,
               'x-ce-stored-at': String(answer.storedAt),
               'x-ce-expires-at': String(answer.expiresAt),
+              ...(answer.scope ? { 'x-ce-scope': answer.scope } : {}),
+              ...(answer.personal ? { 'x-ce-personal': '1' } : {}),
             },
           }),
         )
         .catch(() => undefined);
+    },
+    async forget(scope) {
+      await memory.forget(scope);
+      const keys = keysByScope.get(scope);
+      keysByScope.delete(scope);
+      if (keys) await Promise.all([...keys].map((k) => cacheApi.delete(new Request(k)).catch(() => false)));
     },
   };
 }

@@ -175,6 +175,8 @@ export function adminErrors(own: Partial<Record<ErrorStatus, readonly string[] |
       quote(['Not found', ...asList(own[404])]) +
       ' (`Not found` also for every admin route while ADMIN_TOKEN is unset)',
     ...(body ? { 413: true, 415: true } : {}),
+    // 10 failed attempts a minute per client address, then every attempt waits for the minute's end
+    429: '`Too many requests`: too many failed attempts from this address; `Retry-After` says when to try again',
     500: true,
   });
 }

@@ -27,6 +27,7 @@ import { isUuid, randomUuid, sha256Hex } from '../lib/crypto.js';
 import { apiErrors, okJson, pageJson, pageQuery, security } from '../http/schemas.js';
 import { Seed, SeedRotation } from './fairness.schema.js';
 import { Claim, DeletedGame, Game, Play, PlayResult } from './instant-win.schema.js';
+import { ipHashSalt } from '../db/secrets.js';
 
 const BASE = '/api/v1/instant-win-games';
 const tags = ['Instant win'];
@@ -56,7 +57,7 @@ function callerIpHash(c: Context<AppEnv>): Promise<string | null> {
   let h = ipHashes.get(c);
   if (!h) {
     const ip = c.var.deps.clientIp(c);
-    h = ip ? hashIp(c.var.deps.config.ipHashSalt, ip) : Promise.resolve(null);
+    h = ip ? ipHashSalt(c.var.deps).then((salt) => hashIp(salt, ip)) : Promise.resolve(null);
     ipHashes.set(c, h);
   }
   return h;

@@ -10,6 +10,8 @@ interface LoopState {
 }
 
 const states = new WeakMap<object, Map<string, LoopState>>();
+/** owners whose loops are stopping (a server shutting down): no new loop, no further round */
+const stopping = new WeakSet<object>();
 
 export interface LoopOptions {
   /** after a pass that did nothing, wait this long before the next round (default 0) */
@@ -43,6 +45,7 @@ export function joinLoop(
     byName.set(name, s);
   }
   const state = s;
+  if (stopping.has(owner)) return { promise: state.running ?? Promise.resolve(), started: false };
   const stale = opts.staleAfterMs !== undefined && Date.now() - state.startedAt > opts.staleAfterMs;
   if (state.running && !stale) {
     state.again = true;
@@ -60,11 +63,21 @@ export function joinLoop(
         if (last === 0 && opts.idleGapMs) await new Promise((r) => setTimeout(r, opts.idleGapMs));
         state.again = false;
         last = await pass();
-      } while (state.again && current());
+      } while (state.again && current() && !stopping.has(owner));
     } finally {
       if (current()) state.running = null;
     }
   })();
   state.running = self.promise;
   return { promise: self.promise, started: true };
+}
+
+/**
+ * Stops the loops of `owner` (a server shutting down): none starts any more, a running one ends
+ * after the pass it is in (its batch is recorded), and the promise resolves when all have ended.
+ */
+export async function stopLoops(owner: object): Promise<void> {
+  stopping.add(owner);
+  const running = [...(states.get(owner)?.values() ?? [])].map((st) => st.running).filter((p) => p !== null);
+  await Promise.allSettled(running);
 }

@@ -59,6 +59,7 @@ import { Purchase } from '../purchases/purchases.schema.js';
 import { CreatedEntry } from '../entries/entries.schema.js';
 import { Ignored, Receipt, ReferralCredit } from './webhooks.schema.js';
 import { resolver } from 'hono-openapi';
+import { ipHashSalt } from '../db/secrets.js';
 
 /** The generic webhooks' two ways to authenticate (either one). */
 const genericAuthHeaders = [
@@ -307,7 +308,7 @@ export function webhookRoutes() {
         const deps = c.var.deps;
         const res = await createEntry(
           tx,
-          { now: d.now, random: deps.random, publicUrl: deps.config.publicUrl, ipHashSalt: deps.config.ipHashSalt },
+          { now: d.now, random: deps.random, publicUrl: deps.config.publicUrl, ipHashSalt: () => ipHashSalt(deps) },
           d.contest,
           input,
         );

@@ -449,6 +449,15 @@ async function scenario(browser: Browser, origin: string, runtime: string) {
     await page.frameLocator('iframe.preview').locator('instant-win-game').waitFor();
     await checkPage(page, runtime, 'game', axeResults);
 
+    // ---- sign out forgets everything the console kept in the tab, the preview's public key too
+    expect(await page.evaluate(() => Object.keys(sessionStorage).sort())).toEqual([
+      'contest-engine-console',
+      'contest-engine-console-public-key',
+    ]);
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByLabel('Private key or admin token').waitFor();
+    expect(await page.evaluate(() => sessionStorage.length)).toBe(0);
+
     // nothing but the app's own origin, no page error, no CSP violation
     expect(requests.filter((u) => new URL(u).origin !== origin && !u.startsWith('blob:'))).toEqual([]);
     expect(

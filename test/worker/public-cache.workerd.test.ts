@@ -48,12 +48,12 @@ describe.skipIf(!hasPostgres)('public cache on the Worker', () => {
   it('with publicCacheSeconds 2 a changed leaderboard stays as it was at most 2 s, from no statement, then follows', async () => {
     const c = await contestWithEntry(2);
     const started = Date.now();
-    expect(await read(c.id)).toEqual({ points: 0, sql: 1, cacheControl: 'public, max-age=2' });
+    expect(await read(c.id)).toEqual({ points: 0, sql: 1, cacheControl: 'private, max-age=2' });
     await addPoints(c.entryId, 4);
     const cached = await read(c.id);
     if (Date.now() - started < 1900) expect(cached).toMatchObject({ points: 0, sql: 0 });
     await new Promise((r) => setTimeout(r, Math.max(0, started + 2100 - Date.now())));
-    expect(await read(c.id)).toEqual({ points: 4, sql: 1, cacheControl: 'public, max-age=2' });
+    expect(await read(c.id)).toEqual({ points: 4, sql: 1, cacheControl: 'private, max-age=2' });
   });
 
   it('with publicCacheSeconds 0 every read is exact and sends its statement', async () => {
@@ -80,5 +80,38 @@ describe.skipIf(!hasPostgres)('public cache on the Worker', () => {
       expiresAt: now + 60_000,
     });
     expect(await workersPublicCache(cacheApi).get(`${key}-other`)).toBeNull();
+  });
+
+  it("an erasure drops the contest's cached answers at once (the isolate's copy and the Cache API's)", async () => {
+    const c = await contestWithEntry(60);
+    const email = (await call('GET', `/api/v1/entries/${c.entryId}`, { key: team.privateKey })).body.data.email;
+    const first = await call('GET', `/api/v1/contests/${c.id}/leaderboard`, { key: team.publicKey });
+    expect(first.text).toContain(email);
+    expect(first.headers.get('cache-control')).toBe('private, max-age=60');
+    const before = await quiet();
+    expect((await call('GET', `/api/v1/contests/${c.id}/leaderboard`, { key: team.publicKey })).text).toBe(first.text);
+    expect((await quiet()) - before).toBe(0);
+    const erased = await call('DELETE', `/api/v1/entries/${c.entryId}`, { key: team.privateKey });
+    expect(erased.status, erased.text).toBe(200);
+    const after = await call('GET', `/api/v1/contests/${c.id}/leaderboard`, { key: team.publicKey });
+    expect(after.text).not.toContain(email);
+  });
+
+  it('forget() deletes from the Cache API what this isolate stored, so another isolate no longer finds it', async () => {
+    const cacheApi = (caches as unknown as { default: CacheStorageLike }).default;
+    const key = `http://contests.test/api/v1/contests/y/leaderboard?ce-key=${'b'.repeat(64)}-${Date.now()}`;
+    const now = Date.now();
+    const here = workersPublicCache(cacheApi);
+    await here.put(key, {
+      body: '{"n":1}',
+      contentType: 'application/json',
+      storedAt: now,
+      expiresAt: now + 60_000,
+      scope: 's1',
+    });
+    expect((await workersPublicCache(cacheApi).get(key))?.scope).toBe('s1');
+    await here.forget('s1');
+    expect(await here.get(key)).toBeNull();
+    expect(await workersPublicCache(cacheApi).get(key)).toBeNull();
   });
 });

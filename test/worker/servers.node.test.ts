@@ -274,6 +274,21 @@ describe.skipIf(!canStart).each(names)('black box: %s', (name) => {
     expect(big).toMatchObject({ status: 413, body: { success: false, error: 'Request body too large' } });
   });
 
+  it("the console's files are never sniffed, and the pages that embed the widget can be framed by the app only", async () => {
+    for (const file of ['/console/app.js', '/console/app.css']) {
+      const r = await call(t(), 'GET', file);
+      expect([file, r.status, r.headers.get('x-content-type-options')]).toEqual([file, 200, 'nosniff']);
+    }
+    const demo = await call(
+      t(),
+      'GET',
+      '/demo/instant-win/00000000-0000-4000-8000-000000000000?key=pk_0123456789abcdef',
+    );
+    expect(demo.headers.get('content-security-policy')).toContain("frame-ancestors 'self'");
+    const verify = await call(t(), 'GET', '/draws/00000000-0000-4000-8000-000000000000/verify');
+    expect(verify.headers.get('content-security-policy')).toContain("frame-ancestors 'self'");
+  });
+
   it('answers CORS preflights on /api/v1 and serves the OpenAPI document', async () => {
     const pre = await fetch(`${t().url}/api/v1/contests`, {
       method: 'OPTIONS',

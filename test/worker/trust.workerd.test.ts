@@ -120,4 +120,23 @@ describe.skipIf(!hasPostgres)('Worker in workerd: public keys and risk signals',
       (await call('GET', '/api/v1/contests', { key: team.privateKey, headers: { 'cf-connecting-ip': ip } })).status,
     ).toBe(200);
   });
+
+  it('failed admin attempts are limited per client address: 10, then 429 with Retry-After, even for the right token', async () => {
+    const ip = { 'cf-connecting-ip': '198.51.100.66' };
+    const statuses: number[] = [];
+    for (let i = 0; i < 30; i++) {
+      const r = await call('GET', '/api/admin/teams', {
+        headers: { ...ip, authorization: `Bearer wrong-token-${i}-0123456789` },
+      });
+      statuses.push(r.status);
+    }
+    expect(statuses.slice(0, 10)).toEqual(Array(10).fill(401));
+    expect(new Set(statuses.slice(10))).toEqual(new Set([429]));
+    const right = await call('GET', '/api/admin/teams', { admin: true, headers: ip });
+    expect([right.status, right.body.error]).toEqual([429, 'Too many requests']);
+    expect(Number(right.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(
+      (await call('GET', '/api/admin/teams', { admin: true, headers: { 'cf-connecting-ip': '198.51.100.67' } })).status,
+    ).toBe(200);
+  });
 });

@@ -343,3 +343,13 @@ export const seriesFilled = pgTable('series_filled', {
     .references(() => contests.id, { onDelete: 'cascade' }),
   until: ts('until').notNull(),
 });
+
+/**
+ * Secrets a deployment makes for itself at first start when no setting gives them (the salt of
+ * IP address hashes when IP_HASH_SALT is unset): random, kept here, the same for every process.
+ */
+export const deploymentSecrets = pgTable('deployment_secrets', {
+  name: text('name').primaryKey(),
+  value: text('value').notNull(),
+  createdAt: createdAt(),
+});
