@@ -34,6 +34,7 @@ import { webhookRoutes } from './webhooks/webhooks.routes.js';
 import { webhookEndpointRoutes } from './events/endpoints.routes.js';
 import { privacyRoutes } from './entries/data-out.routes.js';
 import { widgetRoutes } from './instant-win/widget.routes.js';
+import { signupRoutes } from './signups/signups.routes.js';
 
 /**
  * Headers added to an answer already made. c.header() would rebuild the answer around its body
@@ -116,7 +117,8 @@ export function createApp(deps: Deps) {
   const exposeHeaders = ['x-request-id', 'retry-after', 'server-timing'];
   const preflight = cors({
     origin: '*',
-    allowHeaders: ['x-api-key', 'content-type'],
+    // authorization: a visitor's entry token (GET /api/v1/me) from the team's page
+    allowHeaders: ['x-api-key', 'content-type', 'authorization'],
     allowMethods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
     exposeHeaders,
     maxAge: 86400,
@@ -164,6 +166,7 @@ export function createApp(deps: Deps) {
   app.route('/', keyRoutes());
   app.route('/', contestRoutes());
   app.route('/', entryRoutes());
+  app.route('/', signupRoutes());
   app.route('/', bonusActionRoutes());
   app.route('/', contestBonusActionRoutes());
   app.route('/', analyticsRoutes());

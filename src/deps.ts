@@ -96,6 +96,8 @@ export interface AppConfig {
   platformCompresses?: boolean;
   /** ALLOW_HTTP_WEBHOOKS=1: event receivers may be http://localhost and private addresses (development) */
   allowHttpWebhooks?: boolean;
+  /** Cloudflare Turnstile, for contests whose sign-ups ask for it (TURNSTILE_*) */
+  turnstile?: { secretKey?: string; siteKey?: string; verifyUrl?: string };
 }
 
 export interface Deps {

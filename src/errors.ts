@@ -52,6 +52,14 @@ export const Errors = {
   missingPointsOrReason: def(400, 'Missing points or reason'),
   confirmationNotFound: def(404, 'Confirmation link not found'),
 
+  // sign-ups from a page (docs/signups.md)
+  signupClosed: def(403, 'Sign-ups with a public key are off for this contest'),
+  consentRequired: def(400, 'consent is required'),
+  botCheckFailed: def(403, 'Bot check failed'),
+  botCheckUnavailable: def(503, 'Bot check unavailable, try again'),
+  invalidEntryToken: def(401, 'Missing or invalid entry token'),
+  entryTokenRequired: def(403, 'This contest needs the entry token to complete bonus actions'),
+
   // bonus actions
   missingEntryOrBonusActionId: def(400, 'Missing entryId or bonusActionId'),
   entryOrBonusActionNotFound: def(404, 'Entry or bonus action not found'),

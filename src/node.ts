@@ -99,6 +99,11 @@ async function main() {
       adminToken: settings.ADMIN_TOKEN,
       publicUrl: (settings.PUBLIC_URL ?? `http://localhost:${port}`).replace(/\/+$/, ''),
       ipHashSalt: settings.IP_HASH_SALT,
+      turnstile: {
+        secretKey: settings.TURNSTILE_SECRET_KEY,
+        siteKey: settings.TURNSTILE_SITE_KEY,
+        verifyUrl: settings.TURNSTILE_VERIFY_URL,
+      },
       allowHttpWebhooks: settings.ALLOW_HTTP_WEBHOOKS ?? false,
     },
     // outbound events: receivers' names are resolved and checked at create/update and before each attempt

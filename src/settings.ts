@@ -130,6 +130,32 @@ export const SETTINGS = [
     schema: text,
   },
   {
+    name: 'TURNSTILE_SECRET_KEY',
+    runtimes: ['node', 'worker', 'dev'],
+    secret: true,
+    default: '',
+    meaning:
+      'Cloudflare Turnstile\'s secret key, for contests with `botCheck: "turnstile"` (unset: such a contest\'s sign-ups answer 503)',
+    accepts: 'a non-empty key',
+    schema: text,
+  },
+  {
+    name: 'TURNSTILE_SITE_KEY',
+    runtimes: ['node', 'worker', 'dev'],
+    default: '',
+    meaning: "Cloudflare Turnstile's site key, which the sign-up widget shows the challenge with",
+    accepts: 'a non-empty key',
+    schema: text,
+  },
+  {
+    name: 'TURNSTILE_VERIFY_URL',
+    runtimes: ['node', 'worker', 'dev'],
+    default: "Cloudflare's siteverify (`https://challenges.cloudflare.com/turnstile/v0/siteverify`)",
+    meaning: 'where Turnstile tokens are checked (the tests point it at a local stand-in)',
+    accepts: 'an http:// or https:// URL',
+    schema: httpUrl,
+  },
+  {
     name: 'TRUST_PROXY',
     runtimes: ['node'],
     default: '0',

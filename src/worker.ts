@@ -36,6 +36,9 @@ export interface Env {
   NEON_WS_PROXY?: string;
   /** "1": outbound events may go to http://localhost and private addresses (development only) */
   ALLOW_HTTP_WEBHOOKS?: string;
+  TURNSTILE_SECRET_KEY?: string;
+  TURNSTILE_SITE_KEY?: string;
+  TURNSTILE_VERIFY_URL?: string;
 }
 
 function databaseFor(settings: Settings) {
@@ -80,6 +83,11 @@ function depsFor(env: Env, requestUrl?: string): { deps: Deps; app: App } {
       adminToken: settings.ADMIN_TOKEN,
       publicUrl: publicUrl.replace(/\/+$/, ''),
       ipHashSalt: settings.IP_HASH_SALT,
+      turnstile: {
+        secretKey: settings.TURNSTILE_SECRET_KEY,
+        siteKey: settings.TURNSTILE_SITE_KEY,
+        verifyUrl: settings.TURNSTILE_VERIFY_URL,
+      },
       platformCompresses: true,
       allowHttpWebhooks: settings.ALLOW_HTTP_WEBHOOKS ?? false,
     },

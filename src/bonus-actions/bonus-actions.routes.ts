@@ -17,6 +17,8 @@ import { Errors } from '../errors.js';
 import { emailSchema, jsonBody, queryParams } from '../http/validate.js';
 import { apiErrors, okJson, security } from '../http/schemas.js';
 import { BonusCompletion, EntryBonusActions } from './bonus-actions.schema.js';
+import { entryTokenOf } from '../signups/tokens.js';
+import { sha256Hex } from '../lib/crypto.js';
 
 const lookupQuery = v.object({
   email: v.optional(v.pipe(v.string('Invalid email'), v.description("with entryId `lookup`: the entry's email"))),
@@ -106,7 +108,8 @@ export function bonusActionRoutes() {
           { access: 'public', unauthorized: 'Invalid API key', body: true },
           {
             400: 'Invalid input: `Missing entryId or bonusActionId`, or a message naming the field (`proof must be at most 2000 characters`...)',
-            403: ['Entry is disqualified'],
+            401: ['Missing or invalid entry token'],
+            403: ['Entry is disqualified', 'This contest needs the entry token to complete bonus actions'],
             404: ['Entry or bonus action not found'],
             409: ['Contest is not active'],
           },
@@ -118,6 +121,7 @@ export function bonusActionRoutes() {
     jsonBody(completeBody),
     async (c) => {
       const body = c.req.valid('json');
+      const token = entryTokenOf(c.req.header('authorization'));
       const result = await completeBonusAction(
         c.var.db(),
         c.var.auth.team,
@@ -125,7 +129,11 @@ export function bonusActionRoutes() {
         c.req.param('bonusActionId').trim(),
         { proof: body.proof || null, answer: body.answer || null },
         c.var.deps.clock.now(),
-        { verifyManual: c.var.auth.type === 'private' },
+        {
+          verifyManual: c.var.auth.type === 'private',
+          // a visitor's own entry token (the sign-up widget sends it): it must be this entry's
+          entryToken: { hash: token ? await sha256Hex(token) : null, publicKey: c.var.auth.type === 'public' },
+        },
       );
       return ok(c, result);
     },

@@ -108,6 +108,8 @@ interface CompleteRow {
   entry_id: string;
   disqualified: boolean;
   is_open: boolean;
+  token_wrong?: boolean;
+  token_missing?: boolean;
   completion_id: string | null;
   points_awarded: number | null;
   completed_at: Date | string | null;
@@ -155,8 +157,13 @@ export async function completeBonusAction(
   bonusActionId: string,
   input: { proof?: string | null; answer?: string | null },
   now: Date,
-  /** private keys: a manual action is verified at once; public keys: stored pending, no points */
-  opts: { verifyManual?: boolean } = {},
+  /**
+   * private keys: a manual action is verified at once; public keys: stored pending, no points.
+   * `entryToken`: the SHA-256 of the visitor's `Authorization: Bearer et_…` (null: none sent); a
+   * token must be the entry's own, and a contest with bonusActionsNeedEntryToken needs one from a
+   * public key.
+   */
+  opts: { verifyManual?: boolean; entryToken?: { hash: string | null; publicKey: boolean } } = {},
 ): Promise<CompleteResult> {
   if (!isUuid(entryId) || !isUuid(bonusActionId)) throw Errors.entryOrBonusActionNotFound();
   const t = now.toISOString();
@@ -166,7 +173,14 @@ export async function completeBonusAction(
       sql`with ${team.cte} t as (
             select e.id as entry_id, e.contest_id, e.disqualified, e.points, ba.id as action_id, ba.points as action_points,
               ba.action, ${sqlContestOpen(now, 'c')} as is_open,
-              (ba.confirmation_type = 'manual' and not ${opts.verifyManual ?? false}::boolean) as held
+              (ba.confirmation_type = 'manual' and not ${opts.verifyManual ?? false}::boolean) as held${
+                opts.entryToken
+                  ? sql`,
+              (${opts.entryToken.hash}::text is not null and not exists (
+                select 1 from entry_tokens et where et.token_hash = ${opts.entryToken.hash}::text and et.entry_id = e.id)) as token_wrong,
+              (${opts.entryToken.hash}::text is null and ${opts.entryToken.publicKey}::boolean and c.bonus_actions_need_entry_token) as token_missing`
+                  : sql``
+              }
             from entries e
             join contests c on c.id = e.contest_id
             join bonus_actions ba on ba.contest_id = e.contest_id
@@ -177,7 +191,7 @@ export async function completeBonusAction(
             select entry_id, action_id, contest_id, case when held then 'pending' else 'verified' end,
               ${input.proof ?? null}::text, ${input.answer ?? null}::text,
               case when held then 0 else least(action_points::bigint, ${MAX_POINTS_TOTAL}::bigint - points)::int end, ${t}::timestamptz
-            from t where not disqualified and is_open
+            from t where not disqualified and is_open${opts.entryToken ? sql` and not token_wrong and not token_missing` : sql``}
             -- a rejected manual completion may be completed again
             on conflict (entry_id, bonus_action_id) do update set status = excluded.status, proof = excluded.proof,
               answer = excluded.answer, points_awarded = excluded.points_awarded, completed_at = excluded.completed_at
@@ -196,10 +210,12 @@ export async function completeBonusAction(
             ins.status as completion_status,
             coalesce(upd.points, t.points) as new_total,
             (select completed_at from bonus_completions where entry_id = t.entry_id and bonus_action_id = t.action_id) as prev_completed_at,
-            ${sqlEventDeliveries('ev_bonus')}
+            ${sqlEventDeliveries('ev_bonus')}${opts.entryToken ? sql`, t.token_wrong, t.token_missing` : sql``}
           from t left join ins on true left join upd on true`,
     );
     if (!row) throw Errors.entryOrBonusActionNotFound();
+    if (row.token_wrong) throw Errors.invalidEntryToken();
+    if (row.token_missing) throw Errors.entryTokenRequired();
     if (row.disqualified) throw Errors.entryDisqualified();
     if (!row.is_open) throw Errors.contestNotActive();
     if (row.completion_id) {

@@ -193,6 +193,44 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/contests/{contestId}/signup": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The contest's sign-up settings, as the sign-up widget reads them */
+        get: operations["getSignupSettings"];
+        put?: never;
+        /**
+         * Sign up from a page (public key): an entry whose email is confirmed before it counts
+         * @description Only for a contest with `publicSignup: true`. The rules of entry create apply (limits, risk signals, disposable domains, rate limits). With a public key the email must always be confirmed before the entry counts. An email already entered answers 200 `{alreadyExists: true}` and nothing else; its owner is emailed a link to their own page (at most one such email per 10 minutes).
+         */
+        post: operations["signUp"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/me": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The visitor's own entry, with its position (Authorization: Bearer et_…) */
+        get: operations["getMyEntry"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/entries/{entryId}/bonus-actions": {
         parameters: {
             query?: never;
@@ -1392,6 +1430,19 @@ export interface operations {
                     toolType?: "content_gate" | null;
                     /** @description seconds (0 to 300) for which what a public key reads about this contest or game may be answered from a cache; 0 (the default): always exact */
                     publicCacheSeconds?: number;
+                    /** @description sign-ups with a public key (POST /contests/{contestId}/signup, the sign-up widget); default false */
+                    publicSignup?: boolean;
+                    /** @description the consent a sign-up must agree to (`consent: true`); its SHA-256 is kept with the entry */
+                    consentText?: string | null;
+                    /** @description the https page that hosts the sign-up widget: the emails' links lead there */
+                    landingUrl?: string | null;
+                    /**
+                     * @description `turnstile`: every sign-up carries a Cloudflare Turnstile token, checked before any write
+                     * @enum {string}
+                     */
+                    botCheck?: "off" | "turnstile";
+                    /** @description public bonus-action completions need the visitor's entry token (Authorization: Bearer et_…) */
+                    bonusActionsNeedEntryToken?: boolean;
                 };
             };
         };
@@ -1454,6 +1505,12 @@ export interface operations {
                             };
                             /** @description seconds a public key's reads may come from a cache; 0: always exact */
                             publicCacheSeconds: number;
+                            publicSignup: boolean;
+                            consentText: string | null;
+                            landingUrl: string | null;
+                            /** @enum {string} */
+                            botCheck: "off" | "turnstile";
+                            bonusActionsNeedEntryToken: boolean;
                             /** @description whether each secret is set; secrets themselves are never shown */
                             secrets: {
                                 shopifySecretSet: boolean;
@@ -1750,6 +1807,19 @@ export interface operations {
                     toolType?: "content_gate" | null;
                     /** @description seconds (0 to 300) for which what a public key reads about this contest or game may be answered from a cache; 0 (the default): always exact */
                     publicCacheSeconds?: number;
+                    /** @description sign-ups with a public key (POST /contests/{contestId}/signup, the sign-up widget); default false */
+                    publicSignup?: boolean;
+                    /** @description the consent a sign-up must agree to (`consent: true`); its SHA-256 is kept with the entry */
+                    consentText?: string | null;
+                    /** @description the https page that hosts the sign-up widget: the emails' links lead there */
+                    landingUrl?: string | null;
+                    /**
+                     * @description `turnstile`: every sign-up carries a Cloudflare Turnstile token, checked before any write
+                     * @enum {string}
+                     */
+                    botCheck?: "off" | "turnstile";
+                    /** @description public bonus-action completions need the visitor's entry token (Authorization: Bearer et_…) */
+                    bonusActionsNeedEntryToken?: boolean;
                 };
             };
         };
@@ -1812,6 +1882,12 @@ export interface operations {
                             };
                             /** @description seconds a public key's reads may come from a cache; 0: always exact */
                             publicCacheSeconds: number;
+                            publicSignup: boolean;
+                            consentText: string | null;
+                            landingUrl: string | null;
+                            /** @enum {string} */
+                            botCheck: "off" | "turnstile";
+                            bonusActionsNeedEntryToken: boolean;
                             /** @description whether each secret is set; secrets themselves are never shown */
                             secrets: {
                                 shopifySecretSet: boolean;
@@ -2021,6 +2097,12 @@ export interface operations {
                             };
                             /** @description seconds a public key's reads may come from a cache; 0: always exact */
                             publicCacheSeconds: number;
+                            publicSignup: boolean;
+                            consentText: string | null;
+                            landingUrl: string | null;
+                            /** @enum {string} */
+                            botCheck: "off" | "turnstile";
+                            bonusActionsNeedEntryToken: boolean;
                             /** @description whether each secret is set; secrets themselves are never shown */
                             secrets: {
                                 shopifySecretSet: boolean;
@@ -2632,6 +2714,17 @@ export interface operations {
                             customFieldData: {
                                 [key: string]: unknown;
                             } | null;
+                            /** @description place in the contest's order (the leaderboard's: points, then who joined first); null while the entry does not count */
+                            position: number | null;
+                            /** @description the consent given at sign-up: when, and the SHA-256 of the contest's consentText agreed to */
+                            consent: {
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 date-time (UTC)
+                                 */
+                                at: string;
+                                textSha256: string;
+                            } | null;
                         };
                     };
                 };
@@ -3181,6 +3274,17 @@ export interface operations {
                             customFieldData: {
                                 [key: string]: unknown;
                             } | null;
+                            /** @description place in the contest's order (the leaderboard's: points, then who joined first); null while the entry does not count */
+                            position: number | null;
+                            /** @description the consent given at sign-up: when, and the SHA-256 of the contest's consentText agreed to */
+                            consent: {
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 date-time (UTC)
+                                 */
+                                at: string;
+                                textSha256: string;
+                            } | null;
                         };
                     };
                 };
@@ -3468,6 +3572,402 @@ export interface operations {
             };
         };
     };
+    getSignupSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                contestId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Title, description, whether public sign-ups are on, the consent text, the bot check */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: {
+                            /** Format: uuid */
+                            contestId: string;
+                            title: string;
+                            description: string | null;
+                            /** @enum {string} */
+                            mode: "giveaway" | "leaderboard" | "waitlist";
+                            publicSignup: boolean;
+                            consentText: string | null;
+                            /** @enum {string} */
+                            botCheck: "off" | "turnstile";
+                            /** @description the site key the widget shows the challenge with */
+                            turnstileSiteKey: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description `Missing or invalid API key` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `Contest not found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `Too many requests`; `Retry-After` says when to try again */
+            429: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `Internal server error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+        };
+    };
+    signUp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                contestId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description the visitor's email (required: the sign-up is confirmed by email) */
+                    email: string;
+                    name?: string | null;
+                    phone?: (string | null) | null;
+                    referralCode?: string | null;
+                    customFields?: unknown | null;
+                    /** @description `true`: the visitor agreed to the contest's consentText (required when it has one) */
+                    consent?: boolean;
+                    /** @description the Cloudflare Turnstile token, for a contest with botCheck "turnstile" */
+                    turnstileToken?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The email was entered before */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: {
+                            /**
+                             * @description the email was entered before: nothing of that entry is shown; its owner is emailed a link to their page
+                             * @constant
+                             */
+                            alreadyExists: true;
+                        };
+                    };
+                };
+            };
+            /** @description The new entry and its token (shown once) */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: {
+                            /** Format: uuid */
+                            entryId: string;
+                            referralCode: string;
+                            /** @description the visitor's credential for their own entry (GET /api/v1/me); shown once, keep it */
+                            entryToken: string;
+                            confirmationRequired: boolean;
+                            /** @description place in the contest (1 = first); null until the entry counts */
+                            position: number | null;
+                        };
+                    };
+                };
+            };
+            /** @description `consent is required`, `Invalid email`, `Email or phone is required`, `Invalid request body`, `a message naming the field` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `Missing or invalid API key` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `Sign-ups with a public key are off for this contest`, `Bot check failed`, `Entry refused by risk rules` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `Contest not found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `Contest is not active` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `Request body too large` (64 KiB; 1 MiB on the store/payment webhooks) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `Content-Type must be application/json` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `Too many requests`; `Retry-After` says when to try again */
+            429: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `Internal server error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `Bot check unavailable, try again` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+        };
+    };
+    getMyEntry: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The entry of the token */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: {
+                            /** Format: uuid */
+                            entryId: string;
+                            /** Format: uuid */
+                            contestId: string;
+                            email: string | null;
+                            name: string | null;
+                            points: number;
+                            /** @description place in the contest (1 = first); null while the entry does not count */
+                            position: number | null;
+                            /** @description how many entries count (confirmed, not disqualified) */
+                            total: number;
+                            referralCode: string;
+                            referralsCount: number;
+                            confirmed: boolean;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 date-time (UTC)
+                             */
+                            createdAt: string;
+                        };
+                    };
+                };
+            };
+            /** @description `Missing or invalid entry token` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `Too many requests`; `Retry-After` says when to try again */
+            429: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `Internal server error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+        };
+    };
     listEntryBonusActions: {
         parameters: {
             query?: {
@@ -3662,7 +4162,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `Invalid API key` */
+            /** @description `Invalid API key`, `Missing or invalid entry token` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3676,7 +4176,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `Entry is disqualified` */
+            /** @description `Entry is disqualified`, `This contest needs the entry token to complete bonus actions` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8599,7 +9099,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description RFC 4180 CSV (CRLF, no BOM); header `id,email,name,phone,points,emailConfirmed,disqualified,referralCode,referredBy,referralsCount,riskLevel,createdAt` */
+            /** @description RFC 4180 CSV (CRLF, no BOM); header `id,email,name,phone,points,emailConfirmed,disqualified,referralCode,referredBy,referralsCount,riskLevel,createdAt,consentedAt,consentTextSha256` */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -8735,6 +9235,17 @@ export interface operations {
                                 totalPurchaseCount: number;
                                 customFieldData: {
                                     [key: string]: unknown;
+                                } | null;
+                                /** @description place in the contest's order (the leaderboard's: points, then who joined first); null while the entry does not count */
+                                position: number | null;
+                                /** @description the consent given at sign-up: when, and the SHA-256 of the contest's consentText agreed to */
+                                consent: {
+                                    /**
+                                     * Format: date-time
+                                     * @description ISO 8601 date-time (UTC)
+                                     */
+                                    at: string;
+                                    textSha256: string;
                                 } | null;
                             };
                             ledger: {
@@ -9558,6 +10069,19 @@ export interface operations {
                     toolType?: "content_gate" | null;
                     /** @description seconds (0 to 300) for which what a public key reads about this contest or game may be answered from a cache; 0 (the default): always exact */
                     publicCacheSeconds?: number;
+                    /** @description sign-ups with a public key (POST /contests/{contestId}/signup, the sign-up widget); default false */
+                    publicSignup?: boolean;
+                    /** @description the consent a sign-up must agree to (`consent: true`); its SHA-256 is kept with the entry */
+                    consentText?: string | null;
+                    /** @description the https page that hosts the sign-up widget: the emails' links lead there */
+                    landingUrl?: string | null;
+                    /**
+                     * @description `turnstile`: every sign-up carries a Cloudflare Turnstile token, checked before any write
+                     * @enum {string}
+                     */
+                    botCheck?: "off" | "turnstile";
+                    /** @description public bonus-action completions need the visitor's entry token (Authorization: Bearer et_…) */
+                    bonusActionsNeedEntryToken?: boolean;
                 };
             };
         };
@@ -9620,6 +10144,12 @@ export interface operations {
                             };
                             /** @description seconds a public key's reads may come from a cache; 0: always exact */
                             publicCacheSeconds: number;
+                            publicSignup: boolean;
+                            consentText: string | null;
+                            landingUrl: string | null;
+                            /** @enum {string} */
+                            botCheck: "off" | "turnstile";
+                            bonusActionsNeedEntryToken: boolean;
                             /** @description whether each secret is set; secrets themselves are never shown */
                             secrets: {
                                 shopifySecretSet: boolean;
@@ -9799,6 +10329,19 @@ export interface operations {
                     toolType?: "content_gate" | null;
                     /** @description seconds (0 to 300) for which what a public key reads about this contest or game may be answered from a cache; 0 (the default): always exact */
                     publicCacheSeconds?: number;
+                    /** @description sign-ups with a public key (POST /contests/{contestId}/signup, the sign-up widget); default false */
+                    publicSignup?: boolean;
+                    /** @description the consent a sign-up must agree to (`consent: true`); its SHA-256 is kept with the entry */
+                    consentText?: string | null;
+                    /** @description the https page that hosts the sign-up widget: the emails' links lead there */
+                    landingUrl?: string | null;
+                    /**
+                     * @description `turnstile`: every sign-up carries a Cloudflare Turnstile token, checked before any write
+                     * @enum {string}
+                     */
+                    botCheck?: "off" | "turnstile";
+                    /** @description public bonus-action completions need the visitor's entry token (Authorization: Bearer et_…) */
+                    bonusActionsNeedEntryToken?: boolean;
                 };
             };
         };
@@ -9861,6 +10404,12 @@ export interface operations {
                             };
                             /** @description seconds a public key's reads may come from a cache; 0: always exact */
                             publicCacheSeconds: number;
+                            publicSignup: boolean;
+                            consentText: string | null;
+                            landingUrl: string | null;
+                            /** @enum {string} */
+                            botCheck: "off" | "turnstile";
+                            bonusActionsNeedEntryToken: boolean;
                             /** @description whether each secret is set; secrets themselves are never shown */
                             secrets: {
                                 shopifySecretSet: boolean;
@@ -10272,7 +10821,7 @@ export interface operations {
                             id: string;
                             to: string;
                             /** @enum {string} */
-                            kind: "confirmation" | "prize";
+                            kind: "confirmation" | "prize" | "status_link";
                             subject: string;
                             text: string;
                             /** @enum {string} */

@@ -54,6 +54,11 @@ export const AdminContest = v.strictObject({
     v.number(),
     v.description("seconds a public key's reads may come from a cache; 0: always exact"),
   ),
+  publicSignup: v.boolean(),
+  consentText: v.nullable(v.string()),
+  landingUrl: v.nullable(v.string()),
+  botCheck: v.picklist(['off', 'turnstile']),
+  bonusActionsNeedEntryToken: v.boolean(),
   secrets: v.pipe(
     v.strictObject({ shopifySecretSet: v.boolean(), stripeSecretSet: v.boolean(), webhookSecretSet: v.boolean() }),
     v.description('whether each secret is set; secrets themselves are never shown'),

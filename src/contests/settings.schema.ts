@@ -74,6 +74,33 @@ const settingsEntries = {
     v.picklist(['content_gate'], 'toolType must be content_gate or null (games are made with the instant-win API)'),
   ),
   publicCacheSeconds: publicCacheSeconds,
+  publicSignup: v.pipe(
+    v.boolean('publicSignup must be a boolean'),
+    v.description('sign-ups with a public key (POST /contests/{contestId}/signup, the sign-up widget); default false'),
+  ),
+  consentText: v.pipe(
+    v.nullable(trimmedString('consentText', 2000)),
+    v.description('the consent a sign-up must agree to (`consent: true`); its SHA-256 is kept with the entry'),
+  ),
+  landingUrl: v.pipe(
+    v.nullable(
+      v.pipe(
+        v.string('landingUrl must be an https URL'),
+        v.maxLength(2000, 'landingUrl must be at most 2000 characters'),
+        v.url('landingUrl must be an https URL'),
+        v.startsWith('https://', 'landingUrl must be an https URL'),
+      ),
+    ),
+    v.description("the https page that hosts the sign-up widget: the emails' links lead there"),
+  ),
+  botCheck: v.pipe(
+    v.picklist(['off', 'turnstile'], 'botCheck must be off or turnstile'),
+    v.description('`turnstile`: every sign-up carries a Cloudflare Turnstile token, checked before any write'),
+  ),
+  bonusActionsNeedEntryToken: v.pipe(
+    v.boolean('bonusActionsNeedEntryToken must be a boolean'),
+    v.description("public bonus-action completions need the visitor's entry token (Authorization: Bearer et_…)"),
+  ),
 };
 
 type Optionalize<T extends Record<string, v.GenericSchema>> = { [K in keyof T]: v.OptionalSchema<T[K], undefined> };

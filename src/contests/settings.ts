@@ -29,6 +29,11 @@ export interface ContestSettings {
   stripeSecret?: string | null;
   toolType?: 'content_gate' | null;
   publicCacheSeconds?: number;
+  publicSignup?: boolean;
+  consentText?: string | null;
+  landingUrl?: string | null;
+  botCheck?: 'off' | 'turnstile';
+  bonusActionsNeedEntryToken?: boolean;
 }
 
 export function slugify(title: string): string {
@@ -73,6 +78,11 @@ function settingsToColumns(s: ContestSettings): Partial<typeof contests.$inferIn
   if (s.stripeSecret !== undefined) out.stripeSecret = s.stripeSecret;
   if (s.toolType !== undefined) out.toolType = s.toolType;
   if (s.publicCacheSeconds !== undefined) out.publicCacheSeconds = s.publicCacheSeconds;
+  if (s.publicSignup !== undefined) out.publicSignup = s.publicSignup;
+  if (s.consentText !== undefined) out.consentText = s.consentText;
+  if (s.landingUrl !== undefined) out.landingUrl = s.landingUrl;
+  if (s.botCheck !== undefined) out.botCheck = s.botCheck;
+  if (s.bonusActionsNeedEntryToken !== undefined) out.bonusActionsNeedEntryToken = s.bonusActionsNeedEntryToken;
   return out;
 }
 
@@ -150,6 +160,11 @@ interface AdminContestRow extends ContestRow {
   risk_max_entries_per_ip_per_hour: number;
   risk_max_referrals_per_hour: number;
   public_cache_seconds: number;
+  public_signup: boolean;
+  consent_text: string | null;
+  landing_url: string | null;
+  bot_check: string;
+  bonus_actions_need_entry_token: boolean;
 }
 
 /** The columns of a contest with its settings, over `source` (contests, or a CTE of contests rows). */
@@ -185,6 +200,11 @@ function adminContestJson(row: AdminContestRow, now: Date) {
     externalTracking: { enabled: row.external_tracking_enabled },
     affiliate: { commissionPercent: num(row.affiliate_commission_percent) },
     publicCacheSeconds: row.public_cache_seconds,
+    publicSignup: row.public_signup,
+    consentText: row.consent_text,
+    landingUrl: row.landing_url,
+    botCheck: row.bot_check as 'off' | 'turnstile',
+    bonusActionsNeedEntryToken: row.bonus_actions_need_entry_token,
     secrets: {
       shopifySecretSet: row.has_shopify_secret,
       stripeSecretSet: row.has_stripe_secret,

@@ -1,5 +1,5 @@
 import { createEntrySchema, parseEntryBody } from './entries.js';
-import { sql } from 'drizzle-orm';
+import { type SQL, sql } from 'drizzle-orm';
 import { type Db, num, pgError, queryOne } from '../db/client.js';
 import type { Team } from '../db/team.js';
 import type { RandomSource } from '../deps.js';
@@ -12,7 +12,8 @@ import { sqlClampedTotal } from '../sql/points.js';
 import { sqlEmitEvent, sqlEventDeliveries, sqlEntryEventData } from '../sql/events.js';
 import { hashEntryIp, hashUserAgent, RISK_REFUSED_SQLSTATE, riskInputSchema, sqlRiskCtes } from '../sql/risk.js';
 import { sqlNotErased } from '../sql/scope.js';
-import { sqlQueueEmail } from '../sql/outbox.js';
+import { type SqlEmail, sqlQueueEmail } from '../sql/outbox.js';
+import { sqlPosition } from '../sql/positions.js';
 
 export interface CreateEntryInput {
   email?: string;
@@ -23,6 +24,26 @@ export interface CreateEntryInput {
   /** the participant's IP address and user agent as the team's server saw them (risk signals; stored only as salted hashes) */
   ipAddress?: string | null;
   userAgent?: string | null;
+}
+
+/**
+ * A sign-up (POST /contests/:id/signup, src/signups/): refused unless the contest takes public
+ * sign-ups, consent checked against the contest's consentText and kept, a token for the visitor,
+ * and for an email already entered a fresh token mailed to its owner instead of any detail.
+ */
+export interface SignupOptions {
+  /** the email must be confirmed before the entry counts, whatever the contest says (public keys) */
+  forceConfirmation: boolean;
+  /** the visitor agreed to the contest's consentText */
+  consent: boolean;
+  /** a bot-check token came and siteverify accepted it (a contest with botCheck "turnstile" needs it) */
+  botChecked: boolean;
+  /** the answer when the contest needs the bot check and it did not pass (403, or 503 when siteverify was unreachable) */
+  botCheckError?: Error;
+  /** SHA-256 of the new entry's token */
+  tokenHash: string;
+  /** an email already entered: a new token for its owner and the email that carries it */
+  statusLink: { tokenHash: string; mail: (p: { title: SQL; name: SQL }) => SqlEmail };
 }
 
 export interface CreateEntryResult {
@@ -40,6 +61,8 @@ export interface CreateEntryResult {
   };
   /** true when a confirmation email was queued (the route then calls triggerEmailDelivery) */
   emailQueued: boolean;
+  /** sign-ups: whether the email must be confirmed, and the entry's position (null while it does not count) */
+  signup?: { confirmationRequired: boolean; position: number | null };
 }
 
 interface CreateRow {
@@ -59,6 +82,12 @@ interface CreateRow {
   deferred: boolean | null;
   pending_friend: number | string | null;
   pending_advocate: number | string | null;
+  signup_closed?: boolean;
+  consent_missing?: boolean;
+  bot_check_failed?: boolean;
+  new_confirmation_required?: boolean;
+  new_position?: number | string | null;
+  status_mails?: number | string;
 }
 
 const MAX_CREATE_ATTEMPTS = 8;
@@ -80,6 +109,7 @@ export async function createEntry(
   ctx: { now: Date; random: RandomSource; publicUrl: string; ipHashSalt?: () => Promise<string> },
   contest: { id: string; team: Team },
   input: CreateEntryInput,
+  signup?: SignupOptions,
 ): Promise<CreateEntryResult> {
   const {
     email = null,
@@ -106,14 +136,15 @@ export async function createEntry(
     const code = newReferralCode(ctx.random);
     const confirmation = email ? await newConfirmation(ctx.random, ctx.publicUrl) : null;
     const mail = confirmation?.content({ title: sql`c.title`, name: sql`${name}::text` });
+    const s = signupSql(signup, ctx.now, now);
     let row: CreateRow | undefined;
     try {
       row = await queryOne<CreateRow>(
         db,
         sql`with ${contest.team.cte} c as (
-            select c.id, c.team_id, c.title, c.require_email_confirmation,
-              c.referral_advocate_points, c.referral_friend_points, ${sqlContestOpen(ctx.now, 'c')} as is_open,
-              c.referral_credit_on, c.risk_mode, c.risk_max_entries_per_ip_per_hour, c.risk_max_referrals_per_hour
+            select c.id, c.team_id, c.title, ${s.requireConfirmation},
+              c.referral_advocate_points, c.referral_friend_points, ${s.isOpen} as is_open,
+              c.referral_credit_on, c.risk_mode, c.risk_max_entries_per_ip_per_hour, c.risk_max_referrals_per_hour${s.contestColumns}
             from contests c where c.id = ${contest.id} and c.team_id = ${contest.team.id}
           ), existing as (
             -- two arms, each answered by its own partial unique index whatever the values: as one
@@ -132,20 +163,20 @@ export async function createEntry(
           ), ${sqlRiskCtes({ contest: 'c', existing: 'existing', referrer: 'ref' }, { email, ipHash, now, hourAgo })} ins as (
             insert into entries (contest_id, email, phone, name, referral_code, referred_by, points,
               email_confirmed, confirmed_at, confirmation_token_hash, custom_field_data, created_at, updated_at,
-              ip_hash, user_agent_hash, risk_level, risk_reasons)
+              ip_hash, user_agent_hash, risk_level, risk_reasons${s.insertColumns})
             select c.id, ${email}::text, ${phone}::text, ${name}::text, ${code}::text, ref.id,
               case when ref.id is null or risk.deferred then 0 else c.referral_friend_points end,
               not c.require_email_confirmation,
               case when c.require_email_confirmation then null else ${now}::timestamptz end,
               case when c.require_email_confirmation then ${confirmation?.tokenHash ?? null}::text end,
               ${custom}::jsonb, ${now}::timestamptz, ${now}::timestamptz,
-              ${ipHash}::text, ${uaHash}::text, risk.level, risk.reasons
+              ${ipHash}::text, ${uaHash}::text, risk.level, risk.reasons${s.insertValues}
             from c left join ref on true cross join risk
             where c.is_open and not exists (select 1 from existing)
               and ce_risk_gate(c.is_open and not exists (select 1 from existing) and c.risk_mode = 'block' and risk.level = 'high')
             on conflict do nothing
-            returning id, email, referred_by, points, confirmation_token_hash, referral_code, risk_level, ${sqlEntryEventData('entries')} as ev_data
-          ), adv as (
+            returning id, email, referred_by, points, confirmation_token_hash, referral_code, risk_level, ${sqlEntryEventData('entries')} as ev_data${s.returning}
+          ), ${s.ctes}adv as (
             update entries e set points = ${sqlClampedTotal(sql`ref.points`, sql`c.referral_advocate_points`)},
               updated_at = ${now}::timestamptz
             from ref, c, ins, risk
@@ -203,7 +234,7 @@ export async function createEntry(
             (select sum(requested_delta) from ledger l where l.status = 'pending' and l.entry_id = ins.id) as pending_friend,
             (select sum(requested_delta) from ledger l where l.status = 'pending' and l.entry_id = ins.referred_by) as pending_advocate,
             existing.id as existing_id, existing.email as existing_email, existing.referred_by as existing_referred_by,
-            ${sqlEventDeliveries('ev_entry', 'ev_ref', 'ev_flagged')}
+            ${sqlEventDeliveries('ev_entry', 'ev_ref', 'ev_flagged')}${s.select}
           from (select 1) one left join ins on true left join existing on true`,
       );
     } catch (e) {
@@ -211,6 +242,9 @@ export async function createEntry(
       throw e;
     }
     if (!row?.contest_found) throw Errors.contestNotFound();
+    if (row.signup_closed) throw Errors.signupClosed();
+    if (row.bot_check_failed) throw signup?.botCheckError ?? Errors.botCheckFailed();
+    if (row.consent_missing) throw Errors.consentRequired();
     if (!row.is_open) throw Errors.contestNotActive();
     if (row.new_id) {
       const referred = row.new_referred_by !== null;
@@ -232,6 +266,14 @@ export async function createEntry(
             : {}),
         },
         emailQueued: num(row.mails) > 0,
+        ...(signup
+          ? {
+              signup: {
+                confirmationRequired: row.new_confirmation_required === true,
+                position: row.new_position === null || row.new_position === undefined ? null : num(row.new_position),
+              },
+            }
+          : {}),
       };
     }
     if (row.existing_id) {
@@ -245,7 +287,8 @@ export async function createEntry(
           isReferred: row.existing_referred_by !== null,
           pointsAwarded: { advocate: 0, friend: 0 },
         },
-        emailQueued: false,
+        // a sign-up for an email already entered mails its owner a fresh link (at most one per 10 minutes)
+        emailQueued: num(row.mails) + num(row.status_mails) > 0,
       };
     }
     // lost a race to a concurrent insert of the same entry, or a referral-code collision: run again
@@ -254,3 +297,68 @@ export async function createEntry(
 }
 
 // ---------------------------------------------------------------- read (the read model: entry-detail.ts)
+
+/**
+ * The parts a sign-up adds to the create statement (empty for every other create, whose text
+ * stays as it was). The contest must take public sign-ups and, with a consentText, the visitor
+ * must have agreed (else nothing is written and the answer says which); the entry keeps when and
+ * the SHA-256 of the text; its token is stored; for an email already entered, its owner gets a
+ * fresh token by email when the contest has a landing page, at most once per 10 minutes.
+ */
+function signupSql(signup: SignupOptions | undefined, at: Date, now: string) {
+  const open = sqlContestOpen(at, 'c');
+  if (!signup) {
+    const none = sql``;
+    return {
+      requireConfirmation: sql`c.require_email_confirmation`,
+      isOpen: open,
+      contestColumns: none,
+      insertColumns: none,
+      insertValues: none,
+      returning: none,
+      ctes: none,
+      select: none,
+    };
+  }
+  const link = signup.statusLink.mail({ title: sql`c.title`, name: sql`sl.name` });
+  return {
+    requireConfirmation: signup.forceConfirmation
+      ? sql`true as require_email_confirmation`
+      : sql`c.require_email_confirmation`,
+    isOpen: sql`(${open} and c.public_signup and (c.bot_check = 'off' or ${signup.botChecked}::boolean)
+              and (c.consent_text is null or ${signup.consent}::boolean))`,
+    contestColumns: sql`, not c.public_signup as signup_closed,
+              (c.public_signup and c.bot_check = 'turnstile' and not ${signup.botChecked}::boolean) as bot_check_failed,
+              (c.public_signup and c.consent_text is not null and not ${signup.consent}::boolean) as consent_missing,
+              c.consent_text, c.landing_url`,
+    insertColumns: sql`, consented_at, consent_text_sha256`,
+    insertValues: sql`,
+              case when c.consent_text is not null then ${now}::timestamptz end,
+              case when c.consent_text is not null then encode(sha256(convert_to(c.consent_text, 'UTF8')), 'hex') end`,
+    returning: sql`, contest_id, created_at, email_confirmed, disqualified, erased_at`,
+    ctes: sql`tok as (
+            insert into entry_tokens (token_hash, entry_id, created_at)
+            select ${signup.tokenHash}, ins.id, ${now}::timestamptz from ins
+            returning 1
+          ), sl as (
+            update entries e set status_link_sent_at = ${now}::timestamptz
+            from existing, c
+            where e.id = existing.id and c.landing_url is not null and e.email is not null and e.erased_at is null
+              and (e.status_link_sent_at is null or e.status_link_sent_at <= ${now}::timestamptz - interval '10 minutes')
+            returning e.id, e.email, e.name
+          ), sl_tok as (
+            insert into entry_tokens (token_hash, entry_id, created_at)
+            select ${signup.statusLink.tokenHash}, sl.id, ${now}::timestamptz from sl
+            returning 1
+          ), sl_mail as (
+            ${sqlQueueEmail('status_link', link, now, { teamId: sql`c.team_id`, contestId: sql`c.id`, to: sql`sl.email`, from: sql`sl, c` })}
+          ), `,
+    select: sql`,
+            coalesce((select signup_closed from c), false) as signup_closed,
+            coalesce((select consent_missing from c), false) as consent_missing,
+            coalesce((select bot_check_failed from c), false) as bot_check_failed,
+            (select require_email_confirmation from c) as new_confirmation_required,
+            (select ${sqlPosition('ins')} from ins) as new_position,
+            (select count(*) from sl_mail) as status_mails`,
+  };
+}

@@ -40,7 +40,7 @@ export function privacyRoutes() {
       responses: {
         200: {
           description:
-            'RFC 4180 CSV (CRLF, no BOM); header `id,email,name,phone,points,emailConfirmed,disqualified,referralCode,referredBy,referralsCount,riskLevel,createdAt`',
+            'RFC 4180 CSV (CRLF, no BOM); header `id,email,name,phone,points,emailConfirmed,disqualified,referralCode,referredBy,referralsCount,riskLevel,createdAt,consentedAt,consentTextSha256`',
           content: { 'text/csv': { schema: { type: 'string' } } },
         },
         ...apiErrors({ access: 'private' }, { 404: ['Contest not found'] }),

@@ -106,7 +106,7 @@ describe('CSV export', () => {
     expect(text.endsWith('\r\n')).toBe(true);
     const rows = parseCsv(text);
     expect(rows[0]!.join(',')).toBe(
-      'id,email,name,phone,points,emailConfirmed,disqualified,referralCode,referredBy,referralsCount,riskLevel,createdAt',
+      'id,email,name,phone,points,emailConfirmed,disqualified,referralCode,referredBy,referralsCount,riskLevel,createdAt,consentedAt,consentTextSha256',
     );
     const entries = (await env.request('GET', `/api/v1/contests/${c.id}/entries`, { key: t.publicKey })).body.data as {
       id: string;

@@ -21,7 +21,7 @@ import { sqlEmitEvent, sqlEventDeliveries } from '../sql/events.js';
 import { sqlNotErased, sqlOfTeam } from '../sql/scope.js';
 
 export const EXPORT_HEADER =
-  'id,email,name,phone,points,emailConfirmed,disqualified,referralCode,referredBy,referralsCount,riskLevel,createdAt';
+  'id,email,name,phone,points,emailConfirmed,disqualified,referralCode,referredBy,referralsCount,riskLevel,createdAt,consentedAt,consentTextSha256';
 export const EXPORT_PAGE_SIZE = 5000;
 
 /** The export's `riskLevel` cell: the entry's risk level (none, review, high), computed at creation. */
@@ -51,6 +51,8 @@ interface ExportRow {
   referrals_count: number | string;
   risk_level: string | null;
   created_at: Date | string;
+  consented_at: Date | string | null;
+  consent_text_sha256: string | null;
   /** the keyset cursor, exact to the microsecond */
   cursor: string;
 }
@@ -69,6 +71,8 @@ function csvLine(r: ExportRow): string {
     num(r.referrals_count),
     r.risk_level,
     iso(r.created_at),
+    iso(r.consented_at),
+    r.consent_text_sha256,
   ]
     .map(csvCell)
     .join(',')}\r\n`;
@@ -76,7 +80,7 @@ function csvLine(r: ExportRow): string {
 
 const EXPORT_COLUMNS = sql`e.id, e.email, e.name, e.phone, e.points, e.email_confirmed, e.disqualified, e.referral_code,
   e.referred_by, (select count(*) from entries r where r.referred_by = e.id) as referrals_count,
-  ${SQL_EXPORT_RISK_LEVEL} as risk_level, e.created_at, e.created_at::text as cursor`;
+  ${SQL_EXPORT_RISK_LEVEL} as risk_level, e.created_at, e.consented_at, e.consent_text_sha256, e.created_at::text as cursor`;
 
 function pageSql(contestId: string, after: { ts: string; id: string } | null, size: number): SQL {
   const keyset = after ? sql`and (e.created_at, e.id) > (${after.ts}::timestamptz, ${after.id}::uuid)` : sql``;
@@ -261,6 +265,10 @@ export async function eraseEntry(db: Db, team: Team, entryId: string, now: Date)
           delete from risk_windows w using windows x
           where w.contest_id = x.contest_id and w.kind = x.kind and w.key = x.key and x.n <= 1
           returning 1
+        ), tokens as (
+          -- the visitor's entry tokens: dead with the entry
+          delete from entry_tokens et using t where et.entry_id = t.id
+          returning 1
         ), proofs as (
           -- what the person wrote for manual bonus actions (a profile URL, a sentence)
           update bonus_completions bc set proof = null, answer = null
@@ -283,6 +291,7 @@ export async function eraseEntry(db: Db, team: Team, entryId: string, now: Date)
         ), u as (
           update entries e set email = null, name = null, phone = null, custom_field_data = null,
             confirmation_token_hash = null, ip_hash = null, user_agent_hash = null,
+            consented_at = null, consent_text_sha256 = null,
             erased_at = ${at}::timestamptz, updated_at = ${at}::timestamptz
           from t where e.id = t.id
           returning e.id, e.contest_id

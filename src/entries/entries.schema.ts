@@ -57,6 +57,16 @@ export const Entry = v.strictObject({
   totalPurchaseValue: v.pipe(v.number(), v.minValue(0)),
   totalPurchaseCount: nonNegInt,
   customFieldData: v.nullable(v.record(v.string(), v.unknown())),
+  position: v.pipe(
+    v.nullable(nonNegInt),
+    v.description(
+      "place in the contest's order (the leaderboard's: points, then who joined first); null while the entry does not count",
+    ),
+  ),
+  consent: v.pipe(
+    v.nullable(v.strictObject({ at: timestamp, textSha256: v.string() })),
+    v.description("the consent given at sign-up: when, and the SHA-256 of the contest's consentText agreed to"),
+  ),
 });
 
 export const CreatedEntry = v.strictObject({

@@ -10,6 +10,7 @@ import { Errors } from '../errors.js';
 import { isUuid } from '../lib/crypto.js';
 import { sqlCustomFields, sqlEmail, sqlName, sqlPhone } from '../sql/masking.js';
 import { sqlNotErased, sqlOfTeam } from '../sql/scope.js';
+import { sqlPosition } from '../sql/positions.js';
 
 export interface EntryRow {
   id: string;
@@ -77,6 +78,9 @@ type EntryDetailRow = EntryRow & {
   bonus_actions_completed: number | string;
   total_purchase_value: number | string;
   total_purchase_count: number | string;
+  position: number | string | null;
+  consented_at: Date | string | null;
+  consent_text_sha256: string | null;
 };
 
 /**
@@ -88,7 +92,8 @@ export function entryDetailSql(team: Team, source: SQL): SQL {
           ${sqlCustomFields(team, sql`e.custom_field_data`)} as custom_field_data,
           (select count(*) from entries r where r.referred_by = e.id) as referrals_count,
           (select count(*) from bonus_completions b where b.entry_id = e.id and b.status <> 'rejected') as bonus_actions_completed,
-          p.value as total_purchase_value, p.n as total_purchase_count
+          p.value as total_purchase_value, p.n as total_purchase_count,
+          ${sqlPosition('e')} as position, e.consented_at, e.consent_text_sha256
         from ${source} e
         join contests c on c.id = e.contest_id
         cross join lateral (select coalesce(sum(amount), 0) as value, count(*) as n from purchases where entry_id = e.id) p`;
@@ -105,6 +110,8 @@ export function entryDetailJson(r: EntryDetailRow) {
     totalPurchaseValue: num(r.total_purchase_value),
     totalPurchaseCount: num(r.total_purchase_count),
     customFieldData: (r.custom_field_data ?? null) as Record<string, unknown> | null,
+    position: r.position === null || r.position === undefined ? null : num(r.position),
+    consent: r.consented_at ? { at: iso(r.consented_at)!, textSha256: r.consent_text_sha256 ?? '' } : null,
   };
 }
 export type EntryDetail = ReturnType<typeof entryDetailJson>;

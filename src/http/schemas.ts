@@ -129,15 +129,22 @@ export const SECURITY_SCHEMES = {
     scheme: 'bearer',
     description: 'The `ADMIN_TOKEN` of the deployment. Unset: every admin route answers 404.',
   },
+  entryToken: {
+    type: 'http',
+    scheme: 'bearer',
+    description: "A visitor's entry token (`et_...`), given by a sign-up: it reaches that entry and nothing else.",
+  },
 } as const;
 
 type Requirement = Record<string, string[]>[];
-export const security: Record<'publicKey' | 'privateKey' | 'admin' | 'none', Requirement> = {
+export const security: Record<'publicKey' | 'privateKey' | 'admin' | 'entryToken' | 'none', Requirement> = {
   /** a public or a private key */
   publicKey: [{ publicKey: [] }, { privateKey: [] }],
   /** a private key only */
   privateKey: [{ privateKey: [] }],
   admin: [{ adminToken: [] }],
+  /** the visitor's own entry token (Authorization: Bearer et_...) */
+  entryToken: [{ entryToken: [] }],
   none: [],
 };
 
@@ -153,7 +160,7 @@ export function apiErrors(
 ) {
   return errors({
     ...own,
-    401: [opts.unauthorized ?? MISSING_KEY],
+    401: [opts.unauthorized ?? MISSING_KEY, ...asList(own[401])],
     ...(opts.access === 'private'
       ? { 403: [opts.forbidden ?? 'This endpoint requires a private API key', ...asList(own[403])] }
       : {}),

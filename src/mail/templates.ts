@@ -53,3 +53,15 @@ export function prizeEmail(p: {
   if (p.redeemUrl) html += `<p><a href="${escapeHtml(p.redeemUrl)}">Redeem your prize</a></p>`;
   return { subject: oneLine(`You won: ${p.prizeName}`), text: `${lines.join('\n')}\n`, html: layout(html) };
 }
+
+export function statusLinkEmail(p: { contestTitle: string; name: string | null; link: string }): EmailContent {
+  const hello = p.name ? `Hi ${p.name},` : 'Hi,';
+  return {
+    subject: oneLine(`Your entry: ${p.contestTitle}`),
+    text: `${hello}\n\nYou are already entered in "${p.contestTitle}". Your own page, with your place and your share link:\n\n${p.link}\n\nIf you did not ask for this, ignore this email: nothing has changed.\n`,
+    html: layout(
+      `<p>${escapeHtml(hello)}</p><p>You are already entered in <strong>${escapeHtml(p.contestTitle)}</strong>.</p>` +
+        `<p><a href="${escapeHtml(p.link)}">See my place and my share link</a></p><p style="color:#666">If you did not ask for this, ignore this email: nothing has changed.</p>`,
+    ),
+  };
+}

@@ -322,7 +322,7 @@ async function scenario(browser: Browser, origin: string, runtime: string) {
     const file = await download;
     const csv = readFileSync((await file.path())!, 'utf8');
     expect(csv.split('\r\n')[0]).toBe(
-      'id,email,name,phone,points,emailConfirmed,disqualified,referralCode,referredBy,referralsCount,riskLevel,createdAt',
+      'id,email,name,phone,points,emailConfirmed,disqualified,referralCode,referredBy,referralsCount,riskLevel,createdAt,consentedAt,consentTextSha256',
     );
     expect(csv.split('\r\n').filter(Boolean)).toHaveLength(4);
     expect(csv).toContain('bob@example.com');

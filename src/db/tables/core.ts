@@ -99,6 +99,16 @@ export const contests = pgTable(
      * bonus actions, the game) may be answered from a cache (src/http/public-cache.ts); 0: exact
      */
     publicCacheSeconds: integer('public_cache_seconds').notNull().default(0),
+    /** sign-ups with a public key (POST /contests/:id/signup, the <contest-signup> widget) */
+    publicSignup: boolean('public_signup').notNull().default(false),
+    /** the consent a sign-up must agree to (its SHA-256 is kept with the entry), or null */
+    consentText: text('consent_text'),
+    /** the https page that hosts the sign-up widget (links in emails lead there), or null */
+    landingUrl: text('landing_url'),
+    /** 'off' or 'turnstile' (Cloudflare Turnstile checked before any write) */
+    botCheck: text('bot_check').notNull().default('off'),
+    /** public bonus-action completions need the visitor's entry token */
+    bonusActionsNeedEntryToken: boolean('bonus_actions_need_entry_token').notNull().default(false),
     updatedAt: ts('updated_at').notNull().defaultNow(),
   },
   (t) => [
@@ -107,6 +117,7 @@ export const contests = pgTable(
     check('contests_tool_type_ck', sql`${t.toolType} is null or ${t.toolType} in ('content_gate', 'instant_win')`),
     check('contests_mode_ck', sql`${t.mode} in ('giveaway', 'leaderboard', 'waitlist')`),
     check('contests_public_cache_ck', sql`${t.publicCacheSeconds} between 0 and 300`),
+    check('contests_bot_check_ck', sql`${t.botCheck} in ('off', 'turnstile')`),
     check('contests_status_ck', sql`${t.status} in ('draft', 'active', 'ended', 'paused')`),
     check('contests_campaign_type_ck', sql`${t.campaignType} in ('viral', 'referral', 'affiliate')`),
     check(
@@ -164,6 +175,11 @@ export const entries = pgTable(
     riskLevel: text('risk_level').notNull().default('none'),
     riskReasons: text('risk_reasons').array().notNull().default(sql`'{}'::text[]`),
     riskReview: text('risk_review'),
+    /** consent to the contest's consentText: when, and the SHA-256 (hex) of the text agreed to */
+    consentedAt: ts('consented_at'),
+    consentTextSha256: text('consent_text_sha256'),
+    /** when the "your link" email was last queued (at most one per 10 minutes) */
+    statusLinkSentAt: ts('status_link_sent_at'),
   },
   (t) => [
     uniqueIndex('entries_contest_email_uq').on(t.contestId, t.email).where(sql`${t.email} is not null`),
@@ -353,3 +369,19 @@ export const deploymentSecrets = pgTable('deployment_secrets', {
   value: text('value').notNull(),
   createdAt: createdAt(),
 });
+
+/**
+ * A visitor's credentials for their own entry (`et_…`, 190 random bits): only the SHA-256 is
+ * kept; an entry may have several (a device each, a "your link" email each). Erasure deletes them.
+ */
+export const entryTokens = pgTable(
+  'entry_tokens',
+  {
+    tokenHash: text('token_hash').primaryKey(),
+    entryId: uuid('entry_id')
+      .notNull()
+      .references(() => entries.id, { onDelete: 'cascade' }),
+    createdAt: createdAt(),
+  },
+  (t) => [index('entry_tokens_entry_idx').on(t.entryId)],
+);

@@ -1,0 +1,182 @@
+/**
+ * Sign-ups from a page, with a public key (docs/signups.md): the contest's sign-up settings as the
+ * widget reads them, the sign-up, and the visitor's own entry read with their entry token.
+ */
+import { Hono } from 'hono';
+import { describeRoute } from 'hono-openapi';
+import { ipHashSalt } from '../db/secrets.js';
+import { createEntry } from '../entries/create.js';
+import { Errors } from '../errors.js';
+import { requireKey } from '../http/auth.js';
+import type { AppEnv } from '../http/context.js';
+import { triggerEmailDelivery } from '../http/email-trigger.js';
+import { ok } from '../http/envelope.js';
+import { apiErrors, errors, json, jsonRequest, okEnvelope, okJson, security } from '../http/schemas.js';
+import { jsonBody, requireContestId } from '../http/validate.js';
+import { memoryRateLimiter, type Deps, type RateLimiter } from '../deps.js';
+import { statusLinkContent } from './emails.js';
+import { Me, SignupBody, SignupConfig, SignupCreated, SignupExisting } from './signups.schema.js';
+import { readMe, signupConfig } from './signups.js';
+import { entryTokenOf, newEntryToken } from './tokens.js';
+import { verifyTurnstile } from './turnstile.js';
+
+/** /me: 120 reads a minute per client address (a page polls it; a guesser gets nowhere: 238-bit tokens) */
+const meLimiters = new WeakMap<Deps, RateLimiter>();
+const meLimiter = (deps: Deps) => {
+  let l = meLimiters.get(deps);
+  if (!l) {
+    l = memoryRateLimiter(120, 60, deps.clock);
+    meLimiters.set(deps, l);
+  }
+  return l;
+};
+
+export function signupRoutes() {
+  const r = new Hono<AppEnv>();
+  const tags = ['Sign-ups'];
+  const publicKey = requireKey('public');
+
+  r.get(
+    '/api/v1/contests/:contestId/signup',
+    describeRoute({
+      operationId: 'getSignupSettings',
+      tags,
+      summary: "The contest's sign-up settings, as the sign-up widget reads them",
+      security: security.publicKey,
+      responses: {
+        200: okJson(
+          'Title, description, whether public sign-ups are on, the consent text, the bot check',
+          SignupConfig,
+        ),
+        ...apiErrors({ access: 'public' }, { 404: ['Contest not found'] }),
+      },
+    }),
+    publicKey,
+    async (c) => {
+      const contestId = requireContestId(c.req.param('contestId'));
+      const siteKey = c.var.deps.config.turnstile?.siteKey ?? null;
+      return ok(c, await signupConfig(c.var.db(), c.var.auth.team, contestId, siteKey));
+    },
+  );
+
+  r.post(
+    '/api/v1/contests/:contestId/signup',
+    describeRoute({
+      operationId: 'signUp',
+      tags,
+      summary: 'Sign up from a page (public key): an entry whose email is confirmed before it counts',
+      description:
+        'Only for a contest with `publicSignup: true`. The rules of entry create apply (limits, risk signals, ' +
+        'disposable domains, rate limits). With a public key the email must always be confirmed before the entry ' +
+        'counts. An email already entered answers 200 `{alreadyExists: true}` and nothing else; its owner is ' +
+        'emailed a link to their own page (at most one such email per 10 minutes).',
+      security: security.publicKey,
+      responses: {
+        201: okJson('The new entry and its token (shown once)', SignupCreated),
+        200: json('The email was entered before', okEnvelope(SignupExisting)),
+        ...apiErrors(
+          { access: 'public', body: true },
+          {
+            400: [
+              'consent is required',
+              'Invalid email',
+              'Email or phone is required',
+              'Invalid request body',
+              'a message naming the field',
+            ],
+            403: [
+              'Sign-ups with a public key are off for this contest',
+              'Bot check failed',
+              'Entry refused by risk rules',
+            ],
+            404: ['Contest not found'],
+            409: ['Contest is not active'],
+          },
+        ),
+        ...errors({ 503: ['Bot check unavailable, try again'] }),
+      },
+    }),
+    publicKey,
+    jsonBody(SignupBody),
+    describeRoute({ requestBody: jsonRequest(SignupBody) }),
+    async (c) => {
+      const contestId = requireContestId(c.req.param('contestId'));
+      const body = c.req.valid('json');
+      const deps = c.var.deps;
+      // the bot check comes after the rate limit (requireKey) and before any write
+      const outcome = body.turnstileToken
+        ? await verifyTurnstile({
+            secretKey: deps.config.turnstile?.secretKey,
+            verifyUrl: deps.config.turnstile?.verifyUrl,
+            token: body.turnstileToken,
+            remoteIp: deps.clientIp(c),
+            fetch: deps.fetch ?? ((input, init) => globalThis.fetch(input, init)),
+          })
+        : 'failed';
+      const own = await newEntryToken(deps.random);
+      const link = await newEntryToken(deps.random);
+      const result = await createEntry(
+        c.var.db(),
+        {
+          now: deps.clock.now(),
+          random: deps.random,
+          publicUrl: deps.config.publicUrl,
+          ipHashSalt: () => ipHashSalt(deps),
+        },
+        { id: contestId, team: c.var.auth.team },
+        {
+          email: body.email,
+          phone: body.phone ?? undefined,
+          name: body.name ?? undefined,
+          referralCode: body.referralCode ?? undefined,
+          customFieldData: body.customFields ?? undefined,
+        },
+        {
+          forceConfirmation: c.var.auth.type === 'public',
+          consent: body.consent === true,
+          botChecked: outcome === 'ok',
+          botCheckError: outcome === 'unavailable' ? Errors.botCheckUnavailable() : Errors.botCheckFailed(),
+          tokenHash: own.hash,
+          statusLink: { tokenHash: link.hash, mail: statusLinkContent(deps.random, link.token) },
+        },
+      );
+      if (result.emailQueued) triggerEmailDelivery(c);
+      if (result.status === 200) return ok(c, { alreadyExists: true as const }, 200);
+      return ok(
+        c,
+        {
+          entryId: result.data.entryId,
+          referralCode: result.data.referralCode,
+          entryToken: own.token,
+          confirmationRequired: result.signup?.confirmationRequired ?? true,
+          position: result.signup?.position ?? null,
+        },
+        201,
+      );
+    },
+  );
+
+  r.get(
+    '/api/v1/me',
+    describeRoute({
+      operationId: 'getMyEntry',
+      tags,
+      summary: "The visitor's own entry, with its position (Authorization: Bearer et_…)",
+      security: security.entryToken,
+      responses: {
+        200: okJson('The entry of the token', Me),
+        ...errors({ 401: ['Missing or invalid entry token'], 429: true, 500: true }),
+      },
+    }),
+    async (c) => {
+      const deps = c.var.deps;
+      const limited = await meLimiter(deps).limit(`me:${deps.clientIp(c) ?? 'unknown'}`);
+      if (!limited.success) throw Errors.tooManyRequests(limited.retryAfterSeconds);
+      const token = entryTokenOf(c.req.header('authorization'));
+      if (!token) throw Errors.invalidEntryToken();
+      return ok(c, await readMe(c.var.db(), token));
+    },
+  );
+
+  return r;
+}

@@ -1,0 +1,81 @@
+/** Bodies and answers of sign-ups from a page and of the visitor's own entry (/me). */
+import * as v from 'valibot';
+import { nonNegInt, timestamp, uuid } from '../http/schemas.js';
+import { createEntrySchema, optionalCustomFields } from '../entries/entries.js';
+import { TURNSTILE_TOKEN_MAX } from './turnstile.js';
+
+/** POST /contests/{contestId}/signup: an entry's fields (email required), consent and the bot check's token. */
+export const SignupBody = v.object({
+  email: v.pipe(
+    v.string('Invalid email'),
+    v.description("the visitor's email (required: the sign-up is confirmed by email)"),
+  ),
+  name: createEntrySchema.entries.name,
+  phone: createEntrySchema.entries.phone,
+  referralCode: createEntrySchema.entries.referralCode,
+  customFields: optionalCustomFields,
+  consent: v.optional(
+    v.pipe(
+      v.boolean('consent must be a boolean'),
+      v.description("`true`: the visitor agreed to the contest's consentText (required when it has one)"),
+    ),
+  ),
+  turnstileToken: v.optional(
+    v.pipe(
+      v.string('Invalid turnstileToken'),
+      v.maxLength(TURNSTILE_TOKEN_MAX, `turnstileToken must be at most ${TURNSTILE_TOKEN_MAX} characters`),
+      v.description('the Cloudflare Turnstile token, for a contest with botCheck "turnstile"'),
+    ),
+  ),
+});
+
+export const SignupCreated = v.strictObject({
+  entryId: uuid,
+  referralCode: v.string(),
+  entryToken: v.pipe(
+    v.string(),
+    v.description("the visitor's credential for their own entry (GET /api/v1/me); shown once, keep it"),
+  ),
+  confirmationRequired: v.boolean(),
+  position: v.pipe(
+    v.nullable(nonNegInt),
+    v.description('place in the contest (1 = first); null until the entry counts'),
+  ),
+});
+
+export const SignupExisting = v.strictObject({
+  alreadyExists: v.pipe(
+    v.literal(true),
+    v.description(
+      'the email was entered before: nothing of that entry is shown; its owner is emailed a link to their page',
+    ),
+  ),
+});
+
+export const SignupConfig = v.strictObject({
+  contestId: uuid,
+  title: v.string(),
+  description: v.nullable(v.string()),
+  mode: v.picklist(['giveaway', 'leaderboard', 'waitlist']),
+  publicSignup: v.boolean(),
+  consentText: v.nullable(v.string()),
+  botCheck: v.picklist(['off', 'turnstile']),
+  turnstileSiteKey: v.pipe(v.nullable(v.string()), v.description('the site key the widget shows the challenge with')),
+});
+
+export const Me = v.strictObject({
+  entryId: uuid,
+  contestId: uuid,
+  email: v.nullable(v.string()),
+  name: v.nullable(v.string()),
+  points: v.number(),
+  position: v.pipe(
+    v.nullable(nonNegInt),
+    v.description('place in the contest (1 = first); null while the entry does not count'),
+  ),
+  total: v.pipe(nonNegInt, v.description('how many entries count (confirmed, not disqualified)')),
+  referralCode: v.string(),
+  referralsCount: nonNegInt,
+  confirmed: v.boolean(),
+  createdAt: timestamp,
+});

@@ -1,0 +1,351 @@
+/**
+ * Sign-ups from a page with a public key: opt-in per contest, always confirmed by email, consent
+ * kept, the visitor's token and their own entry (/me), positions equal to the leaderboard's order,
+ * the "your link" email for an email already entered, and Cloudflare Turnstile against a local
+ * stand-in for siteverify (success, failure, unreachable).
+ */
+import { createHash } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { sql } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createBonusAction } from '../admin/admin.js';
+import { query, queryOne } from '../db/client.js';
+import { createTestEnv, type TeamFixture, type TestEnv } from '../../test/support/harness.js';
+
+let env: TestEnv;
+let t: TeamFixture;
+let other: TeamFixture;
+let siteverify: Server;
+let siteverifyUrl: string;
+const verified: URLSearchParams[] = [];
+
+beforeAll(async () => {
+  env = await createTestEnv();
+  t = await env.team();
+  other = await env.team('Other');
+  // Turnstile's siteverify, here: token "pass" passes, anything else fails
+  siteverify = createServer((req, res) => {
+    let body = '';
+    req.on('data', (d) => {
+      body += d;
+    });
+    req.on('end', () => {
+      const form = new URLSearchParams(body);
+      verified.push(form);
+      const success = form.get('secret') === 'turnstile-secret' && form.get('response') === 'pass';
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ success, 'error-codes': success ? [] : ['invalid-input-response'] }));
+    });
+  });
+  await new Promise<void>((r) => siteverify.listen(0, '127.0.0.1', r));
+  siteverifyUrl = `http://127.0.0.1:${(siteverify.address() as AddressInfo).port}/siteverify`;
+  env.deps.config.turnstile = { secretKey: 'turnstile-secret', siteKey: 'site-key-1', verifyUrl: siteverifyUrl };
+});
+afterAll(async () => {
+  await env.close();
+  await new Promise<void>((r) => siteverify.close(() => r()));
+});
+
+const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
+
+async function contest(settings: Record<string, unknown> = {}) {
+  const c = await env.contest(t.teamId, { requireEmailConfirmation: false, ...settings });
+  const r = await env.request('PATCH', `/api/v1/contests/${c.id}`, {
+    key: t.privateKey,
+    body: { publicSignup: true, ...settings },
+  });
+  expect(r.status, r.text).toBe(200);
+  return c.id;
+}
+const signup = (contestId: string, body: Record<string, unknown>, key = t.publicKey, headers = {}) =>
+  env.request('POST', `/api/v1/contests/${contestId}/signup`, { key, body, headers });
+const me = (token: string) => env.request('GET', '/api/v1/me', { headers: { authorization: `Bearer ${token}` } });
+const counts = async () =>
+  (await queryOne<{ entries: number; tokens: number; mails: number }>(
+    env.db,
+    sql`select (select count(*)::int from entries) as entries, (select count(*)::int from entry_tokens) as tokens,
+          (select count(*)::int from email_outbox) as mails`,
+  ))!;
+async function confirmFromEmail(email: string) {
+  await env.settle();
+  const mail = env.sent.filter((m) => m.to === email).at(-1)!;
+  const token = /\/api\/confirm\/([A-Za-z0-9]{32})\b/.exec(mail.text)![1]!;
+  expect((await env.request('GET', `/api/confirm/${token}`)).status).toBe(200);
+}
+
+describe('contest settings', () => {
+  it('publicSignup, consentText, landingUrl, botCheck, bonusActionsNeedEntryToken: off by default, validated', async () => {
+    const c = await env.contest(t.teamId);
+    const got = await env.request('GET', `/api/v1/contests/${c.id}/settings`, { key: t.privateKey });
+    expect(got.status, got.text).toBe(200);
+    expect(got.body.data).toMatchObject({
+      publicSignup: false,
+      consentText: null,
+      landingUrl: null,
+      botCheck: 'off',
+      bonusActionsNeedEntryToken: false,
+    });
+    for (const [body, message] of [
+      [{ publicSignup: 'yes' }, 'publicSignup must be a boolean'],
+      [{ landingUrl: 'http://shop.example/join' }, 'landingUrl must be an https URL'],
+      [{ botCheck: 'captcha' }, 'botCheck must be off or turnstile'],
+      [{ consentText: 'x'.repeat(2001) }, 'consentText must be at most 2000 characters'],
+    ] as const) {
+      const r = await env.request('PATCH', `/api/v1/contests/${c.id}`, { key: t.privateKey, body });
+      expect([r.status, r.body.error]).toEqual([400, message]);
+    }
+  });
+});
+
+describe('POST /contests/{contestId}/signup', () => {
+  it('403 while the contest does not take public sign-ups, and nothing is written', async () => {
+    const c = await env.contest(t.teamId);
+    const before = await counts();
+    const r = await signup(c.id, { email: 'nope@example.com' });
+    expect([r.status, r.body]).toEqual([
+      403,
+      { success: false, error: 'Sign-ups with a public key are off for this contest' },
+    ]);
+    expect(await counts()).toEqual(before);
+  });
+
+  it('a public sign-up needs its email confirmed, whatever the contest says; the token reaches its entry', async () => {
+    const id = await contest({ requireEmailConfirmation: false });
+    const r = await signup(id, { email: 'Ann@Example.com', name: 'Ann' });
+    expect(r.status, r.text).toBe(201);
+    expect(r.body.data).toEqual({
+      entryId: expect.any(String),
+      referralCode: expect.any(String),
+      entryToken: expect.stringMatching(/^et_[A-Za-z0-9]{40}$/),
+      confirmationRequired: true,
+      position: null,
+    });
+    const token = r.body.data.entryToken as string;
+    // only the token's hash is stored
+    const stored = await query<{ token_hash: string }>(
+      env.db,
+      sql`select token_hash from entry_tokens where entry_id = ${r.body.data.entryId}`,
+    );
+    expect(stored).toEqual([{ token_hash: sha256(token) }]);
+    const before = await me(token);
+    expect(before.status, before.text).toBe(200);
+    expect(before.body.data).toMatchObject({
+      entryId: r.body.data.entryId,
+      contestId: id,
+      email: 'ann@example.com',
+      name: 'Ann',
+      points: 0,
+      position: null,
+      total: 0,
+      confirmed: false,
+      referralsCount: 0,
+    });
+    await confirmFromEmail('ann@example.com');
+    expect((await me(token)).body.data).toMatchObject({ position: 1, total: 1, confirmed: true });
+  });
+
+  it('with a private key the contest decides: counted at once, with its position', async () => {
+    const id = await contest({ requireEmailConfirmation: false });
+    await signup(id, { email: 'first@example.com' }, t.privateKey);
+    const r = await signup(id, { email: 'second@example.com' }, t.privateKey);
+    expect(r.status, r.text).toBe(201);
+    expect(r.body.data).toMatchObject({ confirmationRequired: false, position: 2 });
+  });
+
+  it('consentText: consent true is required (400, nothing written); the entry keeps when and the SHA-256 of the text', async () => {
+    const text = 'I agree to receive the newsletter and to the rules.';
+    const id = await contest({ consentText: text });
+    const before = await counts();
+    for (const consent of [undefined, false]) {
+      const r = await signup(id, { email: 'c@example.com', consent });
+      expect([r.status, r.body.error]).toEqual([400, 'consent is required']);
+    }
+    expect(await counts()).toEqual(before);
+    const ok = await signup(id, { email: 'c@example.com', consent: true });
+    expect(ok.status, ok.text).toBe(201);
+    const entry = await env.request('GET', `/api/v1/entries/${ok.body.data.entryId}`, { key: t.privateKey });
+    expect(entry.body.data.consent).toEqual({ at: expect.any(String), textSha256: sha256(text) });
+    const csv = await env.request('GET', `/api/v1/contests/${id}/entries/export`, { key: t.privateKey });
+    expect(csv.text.split('\r\n')[0]).toMatch(/,consentedAt,consentTextSha256$/);
+    expect(csv.text).toContain(sha256(text));
+    // erasure takes the consent record and the tokens with the person
+    expect((await env.request('DELETE', `/api/v1/entries/${ok.body.data.entryId}`, { key: t.privateKey })).status).toBe(
+      200,
+    );
+    const after = await queryOne<Record<string, unknown>>(
+      env.db,
+      sql`select consented_at, consent_text_sha256, (select count(*)::int from entry_tokens where entry_id = e.id) as tokens
+          from entries e where id = ${ok.body.data.entryId}`,
+    );
+    expect(after).toEqual({ consented_at: null, consent_text_sha256: null, tokens: 0 });
+    expect((await me(ok.body.data.entryToken)).status).toBe(401);
+  });
+
+  it('an email already entered: 200 alreadyExists and nothing else; its owner gets a link to their page, once per 10 minutes', async () => {
+    const id = await contest({ landingUrl: 'https://shop.example/waitlist' });
+    const first = await signup(id, { email: 'dup@example.com', name: 'Dee' });
+    expect(first.status).toBe(201);
+    await env.settle();
+    const again = await signup(id, { email: 'dup@example.com' });
+    expect([again.status, again.body]).toEqual([200, { success: true, data: { alreadyExists: true } }]);
+    await env.settle();
+    const link = env.sent.filter((m) => m.to === 'dup@example.com' && /already entered/.test(m.text));
+    expect(link).toHaveLength(1);
+    const token = /https:\/\/shop\.example\/waitlist#ce-entry=(et_[A-Za-z0-9]{40})/.exec(link[0]!.text)![1]!;
+    expect((await me(token)).body.data).toMatchObject({ entryId: first.body.data.entryId, name: 'Dee' });
+    expect(link[0]!.html).toContain(`href="https://shop.example/waitlist#ce-entry=${token}"`);
+    // within 10 minutes: no second email
+    await signup(id, { email: 'dup@example.com' });
+    await env.settle();
+    expect(env.sent.filter((m) => m.to === 'dup@example.com' && /already entered/.test(m.text))).toHaveLength(1);
+    env.clock.advance(10 * 60_000);
+    await signup(id, { email: 'dup@example.com' });
+    await env.settle();
+    expect(env.sent.filter((m) => m.to === 'dup@example.com' && /already entered/.test(m.text))).toHaveLength(2);
+  });
+
+  it("GET /contests/{contestId}/signup: what the widget shows; another team's key: 404", async () => {
+    const id = await contest({ consentText: 'Yes.', botCheck: 'turnstile' });
+    const r = await env.request('GET', `/api/v1/contests/${id}/signup`, { key: t.publicKey });
+    expect(r.body.data).toEqual({
+      contestId: id,
+      title: 'Test contest',
+      description: null,
+      mode: 'giveaway',
+      publicSignup: true,
+      consentText: 'Yes.',
+      botCheck: 'turnstile',
+      turnstileSiteKey: 'site-key-1',
+    });
+    expect((await env.request('GET', `/api/v1/contests/${id}/signup`, { key: other.publicKey })).status).toBe(404);
+    expect(
+      (await signup(id, { email: 'x@example.com', turnstileToken: 'pass', consent: true }, other.publicKey)).status,
+    ).toBe(404);
+  });
+});
+
+describe('Turnstile (a local stand-in for siteverify)', () => {
+  it('a passing token signs up; a failing or missing one is 403; siteverify unreachable is 503; nothing written on a refusal', async () => {
+    const id = await contest({ botCheck: 'turnstile' });
+    const before = await counts();
+    const failed = await signup(id, { email: 'bot@example.com', turnstileToken: 'fail' }, t.publicKey, {
+      'x-forwarded-for': '198.51.100.23',
+    });
+    expect([failed.status, failed.body.error]).toEqual([403, 'Bot check failed']);
+    expect(verified.at(-1)?.get('remoteip')).toBe('198.51.100.23');
+    const missing = await signup(id, { email: 'bot@example.com' });
+    expect([missing.status, missing.body.error]).toEqual([403, 'Bot check failed']);
+    const saved = env.deps.config.turnstile;
+    env.deps.config.turnstile = { ...saved, verifyUrl: 'http://127.0.0.1:1/siteverify' };
+    try {
+      const down = await signup(id, { email: 'bot@example.com', turnstileToken: 'pass' });
+      expect([down.status, down.body.error]).toEqual([503, 'Bot check unavailable, try again']);
+    } finally {
+      env.deps.config.turnstile = saved;
+    }
+    expect(await counts()).toEqual(before);
+    const passed = await signup(id, { email: 'human@example.com', turnstileToken: 'pass' });
+    expect(passed.status, passed.text).toBe(201);
+  });
+
+  it('a contest without the bot check takes sign-ups without a token', async () => {
+    const id = await contest();
+    expect((await signup(id, { email: 'plain@example.com' })).status).toBe(201);
+  });
+});
+
+describe('GET /api/v1/me', () => {
+  it('a missing, malformed or unknown token is 401; a token reaches its own entry only', async () => {
+    for (const authorization of [
+      undefined,
+      'Bearer nope',
+      `Bearer et_${'a'.repeat(40)}`,
+      `Basic et_${'a'.repeat(40)}`,
+    ]) {
+      const r = await env.request('GET', '/api/v1/me', { headers: authorization ? { authorization } : {} });
+      expect([r.status, r.body]).toEqual([401, { success: false, error: 'Missing or invalid entry token' }]);
+    }
+    const id = await contest();
+    const a = await signup(id, { email: 'a@example.com' });
+    const b = await signup(id, { email: 'b@example.com' });
+    expect((await me(a.body.data.entryToken)).body.data.entryId).toBe(a.body.data.entryId);
+    expect((await me(b.body.data.entryToken)).body.data.entryId).toBe(b.body.data.entryId);
+    // the token is no API key: it opens nothing else
+    const withToken = await env.request('GET', `/api/v1/entries/${b.body.data.entryId}`, {
+      headers: { authorization: `Bearer ${a.body.data.entryToken}` },
+    });
+    expect(withToken.status).toBe(401);
+  });
+});
+
+describe('positions', () => {
+  it("equal each entry's index in the full leaderboard, after points change, a disqualification and an erasure", async () => {
+    const id = await contest({ requireEmailConfirmation: false });
+    const entries: { id: string; token: string }[] = [];
+    for (let i = 0; i < 12; i++) {
+      const r = await signup(id, { email: `p${i}@example.com` }, t.privateKey);
+      expect(r.status, r.text).toBe(201);
+      entries.push({ id: r.body.data.entryId, token: r.body.data.entryToken });
+      env.clock.advance(1000);
+    }
+    const check = async () => {
+      const board = await env.request('GET', `/api/v1/contests/${id}/leaderboard?limit=100`, { key: t.privateKey });
+      const order: string[] = board.body.data.map((row: { id: string }) => row.id);
+      for (const e of entries) {
+        const expected = order.indexOf(e.id);
+        const detail = await env.request('GET', `/api/v1/entries/${e.id}`, { key: t.privateKey });
+        if (detail.status === 404) continue; // erased
+        const mine = await me(e.token);
+        const position = expected === -1 ? null : expected + 1;
+        expect([e.id, detail.body.data.position, mine.body.data.position]).toEqual([e.id, position, position]);
+        expect(mine.body.data.total).toBe(order.length);
+      }
+    };
+    await check();
+    for (const [i, points] of [
+      [3, 50],
+      [7, 50],
+      [0, 10],
+      [11, 50],
+      [5, -0],
+    ] as const) {
+      if (points === 0) continue;
+      const r = await env.request('POST', `/api/v1/entries/${entries[i]!.id}/points`, {
+        key: t.privateKey,
+        body: { points, reason: 'test' },
+      });
+      expect(r.status, r.text).toBe(200);
+    }
+    await check();
+    await env.request('POST', `/api/v1/entries/${entries[7]!.id}/disqualify`, {
+      key: t.privateKey,
+      body: { disqualify: true },
+    });
+    await env.request('DELETE', `/api/v1/entries/${entries[3]!.id}`, { key: t.privateKey });
+    await check();
+  });
+});
+
+describe('bonus actions with the entry token', () => {
+  it("count for the token's own entry; another entry's token is 401; a contest that asks for it refuses a public key without it", async () => {
+    const id = await contest({ requireEmailConfirmation: false, bonusActionsNeedEntryToken: true });
+    const a = await signup(id, { email: 'ba@example.com' }, t.privateKey);
+    const b = await signup(id, { email: 'bb@example.com' }, t.privateKey);
+    const action = await createBonusAction(env.db, id, { action: 'Visit', points: 5, confirmationType: 'click' });
+    const complete = (entryId: string, headers: Record<string, string> = {}, key = t.publicKey) =>
+      env.request('POST', `/api/v1/entries/${entryId}/bonus-actions/${action.id}/complete`, { key, body: {}, headers });
+    const none = await complete(a.body.data.entryId);
+    expect([none.status, none.body.error]).toEqual([
+      403,
+      'This contest needs the entry token to complete bonus actions',
+    ]);
+    const wrong = await complete(a.body.data.entryId, { authorization: `Bearer ${b.body.data.entryToken}` });
+    expect([wrong.status, wrong.body.error]).toEqual([401, 'Missing or invalid entry token']);
+    expect((await me(a.body.data.entryToken)).body.data.points).toBe(0);
+    const own = await complete(a.body.data.entryId, { authorization: `Bearer ${a.body.data.entryToken}` });
+    expect([own.status, own.body.data.pointsAdded]).toEqual([200, 5]);
+    // the team's own server (private key) needs no token
+    expect((await complete(b.body.data.entryId, {}, t.privateKey)).status).toBe(200);
+  });
+});

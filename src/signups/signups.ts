@@ -1,0 +1,82 @@
+/**
+ * Sign-ups from a page: the contest's sign-up settings as a widget reads them, and the visitor's
+ * own entry read with their token (GET /api/v1/me). The sign-up itself is entry create
+ * (src/entries/create.ts) with SignupOptions.
+ */
+import { sql } from 'drizzle-orm';
+import { type Db, iso, num, queryOne } from '../db/client.js';
+import type { Team } from '../db/team.js';
+import { Errors } from '../errors.js';
+import { isUuid, sha256Hex } from '../lib/crypto.js';
+import { sqlCountingTotal, sqlPosition } from '../sql/positions.js';
+import { sqlOfTeam } from '../sql/scope.js';
+
+export async function signupConfig(db: Db, team: Team, contestId: string, turnstileSiteKey: string | null) {
+  if (!isUuid(contestId)) throw Errors.contestNotFound();
+  const row = await queryOne<{
+    id: string;
+    title: string;
+    description: string | null;
+    mode: 'giveaway' | 'leaderboard' | 'waitlist';
+    public_signup: boolean;
+    consent_text: string | null;
+    bot_check: 'off' | 'turnstile';
+  }>(
+    db,
+    sql`with ${team.cte} c as (select * from contests c where c.id = ${contestId} and ${sqlOfTeam(team, 'c')})
+        select id, title, description, mode, public_signup, consent_text, bot_check from c`,
+  );
+  if (!row) throw Errors.contestNotFound();
+  return {
+    contestId: row.id,
+    title: row.title,
+    description: row.description,
+    mode: row.mode,
+    publicSignup: row.public_signup,
+    consentText: row.consent_text,
+    botCheck: row.bot_check,
+    turnstileSiteKey: row.bot_check === 'turnstile' ? turnstileSiteKey : null,
+  };
+}
+
+/** The entry of a token (its SHA-256 looked up), with its position; an unknown token or an erased entry: 401. */
+export async function readMe(db: Db, token: string) {
+  const row = await queryOne<{
+    id: string;
+    contest_id: string;
+    email: string | null;
+    name: string | null;
+    points: number;
+    referral_code: string;
+    email_confirmed: boolean;
+    created_at: Date | string;
+    position: number | string | null;
+    total: number | string;
+    referrals_count: number | string;
+  }>(
+    db,
+    sql`with e as (
+          select e.id, e.contest_id, e.email, e.name, e.points, e.referral_code, e.email_confirmed, e.disqualified,
+            e.erased_at, e.created_at
+          from entry_tokens t join entries e on e.id = t.entry_id
+          where t.token_hash = ${await sha256Hex(token)} and e.erased_at is null
+        )
+        select e.*, ${sqlPosition('e')} as position, ${sqlCountingTotal(sql`e.contest_id`)} as total,
+          (select count(*) from entries r where r.referred_by = e.id) as referrals_count
+        from e`,
+  );
+  if (!row) throw Errors.invalidEntryToken();
+  return {
+    entryId: row.id,
+    contestId: row.contest_id,
+    email: row.email,
+    name: row.name,
+    points: row.points,
+    position: row.position === null ? null : num(row.position),
+    total: num(row.total),
+    referralCode: row.referral_code,
+    referralsCount: num(row.referrals_count),
+    confirmed: row.email_confirmed,
+    createdAt: iso(row.created_at)!,
+  };
+}

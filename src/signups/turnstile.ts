@@ -1,0 +1,43 @@
+/**
+ * Cloudflare Turnstile's siteverify, for contests whose sign-ups ask for it (`botCheck:
+ * "turnstile"`). Called after the rate limit and before any write, with a 5 s limit; it fails
+ * closed: a missing or refused token is `failed` (403), siteverify unreachable (or no secret
+ * configured) is `unavailable` (503), and nothing is written in either case.
+ */
+export const TURNSTILE_VERIFY_URL = 'https://challenges.cloudflare.com/turnstile/v0/siteverify';
+export const TURNSTILE_TIMEOUT_MS = 5_000;
+/** Turnstile's tokens are at most 2048 characters */
+export const TURNSTILE_TOKEN_MAX = 2048;
+
+export type TurnstileOutcome = 'ok' | 'failed' | 'unavailable';
+
+export async function verifyTurnstile(p: {
+  secretKey: string | undefined;
+  verifyUrl: string | undefined;
+  token: string | undefined;
+  remoteIp: string | null;
+  fetch: typeof fetch;
+}): Promise<TurnstileOutcome> {
+  if (!p.token) return 'failed';
+  if (!p.secretKey) return 'unavailable';
+  const body = new URLSearchParams({ secret: p.secretKey, response: p.token });
+  if (p.remoteIp) body.set('remoteip', p.remoteIp);
+  let res: Response;
+  try {
+    res = await p.fetch(p.verifyUrl ?? TURNSTILE_VERIFY_URL, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body,
+      signal: AbortSignal.timeout(TURNSTILE_TIMEOUT_MS),
+    });
+  } catch {
+    return 'unavailable';
+  }
+  if (!res.ok) {
+    await res.body?.cancel().catch(() => {});
+    return 'unavailable';
+  }
+  const answer = (await res.json().catch(() => null)) as { success?: unknown } | null;
+  if (answer === null || typeof answer.success !== 'boolean') return 'unavailable';
+  return answer.success ? 'ok' : 'failed';
+}
