@@ -130,7 +130,7 @@ describe('envelope and errors', () => {
 });
 
 describe('CORS and request ids', () => {
-  it('answers preflights on /api/v1/* from any origin, allowing x-api-key and content-type, without credentials', async () => {
+  it('answers preflights on /api/v1/* from any origin, allowing x-api-key, content-type and authorization (entry tokens), without credentials', async () => {
     const r = await env.request('OPTIONS', '/api/v1/contests', {
       headers: {
         origin: 'https://shop.example',
@@ -140,7 +140,7 @@ describe('CORS and request ids', () => {
     });
     expect(r.status).toBe(204);
     expect(r.headers.get('access-control-allow-origin')).toBe('*');
-    expect(r.headers.get('access-control-allow-headers')).toBe('x-api-key,content-type');
+    expect(r.headers.get('access-control-allow-headers')).toBe('x-api-key,content-type,authorization');
     expect(r.headers.get('access-control-allow-methods')).toContain('POST');
     expect(r.headers.get('access-control-allow-credentials')).toBeNull();
   });

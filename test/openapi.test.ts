@@ -100,12 +100,18 @@ describe('OpenAPI document', () => {
   });
 
   it('says which credentials each route takes', () => {
-    expect(Object.keys(doc.components.securitySchemes).sort()).toEqual(['adminToken', 'privateKey', 'publicKey']);
+    expect(Object.keys(doc.components.securitySchemes).sort()).toEqual([
+      'adminToken',
+      'entryToken',
+      'privateKey',
+      'publicKey',
+    ]);
     expect(doc.security).toBeUndefined();
     for (const { path, method, op } of operations()) {
       const schemes = (op.security as Record<string, unknown>[]).flatMap((r) => Object.keys(r)).sort();
       const at = `${method} ${path}`;
       if (path.startsWith('/api/admin/')) expect(schemes, at).toEqual(['adminToken']);
+      else if (path === '/api/v1/me') expect(schemes, at).toEqual(['entryToken']);
       else if (path.startsWith('/api/v1/') && path !== '/api/v1/openapi.json') {
         const row = ENDPOINTS.find(
           ([m, p]) =>

@@ -285,6 +285,20 @@ const ENDPOINTS: Endpoint[] = [
     }),
   },
   {
+    method: 'POST',
+    route: '/api/v1/contests/:contestId/signup',
+    path: () => `/api/v1/contests/${fx.contestId}/signup`,
+    headers: pub,
+    body: () => ({
+      email: 'signup@example.com',
+      name: 'Sign Up',
+      phone: '+15550004321',
+      referralCode: fx.referralCode,
+      customFields: { size: 'S' },
+      consent: true,
+    }),
+  },
+  {
     method: 'PUT',
     route: '/api/v1/entries/:entryId',
     path: () => `/api/v1/entries/${fx.entryId}`,
@@ -723,6 +737,7 @@ beforeAll(async () => {
     purchaseTracking: { enabled: true, pointsPerPurchase: 5, pointsPerCurrencyUnit: 1 },
     externalTracking: { enabled: true },
     referral: { advocatePoints: 10, friendPoints: 5 },
+    publicSignup: true,
   });
   const shopifySecret = 'shpss_test_secret';
   const stripeSecret = 'whsec_stripe_test';

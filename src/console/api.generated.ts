@@ -3686,7 +3686,9 @@ export interface operations {
                     name?: string | null;
                     phone?: (string | null) | null;
                     referralCode?: string | null;
-                    customFields?: unknown | null;
+                    customFields?: {
+                        [key: string]: unknown;
+                    } | null;
                     /** @description `true`: the visitor agreed to the contest's consentText (required when it has one) */
                     consent?: boolean;
                     /** @description the Cloudflare Turnstile token, for a contest with botCheck "turnstile" */

@@ -128,6 +128,8 @@ describe('CSV export', () => {
         '1',
         'none',
         byId[a.entryId]!.createdAt,
+        '',
+        '',
       ],
       [
         b.entryId,
@@ -142,6 +144,8 @@ describe('CSV export', () => {
         '0',
         'none',
         byId[b.entryId]!.createdAt,
+        '',
+        '',
       ],
       [
         cc.entryId,
@@ -156,6 +160,8 @@ describe('CSV export', () => {
         '0',
         'none',
         byId[cc.entryId]!.createdAt,
+        '',
+        '',
       ],
     ]);
     expect(byId[a.entryId]!.createdAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);

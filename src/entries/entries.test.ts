@@ -170,6 +170,9 @@ describe('get entry', () => {
       totalPurchaseCount: 2,
       customFieldData: { team: 'red' },
       risk: { level: 'none', reasons: [], review: null },
+      // unconfirmed: not in the contest's order yet; no consent asked
+      position: null,
+      consent: null,
     });
   });
 

@@ -79,7 +79,7 @@ const isPlainObject = (x: unknown): x is Record<string, unknown> =>
  * at most CUSTOM_FIELDS_MAX_BYTES of UTF-8 JSON, with no string Postgres cannot store; null
  * reads as null (clears on update).
  */
-export const optionalCustomFields = v.optional(
+const optionalCustomFields = v.optional(
   v.nullable(
     v.pipe(
       v.custom<Record<string, unknown>>(isPlainObject, 'customFieldData must be an object'),

@@ -1,7 +1,7 @@
 /** Bodies and answers of sign-ups from a page and of the visitor's own entry (/me). */
 import * as v from 'valibot';
 import { nonNegInt, timestamp, uuid } from '../http/schemas.js';
-import { createEntrySchema, optionalCustomFields } from '../entries/entries.js';
+import { CUSTOM_FIELDS_MAX_BYTES, CUSTOM_FIELDS_MAX_DEPTH, createEntrySchema } from '../entries/entries.js';
 import { TURNSTILE_TOKEN_MAX } from './turnstile.js';
 
 /** POST /contests/{contestId}/signup: an entry's fields (email required), consent and the bot check's token. */
@@ -13,7 +13,16 @@ export const SignupBody = v.object({
   name: createEntrySchema.entries.name,
   phone: createEntrySchema.entries.phone,
   referralCode: createEntrySchema.entries.referralCode,
-  customFields: optionalCustomFields,
+  customFields: v.optional(
+    v.nullable(
+      v.pipe(
+        v.record(v.string(), v.unknown(), 'customFields must be an object'),
+        v.description(
+          `the contest's own fields: any JSON object, at most ${CUSTOM_FIELDS_MAX_DEPTH} levels deep and ${CUSTOM_FIELDS_MAX_BYTES} bytes (kept as the entry's customFieldData)`,
+        ),
+      ),
+    ),
+  ),
   consent: v.optional(
     v.pipe(
       v.boolean('consent must be a boolean'),

@@ -1,0 +1,73 @@
+/**
+ * Sign-ups from a page through the real Worker in workerd: a public-key sign-up in one statement
+ * (one SQL request at the edge), the confirmation email sent after the answer, the visitor's own
+ * entry read with the entry token before and after the confirmation, positions, and refusals that
+ * write nothing.
+ */
+import { beforeAll, describe, expect, it } from 'vitest';
+import {
+  call,
+  eventually,
+  hasPostgres,
+  makeContest,
+  makeTeam,
+  quietSqlRequests as quiet,
+  resendLog,
+  type Team,
+} from './support/workerd.js';
+
+const tag = Math.random().toString(36).slice(2, 8);
+
+describe.skipIf(!hasPostgres)('sign-ups on the Worker', () => {
+  let team: Team;
+  beforeAll(async () => {
+    team = await makeTeam('Sign-ups');
+  });
+
+  it('a public sign-up: one SQL request, the email confirmed before it counts, /me follows it', async () => {
+    const c = await makeContest(team.teamId, { requireEmailConfirmation: false, publicSignup: true });
+    const email = `visitor-${tag}@example.com`;
+    const before = await quiet();
+    const r = await call('POST', `/api/v1/contests/${c.id}/signup`, {
+      key: team.publicKey,
+      body: { email, name: 'Vi' },
+    });
+    expect(r.status, r.text).toBe(201);
+    expect(r.body.data).toMatchObject({ confirmationRequired: true, position: null });
+    expect(r.headers.get('server-timing')).toMatch(/desc="1 round trip"/);
+    // one SQL request at the edge for the sign-up (the email goes after the answer)
+    expect((await quiet()) - before).toBeGreaterThanOrEqual(1);
+    const token = r.body.data.entryToken as string;
+    const me = () => call('GET', '/api/v1/me', { headers: { authorization: `Bearer ${token}` } });
+    expect((await me()).body.data).toMatchObject({ email, position: null, total: 0, confirmed: false });
+    const mail = await eventually(
+      async () =>
+        (await resendLog()).delivered.find((d) => d.body?.to?.[0] === email) as { body: { text: string } } | undefined,
+    );
+    const confirm = /\/api\/confirm\/([A-Za-z0-9]{32})/.exec(mail.body.text)![1]!;
+    expect((await call('GET', `/api/confirm/${confirm}`)).status).toBe(200);
+    expect((await me()).body.data).toMatchObject({ position: 1, total: 1, confirmed: true });
+  });
+
+  it('a contest without public sign-ups, or without the consent asked for: refused, nothing written', async () => {
+    const closed = await makeContest(team.teamId, {});
+    const r = await call('POST', `/api/v1/contests/${closed.id}/signup`, {
+      key: team.publicKey,
+      body: { email: `closed-${tag}@example.com` },
+    });
+    expect([r.status, r.body.error]).toEqual([403, 'Sign-ups with a public key are off for this contest']);
+    const consent = await makeContest(team.teamId, { publicSignup: true, consentText: 'I agree.' });
+    const c = await call('POST', `/api/v1/contests/${consent.id}/signup`, {
+      key: team.publicKey,
+      body: { email: `consent-${tag}@example.com` },
+    });
+    expect([c.status, c.body.error]).toEqual([400, 'consent is required']);
+    const list = await call('GET', `/api/v1/contests/${consent.id}/entries`, { key: team.privateKey });
+    expect(list.body.data).toEqual([]);
+  });
+
+  it('an unknown entry token is 401', async () => {
+    const r = await call('GET', '/api/v1/me', { headers: { authorization: `Bearer et_${'x'.repeat(40)}` } });
+    expect([r.status, r.body.error]).toEqual([401, 'Missing or invalid entry token']);
+  });
+});
