@@ -21,6 +21,7 @@ export function benchDeps(database: DatabaseProvider, publicUrl: string): Deps {
     random: cryptoRandom,
     rateLimiter: unlimited,
     publicRateLimiter: unlimited,
+    meRateLimiter: unlimited,
     mailer: { send: async () => {} },
     logger: { info: () => {}, error: (msg: string, f?: Record<string, unknown>) => console.error(msg, f) },
     config: { adminToken: undefined, publicUrl, ipHashSalt: 'bench' },

@@ -163,6 +163,31 @@ async function main() {
           order by random() limit 20000`,
     );
 
+    // the seed's position deltas folded into the totals, as the every-minute job would have done
+    await query(db, sql`select ce_fold_positions()`);
+    await query(db, sql`analyze position_points`);
+    await query(db, sql`analyze position_hours`);
+
+    // entry tokens of the first, a middle and the last entry in the contest's order (GET /api/v1/me)
+    const meTokens: Record<'first' | 'middle' | 'last', string> = { first: '', middle: '', last: '' };
+    {
+      const counting = sql`contest_id = ${contest.id} and email_confirmed and not disqualified and erased_at is null`;
+      const total = Number(
+        (await query<{ n: string }>(db, sql`select count(*) as n from entries where ${counting}`))[0]!.n,
+      );
+      const at: Record<keyof typeof meTokens, number> = { first: 0, middle: Math.floor(total / 2), last: total - 1 };
+      for (const which of Object.keys(at) as (keyof typeof meTokens)[]) {
+        const token = `et_${createHash('sha256').update(`${which}-${contest.id}`).digest('hex').slice(0, 40)}`;
+        await query(
+          db,
+          sql`insert into entry_tokens (token_hash, entry_id)
+              select ${createHash('sha256').update(token).digest('hex')}, id from entries where ${counting}
+              order by points desc, created_at, id offset ${at[which]} limit 1`,
+        );
+        meTokens[which] = token;
+      }
+    }
+
     // ---------- server ----------
     child = spawn(
       process.execPath,
@@ -193,10 +218,14 @@ async function main() {
       child!.on('exit', (c) => reject(new Error(`bench server exited with ${c}`)));
     });
     const base = `http://127.0.0.1:${port}`;
-    const call = async (method: string, path: string, key: string | null, body?: unknown) => {
+    const call = async (method: string, path: string, key: string | null, body?: unknown, auth?: string) => {
       const res = await fetch(base + path, {
         method,
-        headers: { ...(key ? { 'x-api-key': key } : {}), 'content-type': 'application/json' },
+        headers: {
+          ...(key ? { 'x-api-key': key } : {}),
+          ...(auth ? { authorization: auth } : {}),
+          'content-type': 'application/json',
+        },
         body: body === undefined ? undefined : JSON.stringify(body),
       });
       return {
@@ -257,6 +286,8 @@ async function main() {
       body?: () => unknown;
       write?: boolean;
       ownFloor?: boolean;
+      /** an Authorization header (a visitor's entry token) */
+      auth?: string;
     };
     const endpoints: Ep[] = [
       { name: 'floor (SELECT 1)', method: 'GET', key: null, path: () => '/bench/floor' },
@@ -285,6 +316,14 @@ async function main() {
       },
       { name: 'analytics', method: 'GET', key: pub, path: () => `/api/v1/contests/${contest.id}/analytics` },
       { name: 'entry get', method: 'GET', key: pub, ownFloor: true, path: () => `/api/v1/entries/${pick(sample).id}` },
+      // the visitor's own entry with its exact position: the first, a middle and the last in the order
+      ...(['first', 'middle', 'last'] as const).map((which) => ({
+        name: `me (${which} entry)`,
+        method: 'GET',
+        key: null,
+        auth: `Bearer ${meTokens[which]}`,
+        path: () => '/api/v1/me',
+      })),
       {
         name: 'entry create (referral)',
         method: 'POST',
@@ -397,7 +436,7 @@ async function main() {
     // round trips, from sequential requests
     const trips: Record<string, { roundTrips: number; status: number }> = {};
     for (const ep of endpoints) {
-      const r = await call(ep.method, ep.path(), ep.key, ep.body?.());
+      const r = await call(ep.method, ep.path(), ep.key, ep.body?.(), ep.auth);
       trips[ep.name] = { roundTrips: r.roundTrips, status: r.status };
       if (r.status >= 400) log(`  ! ${ep.name} answered ${r.status}: ${JSON.stringify(r.body)}`);
     }
@@ -417,7 +456,11 @@ async function main() {
             setupRequest: ((req: Record<string, unknown>) => ({
               ...req,
               path: ep.path(),
-              headers: { ...(ep.key ? { 'x-api-key': ep.key } : {}), 'content-type': 'application/json' },
+              headers: {
+                ...(ep.key ? { 'x-api-key': ep.key } : {}),
+                ...(ep.auth ? { authorization: ep.auth } : {}),
+                'content-type': 'application/json',
+              },
               body: ep.body ? JSON.stringify(ep.body()) : undefined,
             })) as never,
           },
@@ -447,7 +490,11 @@ async function main() {
         const reqs = Array.from({ length: Math.min(2000, count - done) }, () => ({
           method: ep.method,
           path: ep.path(),
-          headers: { ...(ep.key ? { 'x-api-key': ep.key } : {}), 'content-type': 'application/json' },
+          headers: {
+            ...(ep.key ? { 'x-api-key': ep.key } : {}),
+            ...(ep.auth ? { authorization: ep.auth } : {}),
+            'content-type': 'application/json',
+          },
           body: ep.body ? JSON.stringify(ep.body()) : undefined,
         }));
         const res = await fetch(`${base}/bench/dry`, {

@@ -35,6 +35,7 @@ import { webhookEndpointRoutes } from './events/endpoints.routes.js';
 import { privacyRoutes } from './entries/data-out.routes.js';
 import { widgetRoutes } from './instant-win/widget.routes.js';
 import { signupRoutes } from './signups/signups.routes.js';
+import { signupWidgetRoutes } from './signups/widget.routes.js';
 
 /**
  * Headers added to an answer already made. c.header() would rebuild the answer around its body
@@ -179,6 +180,7 @@ export function createApp(deps: Deps) {
   app.route('/', confirmRoutes());
   app.route('/', adminRoutes());
   app.route('/', widgetRoutes());
+  app.route('/', signupWidgetRoutes());
   app.route('/', drawRoutes());
   app.route('/', consoleRoutes());
   app.route('/', docsRoutes(app));

@@ -115,6 +115,8 @@ export interface Deps {
    * process; Workers: the isolate's copy and the Cache API). Omitted: every read goes to the database.
    */
   publicCache?: PublicCache;
+  /** GET /api/v1/me, per client address (default 120 a minute in memory) */
+  meRateLimiter?: RateLimiter;
   mailer: Mailer;
   logger: Logger;
   config: AppConfig;

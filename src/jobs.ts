@@ -9,12 +9,16 @@ import { describeError } from './lib/describe-error.js';
 import { sweepExpiredPlays } from './instant-win/sweep.js';
 import { deliverDueEmails } from './mail/outbox.js';
 import { cleanupEvents, deliverDueEvents, deliveryContext } from './events/deliver.js';
+import { num, queryOne } from './db/client.js';
+import { SQL_FOLD_POSITIONS } from './sql/positions.js';
 
 export interface ScheduledResult {
   expiredPlays?: number;
   emails?: Awaited<ReturnType<typeof deliverDueEmails>>;
   events?: Awaited<ReturnType<typeof deliverDueEvents>>;
   eventsCleaned?: Awaited<ReturnType<typeof cleanupEvents>>;
+  /** position deltas folded into the totals (src/sql/positions.ts) */
+  positionsFolded?: number;
 }
 
 export async function runScheduledJobs(deps: Deps): Promise<ScheduledResult> {
@@ -42,6 +46,11 @@ export async function runScheduledJobs(deps: Deps): Promise<ScheduledResult> {
       out.eventsCleaned = await cleanupEvents(handle.db, now);
     } catch (e) {
       deps.logger.error('cron: event cleanup failed', { ...describeError(e) });
+    }
+    try {
+      out.positionsFolded = num((await queryOne<{ folded: unknown }>(handle.db, SQL_FOLD_POSITIONS))?.folded);
+    } catch (e) {
+      deps.logger.error('cron: folding positions failed', { ...describeError(e) });
     }
   } finally {
     await handle.release();

@@ -4,7 +4,6 @@
  * page that embeds it: GET /demo/instant-win/:gameId?key=pk_...
  */
 import { Hono, type Context } from 'hono';
-import { compress } from 'hono/compress';
 import { describeRoute } from 'hono-openapi';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { AppEnv } from '../http/context.js';
@@ -14,18 +13,8 @@ import { isUuid, sha256Hex } from '../lib/crypto.js';
 import { publicKeyPersonalData } from '../sql/keys.js';
 import { WIDGET_JS, WIDGET_JS_HASH } from './widget/bundle.generated.js';
 import { errors, headerParam, media, security } from '../http/schemas.js';
-
-const ETAG = `"${WIDGET_JS_HASH}"`;
-/** Public keys as the API makes them (pk_ + base62); anything else never reaches the page. */
-const PUBLIC_KEY_RE = /^pk_[A-Za-z0-9]{16,128}$/;
-
-const gzip = compress();
-
-function etagMatches(header: string | undefined): boolean {
-  if (!header) return false;
-  if (header.trim() === '*') return true;
-  return header.split(',').some((t) => t.trim().replace(/^W\//, '') === ETAG);
-}
+import { keyProblemPage, scriptHandler } from '../http/script.js';
+import { compressUnlessPlatform } from '../http/static-file.js';
 
 const WIDGET_CSS = `h2{font-size:1rem;margin-top:32px}
 .warn{background:#fef3c7;border:1px solid #b45309;color:#1f2937;padding:12px;border-radius:8px}
@@ -60,19 +49,8 @@ export function widgetRoutes() {
     }),
     // Node answers as it is told, so the app compresses there; on Workers the platform compresses
     // (a body compressed here would be compressed again and reach the browser as binary)
-    (c, next) => (c.var.deps.config.platformCompresses ? next() : gzip(c, next)),
-    (c) => {
-      c.header('Access-Control-Allow-Origin', '*');
-      c.header('Cross-Origin-Resource-Policy', 'cross-origin');
-      c.header('X-Content-Type-Options', 'nosniff');
-      // short freshness + revalidation by ETag: shops embed the unversioned URL, fixes reach them within minutes
-      c.header('Cache-Control', 'public, max-age=300, stale-while-revalidate=86400');
-      c.header('ETag', ETAG);
-      c.header('Vary', 'Accept-Encoding');
-      if (etagMatches(c.req.header('if-none-match'))) return c.body(null, 304);
-      c.header('Content-Type', 'text/javascript; charset=utf-8');
-      return c.body(WIDGET_JS, 200);
-    },
+    compressUnlessPlatform,
+    scriptHandler(WIDGET_JS, WIDGET_JS_HASH),
   );
 
   r.get(
@@ -109,30 +87,10 @@ export function widgetRoutes() {
           '<h1>Game not found</h1><p>This address does not name a game: check the game id in the link.</p>',
         );
       }
-      if (!key) {
-        return pageOf(
-          c,
-          400,
-          'Public key needed',
-          `<h1>Public key needed</h1><p>Add your team's public API key to the address: <code>/demo/instant-win/${gameId}?key=pk_...</code></p>`,
-        );
-      }
-      if (key.startsWith('sk_')) {
-        return pageOf(
-          c,
-          400,
-          'Private key refused',
-          '<h1>Private key refused</h1><p>That is a private key: never put it in a web page or a link. Use your public key (pk_...) instead, and consider rotating the private key you just shared.</p>',
-        );
-      }
-      if (!PUBLIC_KEY_RE.test(key)) {
-        return pageOf(
-          c,
-          400,
-          'Invalid public key',
-          '<h1>Invalid public key</h1><p>The key in the address is not a public API key (pk_...).</p>',
-        );
-      }
+      const problem = keyProblemPage(key, `/demo/instant-win/${gameId}?key=pk_...`, (status, title, body) =>
+        pageOf(c, status, title, body),
+      );
+      if (problem) return problem;
       const base = c.var.deps.config.publicUrl;
       // a key that shows personal data must not go into a page: say so, and how to make a masked one
       const warning =

@@ -23,6 +23,7 @@ import { verifyTurnstile } from './turnstile.js';
 /** /me: 120 reads a minute per client address (a page polls it; a guesser gets nowhere: 238-bit tokens) */
 const meLimiters = new WeakMap<Deps, RateLimiter>();
 const meLimiter = (deps: Deps) => {
+  if (deps.meRateLimiter) return deps.meRateLimiter;
   let l = meLimiters.get(deps);
   if (!l) {
     l = memoryRateLimiter(120, 60, deps.clock);

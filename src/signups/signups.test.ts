@@ -287,7 +287,8 @@ describe('positions', () => {
       const r = await signup(id, { email: `p${i}@example.com` }, t.privateKey);
       expect(r.status, r.text).toBe(201);
       entries.push({ id: r.body.data.entryId, token: r.body.data.entryToken });
-      env.clock.advance(1000);
+      // 25 minutes apart: entries of one points value across several hours (the hour totals)
+      env.clock.advance(25 * 60_000);
     }
     const check = async () => {
       const board = await env.request('GET', `/api/v1/contests/${id}/leaderboard?limit=100`, { key: t.privateKey });
@@ -302,7 +303,21 @@ describe('positions', () => {
         expect(mine.body.data.total).toBe(order.length);
       }
     };
-    await check();
+    // the every-minute fold moves the appended deltas into the totals: positions stay the same
+    const checkFolded = async () => {
+      await check();
+      await query(env.db, sql`select ce_fold_positions()`);
+      expect(await query(env.db, sql`select 1 from position_deltas where contest_id = ${id}`)).toEqual([]);
+      const totals = await queryOne<{ folded: number; direct: number }>(
+        env.db,
+        sql`select (select coalesce(sum(n), 0)::int from position_points where contest_id = ${id}) as folded,
+                   (select count(*)::int from entries where contest_id = ${id} and email_confirmed and not disqualified
+                      and erased_at is null) as direct`,
+      );
+      expect(totals!.folded).toBe(totals!.direct);
+      await check();
+    };
+    await checkFolded();
     for (const [i, points] of [
       [3, 50],
       [7, 50],
@@ -317,13 +332,13 @@ describe('positions', () => {
       });
       expect(r.status, r.text).toBe(200);
     }
-    await check();
+    await checkFolded();
     await env.request('POST', `/api/v1/entries/${entries[7]!.id}/disqualify`, {
       key: t.privateKey,
       body: { disqualify: true },
     });
     await env.request('DELETE', `/api/v1/entries/${entries[3]!.id}`, { key: t.privateKey });
-    await check();
+    await checkFolded();
   });
 });
 

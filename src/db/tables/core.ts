@@ -202,6 +202,10 @@ export const entries = pgTable(
       'gin',
       sql`(coalesce(${t.email}, '') || ' ' || coalesce(${t.name}, '')) gin_trgm_ops`,
     ),
+    // exact positions: the counting entries of one points value in join order (src/sql/positions.ts)
+    index('entries_position_idx')
+      .on(t.contestId, t.points, t.createdAt, t.id)
+      .where(sql`${t.emailConfirmed} and not ${t.disqualified} and ${t.erasedAt} is null`),
     index('entries_leaderboard_points_idx')
       .on(t.contestId, t.points.desc(), t.createdAt, t.id)
       .where(sql`${t.emailConfirmed} and not ${t.disqualified}`),
@@ -384,4 +388,49 @@ export const entryTokens = pgTable(
     createdAt: createdAt(),
   },
   (t) => [index('entry_tokens_entry_idx').on(t.entryId)],
+);
+
+/**
+ * Exact positions at any size (src/sql/positions.ts): how many counting entries (confirmed, not
+ * disqualified, not erased) a contest has per points value, and per points value and hour of
+ * joining. Triggers on entries only append to position_deltas (no row is ever locked by a write);
+ * the every-minute job folds the deltas into the two totals, one job at a time.
+ */
+export const positionPoints = pgTable(
+  'position_points',
+  {
+    contestId: uuid('contest_id')
+      .notNull()
+      .references(() => contests.id, { onDelete: 'cascade' }),
+    points: integer('points').notNull(),
+    n: bigint('n', { mode: 'number' }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.contestId, t.points] })],
+);
+
+export const positionHours = pgTable(
+  'position_hours',
+  {
+    contestId: uuid('contest_id')
+      .notNull()
+      .references(() => contests.id, { onDelete: 'cascade' }),
+    points: integer('points').notNull(),
+    /** floor(epoch of created_at / 3600) */
+    hour: bigint('hour', { mode: 'number' }).notNull(),
+    n: bigint('n', { mode: 'number' }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.contestId, t.points, t.hour] })],
+);
+
+export const positionDeltas = pgTable(
+  'position_deltas',
+  {
+    contestId: uuid('contest_id')
+      .notNull()
+      .references(() => contests.id, { onDelete: 'cascade' }),
+    points: integer('points').notNull(),
+    hour: bigint('hour', { mode: 'number' }).notNull(),
+    n: bigint('n', { mode: 'number' }).notNull(),
+  },
+  (t) => [index('position_deltas_idx').on(t.contestId, t.points, t.hour)],
 );

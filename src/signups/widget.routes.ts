@@ -1,0 +1,99 @@
+/**
+ * The embeddable sign-up widget: GET /signup.js (built from src/signups/widget/ by
+ * scripts/build-widget.ts into bundle.generated.ts) and a demo page that embeds it for one
+ * contest: GET /demo/contests/:contestId?key=pk_...
+ */
+import { type Context, Hono } from 'hono';
+import { describeRoute } from 'hono-openapi';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import type { AppEnv } from '../http/context.js';
+import { htmlPage } from '../http/page.js';
+import { errors, headerParam, media, security } from '../http/schemas.js';
+import { keyProblemPage, scriptHandler } from '../http/script.js';
+import { compressUnlessPlatform } from '../http/static-file.js';
+import { isUuid } from '../lib/crypto.js';
+import { escapeHtml } from '../mail/templates.js';
+import { SIGNUP_JS, SIGNUP_JS_HASH } from './widget/bundle.generated.js';
+
+const DEMO_CSS = `h2{font-size:1rem;margin-top:32px}
+pre{white-space:pre-wrap;word-break:break-all;background:#111827;color:#f9fafb;padding:12px;border-radius:8px;font-size:.8rem}`;
+
+const pageOf = (c: Context<AppEnv>, status: ContentfulStatusCode, title: string, body: string) =>
+  htmlPage(c, status, { title, body, css: DEMO_CSS, script: body.includes('<contest-signup') ? '/signup.js' : null });
+
+export function signupWidgetRoutes() {
+  const r = new Hono<AppEnv>();
+
+  r.get(
+    '/signup.js',
+    describeRoute({
+      operationId: 'getSignupWidgetScript',
+      tags: ['Widget'],
+      summary: 'The embeddable sign-up widget script (defines <contest-signup>)',
+      security: security.none,
+      parameters: [headerParam('If-None-Match', 'the ETag of a copy already held: 304 when it is current')],
+      responses: {
+        200: media('The script (cached 5 minutes, revalidated by ETag)', 'text/javascript', {
+          headers: { ETag: { description: 'the script version', schema: { type: 'string' } } },
+        }),
+        304: { description: 'The copy held (If-None-Match) is current' },
+        ...errors({ 500: true }),
+      },
+    }),
+    compressUnlessPlatform,
+    scriptHandler(SIGNUP_JS, SIGNUP_JS_HASH),
+  );
+
+  r.get(
+    '/demo/contests/:contestId',
+    describeRoute({
+      operationId: 'getSignupDemoPage',
+      tags: ['Widget'],
+      summary: 'A page that embeds the sign-up widget for one contest: /demo/contests/:contestId?key=pk_...',
+      security: security.none,
+      parameters: [
+        {
+          name: 'key',
+          in: 'query',
+          required: true,
+          description: "the team's public key (`pk_...`); a private key is refused",
+          schema: { type: 'string' },
+        },
+      ],
+      responses: {
+        200: media('The demo page, with the embed snippet', 'text/html'),
+        400: media('A page explaining what is wrong with the key (missing, private, malformed)', 'text/html'),
+        404: media('A page saying that the address names no contest', 'text/html'),
+        ...errors({ 500: true }),
+      },
+    }),
+    async (c) => {
+      const contestId = c.req.param('contestId');
+      const key = c.req.query('key') ?? '';
+      if (!isUuid(contestId)) {
+        return pageOf(
+          c,
+          404,
+          'Contest not found',
+          '<h1>Contest not found</h1><p>This address does not name a contest: check the contest id in the link.</p>',
+        );
+      }
+      const problem = keyProblemPage(key, `/demo/contests/${contestId}?key=pk_...`, (status, title, body) =>
+        pageOf(c, status, title, body),
+      );
+      if (problem) return problem;
+      const snippet = `<script src="${c.var.deps.config.publicUrl}/signup.js" defer></script>\n<contest-signup contest="${contestId}" api-key="${key}"></contest-signup>`;
+      return pageOf(
+        c,
+        200,
+        'Sign-up demo',
+        `<contest-signup contest="${escapeHtml(contestId)}" api-key="${escapeHtml(key)}"></contest-signup>
+<noscript><p>This form needs JavaScript.</p></noscript>
+<h2>Embed this form on your site</h2>
+<pre><code>${escapeHtml(snippet)}</code></pre>`,
+      );
+    },
+  );
+
+  return r;
+}

@@ -1,0 +1,81 @@
+/**
+ * /signup.js and the sign-up demo page as HTTP responses, the committed bundle's freshness and
+ * size. (The widget in a real browser: test/browser/signup-widget.test.ts.)
+ */
+import { readFileSync } from 'node:fs';
+import { gzipSync } from 'node:zlib';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  SIGNUP_ENTRY,
+  SIGNUP_GENERATED_FILE,
+  bundleWidget,
+  generatedSignupModule,
+} from '../../../scripts/build-widget.js';
+import { createTestEnv, type TestEnv } from '../../../test/support/harness.js';
+import { SIGNUP_JS, SIGNUP_JS_HASH } from './bundle.generated.js';
+import { fill, stringsFrom } from './strings.js';
+
+let env: TestEnv;
+beforeAll(async () => {
+  env = await createTestEnv({ backend: 'pglite' });
+});
+afterAll(() => env.close());
+
+describe('the committed bundle', () => {
+  it('is what scripts/build-widget.ts makes from src/signups/widget today (npm run build:widget if not)', async () => {
+    const js = await bundleWidget(SIGNUP_ENTRY);
+    expect(readFileSync(SIGNUP_GENERATED_FILE, 'utf8')).toBe(generatedSignupModule(js));
+    expect(SIGNUP_JS).toBe(js);
+  });
+
+  it('is at most 12 KB gzip, ASCII only, and defines <contest-signup>', () => {
+    const gz = gzipSync(SIGNUP_JS, { level: 9 }).length;
+    console.log(`signup.js: ${SIGNUP_JS.length} bytes, ${gz} bytes gzip`);
+    expect(gz).toBeLessThanOrEqual(12 * 1024);
+    expect(SIGNUP_JS).toContain('contest-signup');
+    expect(SIGNUP_JS).not.toMatch(/[^\x00-\x7f]/);
+    // its only third-party origin is Turnstile's, loaded only for a contest that asks for it
+    const origins = new Set(SIGNUP_JS.match(/https:\/\/[a-z0-9.-]+/g));
+    expect([...origins]).toEqual(['https://challenges.cloudflare.com']);
+  });
+});
+
+describe('GET /signup.js and the demo page', () => {
+  it('serves the script with CORS, caching and an ETag; 304 for a current copy', async () => {
+    const r = await env.request('GET', '/signup.js');
+    expect(r.status).toBe(200);
+    expect(r.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
+    expect(r.headers.get('access-control-allow-origin')).toBe('*');
+    expect(r.headers.get('etag')).toBe(`"${SIGNUP_JS_HASH}"`);
+    expect(r.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(r.text).toBe(SIGNUP_JS);
+    const again = await env.request('GET', '/signup.js', { headers: { 'if-none-match': `"${SIGNUP_JS_HASH}"` } });
+    expect(again.status).toBe(304);
+  });
+
+  it('the demo page embeds the widget and shows the two-line snippet; a private key is refused', async () => {
+    const id = '0b5a2c9e-6a43-4c1e-9d1a-3f7f2a1b9c10';
+    const key = `pk_${'A1b2C3d4E5'.repeat(4)}`;
+    const r = await env.request('GET', `/demo/contests/${id}?key=${key}`);
+    expect(r.status).toBe(200);
+    expect(r.text).toContain(`<contest-signup contest="${id}" api-key="${key}"></contest-signup>`);
+    expect(r.text).toContain('&lt;script src=&quot;');
+    expect(r.headers.get('content-security-policy')).toContain("frame-ancestors 'self'");
+    const priv = await env.request('GET', `/demo/contests/${id}?key=sk_${'x'.repeat(40)}`);
+    expect([priv.status, priv.text.includes('Private key refused')]).toEqual([400, true]);
+    expect((await env.request('GET', '/demo/contests/nope?key=pk_x')).status).toBe(404);
+  });
+});
+
+describe('strings and numbers', () => {
+  it('every string can be replaced through the strings attribute; numbers follow the language', () => {
+    const s = stringsFrom(
+      JSON.stringify({ submit: 'Rejoindre', position: 'Vous êtes n°{position} sur {total}', bogus: 1 }),
+    );
+    expect(s.submit).toBe('Rejoindre');
+    expect(s.email).toBe('Email');
+    expect(fill(s.position, { position: 4512, total: 10233 }, 'fr')).toBe('Vous êtes n°4\u202f512 sur 10\u202f233');
+    expect(fill('#{position}', { position: 4512 }, 'en')).toBe('#4,512');
+    expect(stringsFrom('{not json').submit).toBe('Join');
+  });
+});

@@ -1,0 +1,174 @@
+/**
+ * The sign-up widget in a real headless Chromium against the real app (createApp served by
+ * @hono/node-server), embedded in a page of ANOTHER origin under a strict Content-Security-Policy
+ * (scripts and requests only to the API's origin, no inline style): a visitor arrives with
+ * `?ref=CODE`, signs up with consent, is told to check their inbox, confirms, and on their next
+ * visit sees their position of total, points, referrals and their own share link. axe-core runs
+ * on the form and on the visitor's page at 320 and 1280 px: 0 serious or critical violations.
+ */
+import { mkdirSync, readFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { serve } from '@hono/node-server';
+import { sql } from 'drizzle-orm';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestEnv, queryOne, type TeamFixture, type TestEnv } from '../support/harness.js';
+import { CHROMIUM, launchChromium, warnIfNoChromium } from './support/chromium.js';
+
+warnIfNoChromium('the sign-up widget BROWSER tests');
+
+const ARTIFACTS = join(process.cwd(), 'test/artifacts');
+const AXE = readFileSync(join(process.cwd(), 'node_modules/axe-core/axe.min.js'), 'utf8');
+
+const listening = (s: Server) => new Promise<void>((r) => (s.listening ? r() : s.once('listening', () => r())));
+
+describe.skipIf(!CHROMIUM)('the sign-up widget in a real browser, on a page of another origin', () => {
+  let env: TestEnv;
+  let team: TeamFixture;
+  let browser: Browser;
+  let api: Server;
+  let shop: Server;
+  let apiOrigin = '';
+  let shopOrigin = '';
+  let contestId = '';
+
+  beforeAll(async () => {
+    env = await createTestEnv();
+    team = await env.team('Waitlist shop');
+    mkdirSync(ARTIFACTS, { recursive: true });
+    api = serve({ hostname: '127.0.0.1', port: 0, fetch: env.app.fetch }) as Server;
+    await listening(api);
+    apiOrigin = `http://127.0.0.1:${(api.address() as AddressInfo).port}`;
+    shop = createServer((req, res) => {
+      res.writeHead(200, {
+        'content-type': 'text/html; charset=utf-8',
+        'content-security-policy': `default-src 'none'; script-src ${apiOrigin}; connect-src ${apiOrigin}; style-src 'none'; img-src 'none'`,
+      });
+      res.end(`<!doctype html><html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1"><title>Join the waitlist</title>
+<script src="${apiOrigin}/signup.js" defer></script></head>
+<body><main><h1>Acme waitlist</h1>
+<contest-signup contest="${contestId}" api-key="${team.publicKey}"></contest-signup>
+</main></body></html>`);
+    });
+    shop.listen(0, '127.0.0.1');
+    await listening(shop);
+    shopOrigin = `http://127.0.0.1:${(shop.address() as AddressInfo).port}`;
+    browser = await launchChromium();
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await Promise.all([api, shop].map((s) => s && new Promise((r) => s.close(r))));
+    await env?.close();
+  });
+
+  async function axe(page: Page, name: string) {
+    const bad: string[] = [];
+    for (const width of [320, 1280]) {
+      await page.setViewportSize({ width, height: 900 });
+      await page.evaluate(`${AXE}\n;0`);
+      const violations = (await page.evaluate(async () => {
+        const r = await (
+          window as unknown as {
+            axe: { run(d: Document, o: object): Promise<{ violations: { id: string; impact: string }[] }> };
+          }
+        ).axe.run(document, { resultTypes: ['violations'] });
+        return r.violations.map((v) => ({ id: v.id, impact: v.impact }));
+      })) as { id: string; impact: string }[];
+      bad.push(
+        ...violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${width}px ${v.id}`),
+      );
+      await page.screenshot({ path: join(ARTIFACTS, `signup-${name}-${width}.png`), fullPage: true });
+      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+      expect(overflow, `${name} at ${width} px scrolls sideways`).toBeLessThanOrEqual(1);
+    }
+    console.log(`signup widget ${name}: axe serious/critical ${bad.length}`);
+    expect(bad, `${name}: axe serious/critical`).toEqual([]);
+  }
+
+  it('a visitor with ?ref= signs up, confirms, and sees their position and their share link', async () => {
+    const c = await env.contest(team.teamId, {
+      requireEmailConfirmation: false,
+      mode: 'waitlist',
+      title: 'Acme early access',
+    });
+    contestId = c.id;
+    const patched = await env.request('PATCH', `/api/v1/contests/${c.id}`, {
+      key: team.privateKey,
+      body: { publicSignup: true, consentText: 'I agree to hear from Acme about early access.' },
+    });
+    expect(patched.status, patched.text).toBe(200);
+    // someone already there, whose link the visitor follows
+    const friend = await env.request('POST', `/api/v1/contests/${c.id}/signup`, {
+      key: team.privateKey,
+      body: { email: 'friend@example.com', consent: true },
+    });
+    expect(friend.status, friend.text).toBe(201);
+    const friendCode = friend.body.data.referralCode as string;
+
+    const ctx = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const page = await ctx.newPage();
+    const problems: string[] = [];
+    page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
+    page.on('console', (m) => {
+      if (m.type() === 'error') problems.push(`console: ${m.text()}`);
+    });
+    await page.goto(`${shopOrigin}/?ref=${friendCode}`);
+    const w = page.locator('contest-signup');
+    await w.getByRole('heading', { name: 'Acme early access' }).waitFor();
+    await axe(page, 'form');
+
+    // keyboard only: the email, the consent, then Join
+    await w.getByLabel('Email').fill('visitor@example.com');
+    await w.getByLabel('I agree to hear from Acme about early access.').check();
+    await w.getByRole('button', { name: 'Join' }).press('Enter');
+    await w.getByText('Check your inbox').waitFor();
+    const entry = await queryOne<{ id: string; referred_by: string; email_confirmed: boolean }>(
+      env.db,
+      sql`select id, referred_by, email_confirmed from entries where email = 'visitor@example.com'`,
+    );
+    expect(entry).toMatchObject({ referred_by: friend.body.data.entryId, email_confirmed: false });
+
+    // the confirmation link from the email
+    await env.settle();
+    const mail = env.sent.find((m) => m.to === 'visitor@example.com')!;
+    const confirm = /\/api\/confirm\/([A-Za-z0-9]{32})/.exec(mail.text)![1]!;
+    expect((await env.request('GET', `/api/confirm/${confirm}`)).status).toBe(200);
+
+    // the next visit: the widget remembers the visitor and shows their place
+    await page.goto(`${shopOrigin}/`);
+    await w.getByText(/You are #\d+ of \d+/).waitFor();
+    expect(await w.getByText(/You are #/).textContent()).toBe('You are #2 of 2');
+    const link = await w.getByLabel('Move up: share your link').inputValue();
+    const own = await queryOne<{ referral_code: string }>(
+      env.db,
+      sql`select referral_code from entries where email = 'visitor@example.com'`,
+    );
+    expect(link).toBe(`${shopOrigin}/?ref=${own!.referral_code}`);
+    await axe(page, 'status');
+    expect(problems).toEqual([]);
+    await ctx.close();
+  });
+
+  it('picks up the token of a #ce-entry= link and takes it off the address bar', async () => {
+    const r = await env.request('POST', `/api/v1/contests/${contestId}/signup`, {
+      key: team.privateKey,
+      body: { email: 'linked@example.com', consent: true },
+    });
+    expect(r.status, r.text).toBe(201);
+    await queryOne(env.db, sql`update entries set email_confirmed = true where id = ${r.body.data.entryId}`);
+    const ctx = await browser.newContext();
+    const page = await ctx.newPage();
+    await page.goto(`${shopOrigin}/#ce-entry=${r.body.data.entryToken}`);
+    await page
+      .locator('contest-signup')
+      .getByText(/You are #\d+ of 3/)
+      .waitFor();
+    expect(new URL(page.url()).hash).toBe('');
+    expect(await page.evaluate((k) => localStorage.getItem(k), `ce-entry:${contestId}`)).toBe(r.body.data.entryToken);
+    await ctx.close();
+  });
+});
