@@ -53,6 +53,10 @@ export function confirmRoutes() {
           );
           return { ...res, content: { ...html, ...res.content } };
         })(),
+        303: {
+          description:
+            "Confirmed, for a contest with a landing page (sign-ups): redirected there (Location), where the sign-up widget shows the person's place",
+        },
         404: pageOrError('`Confirmation link not found`'),
         ...errors({ 500: true }),
       },
@@ -61,6 +65,9 @@ export function confirmRoutes() {
       try {
         const result = await confirmEmail(c.var.db(), c.req.param('token'), c.var.deps.clock.now());
         if (wantsJson(c)) return ok(c, { entryId: result.entryId, emailConfirmed: result.emailConfirmed });
+        // a contest with a landing page: back there, where the widget shows the person's place (the
+        // link's #ce-entry= fragment, never sent to a server, is kept by the browser across the redirect)
+        if (result.landingUrl) return c.redirect(result.landingUrl, 303);
         const what = result.email
           ? `<strong>${escapeHtml(result.email)}</strong> is confirmed`
           : 'Your email is confirmed';

@@ -15,16 +15,24 @@ export interface ConfirmResult {
   alreadyConfirmed: boolean;
   contestTitle: string;
   email: string | null;
+  /** the contest's landing page (sign-ups): the confirmation leads the person back there */
+  landingUrl: string | null;
 }
 
 /** Confirms the entry whose token this is; unknown or malformed token: 404 Confirmation link not found. */
 export async function confirmEmail(db: Db, token: string, now: Date): Promise<ConfirmResult> {
   if (!TOKEN_RE.test(token)) throw Errors.confirmationNotFound();
   const hash = await sha256Hex(token);
-  const row = await queryOne<{ id: string; was_confirmed: boolean; title: string; email: string | null }>(
+  const row = await queryOne<{
+    id: string;
+    was_confirmed: boolean;
+    title: string;
+    email: string | null;
+    landing_url: string | null;
+  }>(
     db,
     sql`with t as (
-          select e.id, e.email_confirmed, e.email, e.points, e.contest_id, c.title
+          select e.id, e.email_confirmed, e.email, e.points, e.contest_id, c.title, c.landing_url
           from entries e join contests c on c.id = e.contest_id
           where e.confirmation_token_hash = ${hash} and ${sqlNotErased('e')}
           for update of e
@@ -45,7 +53,7 @@ export async function confirmEmail(db: Db, token: string, now: Date): Promise<Co
           sql`select c.team_id, u.contest_id, u.ev_data as data from u join contests c on c.id = u.contest_id`,
           now,
         )}
-        select t.id, t.email_confirmed as was_confirmed, t.title, t.email, ${sqlEventDeliveries('ev_confirmed')} from t`,
+        select t.id, t.email_confirmed as was_confirmed, t.title, t.email, t.landing_url, ${sqlEventDeliveries('ev_confirmed')} from t`,
   );
   if (!row) throw Errors.confirmationNotFound();
   return {
@@ -54,5 +62,6 @@ export async function confirmEmail(db: Db, token: string, now: Date): Promise<Co
     alreadyConfirmed: row.was_confirmed,
     contestTitle: row.title,
     email: row.email,
+    landingUrl: row.landing_url,
   };
 }

@@ -42,6 +42,8 @@ export interface SignupOptions {
   botCheckError?: Error;
   /** SHA-256 of the new entry's token */
   tokenHash: string;
+  /** `#ce-entry=<the token>`, added to the confirmation link: the landing page picks the visitor up */
+  linkFragment?: string;
   /** an email already entered: a new token for its owner and the email that carries it */
   statusLink: { tokenHash: string; mail: (p: { title: SQL; name: SQL }) => SqlEmail };
 }
@@ -134,7 +136,7 @@ export async function createEntry(
 
   for (let attempt = 0; attempt < MAX_CREATE_ATTEMPTS; attempt++) {
     const code = newReferralCode(ctx.random);
-    const confirmation = email ? await newConfirmation(ctx.random, ctx.publicUrl) : null;
+    const confirmation = email ? await newConfirmation(ctx.random, ctx.publicUrl, signup?.linkFragment) : null;
     const mail = confirmation?.content({ title: sql`c.title`, name: sql`${name}::text` });
     const s = signupSql(signup, ctx.now, now);
     let row: CreateRow | undefined;

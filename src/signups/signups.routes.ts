@@ -138,6 +138,7 @@ export function signupRoutes() {
           botChecked: outcome === 'ok',
           botCheckError: outcome === 'unavailable' ? Errors.botCheckUnavailable() : Errors.botCheckFailed(),
           tokenHash: own.hash,
+          linkFragment: `#ce-entry=${own.token}`,
           statusLink: { tokenHash: link.hash, mail: statusLinkContent(deps.random, link.token) },
         },
       );

@@ -145,6 +145,19 @@ describe('POST /contests/{contestId}/signup', () => {
     expect((await me(token)).body.data).toMatchObject({ position: 1, total: 1, confirmed: true });
   });
 
+  it('with a landing page, the confirmation link carries the token in its fragment and leads back there', async () => {
+    const id = await contest({ landingUrl: 'https://acme.example/waitlist' });
+    const r = await signup(id, { email: 'lander@example.com' });
+    expect(r.status, r.text).toBe(201);
+    await env.settle();
+    const mail = env.sent.find((m) => m.to === 'lander@example.com')!;
+    const m = /\/api\/confirm\/([A-Za-z0-9]{32})#ce-entry=(et_[A-Za-z0-9]{40})/.exec(mail.text)!;
+    expect(m[2]).toBe(r.body.data.entryToken);
+    const res = await env.app.request(`/api/confirm/${m[1]}`, { headers: { accept: 'text/html' } });
+    expect([res.status, res.headers.get('location')]).toEqual([303, 'https://acme.example/waitlist']);
+    expect((await me(r.body.data.entryToken)).body.data.confirmed).toBe(true);
+  });
+
   it('with a private key the contest decides: counted at once, with its position', async () => {
     const id = await contest({ requireEmailConfirmation: false });
     await signup(id, { email: 'first@example.com' }, t.privateKey);

@@ -38,7 +38,12 @@ export interface PendingConfirmation {
  * markers in place of the contest title and the name; SQL puts them in (escaped in the HTML
  * part; the subject on one line and at most 200 characters, as emails.ts does).
  */
-export async function newConfirmation(random: RandomSource, publicUrl: string): Promise<PendingConfirmation> {
+export async function newConfirmation(
+  random: RandomSource,
+  publicUrl: string,
+  /** added to the link (a sign-up's `#ce-entry=<token>`: a fragment, never sent to a server) */
+  fragment = '',
+): Promise<PendingConfirmation> {
   const token = newEmailToken(random);
   const tag = toHex(random.bytes(8));
   const titleMarker = `[[contest-title-${tag}]]`;
@@ -46,7 +51,7 @@ export async function newConfirmation(random: RandomSource, publicUrl: string): 
   const rendered = confirmationEmail({
     contestTitle: titleMarker,
     name: nameMarker,
-    link: confirmationLink(publicUrl, token),
+    link: `${confirmationLink(publicUrl, token)}${fragment}`,
   });
   // confirmationEmail greets with `Hi ${name},` or, without a name, `Hi,`
   const helloMarker = `Hi ${nameMarker},`;

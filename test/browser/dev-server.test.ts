@@ -251,6 +251,68 @@ describe.skipIf(!CHROMIUM || !hasPostgres)(
       }
     });
 
+    it('the sign-up widget on a page of another origin: ?ref=, sign-up, confirmation, position and share link', async () => {
+      const team = await admin('POST', '/api/admin/teams', { name: 'Dev waitlist' });
+      const teamId = team.body.data.id as string;
+      const pub = (await admin('POST', `/api/admin/teams/${teamId}/api-keys`, { type: 'public', personalData: 'masked' }))
+        .body.data.key as string;
+      const priv = (await admin('POST', `/api/admin/teams/${teamId}/api-keys`, { type: 'private' })).body.data
+        .key as string;
+      const contest = await admin('POST', `/api/admin/teams/${teamId}/contests`, {
+        title: 'Worker waitlist',
+        status: 'active',
+        isEvergreen: true,
+        mode: 'waitlist',
+        requireEmailConfirmation: false,
+        publicSignup: true,
+      });
+      expect(contest.status, JSON.stringify(contest.body)).toBe(201);
+      const contestId = contest.body.data.id as string;
+      const friend = await admin('POST', `/api/v1/contests/${contestId}/signup`, { email: 'friend@example.com' }, priv);
+      expect(friend.status, JSON.stringify(friend.body)).toBe(201);
+      const shop = createHttpServer((_req, res) => {
+        res.writeHead(200, {
+          'content-type': 'text/html; charset=utf-8',
+          'content-security-policy': `default-src 'none'; script-src ${origin}; connect-src ${origin}`,
+        });
+        res.end(`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Waitlist</title>
+<script src="${origin}/signup.js" defer></script></head><body><main><h1>Join</h1>
+<contest-signup contest="${contestId}" api-key="${pub}"></contest-signup></main></body></html>`);
+      });
+      await new Promise<void>((r) => shop.listen(0, '127.0.0.1', () => r()));
+      const shopOrigin = `http://127.0.0.1:${(shop.address() as AddressInfo).port}`;
+      const ctx = await browser.newContext();
+      const page = await ctx.newPage();
+      const problems: string[] = [];
+      page.on('pageerror', (e) => problems.push(e.message));
+      try {
+        await page.goto(`${shopOrigin}/?ref=${friend.body.data.referralCode}`);
+        const w = page.locator('contest-signup');
+        await w.getByLabel('Email').fill('visitor@example.com', { timeout: 20_000 });
+        await w.getByRole('button', { name: 'Join' }).click();
+        await w.getByText('Check your inbox').waitFor();
+        // the email is confirmed (here in the database the Worker writes to; the link's own flow is tested on Node)
+        const c = new pg.Client({ connectionString: withDb(dbName) });
+        await c.connect();
+        const { rows } = await c.query(
+          `update entries set email_confirmed = true where email = 'visitor@example.com' returning referred_by, referral_code`,
+        );
+        await c.end();
+        expect(rows[0].referred_by).toBe(friend.body.data.entryId);
+        await page.goto(`${shopOrigin}/`);
+        await w.getByText('You are #2 of 2').waitFor();
+        expect(await w.getByLabel('Move up: share your link').inputValue()).toBe(
+          `${shopOrigin}/?ref=${rows[0].referral_code}`,
+        );
+        mkdirSync(ARTIFACTS, { recursive: true });
+        await page.screenshot({ path: join(ARTIFACTS, 'dev-signup-widget.png'), fullPage: true });
+        expect(problems).toEqual([]);
+      } finally {
+        await ctx.close();
+        await new Promise((r) => shop.close(r));
+      }
+    });
+
     it('/docs loads only from the app (Swagger UI from Workers static assets) and shows every operation', async () => {
       // the platform serves the UI files, not the Worker: no x-request-id from the app's middleware
       const css = await fetch(`${origin}/docs/assets/swagger-ui.css`);
