@@ -60,6 +60,10 @@ export default defineConfig({
                   MAIL_FROM: 'Contests <contests@example.com>',
                   RESEND_API_KEY: 're_test_key',
                   RESEND_API_URL: ctx?.resendUrl ?? 'http://127.0.0.1:1',
+                  // Turnstile's siteverify: the local stand-in beside the fake Resend API
+                  TURNSTILE_SECRET_KEY: 'turnstile-secret',
+                  TURNSTILE_SITE_KEY: 'site-key-1',
+                  TURNSTILE_VERIFY_URL: `${ctx?.resendUrl ?? 'http://127.0.0.1:1'}/siteverify`,
                   WORKERD_ENABLED: ctx ? '1' : '',
                   // outbound events go to the local fake server (http://127.0.0.1:...) in these tests
                   ALLOW_HTTP_WEBHOOKS: '1',

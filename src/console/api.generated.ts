@@ -9413,6 +9413,13 @@ export interface operations {
                     };
                 };
             };
+            /** @description Confirmed, for a contest with a landing page (sign-ups): redirected there (Location), where the sign-up widget shows the person's place */
+            303: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description `Confirmation link not found` */
             404: {
                 headers: {

@@ -249,6 +249,10 @@ async function scenario(browser: Browser, origin: string, runtime: string) {
     await page.getByRole('heading', { name: 'Entries' }).waitFor();
     await expect.poll(() => page.locator('section[aria-labelledby="entries-h"] tbody tr').count()).toBe(3);
     await checkPage(page, runtime, 'contest', axeResults);
+    // the sign-up widget's two lines, with this contest's id
+    expect(await page.locator('#signup-snippet').textContent()).toMatch(
+      /<script src="http:\/\/[^"]+\/signup\.js" defer><\/script>\n<contest-signup contest="[0-9a-f-]{36}" api-key="pk_[^"]+"><\/contest-signup>/,
+    );
 
     // ---- find one by search (the URL keeps it: deep link, back button)
     await page.getByLabel('Search email, name or referral code').fill('bob');

@@ -254,8 +254,9 @@ describe.skipIf(!CHROMIUM || !hasPostgres)(
     it('the sign-up widget on a page of another origin: ?ref=, sign-up, confirmation, position and share link', async () => {
       const team = await admin('POST', '/api/admin/teams', { name: 'Dev waitlist' });
       const teamId = team.body.data.id as string;
-      const pub = (await admin('POST', `/api/admin/teams/${teamId}/api-keys`, { type: 'public', personalData: 'masked' }))
-        .body.data.key as string;
+      const pub = (
+        await admin('POST', `/api/admin/teams/${teamId}/api-keys`, { type: 'public', personalData: 'masked' })
+      ).body.data.key as string;
       const priv = (await admin('POST', `/api/admin/teams/${teamId}/api-keys`, { type: 'private' })).body.data
         .key as string;
       const contest = await admin('POST', `/api/admin/teams/${teamId}/contests`, {

@@ -70,4 +70,53 @@ describe.skipIf(!hasPostgres)('sign-ups on the Worker', () => {
     const r = await call('GET', '/api/v1/me', { headers: { authorization: `Bearer et_${'x'.repeat(40)}` } });
     expect([r.status, r.body.error]).toEqual([401, 'Missing or invalid entry token']);
   });
+
+  it('Turnstile against a local stand-in for siteverify: a passing token signs up, a failing one is 403, nothing written', async () => {
+    const c = await makeContest(team.teamId, { publicSignup: true, botCheck: 'turnstile' });
+    const config = await call('GET', `/api/v1/contests/${c.id}/signup`, { key: team.publicKey });
+    expect(config.body.data).toMatchObject({ botCheck: 'turnstile', turnstileSiteKey: 'site-key-1' });
+    const failed = await call('POST', `/api/v1/contests/${c.id}/signup`, {
+      key: team.publicKey,
+      body: { email: `bot-${tag}@example.com`, turnstileToken: 'fail' },
+    });
+    expect([failed.status, failed.body.error]).toEqual([403, 'Bot check failed']);
+    const list = await call('GET', `/api/v1/contests/${c.id}/entries`, { key: team.privateKey });
+    expect(list.body.data).toEqual([]);
+    const passed = await call('POST', `/api/v1/contests/${c.id}/signup`, {
+      key: team.publicKey,
+      body: { email: `human-${tag}@example.com`, turnstileToken: 'pass' },
+    });
+    expect(passed.status, passed.text).toBe(201);
+  });
+
+  it("positions equal the leaderboard's order on the Worker, and a token reads its own entry only", async () => {
+    const c = await makeContest(team.teamId, { requireEmailConfirmation: false, publicSignup: true });
+    const tokens: { id: string; token: string }[] = [];
+    for (const [i, points] of [0, 30, 10, 30].entries()) {
+      const r = await call('POST', `/api/v1/contests/${c.id}/signup`, {
+        key: team.privateKey,
+        body: { email: `pos-${i}-${tag}@example.com` },
+      });
+      expect(r.status, r.text).toBe(201);
+      tokens.push({ id: r.body.data.entryId, token: r.body.data.entryToken });
+      if (points) {
+        const p = await call('POST', `/api/v1/entries/${r.body.data.entryId}/points`, {
+          key: team.privateKey,
+          body: { points, reason: 'test' },
+        });
+        expect(p.status, p.text).toBe(200);
+      }
+    }
+    const board = await call('GET', `/api/v1/contests/${c.id}/leaderboard?limit=10`, { key: team.privateKey });
+    const order = board.body.data.map((row: { id: string }) => row.id);
+    expect(order).toHaveLength(4);
+    for (const t of tokens) {
+      const me = await call('GET', '/api/v1/me', { headers: { authorization: `Bearer ${t.token}` } });
+      expect([me.body.data.entryId, me.body.data.position, me.body.data.total]).toEqual([
+        t.id,
+        order.indexOf(t.id) + 1,
+        4,
+      ]);
+    }
+  });
 });

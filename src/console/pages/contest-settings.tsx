@@ -102,6 +102,11 @@ export function ContestSettings(props: { cred: Team; contestId: string; onSaved:
                     pointsPerCurrencyUnit: Number(v.pointsPerCurrencyUnit ?? ''),
                   },
                   publicCacheSeconds: int(v.publicCacheSeconds),
+                  publicSignup: v.publicSignup === 'on',
+                  consentText: v.consentText?.trim() ? v.consentText.trim() : null,
+                  landingUrl: v.landingUrl?.trim() ? v.landingUrl.trim() : null,
+                  botCheck: v.botCheck === 'turnstile' ? 'turnstile' : 'off',
+                  bonusActionsNeedEntryToken: v.bonusActionsNeedEntryToken === 'on',
                 },
               }),
             );
@@ -254,6 +259,30 @@ export function ContestSettings(props: { cred: Team; contestId: string; onSaved:
             Above 0, what a public key reads (the contest, its leaderboard, its bonus actions) may be up to that many
             seconds old, and costs no database work.
           </p>
+        </fieldset>
+        <fieldset>
+          <legend>Sign-ups from a page</legend>
+          <label>
+            <input type="checkbox" name="publicSignup" checked={c.publicSignup} /> People can sign up with the public
+            key (the sign-up widget)
+          </label>
+          <label for="s-consent">Consent a sign-up must agree to (empty: none asked)</label>
+          <input id="s-consent" name="consentText" maxlength={2000} value={c.consentText ?? ''} />
+          <label for="s-landing">The page that hosts the widget (https; emails link there)</label>
+          <input id="s-landing" name="landingUrl" type="url" value={c.landingUrl ?? ''} placeholder="https://" />
+          <label for="s-bot">Bot check</label>
+          <select id="s-bot" name="botCheck">
+            <option value="off" selected={c.botCheck === 'off'}>
+              off
+            </option>
+            <option value="turnstile" selected={c.botCheck === 'turnstile'}>
+              Cloudflare Turnstile
+            </option>
+          </select>
+          <label>
+            <input type="checkbox" name="bonusActionsNeedEntryToken" checked={c.bonusActionsNeedEntryToken} /> A page
+            needs the visitor's own token to give them bonus points
+          </label>
         </fieldset>
         <button type="submit">Save settings</button>
         {saved ? (

@@ -7,6 +7,7 @@ import { Action, ErrorLine, formValues, Link, Pager, useLoad, when } from '../ui
 import { ContestSettings, NewContest } from './contest-settings.js';
 import { Activity, BonusActions, CompletionsQueue } from './contest-activity.js';
 import { Draws } from './contest-draws.js';
+import { SignupEmbed } from './contest-signup.js';
 
 type Team = Extract<Credential, { kind: 'team' }>;
 
@@ -409,6 +410,7 @@ export function ContestPage(props: { cred: Team; contestId: string }) {
           <BonusActions cred={props.cred} contestId={props.contestId} />
           <Draws cred={props.cred} contestId={props.contestId} />
           <Export cred={props.cred} contestId={props.contestId} />
+          <SignupEmbed contestId={props.contestId} />
           <ContestSettings cred={props.cred} contestId={props.contestId} onSaved={contest.reload} />
         </>
       ) : null}

@@ -3,7 +3,8 @@
  * (method, path, headers, JSON body) and behaves like Resend's idempotency: a repeated
  * Idempotency-Key with the same payload gets the original response and is not delivered again.
  * Recipients starting with `fail-` get a 500 (transient), `reject-` a 422 (permanent).
- * GET /__requests answers what was recorded (for tests running inside workerd).
+ * GET /__requests answers what was recorded (for tests running inside workerd). POST /siteverify
+ * is a stand-in for Cloudflare Turnstile's (token `pass` with secret `turnstile-secret` passes).
  */
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -38,6 +39,12 @@ export async function startFakeResend(): Promise<FakeResend> {
         res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
       };
       if (req.method === 'GET' && req.url === '/__requests') return send(200, { requests, delivered });
+      // also a stand-in for Cloudflare Turnstile's siteverify: token "pass" with the test secret passes
+      if (req.method === 'POST' && req.url === '/siteverify') {
+        const form = new URLSearchParams(raw);
+        const success = form.get('secret') === 'turnstile-secret' && form.get('response') === 'pass';
+        return send(200, { success, 'error-codes': success ? [] : ['invalid-input-response'] });
+      }
       let body: any = null;
       try {
         body = JSON.parse(raw);
