@@ -6,6 +6,7 @@
 import type { Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { AppEnv } from './context.js';
+import { errors, headerParam, media, security } from './schemas.js';
 
 /** Public keys as the API makes them (pk_ + base62); anything else never reaches a page. */
 export const PUBLIC_KEY_RE = /^pk_[A-Za-z0-9]{16,128}$/;
@@ -61,3 +62,42 @@ export function keyProblemPage(
   }
   return null;
 }
+
+/** The OpenAPI description of a widget's script route. */
+export const scriptRouteDoc = (operationId: string, summary: string) => ({
+  operationId,
+  tags: ['Widget'],
+  summary,
+  security: security.none,
+  parameters: [headerParam('If-None-Match', 'the ETag of a copy already held: 304 when it is current')],
+  responses: {
+    200: media('The script (cached 5 minutes, revalidated by ETag)', 'text/javascript', {
+      headers: { ETag: { description: 'the script version', schema: { type: 'string' } } },
+    }),
+    304: { description: 'The copy held (If-None-Match) is current' },
+    ...errors({ 500: true }),
+  },
+});
+
+/** The OpenAPI description of a widget's demo page (`what`: game or contest). */
+export const demoRouteDoc = (operationId: string, summary: string, what: string) => ({
+  operationId,
+  tags: ['Widget'],
+  summary,
+  security: security.none,
+  parameters: [
+    {
+      name: 'key',
+      in: 'query' as const,
+      required: true,
+      description: "the team's public key (`pk_...`); a private key is refused",
+      schema: { type: 'string' as const },
+    },
+  ],
+  responses: {
+    200: media('The demo page, with the embed snippet', 'text/html'),
+    400: media('A page explaining what is wrong with the key (missing, private, malformed)', 'text/html'),
+    404: media(`A page saying that the address names no ${what}`, 'text/html'),
+    ...errors({ 500: true }),
+  },
+});

@@ -12,8 +12,7 @@ import { escapeHtml } from '../mail/templates.js';
 import { isUuid, sha256Hex } from '../lib/crypto.js';
 import { publicKeyPersonalData } from '../sql/keys.js';
 import { WIDGET_JS, WIDGET_JS_HASH } from './widget/bundle.generated.js';
-import { errors, headerParam, media, security } from '../http/schemas.js';
-import { keyProblemPage, scriptHandler } from '../http/script.js';
+import { demoRouteDoc, keyProblemPage, scriptHandler, scriptRouteDoc } from '../http/script.js';
 import { compressUnlessPlatform } from '../http/static-file.js';
 
 const WIDGET_CSS = `h2{font-size:1rem;margin-top:32px}
@@ -33,20 +32,9 @@ export function widgetRoutes() {
 
   r.get(
     '/widget.js',
-    describeRoute({
-      operationId: 'getWidgetScript',
-      tags: ['Widget'],
-      summary: 'The embeddable instant-win widget script (defines <instant-win-game>)',
-      security: security.none,
-      parameters: [headerParam('If-None-Match', 'the ETag of a copy already held: 304 when it is current')],
-      responses: {
-        200: media('The script (cached 5 minutes, revalidated by ETag)', 'text/javascript', {
-          headers: { ETag: { description: 'the script version', schema: { type: 'string' } } },
-        }),
-        304: { description: 'The copy held (If-None-Match) is current' },
-        ...errors({ 500: true }),
-      },
-    }),
+    describeRoute(
+      scriptRouteDoc('getWidgetScript', 'The embeddable instant-win widget script (defines <instant-win-game>)'),
+    ),
     // Node answers as it is told, so the app compresses there; on Workers the platform compresses
     // (a body compressed here would be compressed again and reach the browser as binary)
     compressUnlessPlatform,
@@ -55,27 +43,13 @@ export function widgetRoutes() {
 
   r.get(
     '/demo/instant-win/:gameId',
-    describeRoute({
-      operationId: 'getInstantWinDemoPage',
-      tags: ['Widget'],
-      summary: 'A page that embeds the widget for one game: /demo/instant-win/:gameId?key=pk_...',
-      security: security.none,
-      parameters: [
-        {
-          name: 'key',
-          in: 'query',
-          required: true,
-          description: "the team's public key (`pk_...`); a private key is refused",
-          schema: { type: 'string' },
-        },
-      ],
-      responses: {
-        200: media('The demo page, with the embed snippet', 'text/html'),
-        400: media('A page explaining what is wrong with the key (missing, private, malformed)', 'text/html'),
-        404: media('A page saying that the address names no game', 'text/html'),
-        ...errors({ 500: true }),
-      },
-    }),
+    describeRoute(
+      demoRouteDoc(
+        'getInstantWinDemoPage',
+        'A page that embeds the widget for one game: /demo/instant-win/:gameId?key=pk_...',
+        'game',
+      ),
+    ),
     async (c) => {
       const gameId = c.req.param('gameId');
       const key = c.req.query('key') ?? '';

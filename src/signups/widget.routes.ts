@@ -8,8 +8,7 @@ import { describeRoute } from 'hono-openapi';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { AppEnv } from '../http/context.js';
 import { htmlPage } from '../http/page.js';
-import { errors, headerParam, media, security } from '../http/schemas.js';
-import { keyProblemPage, scriptHandler } from '../http/script.js';
+import { demoRouteDoc, keyProblemPage, scriptHandler, scriptRouteDoc } from '../http/script.js';
 import { compressUnlessPlatform } from '../http/static-file.js';
 import { isUuid } from '../lib/crypto.js';
 import { escapeHtml } from '../mail/templates.js';
@@ -26,47 +25,22 @@ export function signupWidgetRoutes() {
 
   r.get(
     '/signup.js',
-    describeRoute({
-      operationId: 'getSignupWidgetScript',
-      tags: ['Widget'],
-      summary: 'The embeddable sign-up widget script (defines <contest-signup>)',
-      security: security.none,
-      parameters: [headerParam('If-None-Match', 'the ETag of a copy already held: 304 when it is current')],
-      responses: {
-        200: media('The script (cached 5 minutes, revalidated by ETag)', 'text/javascript', {
-          headers: { ETag: { description: 'the script version', schema: { type: 'string' } } },
-        }),
-        304: { description: 'The copy held (If-None-Match) is current' },
-        ...errors({ 500: true }),
-      },
-    }),
+    describeRoute(
+      scriptRouteDoc('getSignupWidgetScript', 'The embeddable sign-up widget script (defines <contest-signup>)'),
+    ),
     compressUnlessPlatform,
     scriptHandler(SIGNUP_JS, SIGNUP_JS_HASH),
   );
 
   r.get(
     '/demo/contests/:contestId',
-    describeRoute({
-      operationId: 'getSignupDemoPage',
-      tags: ['Widget'],
-      summary: 'A page that embeds the sign-up widget for one contest: /demo/contests/:contestId?key=pk_...',
-      security: security.none,
-      parameters: [
-        {
-          name: 'key',
-          in: 'query',
-          required: true,
-          description: "the team's public key (`pk_...`); a private key is refused",
-          schema: { type: 'string' },
-        },
-      ],
-      responses: {
-        200: media('The demo page, with the embed snippet', 'text/html'),
-        400: media('A page explaining what is wrong with the key (missing, private, malformed)', 'text/html'),
-        404: media('A page saying that the address names no contest', 'text/html'),
-        ...errors({ 500: true }),
-      },
-    }),
+    describeRoute(
+      demoRouteDoc(
+        'getSignupDemoPage',
+        'A page that embeds the sign-up widget for one contest: /demo/contests/:contestId?key=pk_...',
+        'contest',
+      ),
+    ),
     async (c) => {
       const contestId = c.req.param('contestId');
       const key = c.req.query('key') ?? '';
