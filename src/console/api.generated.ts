@@ -8101,7 +8101,7 @@ export interface operations {
                             /** Format: uuid */
                             id: string;
                             url: string;
-                            events: ("entry.created" | "entry.confirmed" | "entry.disqualified" | "entry.requalified" | "entry.erased" | "referral.credited" | "points.adjusted" | "bonus_action.completed" | "purchase.recorded" | "instant_win.won" | "instant_win.claimed" | "draw.revealed" | "entry.flagged" | "webhook.test")[];
+                            events: ("entry.created" | "entry.confirmed" | "entry.disqualified" | "entry.requalified" | "entry.erased" | "referral.credited" | "points.adjusted" | "bonus_action.completed" | "purchase.recorded" | "instant_win.won" | "instant_win.claimed" | "draw.revealed" | "draw.winner_notified" | "entry.flagged" | "webhook.test")[];
                             description: string | null;
                             enabled: boolean;
                             /**
@@ -8185,7 +8185,7 @@ export interface operations {
                 "application/json": {
                     /** @description https:// receiver URL */
                     url?: string;
-                    /** @description event types to receive; omitted = all (entry.created, entry.confirmed, entry.disqualified, entry.requalified, entry.erased, referral.credited, points.adjusted, bonus_action.completed, purchase.recorded, instant_win.won, instant_win.claimed, draw.revealed, entry.flagged, webhook.test) */
+                    /** @description event types to receive; omitted = all (entry.created, entry.confirmed, entry.disqualified, entry.requalified, entry.erased, referral.credited, points.adjusted, bonus_action.completed, purchase.recorded, instant_win.won, instant_win.claimed, draw.revealed, draw.winner_notified, entry.flagged, webhook.test) */
                     events?: string[];
                     description?: string | null;
                 };
@@ -8205,7 +8205,7 @@ export interface operations {
                             /** Format: uuid */
                             id: string;
                             url: string;
-                            events: ("entry.created" | "entry.confirmed" | "entry.disqualified" | "entry.requalified" | "entry.erased" | "referral.credited" | "points.adjusted" | "bonus_action.completed" | "purchase.recorded" | "instant_win.won" | "instant_win.claimed" | "draw.revealed" | "entry.flagged" | "webhook.test")[];
+                            events: ("entry.created" | "entry.confirmed" | "entry.disqualified" | "entry.requalified" | "entry.erased" | "referral.credited" | "points.adjusted" | "bonus_action.completed" | "purchase.recorded" | "instant_win.won" | "instant_win.claimed" | "draw.revealed" | "draw.winner_notified" | "entry.flagged" | "webhook.test")[];
                             description: string | null;
                             enabled: boolean;
                             /**
@@ -8457,7 +8457,7 @@ export interface operations {
                             /** Format: uuid */
                             id: string;
                             url: string;
-                            events: ("entry.created" | "entry.confirmed" | "entry.disqualified" | "entry.requalified" | "entry.erased" | "referral.credited" | "points.adjusted" | "bonus_action.completed" | "purchase.recorded" | "instant_win.won" | "instant_win.claimed" | "draw.revealed" | "entry.flagged" | "webhook.test")[];
+                            events: ("entry.created" | "entry.confirmed" | "entry.disqualified" | "entry.requalified" | "entry.erased" | "referral.credited" | "points.adjusted" | "bonus_action.completed" | "purchase.recorded" | "instant_win.won" | "instant_win.claimed" | "draw.revealed" | "draw.winner_notified" | "entry.flagged" | "webhook.test")[];
                             description: string | null;
                             enabled: boolean;
                             /**
@@ -8717,7 +8717,7 @@ export interface operations {
                             /** Format: uuid */
                             id: string;
                             url: string;
-                            events: ("entry.created" | "entry.confirmed" | "entry.disqualified" | "entry.requalified" | "entry.erased" | "referral.credited" | "points.adjusted" | "bonus_action.completed" | "purchase.recorded" | "instant_win.won" | "instant_win.claimed" | "draw.revealed" | "entry.flagged" | "webhook.test")[];
+                            events: ("entry.created" | "entry.confirmed" | "entry.disqualified" | "entry.requalified" | "entry.erased" | "referral.credited" | "points.adjusted" | "bonus_action.completed" | "purchase.recorded" | "instant_win.won" | "instant_win.claimed" | "draw.revealed" | "draw.winner_notified" | "entry.flagged" | "webhook.test")[];
                             description: string | null;
                             enabled: boolean;
                             /**
@@ -8881,7 +8881,7 @@ export interface operations {
                             /** Format: uuid */
                             eventId: string;
                             /** @enum {string} */
-                            type: "entry.created" | "entry.confirmed" | "entry.disqualified" | "entry.requalified" | "entry.erased" | "referral.credited" | "points.adjusted" | "bonus_action.completed" | "purchase.recorded" | "instant_win.won" | "instant_win.claimed" | "draw.revealed" | "entry.flagged" | "webhook.test";
+                            type: "entry.created" | "entry.confirmed" | "entry.disqualified" | "entry.requalified" | "entry.erased" | "referral.credited" | "points.adjusted" | "bonus_action.completed" | "purchase.recorded" | "instant_win.won" | "instant_win.claimed" | "draw.revealed" | "draw.winner_notified" | "entry.flagged" | "webhook.test";
                             /** @enum {string} */
                             status: "pending" | "delivered" | "failed";
                             attempts: number;
@@ -9019,7 +9019,7 @@ export interface operations {
                             /** Format: uuid */
                             eventId: string;
                             /** @enum {string} */
-                            type: "entry.created" | "entry.confirmed" | "entry.disqualified" | "entry.requalified" | "entry.erased" | "referral.credited" | "points.adjusted" | "bonus_action.completed" | "purchase.recorded" | "instant_win.won" | "instant_win.claimed" | "draw.revealed" | "entry.flagged" | "webhook.test";
+                            type: "entry.created" | "entry.confirmed" | "entry.disqualified" | "entry.requalified" | "entry.erased" | "referral.credited" | "points.adjusted" | "bonus_action.completed" | "purchase.recorded" | "instant_win.won" | "instant_win.claimed" | "draw.revealed" | "draw.winner_notified" | "entry.flagged" | "webhook.test";
                             /** @enum {string} */
                             status: "pending" | "delivered" | "failed";
                             attempts: number;
@@ -10864,7 +10864,7 @@ export interface operations {
                             id: string;
                             to: string;
                             /** @enum {string} */
-                            kind: "confirmation" | "prize" | "status_link";
+                            kind: "confirmation" | "prize" | "status_link" | "winner";
                             subject: string;
                             text: string;
                             /** @enum {string} */
@@ -11217,6 +11217,8 @@ export interface operations {
                              */
                             createdAt: string;
                             revealedAt: string | null;
+                            /** @description each winner is emailed at the reveal (and a replacement when drawn) */
+                            notifyWinners: boolean;
                             results: {
                                 position: number;
                                 /** Format: uuid */
@@ -11352,6 +11354,11 @@ export interface operations {
                     excludePreviousWinners?: boolean;
                     /** @default null */
                     label?: string | null;
+                    /**
+                     * @description email each winner at the reveal (and a replacement when it is drawn), with draw.winner_notified
+                     * @default false
+                     */
+                    notifyWinners?: boolean;
                 };
             };
         };
@@ -11393,6 +11400,8 @@ export interface operations {
                              */
                             createdAt: string;
                             revealedAt: string | null;
+                            /** @description each winner is emailed at the reveal (and a replacement when drawn) */
+                            notifyWinners: boolean;
                             results: {
                                 position: number;
                                 /** Format: uuid */
@@ -11585,6 +11594,8 @@ export interface operations {
                              */
                             createdAt: string;
                             revealedAt: string | null;
+                            /** @description each winner is emailed at the reveal (and a replacement when drawn) */
+                            notifyWinners: boolean;
                             results: {
                                 position: number;
                                 /** Format: uuid */
@@ -11713,6 +11724,8 @@ export interface operations {
                              */
                             createdAt: string;
                             revealedAt: string | null;
+                            /** @description each winner is emailed at the reveal (and a replacement when drawn) */
+                            notifyWinners: boolean;
                             results: {
                                 position: number;
                                 /** Format: uuid */
@@ -11912,6 +11925,8 @@ export interface operations {
                              */
                             createdAt: string;
                             revealedAt: string | null;
+                            /** @description each winner is emailed at the reveal (and a replacement when drawn) */
+                            notifyWinners: boolean;
                             results: {
                                 position: number;
                                 /** Format: uuid */

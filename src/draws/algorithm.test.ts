@@ -60,6 +60,7 @@ describe('fixed vector', () => {
       publicRandomness: null,
       createdAt: expect.any(String),
       revealedAt: null,
+      notifyWinners: false,
       results: [],
     });
     expect(sha256(csv)).toBe(FIXED_SNAPSHOT_HASH);

@@ -20,6 +20,7 @@ import { jsonBody, pageParams, pageQuerySchema, queryParams } from '../http/vali
 import { isUuid } from '../lib/crypto.js';
 import { apiErrors, media, okJson, pageJson, security } from '../http/schemas.js';
 import { Draw } from '../instant-win/fairness.schema.js';
+import { triggerEmailDelivery } from '../http/email-trigger.js';
 
 const tags = ['Draws'];
 /** bytes of snapshot CSV per query: about 2 MB a page (whole blocks), under any per-query response limit */
@@ -38,6 +39,13 @@ const createDrawSchema = v.object({
   label: v.optional(
     v.nullable(v.pipe(v.string('label must be a string'), v.maxLength(200, 'label must be at most 200 characters'))),
     null,
+  ),
+  notifyWinners: v.optional(
+    v.pipe(
+      bool('notifyWinners'),
+      v.description('email each winner at the reveal (and a replacement when it is drawn), with draw.winner_notified'),
+    ),
+    false,
   ),
 });
 
@@ -172,16 +180,16 @@ export function drawRoutes() {
     jsonBody(revealSchema),
     async (c) => {
       const body = c.req.valid('json');
-      return ok(
-        c,
-        await revealDraw(
-          c.var.db(),
-          c.var.auth.team,
-          c.req.param('drawId'),
-          body.publicRandomness ?? null,
-          c.var.deps.clock.now(),
-        ),
+      const draw = await revealDraw(
+        c.var.db(),
+        c.var.auth.team,
+        c.req.param('drawId'),
+        body.publicRandomness ?? null,
+        c.var.deps.clock.now(),
       );
+      // the winners' emails were queued by the reveal: send them after the answer
+      if (draw.notifyWinners) triggerEmailDelivery(c);
+      return ok(c, draw);
     },
   );
 
@@ -206,18 +214,18 @@ export function drawRoutes() {
     }),
     privateKey,
     jsonBody(replaceSchema),
-    async (c) =>
-      ok(
-        c,
-        await replaceWinner(
-          c.var.db(),
-          c.var.auth.team,
-          c.req.param('drawId'),
-          c.req.param('entryId'),
-          c.req.valid('json').reason,
-          c.var.deps.clock.now(),
-        ),
-      ),
+    async (c) => {
+      const draw = await replaceWinner(
+        c.var.db(),
+        c.var.auth.team,
+        c.req.param('drawId'),
+        c.req.param('entryId'),
+        c.req.valid('json').reason,
+        c.var.deps.clock.now(),
+      );
+      if (draw.notifyWinners) triggerEmailDelivery(c);
+      return ok(c, draw);
+    },
   );
 
   r.get(

@@ -20,7 +20,9 @@ import { isUuid, randomUuid } from '../lib/crypto.js';
 import { sqlEmitEvent, sqlEventDeliveries, sqlIso } from '../sql/events.js';
 import { newSeed } from '../instant-win/fairness-seed.js';
 import { sqlEmail, sqlName } from '../sql/masking.js';
-import { sqlOfTeam } from '../sql/scope.js';
+import { sqlNotErased, sqlOfTeam } from '../sql/scope.js';
+import { winnerContent } from './emails.js';
+import { type SqlEmail, sqlQueueEmail } from '../sql/outbox.js';
 
 export type Weighting = 'equal' | 'points';
 
@@ -31,6 +33,8 @@ export interface CreateDrawInput {
   minPoints: number;
   excludePreviousWinners: boolean;
   label: string | null;
+  /** email each winner at the reveal, and a replacement when it is drawn */
+  notifyWinners?: boolean;
 }
 
 export interface DrawResultJson {
@@ -61,6 +65,7 @@ export interface DrawJson {
   publicRandomness: string | null;
   createdAt: string | null;
   revealedAt: string | null;
+  notifyWinners: boolean;
   results: DrawResultJson[];
 }
 
@@ -74,6 +79,7 @@ interface DrawRow {
   confirmed_only: boolean;
   min_points: number;
   exclude_previous_winners: boolean;
+  notify_winners: boolean;
   eligible_count: number;
   total_weight: string | number;
   snapshot_hash: string;
@@ -92,7 +98,7 @@ interface DrawRow {
 const drawColumns = (
   team: Team,
 ) => sql`d.id, d.contest_id, d.label, d.status, d.winners, d.weighting, d.confirmed_only, d.min_points,
-  d.exclude_previous_winners, d.eligible_count, d.total_weight, d.snapshot_hash, d.seed_hash,
+  d.exclude_previous_winners, d.notify_winners, d.eligible_count, d.total_weight, d.snapshot_hash, d.seed_hash,
   case when d.status = 'revealed' then encode(d.seed, 'hex') end as seed, d.public_randomness, d.created_at, d.revealed_at,
   coalesce((
     select json_agg(json_build_object('position', r.position, 'entryId', r.entry_id, 'email', ${sqlEmail(team, sql`e.email`)},
@@ -116,7 +122,8 @@ const revealedEvent = (team: Team, now: Date) =>
             'weighting', x.weighting, 'confirmedOnly', x.confirmed_only, 'minPoints', x.min_points,
             'excludePreviousWinners', x.exclude_previous_winners, 'eligibleCount', x.eligible_count, 'totalWeight', x.total_weight,
             'snapshotHash', x.snapshot_hash, 'seedHash', x.seed_hash, 'seed', x.seed, 'publicRandomness', x.public_randomness,
-            'createdAt', ${sqlIso(sql`x.created_at`)}, 'revealedAt', ${sqlIso(sql`x.revealed_at`)}, 'results', x.results) as data
+            'createdAt', ${sqlIso(sql`x.created_at`)}, 'revealedAt', ${sqlIso(sql`x.revealed_at`)},
+            'notifyWinners', x.notify_winners, 'results', x.results) as data
         from x where current_setting('ce.draw_revealed', true) = x.id::text`,
     now,
   );
@@ -141,6 +148,7 @@ export function drawJson(row: DrawRow): DrawJson {
     publicRandomness: row.public_randomness,
     createdAt: iso(row.created_at),
     revealedAt: iso(row.revealed_at),
+    notifyWinners: row.notify_winners === true,
     results: results.map((r) => ({
       position: num(r.position),
       entryId: r.entryId,
@@ -158,10 +166,58 @@ export function drawJson(row: DrawRow): DrawJson {
  * only reads, except with `revealedAt`: then it also records the draw.revealed event when the
  * batch's first statement revealed the draw.
  */
-const drawAnswerSql = (team: Team, drawId: string, revealedAt?: Date): SQL =>
+const drawAnswerSql = (team: Team, drawId: string, opts: { revealedAt?: Date; notify?: NotifyWinners } = {}): SQL =>
   sql`with ${team.cte} x as (select ${drawColumns(team)} from draws d where d.id = ${drawId} and ${sqlOfTeam(team, 'd')})
-      ${revealedAt ? sql`, ${revealedEvent(team, revealedAt)}` : sql``}
-      select *${revealedAt ? sql`, ${sqlEventDeliveries('ev_draw')}` : sql``} from x`;
+      ${opts.revealedAt ? sql`, ${revealedEvent(team, opts.revealedAt)}` : sql``}
+      ${opts.notify ? sql`, ${sqlNotifyWinners(team, opts.notify)}` : sql``}
+      select *${deliveries(opts)} from x`;
+
+/** the one ce_event_deliveries column of the events this answer records */
+const deliveries = (opts: { revealedAt?: Date; notify?: NotifyWinners }): SQL => {
+  const names = [...(opts.revealedAt ? ['ev_draw'] : []), ...(opts.notify ? ['ev_winner'] : [])];
+  return names.length ? sql`, ${sqlEventDeliveries(...names)}` : sql``;
+};
+
+interface NotifyWinners {
+  now: Date;
+  mail: (p: { title: SQL; name: SQL; label: SQL }) => SqlEmail;
+}
+
+/**
+ * CTEs `win`, `win_mail` and the `ev_winner` pair, after `x` (the draw, drawColumns): for a draw
+ * with notifyWinners, each winner not notified yet (not replaced, with an email, not erased) is
+ * marked notified, emailed and announced with `draw.winner_notified`, once. At the reveal that is
+ * every winner; after a replacement, the new one.
+ */
+const sqlNotifyWinners = (team: Team, n: NotifyWinners): SQL => {
+  const at = n.now.toISOString();
+  return sql`win as (
+        update draw_results r set notified_at = ${at}::timestamptz
+        from x, entries e
+        where r.draw_id = x.id and x.notify_winners and x.status = 'revealed' and not r.replaced and r.notified_at is null
+          and e.id = r.entry_id and e.email is not null and ${sqlNotErased('e')}
+        returning r.entry_id, r.position, e.email, e.name
+      ), win_mail as (
+        ${sqlQueueEmail(
+          'winner',
+          n.mail({ title: sql`c.title`, name: sql`win.name`, label: sql`coalesce(x.label, c.title)` }),
+          at,
+          {
+            teamId: sql`c.team_id`,
+            contestId: sql`c.id`,
+            to: sql`win.email`,
+            from: sql`win, x join contests c on c.id = x.contest_id`,
+          },
+        )}
+      ), ${sqlEmitEvent(
+        'ev_winner',
+        'draw.winner_notified',
+        sql`select ${team.id} as team_id, x.contest_id,
+              json_build_object('drawId', x.id, 'contestId', x.contest_id, 'entryId', win.entry_id, 'position', win.position) as data
+            from win, x`,
+        n.now,
+      )}`;
+};
 
 function fromRows(rows: readonly Record<string, unknown>[]): DrawJson {
   const row = rows[0] as DrawRow | undefined;
@@ -182,21 +238,19 @@ export async function createDraw(
   const id = randomUuid(random);
   const seed = await newSeed(random);
   const at = now.toISOString();
-  const rows = await query<{
-    outcome: string;
-    eligible_count: number;
-    total_weight: string | number;
-    snapshot_hash: string | null;
-  }>(
-    db,
-    sql`with ${team.cte} x as (
+  const commit = sql`with ${team.cte} x as (
           select * from ce_draw_commit(${id}::uuid, ${team.id}, ${contestId}::uuid, ${input.label}::text, ${input.winners}::int,
                                        ${input.weighting}::text, ${input.confirmedOnly}::boolean, ${input.minPoints}::int,
                                        ${input.excludePreviousWinners}::boolean, decode(${seed.seedHex}, 'hex'), ${seed.seedHash}::text,
                                        decode(${seed.ipadHex}, 'hex'), decode(${seed.opadHex}, 'hex'), ${at}::timestamptz)
         )
-        select outcome, eligible_count, total_weight, snapshot_hash from x`,
-  );
+        select outcome, eligible_count, total_weight, snapshot_hash from x`;
+  // notifyWinners is set by a second statement of the same batch (the commit function makes the row)
+  const rows = (
+    input.notifyWinners
+      ? (await batch(db, [commit, sql`update draws set notify_winners = true where id = ${id}::uuid returning 1`]))[0]!
+      : await query(db, commit)
+  ) as { outcome: string; eligible_count: number; total_weight: string | number; snapshot_hash: string | null }[];
   const row = rows[0];
   if (!row || row.outcome === 'contest_not_found') throw Errors.contestNotFound();
   if (row.outcome === 'no_eligible') throw Errors.noEligibleEntries();
@@ -218,6 +272,7 @@ export async function createDraw(
     publicRandomness: null,
     createdAt: at,
     revealedAt: null,
+    notifyWinners: input.notifyWinners === true,
     results: [],
   };
 }
@@ -255,7 +310,7 @@ export async function revealDraw(
   const [act, read] = await batch(db, [
     sql`with ${team.cte} x as (select ce_draw_reveal(${drawId}::uuid, ${team.id}, ${publicRandomness}::text, ${now.toISOString()}::timestamptz) as outcome)
         select outcome from x`,
-    drawAnswerSql(team, drawId, now),
+    drawAnswerSql(team, drawId, { revealedAt: now, notify: { now, mail: winnerContent(drawId) } }),
   ]);
   const outcome = act![0]?.outcome as string | undefined;
   if (outcome === 'not_found' || !outcome) throw Errors.drawNotFound();
@@ -278,7 +333,7 @@ export async function replaceWinner(
           select ce_draw_replace(${drawId}::uuid, ${team.id}, ${isUuid(entryId) ? entryId : null}::uuid, ${reason}::text,
                                  ${now.toISOString()}::timestamptz) as outcome)
         select outcome from x`,
-    drawAnswerSql(team, drawId),
+    drawAnswerSql(team, drawId, { notify: { now, mail: winnerContent(drawId) } }),
   ]);
   switch (act![0]?.outcome as string | undefined) {
     case 'ok':

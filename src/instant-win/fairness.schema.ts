@@ -59,5 +59,9 @@ export const Draw = v.strictObject({
   publicRandomness: v.nullable(v.string()),
   createdAt: timestamp,
   revealedAt: v.nullable(timestamp),
+  notifyWinners: v.pipe(
+    v.boolean(),
+    v.description('each winner is emailed at the reveal (and a replacement when drawn)'),
+  ),
   results: v.array(DrawResult),
 });

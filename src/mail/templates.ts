@@ -65,3 +65,15 @@ export function statusLinkEmail(p: { contestTitle: string; name: string | null; 
     ),
   };
 }
+
+export function winnerEmail(p: { contestTitle: string; name: string | null; drawLabel: string }): EmailContent {
+  const hello = p.name ? `Hi ${p.name},` : 'Hi,';
+  return {
+    subject: oneLine(`You won: ${p.contestTitle}`),
+    text: `${hello}\n\nYou are a winner of "${p.drawLabel}" in "${p.contestTitle}". Congratulations!\n\nThe organisers will be in touch about your prize. The draw can be checked by anyone: it was committed before the winners existed.\n`,
+    html: layout(
+      `<p>${escapeHtml(hello)}</p><p>You are a winner of <strong>${escapeHtml(p.drawLabel)}</strong> in <strong>${escapeHtml(p.contestTitle)}</strong>. Congratulations!</p>` +
+        `<p style="color:#666">The organisers will be in touch about your prize. The draw can be checked by anyone: it was committed before the winners existed.</p>`,
+    ),
+  };
+}

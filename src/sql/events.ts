@@ -39,6 +39,7 @@ export const EVENT_TYPES = [
   'instant_win.won',
   'instant_win.claimed',
   'draw.revealed',
+  'draw.winner_notified',
   'entry.flagged',
   'webhook.test',
 ] as const;

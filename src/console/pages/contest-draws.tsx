@@ -32,6 +32,7 @@ export function Draws(props: { cred: Team; contestId: string }) {
                 label: v.label || undefined,
                 weighting: v.weighting === 'points' ? 'points' : 'equal',
                 confirmedOnly: v.confirmedOnly === 'on',
+                notifyWinners: v.notifyWinners === 'on',
               },
             }),
           );
@@ -49,6 +50,9 @@ export function Draws(props: { cred: Team; contestId: string }) {
         </select>
         <label>
           <input type="checkbox" name="confirmedOnly" checked /> confirmed entries only
+        </label>
+        <label>
+          <input type="checkbox" name="notifyWinners" /> email the winners when revealed
         </label>
         <button type="submit">Commit a draw</button>
         <ErrorLine error={error} />

@@ -182,6 +182,8 @@ export const draws = pgTable(
     publicRandomness: text('public_randomness'),
     /** the index i of the next u_i of the random stream (replacements continue from here) */
     streamNext: integer('stream_next').notNull().default(0),
+    /** email each winner at the reveal (and a replacement when it is drawn) */
+    notifyWinners: boolean('notify_winners').notNull().default(false),
     createdAt: createdAt(),
     revealedAt: ts('revealed_at'),
   },
@@ -232,6 +234,8 @@ export const drawResults = pgTable(
     replaced: boolean('replaced').notNull().default(false),
     replacedReason: text('replaced_reason'),
     replacedAt: ts('replaced_at'),
+    /** when the winner was emailed (draws with notifyWinners): each winner once */
+    notifiedAt: ts('notified_at'),
     createdAt: createdAt(),
   },
   (t) => [
