@@ -36,6 +36,7 @@ import { privacyRoutes } from './entries/data-out.routes.js';
 import { widgetRoutes } from './instant-win/widget.routes.js';
 import { signupRoutes } from './signups/signups.routes.js';
 import { signupWidgetRoutes } from './signups/widget.routes.js';
+import { admitRoutes } from './signups/admit.routes.js';
 
 /**
  * Headers added to an answer already made. c.header() would rebuild the answer around its body
@@ -168,6 +169,7 @@ export function createApp(deps: Deps) {
   app.route('/', contestRoutes());
   app.route('/', entryRoutes());
   app.route('/', signupRoutes());
+  app.route('/', admitRoutes());
   app.route('/', bonusActionRoutes());
   app.route('/', contestBonusActionRoutes());
   app.route('/', analyticsRoutes());

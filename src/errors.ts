@@ -59,6 +59,8 @@ export const Errors = {
   botCheckUnavailable: def(503, 'Bot check unavailable, try again'),
   invalidEntryToken: def(401, 'Missing or invalid entry token'),
   entryTokenRequired: def(403, 'This contest needs the entry token to complete bonus actions'),
+  notAWaitlist: def(409, 'Contest is not a waitlist'),
+  admissionInProgress: def(409, 'An admission with this Idempotency-Key is in progress, try again'),
 
   // bonus actions
   missingEntryOrBonusActionId: def(400, 'Missing entryId or bonusActionId'),

@@ -85,6 +85,8 @@ const label = (path: Path) => path.map((k, i) => (typeof k === 'number' ? `[${k}
 
 interface Fx {
   contestId: string;
+  /** a waitlist with entries waiting (admit) */
+  waitlistId: string;
   entryId: string;
   referralCode: string;
   bonusActionId: string;
@@ -297,6 +299,13 @@ const ENDPOINTS: Endpoint[] = [
       customFields: { size: 'S' },
       consent: true,
     }),
+  },
+  {
+    method: 'POST',
+    route: '/api/v1/contests/:contestId/admit',
+    path: () => `/api/v1/contests/${fx.waitlistId}/admit`,
+    headers: priv,
+    body: () => ({ count: 1 }),
   },
   {
     method: 'PUT',
@@ -739,6 +748,14 @@ beforeAll(async () => {
     referral: { advocatePoints: 10, friendPoints: 5 },
     publicSignup: true,
   });
+  const waitlist = await env.contest(t.teamId, { requireEmailConfirmation: false, mode: 'waitlist' });
+  for (const email of ['w1@example.com', 'w2@example.com', 'w3@example.com']) {
+    const w = await env.request('POST', `/api/v1/contests/${waitlist.id}/entries`, {
+      key: t.privateKey,
+      body: { email },
+    });
+    expect(w.status).toBe(201);
+  }
   const shopifySecret = 'shpss_test_secret';
   const stripeSecret = 'whsec_stripe_test';
   const patched = await env.request('PATCH', `/api/admin/contests/${c.id}`, {
@@ -870,6 +887,7 @@ beforeAll(async () => {
 
   fx = {
     contestId: c.id,
+    waitlistId: waitlist.id,
     entryId: entry.body.data.entryId,
     referralCode: referral_code,
     bonusActionId: ba.body.data.id,

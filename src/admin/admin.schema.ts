@@ -33,7 +33,7 @@ export const WebhookSecret = v.strictObject({
 export const Email = v.strictObject({
   id: uuid,
   to: v.string(),
-  kind: v.picklist(['confirmation', 'prize', 'status_link', 'winner']),
+  kind: v.picklist(['confirmation', 'prize', 'status_link', 'winner', 'admitted']),
   subject: v.string(),
   text: v.string(),
   status: v.picklist(['pending', 'sent', 'failed']),

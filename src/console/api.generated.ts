@@ -231,6 +231,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/contests/{contestId}/admit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Let a waitlist in: the first N still waiting by position, or the entries named
+         * @description Each entry let in gets admittedAt, the entry.admitted event and an email, and leaves the positions of those still waiting. With an Idempotency-Key header, a retry admits nobody and answers the same list.
+         */
+        post: operations["admitEntries"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/entries/{entryId}/bonus-actions": {
         parameters: {
             query?: never;
@@ -3949,6 +3969,8 @@ export interface operations {
                             referralCode: string;
                             referralsCount: number;
                             confirmed: boolean;
+                            /** @description when a waitlist let this entry in; null while it waits */
+                            admittedAt: string | null;
                             /**
                              * Format: date-time
                              * @description ISO 8601 date-time (UTC)
@@ -3960,6 +3982,176 @@ export interface operations {
             };
             /** @description `Missing or invalid entry token` */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `Too many requests`; `Retry-After` says when to try again */
+            429: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `Internal server error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+        };
+    };
+    admitEntries: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description any 1-200 printable characters: a retry with it answers the same list */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                contestId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description admit the first `count` entries still waiting, by position */
+                    count?: number;
+                    /** @description admit these entries (those still waiting; others are left as they are) */
+                    entryIds?: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description The entries let in */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: {
+                            /** @description the entries this admission let in, by position */
+                            entryIds: string[];
+                            count: number;
+                        };
+                    };
+                };
+            };
+            /** @description `Give either count or entryIds`, `Invalid Idempotency-Key`, `a message naming the field` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `Missing or invalid API key` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `This endpoint requires a private API key` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `Contest not found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `Contest is not a waitlist`, `An admission with this Idempotency-Key is in progress, try again` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `Request body too large` (64 KiB; 1 MiB on the store/payment webhooks) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `Content-Type must be application/json` */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8101,7 +8293,7 @@ export interface operations {
                             /** Format: uuid */
                             id: string;
                             url: string;
-                            events: ("entry.created" | "entry.confirmed" | "entry.disqualified" | "entry.requalified" | "entry.erased" | "referral.credited" | "points.adjusted" | "bonus_action.completed" | "purchase.recorded" | "instant_win.won" | "instant_win.claimed" | "draw.revealed" | "draw.winner_notified" | "entry.flagged" | "webhook.test")[];
+                            events: ("entry.created" | "entry.confirmed" | "entry.disqualified" | "entry.requalified" | "entry.erased" | "entry.admitted" | "referral.credited" | "points.adjusted" | "bonus_action.completed" | "purchase.recorded" | "instant_win.won" | "instant_win.claimed" | "draw.revealed" | "draw.winner_notified" | "entry.flagged" | "webhook.test")[];
                             description: string | null;
                             enabled: boolean;
                             /**
@@ -8185,7 +8377,7 @@ export interface operations {
                 "application/json": {
                     /** @description https:// receiver URL */
                     url?: string;
-                    /** @description event types to receive; omitted = all (entry.created, entry.confirmed, entry.disqualified, entry.requalified, entry.erased, referral.credited, points.adjusted, bonus_action.completed, purchase.recorded, instant_win.won, instant_win.claimed, draw.revealed, draw.winner_notified, entry.flagged, webhook.test) */
+                    /** @description event types to receive; omitted = all (entry.created, entry.confirmed, entry.disqualified, entry.requalified, entry.erased, entry.admitted, referral.credited, points.adjusted, bonus_action.completed, purchase.recorded, instant_win.won, instant_win.claimed, draw.revealed, draw.winner_notified, entry.flagged, webhook.test) */
                     events?: string[];
                     description?: string | null;
                 };
@@ -8205,7 +8397,7 @@ export interface operations {
                             /** Format: uuid */
                             id: string;
                             url: string;
-                            events: ("entry.created" | "entry.confirmed" | "entry.disqualified" | "entry.requalified" | "entry.erased" | "referral.credited" | "points.adjusted" | "bonus_action.completed" | "purchase.recorded" | "instant_win.won" | "instant_win.claimed" | "draw.revealed" | "draw.winner_notified" | "entry.flagged" | "webhook.test")[];
+                            events: ("entry.created" | "entry.confirmed" | "entry.disqualified" | "entry.requalified" | "entry.erased" | "entry.admitted" | "referral.credited" | "points.adjusted" | "bonus_action.completed" | "purchase.recorded" | "instant_win.won" | "instant_win.claimed" | "draw.revealed" | "draw.winner_notified" | "entry.flagged" | "webhook.test")[];
                             description: string | null;
                             enabled: boolean;
                             /**
@@ -8457,7 +8649,7 @@ export interface operations {
                             /** Format: uuid */
                             id: string;
                             url: string;
-                            events: ("entry.created" | "entry.confirmed" | "entry.disqualified" | "entry.requalified" | "entry.erased" | "referral.credited" | "points.adjusted" | "bonus_action.completed" | "purchase.recorded" | "instant_win.won" | "instant_win.claimed" | "draw.revealed" | "draw.winner_notified" | "entry.flagged" | "webhook.test")[];
+                            events: ("entry.created" | "entry.confirmed" | "entry.disqualified" | "entry.requalified" | "entry.erased" | "entry.admitted" | "referral.credited" | "points.adjusted" | "bonus_action.completed" | "purchase.recorded" | "instant_win.won" | "instant_win.claimed" | "draw.revealed" | "draw.winner_notified" | "entry.flagged" | "webhook.test")[];
                             description: string | null;
                             enabled: boolean;
                             /**
@@ -8717,7 +8909,7 @@ export interface operations {
                             /** Format: uuid */
                             id: string;
                             url: string;
-                            events: ("entry.created" | "entry.confirmed" | "entry.disqualified" | "entry.requalified" | "entry.erased" | "referral.credited" | "points.adjusted" | "bonus_action.completed" | "purchase.recorded" | "instant_win.won" | "instant_win.claimed" | "draw.revealed" | "draw.winner_notified" | "entry.flagged" | "webhook.test")[];
+                            events: ("entry.created" | "entry.confirmed" | "entry.disqualified" | "entry.requalified" | "entry.erased" | "entry.admitted" | "referral.credited" | "points.adjusted" | "bonus_action.completed" | "purchase.recorded" | "instant_win.won" | "instant_win.claimed" | "draw.revealed" | "draw.winner_notified" | "entry.flagged" | "webhook.test")[];
                             description: string | null;
                             enabled: boolean;
                             /**
@@ -8881,7 +9073,7 @@ export interface operations {
                             /** Format: uuid */
                             eventId: string;
                             /** @enum {string} */
-                            type: "entry.created" | "entry.confirmed" | "entry.disqualified" | "entry.requalified" | "entry.erased" | "referral.credited" | "points.adjusted" | "bonus_action.completed" | "purchase.recorded" | "instant_win.won" | "instant_win.claimed" | "draw.revealed" | "draw.winner_notified" | "entry.flagged" | "webhook.test";
+                            type: "entry.created" | "entry.confirmed" | "entry.disqualified" | "entry.requalified" | "entry.erased" | "entry.admitted" | "referral.credited" | "points.adjusted" | "bonus_action.completed" | "purchase.recorded" | "instant_win.won" | "instant_win.claimed" | "draw.revealed" | "draw.winner_notified" | "entry.flagged" | "webhook.test";
                             /** @enum {string} */
                             status: "pending" | "delivered" | "failed";
                             attempts: number;
@@ -9019,7 +9211,7 @@ export interface operations {
                             /** Format: uuid */
                             eventId: string;
                             /** @enum {string} */
-                            type: "entry.created" | "entry.confirmed" | "entry.disqualified" | "entry.requalified" | "entry.erased" | "referral.credited" | "points.adjusted" | "bonus_action.completed" | "purchase.recorded" | "instant_win.won" | "instant_win.claimed" | "draw.revealed" | "draw.winner_notified" | "entry.flagged" | "webhook.test";
+                            type: "entry.created" | "entry.confirmed" | "entry.disqualified" | "entry.requalified" | "entry.erased" | "entry.admitted" | "referral.credited" | "points.adjusted" | "bonus_action.completed" | "purchase.recorded" | "instant_win.won" | "instant_win.claimed" | "draw.revealed" | "draw.winner_notified" | "entry.flagged" | "webhook.test";
                             /** @enum {string} */
                             status: "pending" | "delivered" | "failed";
                             attempts: number;
@@ -10864,7 +11056,7 @@ export interface operations {
                             id: string;
                             to: string;
                             /** @enum {string} */
-                            kind: "confirmation" | "prize" | "status_link" | "winner";
+                            kind: "confirmation" | "prize" | "status_link" | "winner" | "admitted";
                             subject: string;
                             text: string;
                             /** @enum {string} */

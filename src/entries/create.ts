@@ -337,7 +337,7 @@ function signupSql(signup: SignupOptions | undefined, at: Date, now: string) {
     insertValues: sql`,
               case when c.consent_text is not null then ${now}::timestamptz end,
               case when c.consent_text is not null then encode(sha256(convert_to(c.consent_text, 'UTF8')), 'hex') end`,
-    returning: sql`, contest_id, created_at, email_confirmed, disqualified, erased_at`,
+    returning: sql`, contest_id, created_at, email_confirmed, disqualified, erased_at, admitted_at`,
     ctes: sql`tok as (
             insert into entry_tokens (token_hash, entry_id, created_at)
             select ${signup.tokenHash}, ins.id, ${now}::timestamptz from ins

@@ -77,3 +77,15 @@ export function winnerEmail(p: { contestTitle: string; name: string | null; draw
     ),
   };
 }
+
+export function admittedEmail(p: { contestTitle: string; name: string | null }): EmailContent {
+  const hello = p.name ? `Hi ${p.name},` : 'Hi,';
+  return {
+    subject: oneLine(`You're in: ${p.contestTitle}`),
+    text: `${hello}\n\nGood news: your wait is over. You have been let in to "${p.contestTitle}".\n\nThe team will tell you what comes next.\n`,
+    html: layout(
+      `<p>${escapeHtml(hello)}</p><p>Good news: your wait is over. You have been let in to <strong>${escapeHtml(p.contestTitle)}</strong>.</p>` +
+        `<p style="color:#666">The team will tell you what comes next.</p>`,
+    ),
+  };
+}

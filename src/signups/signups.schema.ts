@@ -86,5 +86,6 @@ export const Me = v.strictObject({
   referralCode: v.string(),
   referralsCount: nonNegInt,
   confirmed: v.boolean(),
+  admittedAt: v.pipe(v.nullable(timestamp), v.description('when a waitlist let this entry in; null while it waits')),
   createdAt: timestamp,
 });

@@ -49,6 +49,7 @@ export async function readMe(db: Db, token: string) {
     points: number;
     referral_code: string;
     email_confirmed: boolean;
+    admitted_at: Date | string | null;
     created_at: Date | string;
     position: number | string | null;
     total: number | string;
@@ -57,7 +58,7 @@ export async function readMe(db: Db, token: string) {
     db,
     sql`with e as (
           select e.id, e.contest_id, e.email, e.name, e.points, e.referral_code, e.email_confirmed, e.disqualified,
-            e.erased_at, e.created_at
+            e.erased_at, e.admitted_at, e.created_at
           from entry_tokens t join entries e on e.id = t.entry_id
           where t.token_hash = ${await sha256Hex(token)} and e.erased_at is null
         )
@@ -77,6 +78,7 @@ export async function readMe(db: Db, token: string) {
     referralCode: row.referral_code,
     referralsCount: num(row.referrals_count),
     confirmed: row.email_confirmed,
+    admittedAt: iso(row.admitted_at),
     createdAt: iso(row.created_at)!,
   };
 }

@@ -32,6 +32,7 @@ export const EVENT_TYPES = [
   'entry.disqualified',
   'entry.requalified',
   'entry.erased',
+  'entry.admitted',
   'referral.credited',
   'points.adjusted',
   'bonus_action.completed',

@@ -6,7 +6,7 @@
 import { type SQL, sql } from 'drizzle-orm';
 
 /** What the outbox_kind check allows. */
-export type EmailKind = 'confirmation' | 'prize' | 'status_link' | 'winner';
+export type EmailKind = 'confirmation' | 'prize' | 'status_link' | 'winner' | 'admitted';
 
 /** Subject, text and HTML as SQL expressions (rendered in the statement, from its own rows). */
 export interface SqlEmail {

@@ -1,7 +1,7 @@
 /**
  * Places in a contest's order, the order of its leaderboard: points (most first), then who joined
- * first, then the entry id. An entry counts when its email is confirmed, it is not disqualified
- * and not erased; its position is 1 + the counting entries ahead of it, and `total` is how many
+ * first, then the entry id. An entry counts when its email is confirmed, it is not disqualified,
+ * not erased and (a waitlist) not admitted yet; its position is 1 + the counting entries ahead of it, and `total` is how many
  * count. Both are exact: one statement, one snapshot.
  *
  * Counting the entries ahead one by one would read up to the whole contest (a million index
@@ -16,7 +16,9 @@ import { type SQL, sql } from 'drizzle-orm';
 
 /** whether the entry in `alias` counts */
 export const sqlCounts = (alias: string): SQL =>
-  sql.raw(`(${alias}.email_confirmed and not ${alias}.disqualified and ${alias}.erased_at is null)`);
+  sql.raw(
+    `(${alias}.email_confirmed and not ${alias}.disqualified and ${alias}.erased_at is null and ${alias}.admitted_at is null)`,
+  );
 
 /**
  * The 1-based position of the entry in `alias` (columns contest_id, points, created_at, id and
@@ -34,7 +36,7 @@ export function sqlPosition(alias: string): SQL {
                   where q.contest_id = ${a}.contest_id and q.points = ${a}.points and q.hour < ${hour}), 0)
       + (select count(*) from entries o
          where o.contest_id = ${a}.contest_id and o.points = ${a}.points
-           and o.email_confirmed and not o.disqualified and o.erased_at is null
+           and o.email_confirmed and not o.disqualified and o.erased_at is null and o.admitted_at is null
            and o.created_at >= to_timestamp(${hour} * 3600) and (o.created_at, o.id) < (${a}.created_at, ${a}.id))
     end`;
 }

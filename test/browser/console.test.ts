@@ -407,6 +407,33 @@ async function scenario(browser: Browser, origin: string, runtime: string) {
     expect(annAfter.body.data.actions[0]).toMatchObject({ completed: true });
     await checkPage(page, runtime, 'contest-activity', axeResults);
 
+    // ---- a waitlist lets its first one in from the console
+    const wl = await api(origin, 'POST', '/api/v1/contests', {
+      key: privateKey,
+      body: { title: 'Console waitlist', mode: 'waitlist', status: 'active', requireEmailConfirmation: false },
+    });
+    expect(wl.status, JSON.stringify(wl.body)).toBe(201);
+    const waiting: string[] = [];
+    for (const email of ['first@example.com', 'second@example.com']) {
+      const w = await api(origin, 'POST', `/api/v1/contests/${wl.body.data.id}/entries`, {
+        key: privateKey,
+        body: { email },
+      });
+      expect(w.status).toBe(201);
+      waiting.push(w.body.data.entryId);
+    }
+    await page.goto(`${origin}/console/contests/${wl.body.data.id}`);
+    await page.getByLabel('How many').fill('1');
+    await page.getByRole('button', { name: 'Let them in' }).click();
+    await expect.poll(() => page.locator('#admit-result').textContent()).toContain('Let in: 1.');
+    await checkPage(page, runtime, 'contest-admit', axeResults);
+    // the next admission through the API takes the second: the first is in already
+    const next = await api(origin, 'POST', `/api/v1/contests/${wl.body.data.id}/admit`, {
+      key: privateKey,
+      body: { count: 5 },
+    });
+    expect(next.body.data).toEqual({ entryIds: [waiting[1]], count: 1 });
+
     // ---- a game created in the console, played through the API: its realised odds and chi-square
     await page.getByRole('link', { name: 'Games' }).click();
     await page.getByRole('heading', { name: 'Instant-win games' }).waitFor();

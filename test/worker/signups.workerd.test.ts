@@ -66,6 +66,33 @@ describe.skipIf(!hasPostgres)('sign-ups on the Worker', () => {
     expect(list.body.data).toEqual([]);
   });
 
+  it('a waitlist lets its first one in: one round trip, the "You\'re in" email after the answer, /me shows it', async () => {
+    const c = await makeContest(team.teamId, { requireEmailConfirmation: false, mode: 'waitlist', publicSignup: true });
+    const tokens: string[] = [];
+    for (const n of [1, 2]) {
+      const r = await call('POST', `/api/v1/contests/${c.id}/signup`, {
+        // a private key: no confirmation asked (a public sign-up always confirms its email first)
+        key: team.privateKey,
+        body: { email: `wait${n}-${tag}@example.com` },
+      });
+      expect(r.status, r.text).toBe(201);
+      tokens.push(r.body.data.entryToken as string);
+    }
+    const r = await call('POST', `/api/v1/contests/${c.id}/admit`, { key: team.privateKey, body: { count: 1 } });
+    expect(r.status, r.text).toBe(200);
+    expect(r.body.data.count).toBe(1);
+    expect(r.headers.get('server-timing')).toMatch(/desc="1 round trip"/);
+    const me = (token: string) => call('GET', '/api/v1/me', { headers: { authorization: `Bearer ${token}` } });
+    expect((await me(tokens[0]!)).body.data).toMatchObject({ position: null, total: 1 });
+    expect((await me(tokens[0]!)).body.data.admittedAt).not.toBeNull();
+    expect((await me(tokens[1]!)).body.data).toMatchObject({ position: 1, total: 1, admittedAt: null });
+    await eventually(async () =>
+      (await resendLog()).delivered.find(
+        (d) => d.body?.to?.[0] === `wait1-${tag}@example.com` && /You're in/.test(String(d.body?.subject)),
+      ),
+    );
+  });
+
   it('an unknown entry token is 401', async () => {
     const r = await call('GET', '/api/v1/me', { headers: { authorization: `Bearer et_${'x'.repeat(40)}` } });
     expect([r.status, r.body.error]).toEqual([401, 'Missing or invalid entry token']);

@@ -1,11 +1,12 @@
 /** @jsxImportSource hono/jsx/dom */
-/** Contests (private key): the list, and one contest: totals, top referrers, entries, draws, export. */
+/** Contests (private key): the list, and one contest: totals, top referrers, entries, admission (waitlists), draws, export. */
 import { useState } from 'hono/jsx/dom';
 import { type Credential, apiClient, authHeaders, messageOf, must } from '../api.js';
 import { navigate, useLocation } from '../router.js';
 import { Action, ErrorLine, formValues, Link, Pager, useLoad, when } from '../ui.js';
 import { ContestSettings, NewContest } from './contest-settings.js';
 import { Activity, BonusActions, CompletionsQueue } from './contest-activity.js';
+import { Admission } from './contest-admit.js';
 import { Draws } from './contest-draws.js';
 import { SignupEmbed } from './contest-signup.js';
 
@@ -408,6 +409,7 @@ export function ContestPage(props: { cred: Team; contestId: string }) {
           <Entries cred={props.cred} contestId={props.contestId} />
           <CompletionsQueue cred={props.cred} contestId={props.contestId} />
           <BonusActions cred={props.cred} contestId={props.contestId} />
+          {c.mode === 'waitlist' ? <Admission cred={props.cred} contestId={props.contestId} /> : null}
           <Draws cred={props.cred} contestId={props.contestId} />
           <Export cred={props.cred} contestId={props.contestId} />
           <SignupEmbed contestId={props.contestId} />

@@ -180,6 +180,8 @@ export const entries = pgTable(
     consentTextSha256: text('consent_text_sha256'),
     /** when the "your link" email was last queued (at most one per 10 minutes) */
     statusLinkSentAt: ts('status_link_sent_at'),
+    /** a waitlist let this entry in (POST /contests/:id/admit): it leaves the positions of those still waiting */
+    admittedAt: ts('admitted_at'),
   },
   (t) => [
     uniqueIndex('entries_contest_email_uq').on(t.contestId, t.email).where(sql`${t.email} is not null`),
@@ -205,7 +207,7 @@ export const entries = pgTable(
     // exact positions: the counting entries of one points value in join order (src/sql/positions.ts)
     index('entries_position_idx')
       .on(t.contestId, t.points, t.createdAt, t.id)
-      .where(sql`${t.emailConfirmed} and not ${t.disqualified} and ${t.erasedAt} is null`),
+      .where(sql`${t.emailConfirmed} and not ${t.disqualified} and ${t.erasedAt} is null and ${t.admittedAt} is null`),
     index('entries_leaderboard_points_idx')
       .on(t.contestId, t.points.desc(), t.createdAt, t.id)
       .where(sql`${t.emailConfirmed} and not ${t.disqualified}`),
@@ -433,4 +435,18 @@ export const positionDeltas = pgTable(
     n: bigint('n', { mode: 'number' }).notNull(),
   },
   (t) => [index('position_deltas_idx').on(t.contestId, t.points, t.hour)],
+);
+
+/** What an admission with an Idempotency-Key let in: a retry answers the same list and admits nobody. */
+export const admissions = pgTable(
+  'admissions',
+  {
+    contestId: uuid('contest_id')
+      .notNull()
+      .references(() => contests.id, { onDelete: 'cascade' }),
+    idempotencyKey: text('idempotency_key').notNull(),
+    entryIds: uuid('entry_ids').array().notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [primaryKey({ columns: [t.contestId, t.idempotencyKey] })],
 );

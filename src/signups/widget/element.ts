@@ -25,6 +25,7 @@ interface Me {
   referralsCount: number;
   referralCode: string;
   confirmed: boolean;
+  admittedAt: string | null;
 }
 class ApiError extends Error {
   constructor(
@@ -326,9 +327,11 @@ export class ContestSignup extends HTMLElement {
       el(
         'p',
         { class: 'big' },
-        me.position === null
-          ? this.s.notCounted
-          : fill(this.s.position, { position: me.position, total: me.total }, lang),
+        me.admittedAt !== null
+          ? this.s.admitted
+          : me.position === null
+            ? this.s.notCounted
+            : fill(this.s.position, { position: me.position, total: me.total }, lang),
       ),
       el('p', {}, fill(this.s.points, { points: me.points }, lang)),
       el('p', {}, fill(this.s.referrals, { referrals: me.referralsCount }, lang)),

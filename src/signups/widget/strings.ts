@@ -8,6 +8,7 @@ export const DEFAULT_STRINGS = {
   already: 'You are already in. We emailed you a link to your page.',
   position: 'You are #{position} of {total}',
   notCounted: 'Your place appears once your email is confirmed.',
+  admitted: "You're in! Check your email for what comes next.",
   points: 'Points: {points}',
   referrals: 'Friends who joined: {referrals}',
   shareTitle: 'Move up: share your link',
