@@ -1,5 +1,5 @@
 /**
- * npm run bench [-- --entries N] [--quick] [--smoke] [--duration S] [--connections C] [--draw] [--no-data-out]
+ * npm run bench [-- --entries N] [--quick] [--smoke] [--duration S] [--connections C] [--draw] [--no-data-out] [--admit]
  * npm run bench -- --edge [--samples N]     (round trips as the edge feels them: bench/edge.ts)
  *
  * --draw: instead of the HTTP load, times a giveaway draw over the seeded contest (commit and
@@ -609,6 +609,11 @@ async function main() {
     if (!args.includes('--no-data-out')) {
       const { dataOutBench } = await import('./data-out.js');
       await dataOutBench({ entries: N, events: smoke ? 300 : quick ? 2000 : 20_000, baseUrl, port: port + 1, log });
+    }
+    // --admit (bench/admit.ts): a waitlist of N entries lets 10,000 in, twice, through the app
+    if (args.includes('--admit')) {
+      const { admitBench } = await import('./admit.js');
+      await admitBench({ entries: N, count: Math.min(10_000, Math.floor(N / 4)), baseUrl, port: port + 2, log });
     }
   } finally {
     if (child && child.exitCode === null) {

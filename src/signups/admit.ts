@@ -43,7 +43,7 @@ export async function admit(
     { marker: `Hi ${m.name},`, value: sqlHello(sql`upd.name`) },
   ]);
   for (let attempt = 0; attempt < 3; attempt++) {
-    let row;
+    let row: Awaited<ReturnType<typeof admitOnce>>;
     try {
       row = await admitOnce();
     } catch (e) {
