@@ -8,15 +8,14 @@
  * that C entries were admitted, C emails queued and the first still waiting now has position 1.
  * Writes bench/admit-results.json.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { sql } from 'drizzle-orm';
-import pg from 'pg';
 import { createApiKey, createTeam } from '../src/admin/admin.js';
 import { createContest } from '../src/contests/settings.js';
 import { query, queryOne } from '../src/db/client.js';
 import { openPg } from '../src/db/drivers/pg.js';
 import { cryptoRandom } from '../src/deps.js';
+import { flag, freshDatabase, startBenchServer } from './support.js';
 
 export interface AdmitBenchOptions {
   entries: number;
@@ -28,16 +27,10 @@ export interface AdmitBenchOptions {
 
 export async function admitBench(o: AdmitBenchOptions) {
   const log = o.log ?? console.log;
-  const dbName = `ce_bench_admit_${process.pid}`;
-  const admin = new pg.Client({ connectionString: o.baseUrl });
-  await admin.connect();
-  await admin.query(`drop database if exists ${dbName} with (force)`);
-  await admin.query(`create database ${dbName}`);
-  const url = new URL(o.baseUrl);
-  url.pathname = `/${dbName}`;
-  let child: ChildProcess | undefined;
+  const fresh = await freshDatabase(o.baseUrl, `ce_bench_admit_${process.pid}`);
+  let server: Awaited<ReturnType<typeof startBenchServer>> | undefined;
   try {
-    const h = await openPg(url.toString(), { max: 4 });
+    const h = await openPg(fresh.url, { max: 4 });
     const db = h.db;
     const team = await createTeam(db, 'Admit bench');
     const priv = (await createApiKey(db, cryptoRandom, team.id, 'private', 'bench')).key;
@@ -68,17 +61,7 @@ export async function admitBench(o: AdmitBenchOptions) {
       `admit: seeded a waitlist of ${o.entries.toLocaleString()} entries in ${((Date.now() - seedStart) / 1000).toFixed(1)} s`,
     );
 
-    child = spawn(process.execPath, ['--import', 'tsx', 'bench/server.ts'], {
-      env: { ...process.env, DATABASE_URL: url.toString(), PORT: String(o.port), DATABASE_POOL_MAX: '4' },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    await new Promise<void>((resolve, reject) => {
-      child!.stdout!.on('data', (d: Buffer) => {
-        if (d.toString().includes('bench server ready')) resolve();
-      });
-      child!.on('exit', (c) => reject(new Error(`bench server exited with ${c}`)));
-    });
-    await (await fetch(`http://127.0.0.1:${o.port}/health`)).text();
+    server = await startBenchServer(fresh.url, o.port);
 
     const rounds: { seconds: number; admitted: number }[] = [];
     for (let round = 0; round < 2; round++) {
@@ -107,25 +90,15 @@ export async function admitBench(o: AdmitBenchOptions) {
     await h.close();
     return result;
   } finally {
-    if (child && child.exitCode === null) {
-      const exited = new Promise((r) => child!.once('exit', r));
-      child.kill('SIGTERM');
-      await exited;
-    }
-    await admin.query(`drop database if exists ${dbName} with (force)`).catch(() => {});
-    await admin.end();
+    await server?.stop();
+    await fresh.drop();
   }
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const args = process.argv.slice(2);
-  const arg = (name: string) => {
-    const i = args.indexOf(`--${name}`);
-    return i >= 0 ? args[i + 1] : undefined;
-  };
   admitBench({
-    entries: Number(arg('entries') ?? 1_000_000),
-    count: Number(arg('count') ?? 10_000),
+    entries: Number(flag('entries') ?? 1_000_000),
+    count: Number(flag('count') ?? 10_000),
     baseUrl: process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres',
     port: Number(process.env.BENCH_PORT ?? 8792),
   }).catch((e) => {

@@ -10,18 +10,17 @@
  *     127.0.0.1: events/s with one deliverer and with four side by side.
  * Writes bench/data-out-results.json.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { sql } from 'drizzle-orm';
-import pg from 'pg';
 import { query } from '../src/db/client.js';
 import { openPg } from '../src/db/drivers/pg.js';
 import { cryptoRandom } from '../src/deps.js';
 import { createApiKey, createTeam } from '../src/admin/admin.js';
 import { createContest } from '../src/contests/settings.js';
 import { deliverDueEvents } from '../src/events/deliver.js';
+import { flag, freshDatabase, startBenchServer } from './support.js';
 
 export interface DataOutOptions {
   entries: number;
@@ -39,20 +38,14 @@ const mb = (kb: number) => Math.round(kb / 1024);
 
 export async function dataOutBench(o: DataOutOptions) {
   const log = o.log ?? console.log;
-  const dbName = `ce_bench_out_${process.pid}`;
-  const admin = new pg.Client({ connectionString: o.baseUrl });
-  await admin.connect();
-  await admin.query(`drop database if exists ${dbName} with (force)`);
-  await admin.query(`create database ${dbName}`);
-  const url = new URL(o.baseUrl);
-  url.pathname = `/${dbName}`;
-  let child: ChildProcess | undefined;
+  const fresh = await freshDatabase(o.baseUrl, `ce_bench_out_${process.pid}`);
+  let server: Awaited<ReturnType<typeof startBenchServer>> | undefined;
   const receiver = createServer((req, res) => {
     req.resume();
     req.on('end', () => res.writeHead(204).end());
   });
   try {
-    const h = await openPg(url.toString(), { max: 8 });
+    const h = await openPg(fresh.url, { max: 8 });
     const db = h.db;
     const team = await createTeam(db, 'Data out bench');
     const priv = (await createApiKey(db, cryptoRandom, team.id, 'private', 'bench')).key;
@@ -76,20 +69,9 @@ export async function dataOutBench(o: DataOutOptions) {
     log(`data out: seeded ${o.entries.toLocaleString()} entries in ${((Date.now() - seedStart) / 1000).toFixed(1)} s`);
 
     // ---------- 1. CSV export through the app ----------
-    child = spawn(process.execPath, ['--import', 'tsx', 'bench/server.ts'], {
-      env: { ...process.env, DATABASE_URL: url.toString(), PORT: String(o.port), DATABASE_POOL_MAX: '4' },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    await new Promise<void>((resolve, reject) => {
-      child!.stdout!.on('data', (d: Buffer) => {
-        if (d.toString().includes('bench server ready')) resolve();
-      });
-      child!.on('exit', (c) => reject(new Error(`bench server exited with ${c}`)));
-    });
-    const pid = child.pid!;
-    // warm up (module loading, a first small export) so the baseline is the server at rest
-    const warm = await fetch(`http://127.0.0.1:${o.port}/health`);
-    await warm.text();
+    server = await startBenchServer(fresh.url, o.port);
+    const pid = server.pid;
+    // the server at rest (modules loaded, one request answered) is the baseline
     const baseline = rssKb(pid, 'VmRSS');
     let peak = baseline;
     const sampler = setInterval(() => {
@@ -182,25 +164,15 @@ export async function dataOutBench(o: DataOutOptions) {
     return result;
   } finally {
     receiver.close();
-    if (child && child.exitCode === null) {
-      const exited = new Promise((r) => child!.once('exit', r));
-      child.kill('SIGTERM');
-      await exited;
-    }
-    await admin.query(`drop database if exists ${dbName} with (force)`).catch(() => {});
-    await admin.end();
+    await server?.stop();
+    await fresh.drop();
   }
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const args = process.argv.slice(2);
-  const arg = (name: string) => {
-    const i = args.indexOf(`--${name}`);
-    return i >= 0 ? args[i + 1] : undefined;
-  };
   dataOutBench({
-    entries: Number(arg('entries') ?? 1_000_000),
-    events: Number(arg('events') ?? 20_000),
+    entries: Number(flag('entries') ?? 1_000_000),
+    events: Number(flag('events') ?? 20_000),
     baseUrl: process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres',
     port: Number(process.env.BENCH_PORT ?? 8791),
   }).catch((e) => {
