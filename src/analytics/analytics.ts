@@ -103,13 +103,13 @@ export async function getLeaderboard(
           (select e.id, e.email, e.name, e.points, e.commission, e.referral_code, e.created_at
            from entries e
            where e.contest_id = ${contestId} and e.email_confirmed and not e.disqualified and ${sqlNotErased('e')}
-             and (select campaign_type from c) <> 'affiliate'
+             and e.admitted_at is null and (select campaign_type from c) <> 'affiliate'
            order by e.points desc nulls last, e.created_at, e.id limit ${limit})
           union all
           (select e.id, e.email, e.name, e.points, e.commission, e.referral_code, e.created_at
            from entries e
            where e.contest_id = ${contestId} and e.email_confirmed and not e.disqualified and ${sqlNotErased('e')}
-             and (select campaign_type from c) = 'affiliate'
+             and e.admitted_at is null and (select campaign_type from c) = 'affiliate'
            order by e.commission desc nulls last, e.created_at, e.id limit ${limit})
         )
         select c.campaign_type, c.public_cache_seconds, x.* from c left join lateral (

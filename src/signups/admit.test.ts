@@ -63,6 +63,13 @@ describe('POST /contests/{contestId}/admit', () => {
     expect((await me(w.entries[1]!.token)).body.data.admittedAt).toBeNull();
     expect((await me(w.entries[1]!.token)).body.data).toMatchObject({ position: 1, total: 3 });
     expect((await me(w.entries[4]!.token)).body.data).toMatchObject({ position: 3, total: 3 });
+    // the leaderboard is the queue: those let in leave it, and its ranks are the positions
+    const board = await env.request('GET', `/api/v1/contests/${w.id}/leaderboard`, { key: t.privateKey });
+    expect(board.body.data.map((r: { id: string; rank: number }) => [r.rank, r.id])).toEqual([
+      [1, w.entries[1]!.id],
+      [2, w.entries[3]!.id],
+      [3, w.entries[4]!.id],
+    ]);
     await env.settle();
     const mails = env.sent.filter((m) => m.subject === "You're in: Early access");
     expect(mails.map((m) => m.to).sort()).toEqual(['w0@example.com', 'w2@example.com']);

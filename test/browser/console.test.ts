@@ -423,9 +423,17 @@ async function scenario(browser: Browser, origin: string, runtime: string) {
       waiting.push(w.body.data.entryId);
     }
     await page.goto(`${origin}/console/contests/${wl.body.data.id}`);
+    // the ones next in line are shown first: both, then (how many: 1) the first only
+    await expect
+      .poll(() => page.locator('ol.next-in-line li').allTextContents())
+      .toEqual(['first@example.com (0 points)', 'second@example.com (0 points)']);
     await page.getByLabel('How many').fill('1');
+    await expect.poll(() => page.locator('ol.next-in-line li').count()).toBe(1);
     await page.getByRole('button', { name: 'Let them in' }).click();
     await expect.poll(() => page.locator('#admit-result').textContent()).toContain('Let in: 1.');
+    await expect
+      .poll(() => page.locator('ol.next-in-line li').allTextContents())
+      .toEqual(['second@example.com (0 points)']);
     await checkPage(page, runtime, 'contest-admit', axeResults);
     // the next admission through the API takes the second: the first is in already
     const next = await api(origin, 'POST', `/api/v1/contests/${wl.body.data.id}/admit`, {

@@ -210,10 +210,10 @@ export const entries = pgTable(
       .where(sql`${t.emailConfirmed} and not ${t.disqualified} and ${t.erasedAt} is null and ${t.admittedAt} is null`),
     index('entries_leaderboard_points_idx')
       .on(t.contestId, t.points.desc(), t.createdAt, t.id)
-      .where(sql`${t.emailConfirmed} and not ${t.disqualified}`),
+      .where(sql`${t.emailConfirmed} and not ${t.disqualified} and ${t.admittedAt} is null`),
     index('entries_leaderboard_commission_idx')
       .on(t.contestId, t.commission.desc(), t.createdAt, t.id)
-      .where(sql`${t.emailConfirmed} and not ${t.disqualified}`),
+      .where(sql`${t.emailConfirmed} and not ${t.disqualified} and ${t.admittedAt} is null`),
     // erased entries per contest (lists subtract them from contest_stats' total)
     index('entries_erased_idx').on(t.contestId).where(sql`${t.erasedAt} is not null`),
     // time series (src/analytics/series.ts): a contest's confirmations by time
