@@ -7,7 +7,8 @@ import type { Team } from '../db/team.js';
 import { Errors } from '../errors.js';
 import { isUuid } from '../lib/crypto.js';
 import { sqlEmail, sqlName } from '../sql/masking.js';
-import { sqlNotErased, sqlOfTeam } from '../sql/scope.js';
+import { sqlCounts } from '../sql/positions.js';
+import { sqlOfTeam } from '../sql/scope.js';
 
 export interface Analytics {
   totalEntries: number;
@@ -102,14 +103,12 @@ export async function getLeaderboard(
         top as (
           (select e.id, e.email, e.name, e.points, e.commission, e.referral_code, e.created_at
            from entries e
-           where e.contest_id = ${contestId} and e.email_confirmed and not e.disqualified and ${sqlNotErased('e')}
-             and e.admitted_at is null and (select campaign_type from c) <> 'affiliate'
+           where e.contest_id = ${contestId} and ${sqlCounts('e')} and (select campaign_type from c) <> 'affiliate'
            order by e.points desc nulls last, e.created_at, e.id limit ${limit})
           union all
           (select e.id, e.email, e.name, e.points, e.commission, e.referral_code, e.created_at
            from entries e
-           where e.contest_id = ${contestId} and e.email_confirmed and not e.disqualified and ${sqlNotErased('e')}
-             and e.admitted_at is null and (select campaign_type from c) = 'affiliate'
+           where e.contest_id = ${contestId} and ${sqlCounts('e')} and (select campaign_type from c) = 'affiliate'
            order by e.commission desc nulls last, e.created_at, e.id limit ${limit})
         )
         select c.campaign_type, c.public_cache_seconds, x.* from c left join lateral (

@@ -12,12 +12,11 @@ import { type Db, isUniqueViolation, queryOne } from '../db/client.js';
 import type { Team } from '../db/team.js';
 import { Errors } from '../errors.js';
 import { isUuid } from '../lib/crypto.js';
-import { admittedEmail } from '../mail/templates.js';
-import { sqlEmailFrom, sqlHello } from '../sql/email-render.js';
 import { sqlEmitEvent, sqlEntryEventData, sqlEventDeliveries } from '../sql/events.js';
 import { sqlQueueEmail } from '../sql/outbox.js';
 import { sqlCounts } from '../sql/positions.js';
 import { sqlOfTeam } from '../sql/scope.js';
+import { admittedContent } from './emails.js';
 
 export const ADMIT_MAX = 10_000;
 
@@ -30,18 +29,13 @@ export async function admit(
   whom: AdmitWhom,
   idempotencyKey: string | null,
   now: Date,
-): Promise<{ entryIds: string[]; emailsQueued: boolean; replayed: boolean }> {
+): Promise<{ entryIds: string[]; emailsQueued: boolean }> {
   if (!isUuid(contestId)) throw Errors.contestNotFound();
   const at = now.toISOString();
   // a Postgres array literal: the ids are checked uuids, and one parameter keeps the statement's text fixed
   const ids = 'entryIds' in whom ? `{${whom.entryIds.filter(isUuid).join(',')}}` : null;
   const limit = 'count' in whom ? whom.count : ADMIT_MAX;
-  const tag = contestId.replace(/-/g, '');
-  const m = { title: `[[contest-title-${tag}]]`, name: `[[entrant-name-${tag}]]` };
-  const mail = sqlEmailFrom(admittedEmail({ contestTitle: m.title, name: m.name }), [
-    { marker: m.title, value: sql`c.title` },
-    { marker: `Hi ${m.name},`, value: sqlHello(sql`upd.name`) },
-  ]);
+  const mail = admittedContent(contestId)({ title: sql`c.title`, name: sql`upd.name` });
   for (let attempt = 0; attempt < 3; attempt++) {
     let row: Awaited<ReturnType<typeof admitOnce>>;
     try {
@@ -54,8 +48,8 @@ export async function admit(
     }
     if (!row?.contest_found) throw Errors.contestNotFound();
     if (!row.waitlist) throw Errors.notAWaitlist();
-    if (row.previous) return { entryIds: row.previous, emailsQueued: false, replayed: true };
-    return { entryIds: row.admitted ?? [], emailsQueued: Number(row.mails) > 0, replayed: false };
+    if (row.previous) return { entryIds: row.previous, emailsQueued: false };
+    return { entryIds: row.admitted ?? [], emailsQueued: Number(row.mails) > 0 };
   }
   throw Errors.admissionInProgress();
 

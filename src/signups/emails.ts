@@ -7,7 +7,7 @@
 import { type SQL, sql } from 'drizzle-orm';
 import type { RandomSource } from '../deps.js';
 import { toHex } from '../lib/crypto.js';
-import { statusLinkEmail } from '../mail/templates.js';
+import { admittedEmail, statusLinkEmail } from '../mail/templates.js';
 import { sqlEmailFrom, sqlHello } from '../sql/email-render.js';
 import type { SqlEmail } from '../sql/outbox.js';
 
@@ -20,5 +20,20 @@ export function statusLinkContent(random: RandomSource, token: string) {
       { marker: m.title, value: p.title },
       { marker: `Hi ${m.name},`, value: sqlHello(p.name) },
       { marker: m.link, value: sql`(c.landing_url || ${`#ce-entry=${token}`}::text)` },
+    ]);
+}
+
+/**
+ * The "You're in" email to an entry a waitlist let in, as SQL over the contest's title and the
+ * entrant's name; `tag` keeps the markers apart from any text (the contest's id).
+ */
+export function admittedContent(tag: string) {
+  const t = tag.replace(/[^A-Za-z0-9]/g, '');
+  const m = { title: `[[contest-title-${t}]]`, name: `[[entrant-name-${t}]]` };
+  const rendered = admittedEmail({ contestTitle: m.title, name: m.name });
+  return (p: { title: SQL; name: SQL }): SqlEmail =>
+    sqlEmailFrom(rendered, [
+      { marker: m.title, value: p.title },
+      { marker: `Hi ${m.name},`, value: sqlHello(p.name) },
     ]);
 }

@@ -36,7 +36,7 @@ export function sqlPosition(alias: string): SQL {
                   where q.contest_id = ${a}.contest_id and q.points = ${a}.points and q.hour < ${hour}), 0)
       + (select count(*) from entries o
          where o.contest_id = ${a}.contest_id and o.points = ${a}.points
-           and o.email_confirmed and not o.disqualified and o.erased_at is null and o.admitted_at is null
+           and ${sqlCounts('o')}
            and o.created_at >= to_timestamp(${hour} * 3600) and (o.created_at, o.id) < (${a}.created_at, ${a}.id))
     end`;
 }
