@@ -36,6 +36,8 @@ import { privacyRoutes } from './entries/data-out.routes.js';
 import { widgetRoutes } from './instant-win/widget.routes.js';
 import { signupRoutes } from './signups/signups.routes.js';
 import { signupWidgetRoutes } from './signups/widget.routes.js';
+import { emailTextRoutes } from './email-texts/email-texts.routes.js';
+import { rewardRoutes } from './rewards/rewards.routes.js';
 import { admitRoutes } from './signups/admit.routes.js';
 
 /**
@@ -66,6 +68,14 @@ function routeOf(c: Context): { route: string } | { path: string } {
 
 export const MAX_BODY_BYTES = 64 * 1024;
 export const PLATFORM_MAX_BODY_BYTES = 1024 * 1024;
+const REWARD_CODES_PATH = /^\/api\/v1\/contests\/[^/]+\/rewards(\/[^/]+\/codes)?$/;
+/**
+ * The largest body a path takes: 64 KiB, but 1 MiB for the store/payment platforms' own payloads
+ * (a large Shopify order can pass 64 KiB, and a 413 there makes the platform retry, then drop the
+ * subscription) and for a reward's codes (10,000 to a request).
+ */
+export const maxBodyBytes = (path: string): number =>
+  path.startsWith('/api/webhooks/referral/') || REWARD_CODES_PATH.test(path) ? PLATFORM_MAX_BODY_BYTES : MAX_BODY_BYTES;
 const REQUEST_ID_RE = /^[\w.-]{1,128}$/;
 
 export function createApp(deps: Deps) {
@@ -136,8 +146,7 @@ export function createApp(deps: Deps) {
     return next();
   });
 
-  // 64 KiB for everything, except the store/payment platforms' own payloads: a large Shopify
-  // order can pass 64 KiB, and a 413 there makes the platform retry, then drop the subscription
+  // 64 KiB for everything, 1 MiB where maxBodyBytes says so
   const limit = (maxSize: number): MiddlewareHandler => {
     const streamed = bodyLimit({
       maxSize,
@@ -162,7 +171,7 @@ export function createApp(deps: Deps) {
   };
   const apiLimit = limit(MAX_BODY_BYTES);
   const platformLimit = limit(PLATFORM_MAX_BODY_BYTES);
-  app.use('*', (c, next) => (c.req.path.startsWith('/api/webhooks/referral/') ? platformLimit : apiLimit)(c, next));
+  app.use('*', (c, next) => (maxBodyBytes(c.req.path) > MAX_BODY_BYTES ? platformLimit : apiLimit)(c, next));
 
   app.route('/', healthRoutes());
   app.route('/', keyRoutes());
@@ -170,6 +179,8 @@ export function createApp(deps: Deps) {
   app.route('/', entryRoutes());
   app.route('/', signupRoutes());
   app.route('/', admitRoutes());
+  app.route('/', rewardRoutes());
+  app.route('/', emailTextRoutes());
   app.route('/', bonusActionRoutes());
   app.route('/', contestBonusActionRoutes());
   app.route('/', analyticsRoutes());

@@ -60,6 +60,15 @@ export const Errors = {
   invalidEntryToken: def(401, 'Missing or invalid entry token'),
   entryTokenRequired: def(403, 'This contest needs the entry token to complete bonus actions'),
   notAWaitlist: def(409, 'Contest is not a waitlist'),
+
+  // rewards (docs/rewards.md)
+  rewardNotFound: def(404, 'Reward not found'),
+  rewardPoolFull: def(409, 'A pool holds at most 100000 codes'),
+  rewardNotAPool: def(409, 'This reward does not give codes from a pool'),
+  rewardNotOneCode: def(409, 'This reward does not give one code to everyone'),
+
+  // the emails a team writes (docs/emails.md)
+  emailKindNotFound: def(404, 'Email kind not found'),
   admissionInProgress: def(409, 'An admission with this Idempotency-Key is in progress, try again'),
 
   // bonus actions

@@ -1,6 +1,7 @@
 /**
  * The every-minute jobs, the same on both runtimes (the Worker's cron, the Node runner's timer):
- * expire unclaimed instant-win plays (their stock goes back), then deliver due emails (new ones
+ * expire unclaimed instant-win plays (their stock goes back), give reward codes to unlocks still
+ * waiting for one, then deliver due emails (new ones
  * and retries), then due outbound events, then delete event deliveries past their 30 days. Each runs even when the other fails; failures are logged and the next minute
  * tries again.
  */
@@ -11,12 +12,15 @@ import { deliverDueEmails } from './mail/outbox.js';
 import { cleanupEvents, deliverDueEvents, deliveryContext } from './events/deliver.js';
 import { num, queryOne } from './db/client.js';
 import { SQL_FOLD_POSITIONS } from './sql/positions.js';
+import { giveWaitingCodes } from './rewards/rewards.js';
 
 export interface ScheduledResult {
   expiredPlays?: number;
   emails?: Awaited<ReturnType<typeof deliverDueEmails>>;
   events?: Awaited<ReturnType<typeof deliverDueEvents>>;
   eventsCleaned?: Awaited<ReturnType<typeof cleanupEvents>>;
+  /** codes given to reward unlocks that were waiting for one (src/rewards/rewards.ts) */
+  rewardCodesGiven?: number;
   /** position deltas folded into the totals (src/sql/positions.ts) */
   positionsFolded?: number;
 }
@@ -30,6 +34,11 @@ export async function runScheduledJobs(deps: Deps): Promise<ScheduledResult> {
       out.expiredPlays = await sweepExpiredPlays(handle.db, now);
     } catch (e) {
       deps.logger.error('cron: instant-win sweep failed', { ...describeError(e) });
+    }
+    try {
+      out.rewardCodesGiven = await giveWaitingCodes(handle.db, now);
+    } catch (e) {
+      deps.logger.error('cron: giving reward codes failed', { ...describeError(e) });
     }
     try {
       out.emails = await deliverDueEmails(handle.db, deps.mailer, now, { logger: deps.logger });

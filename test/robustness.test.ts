@@ -16,6 +16,7 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signShopify, signStripe } from '../src/lib/signatures.js';
+import { maxBodyBytes } from '../src/app.js';
 import { ADMIN_TOKEN, createTestEnv, query, type TeamFixture, type TestEnv } from './support/harness.js';
 import { contractValidator } from './support/contract.js';
 
@@ -87,6 +88,9 @@ interface Fx {
   contestId: string;
   /** a waitlist with entries waiting (admit) */
   waitlistId: string;
+  /** a pool reward of the contest (PATCH, codes), and one to delete */
+  rewardId: string;
+  deleteRewardId: string;
   entryId: string;
   referralCode: string;
   bonusActionId: string;
@@ -306,6 +310,53 @@ const ENDPOINTS: Endpoint[] = [
     path: () => `/api/v1/contests/${fx.waitlistId}/admit`,
     headers: priv,
     body: () => ({ count: 1 }),
+  },
+  {
+    method: 'POST',
+    route: '/api/v1/contests/:contestId/rewards',
+    path: () => `/api/v1/contests/${fx.contestId}/rewards`,
+    headers: priv,
+    body: () => ({ name: 'Sticker', description: 'A sticker', pointsRequired: 1_000_000, codes: ['S-1', 'S-2'] }),
+  },
+  {
+    method: 'PATCH',
+    route: '/api/v1/contests/:contestId/rewards/:rewardId',
+    path: () => `/api/v1/contests/${fx.contestId}/rewards/${fx.rewardId}`,
+    headers: priv,
+    body: () => ({ name: 'Renamed', description: 'Still a pool', pointsRequired: 1_000_000 }),
+  },
+  {
+    method: 'DELETE',
+    route: '/api/v1/contests/:contestId/rewards/:rewardId',
+    path: () => `/api/v1/contests/${fx.contestId}/rewards/${fx.deleteRewardId}`,
+    headers: priv,
+  },
+  {
+    method: 'POST',
+    route: '/api/v1/contests/:contestId/rewards/:rewardId/codes',
+    path: () => `/api/v1/contests/${fx.contestId}/rewards/${fx.rewardId}/codes`,
+    headers: priv,
+    body: () => ({ codes: ['ADD-1', 'ADD-2'] }),
+  },
+  {
+    method: 'PUT',
+    route: '/api/v1/contests/:contestId/emails/:kind',
+    path: () => `/api/v1/contests/${fx.contestId}/emails/winner`,
+    headers: priv,
+    body: () => ({ subject: 'You won {{reward}}', text: 'Dear {{name}}, you won {{reward}} in {{contest}}.' }),
+  },
+  {
+    method: 'DELETE',
+    route: '/api/v1/contests/:contestId/emails/:kind',
+    path: () => `/api/v1/contests/${fx.contestId}/emails/admitted`,
+    headers: priv,
+  },
+  {
+    method: 'POST',
+    route: '/api/v1/contests/:contestId/emails/:kind/preview',
+    path: () => `/api/v1/contests/${fx.contestId}/emails/reward/preview`,
+    headers: priv,
+    body: () => ({ subject: '{{reward}} for you', text: 'Hi {{name}}, here is {{code}}.' }),
   },
   {
     method: 'PUT',
@@ -888,9 +939,23 @@ beforeAll(async () => {
     ['failed', 'Endpoint disabled'],
   ]);
 
+  // rewards: a pool no entry reaches, and one to delete
+  const pool = await env.request('POST', `/api/v1/contests/${c.id}/rewards`, {
+    key: t.privateKey,
+    body: { name: 'Pool', pointsRequired: 1_000_000, codes: ['P-1'] },
+  });
+  expect(pool.status, JSON.stringify(pool.body)).toBe(201);
+  const doomed = await env.request('POST', `/api/v1/contests/${c.id}/rewards`, {
+    key: t.privateKey,
+    body: { name: 'Doomed', referralsRequired: 1000 },
+  });
+  expect(doomed.status).toBe(201);
+
   fx = {
     contestId: c.id,
     waitlistId: waitlist.id,
+    rewardId: pool.body.data.id,
+    deleteRewardId: doomed.body.data.id,
     entryId: entry.body.data.entryId,
     referralCode: referral_code,
     bonusActionId: ba.body.data.id,
@@ -988,8 +1053,8 @@ describe.each(ENDPOINTS.filter((e) => e.body).map((e) => [`${e.method} ${e.route
     // DEEP_OBJECT is an object whose one (unknown) field is deep: whatever the endpoint makes of it, no 5xx
     for (const raw of ['[]', '[{}]', '1', 'null', '"{}"', 'true', DEEP_ARRAY, DEEP_OBJECT, '{', '{"a":1}}', BIG]) {
       const r = await send(e, `body ${raw.slice(0, 20)}`, { raw });
-      // 64 KiB everywhere but on the store/payment platforms' receivers (1 MiB)
-      if (raw === BIG && !e.route.includes('/referral/'))
+      // 64 KiB everywhere but on the store/payment platforms' receivers and a reward's codes (1 MiB)
+      if (raw === BIG && BIG.length > maxBodyBytes(e.path()))
         expect([r.status, r.error]).toEqual([413, 'Request body too large']);
       else if (raw !== DEEP_OBJECT)
         expect([r.status, r.error], raw.slice(0, 20)).toEqual([400, 'Invalid request body']);

@@ -251,6 +251,158 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/contests/{contestId}/rewards": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The contest's rewards, smallest threshold first
+         * @description A private key sees everything (codes left, unlocks); a public key (a page) sees names, descriptions and thresholds, never a code.
+         */
+        get: operations["listRewards"];
+        put?: never;
+        /**
+         * Create a reward: a threshold (confirmed referrals or points) and what it gives
+         * @description Gives a pool of codes (`codes`, each given once), one `code` for everyone, or nothing (a status such as early access). Entries already past the threshold unlock it in the same statement.
+         */
+        post: operations["createReward"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/contests/{contestId}/rewards/{rewardId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Delete a reward: nobody unlocks it any more; what was unlocked and the codes given stay */
+        delete: operations["deleteReward"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a reward's name, description, threshold or (one code for everyone) its code
+         * @description A lower threshold unlocks the reward at once for the entries already past it. What was unlocked stays unlocked.
+         */
+        patch: operations["updateReward"];
+        trace?: never;
+    };
+    "/api/v1/contests/{contestId}/rewards/{rewardId}/codes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Add codes to a reward's pool (unlocks waiting for a code get them first, oldest first) */
+        post: operations["addRewardCodes"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/contests/{contestId}/rewards/{rewardId}/unlocks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Who unlocked a reward, newest first, with the code each got */
+        get: operations["listRewardUnlocks"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/entries/{entryId}/rewards": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** What an entry unlocked (with its codes) and the reward it is closest to */
+        get: operations["listEntryRewards"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/contests/{contestId}/emails": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The kinds of email the contest sends, and which the team has written itself */
+        get: operations["listEmailTexts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/contests/{contestId}/emails/{kind}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An email's subject and text (confirmation, status-link, reward, admitted or winner): the team's, or the default */
+        get: operations["getEmailText"];
+        /**
+         * Write the contest's own subject and text for a kind of email
+         * @description Placeholders: {{name}}, {{contest}}, {{link}}, {{code}}, {{reward}}, {{position}}, the ones the kind takes. The next email of the kind uses it; the HTML part is made from the text with everything escaped.
+         */
+        put: operations["putEmailText"];
+        post?: never;
+        /** Back to the default text for a kind of email */
+        delete: operations["resetEmailText"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/contests/{contestId}/emails/{kind}/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The email as a sample person would get it: the subject and text given, else the saved ones, else the default */
+        post: operations["previewEmailText"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/entries/{entryId}/bonus-actions": {
         parameters: {
             query?: never;
@@ -3976,6 +4128,38 @@ export interface operations {
                              * @description ISO 8601 date-time (UTC)
                              */
                             createdAt: string;
+                            /** @description what this entry unlocked, with its codes, and the reward it is closest to */
+                            rewards: {
+                                unlocked: {
+                                    /** Format: uuid */
+                                    rewardId: string;
+                                    name: string;
+                                    description: string | null;
+                                    /** @description the code it gave (null: none, or still waiting for one) */
+                                    code: string | null;
+                                    waitingForCode: boolean;
+                                    /**
+                                     * Format: date-time
+                                     * @description ISO 8601 date-time (UTC)
+                                     */
+                                    unlockedAt: string;
+                                }[];
+                                /** @description the reward not unlocked yet that is closest (the smallest share of its threshold missing), or null */
+                                next: {
+                                    /** Format: uuid */
+                                    rewardId: string;
+                                    name: string;
+                                    description: string | null;
+                                    /** @description confirmed referrals it takes (or null) */
+                                    referralsRequired: number | null;
+                                    /** @description points it takes (or null) */
+                                    pointsRequired: number | null;
+                                    /** @description confirmed referrals still missing */
+                                    referralsMissing: number | null;
+                                    /** @description points still missing */
+                                    pointsMissing: number | null;
+                                } | null;
+                            };
                         };
                     };
                 };
@@ -4124,6 +4308,1723 @@ export interface operations {
             };
             /** @description `Contest is not a waitlist`, `An admission with this Idempotency-Key is in progress, try again` */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `Request body too large` (64 KiB; 1 MiB on the store/payment webhooks) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `Content-Type must be application/json` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `Too many requests`; `Retry-After` says when to try again */
+            429: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `Internal server error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+        };
+    };
+    listRewards: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                contestId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The rewards */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            /** Format: uuid */
+                            contestId: string;
+                            name: string;
+                            description: string | null;
+                            /** @description confirmed referrals it takes (or null) */
+                            referralsRequired: number | null;
+                            /** @description points it takes (or null) */
+                            pointsRequired: number | null;
+                            /**
+                             * @description a pool of codes, one code for all, or a status
+                             * @enum {string}
+                             */
+                            gives: "codes" | "code" | "nothing";
+                            /** @description the code for everyone (gives "code") */
+                            code: string | null;
+                            /** @description codes in the pool */
+                            codesTotal: number;
+                            /** @description codes not given yet */
+                            codesLeft: number;
+                            /** @description entries that unlocked it */
+                            unlocked: number;
+                            /** @description unlocks waiting for a code (the pool ran dry) */
+                            waitingForCode: number;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 date-time (UTC)
+                             */
+                            createdAt: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 date-time (UTC)
+                             */
+                            updatedAt: string;
+                        }[] | {
+                            /** Format: uuid */
+                            id: string;
+                            name: string;
+                            description: string | null;
+                            /** @description confirmed referrals it takes (or null) */
+                            referralsRequired: number | null;
+                            /** @description points it takes (or null) */
+                            pointsRequired: number | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description `Invalid API key` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `Contest not found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `Too many requests`; `Retry-After` says when to try again */
+            429: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `Internal server error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+        };
+    };
+    createReward: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                contestId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    description?: string | null;
+                    /** @description unlocks at this many confirmed referrals */
+                    referralsRequired?: number;
+                    /** @description unlocks at this many points */
+                    pointsRequired?: number;
+                    /** @description codes for a pool, each given once (at most 10000 per request, 100000 per pool; a code already in the pool is skipped) */
+                    codes?: string[];
+                    /** @description one code for everyone who unlocks it */
+                    code?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The reward (codes repeated in the request are counted in `duplicates`) */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            /** Format: uuid */
+                            contestId: string;
+                            name: string;
+                            description: string | null;
+                            /** @description confirmed referrals it takes (or null) */
+                            referralsRequired: number | null;
+                            /** @description points it takes (or null) */
+                            pointsRequired: number | null;
+                            /**
+                             * @description a pool of codes, one code for all, or a status
+                             * @enum {string}
+                             */
+                            gives: "codes" | "code" | "nothing";
+                            /** @description the code for everyone (gives "code") */
+                            code: string | null;
+                            /** @description codes in the pool */
+                            codesTotal: number;
+                            /** @description codes not given yet */
+                            codesLeft: number;
+                            /** @description entries that unlocked it */
+                            unlocked: number;
+                            /** @description unlocks waiting for a code (the pool ran dry) */
+                            waitingForCode: number;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 date-time (UTC)
+                             */
+                            createdAt: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 date-time (UTC)
+                             */
+                            updatedAt: string;
+                            duplicates: number;
+                        };
+                    };
+                };
+            };
+            /** @description a message naming the field (`Give either referralsRequired or pointsRequired`, `codes must have at most 10000 codes per request`...) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `Missing or invalid API key` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `This endpoint requires a private API key` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `Contest not found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `Request body too large` (64 KiB; 1 MiB on the store/payment webhooks) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `Content-Type must be application/json` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `Too many requests`; `Retry-After` says when to try again */
+            429: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `Internal server error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+        };
+    };
+    deleteReward: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                contestId: string;
+                rewardId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @constant */
+                            deleted: true;
+                        };
+                    };
+                };
+            };
+            /** @description `Missing or invalid API key` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `This endpoint requires a private API key` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `Contest not found`, `Reward not found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `Too many requests`; `Retry-After` says when to try again */
+            429: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `Internal server error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+        };
+    };
+    updateReward: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                contestId: string;
+                rewardId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name?: string;
+                    description?: string | null;
+                    /** @description unlocks at this many confirmed referrals */
+                    referralsRequired?: number;
+                    /** @description unlocks at this many points */
+                    pointsRequired?: number;
+                    /** @description a new code for a reward that gives one code to everyone */
+                    code?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The reward */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            /** Format: uuid */
+                            contestId: string;
+                            name: string;
+                            description: string | null;
+                            /** @description confirmed referrals it takes (or null) */
+                            referralsRequired: number | null;
+                            /** @description points it takes (or null) */
+                            pointsRequired: number | null;
+                            /**
+                             * @description a pool of codes, one code for all, or a status
+                             * @enum {string}
+                             */
+                            gives: "codes" | "code" | "nothing";
+                            /** @description the code for everyone (gives "code") */
+                            code: string | null;
+                            /** @description codes in the pool */
+                            codesTotal: number;
+                            /** @description codes not given yet */
+                            codesLeft: number;
+                            /** @description entries that unlocked it */
+                            unlocked: number;
+                            /** @description unlocks waiting for a code (the pool ran dry) */
+                            waitingForCode: number;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 date-time (UTC)
+                             */
+                            createdAt: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 date-time (UTC)
+                             */
+                            updatedAt: string;
+                        };
+                    };
+                };
+            };
+            /** @description a message naming the field (`Give either referralsRequired or pointsRequired`, `codes must have at most 10000 codes per request`...) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `Missing or invalid API key` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `This endpoint requires a private API key` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `Contest not found`, `Reward not found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `This reward does not give one code to everyone` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `Request body too large` (64 KiB; 1 MiB on the store/payment webhooks) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `Content-Type must be application/json` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `Too many requests`; `Retry-After` says when to try again */
+            429: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `Internal server error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+        };
+    };
+    addRewardCodes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                contestId: string;
+                rewardId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description codes for a pool, each given once (at most 10000 per request, 100000 per pool; a code already in the pool is skipped) */
+                    codes: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description What was added */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: {
+                            /** @description codes added */
+                            added: number;
+                            /** @description codes skipped: already in the pool or twice in the request */
+                            duplicates: number;
+                            /** @description codes given at once to unlocks that were waiting for one */
+                            given: number;
+                            codesTotal: number;
+                            codesLeft: number;
+                        };
+                    };
+                };
+            };
+            /** @description a message naming the field (`Give either referralsRequired or pointsRequired`, `codes must have at most 10000 codes per request`...) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `Missing or invalid API key` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `This endpoint requires a private API key` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `Contest not found`, `Reward not found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `This reward does not give codes from a pool`, `A pool holds at most 100000 codes` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `Request body too large` (64 KiB; 1 MiB on the store/payment webhooks) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `Content-Type must be application/json` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `Too many requests`; `Retry-After` says when to try again */
+            429: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `Internal server error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+        };
+    };
+    listRewardUnlocks: {
+        parameters: {
+            query?: {
+                /** @description 1-based page number, default 1 */
+                page?: number;
+                /** @description items per page */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                contestId: string;
+                rewardId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of unlocks */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: {
+                            /** Format: uuid */
+                            unlockId: string;
+                            /** @description null once the entry was erased */
+                            entryId: string | null;
+                            email: string | null;
+                            name: string | null;
+                            code: string | null;
+                            waitingForCode: boolean;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 date-time (UTC)
+                             */
+                            unlockedAt: string;
+                        }[];
+                        pagination: {
+                            page: number;
+                            limit: number;
+                            total: number;
+                            totalPages: number;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input; the message names the field (`Invalid email`, `page must be a positive integer`, `Invalid request body`...) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `Missing or invalid API key` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `This endpoint requires a private API key` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `Contest not found`, `Reward not found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `Too many requests`; `Retry-After` says when to try again */
+            429: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `Internal server error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+        };
+    };
+    listEntryRewards: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                entryId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The entry's rewards */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: {
+                            unlocked: {
+                                /** Format: uuid */
+                                rewardId: string;
+                                name: string;
+                                description: string | null;
+                                /** @description the code it gave (null: none, or still waiting for one) */
+                                code: string | null;
+                                waitingForCode: boolean;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 date-time (UTC)
+                                 */
+                                unlockedAt: string;
+                            }[];
+                            /** @description the reward not unlocked yet that is closest (the smallest share of its threshold missing), or null */
+                            next: {
+                                /** Format: uuid */
+                                rewardId: string;
+                                name: string;
+                                description: string | null;
+                                /** @description confirmed referrals it takes (or null) */
+                                referralsRequired: number | null;
+                                /** @description points it takes (or null) */
+                                pointsRequired: number | null;
+                                /** @description confirmed referrals still missing */
+                                referralsMissing: number | null;
+                                /** @description points still missing */
+                                pointsMissing: number | null;
+                            } | null;
+                        };
+                    };
+                };
+            };
+            /** @description `Missing or invalid API key` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `This endpoint requires a private API key` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `Entry not found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `Too many requests`; `Retry-After` says when to try again */
+            429: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `Internal server error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+        };
+    };
+    listEmailTexts: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                contestId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One row per kind */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: {
+                            /** @enum {string} */
+                            kind: "confirmation" | "status-link" | "reward" | "admitted" | "winner";
+                            custom: boolean;
+                            updatedAt: string | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description `Missing or invalid API key` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `This endpoint requires a private API key` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `Contest not found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `Too many requests`; `Retry-After` says when to try again */
+            429: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `Internal server error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+        };
+    };
+    getEmailText: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                contestId: string;
+                kind: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The text, with the placeholders the kind takes */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: {
+                            /** @enum {string} */
+                            kind: "confirmation" | "status-link" | "reward" | "admitted" | "winner";
+                            subject: string;
+                            text: string;
+                            /** @description false: the default (the team has written none) */
+                            custom: boolean;
+                            updatedAt: string | null;
+                            placeholders: {
+                                /** @enum {string} */
+                                name: "name" | "contest" | "link" | "code" | "reward" | "position";
+                                meaning: string;
+                                /** @description a text without it is refused */
+                                required: boolean;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description `Missing or invalid API key` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `This endpoint requires a private API key` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `Contest not found`, `Email kind not found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `Too many requests`; `Retry-After` says when to try again */
+            429: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `Internal server error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+        };
+    };
+    putEmailText: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                contestId: string;
+                kind: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description one line, at most 200 characters, with the kind's {{placeholders}} */
+                    subject: string;
+                    /** @description plain text, at most 10000 characters, with the kind's {{placeholders}}; the HTML part is made from it (everything escaped, web addresses made links) */
+                    text: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The text saved */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: {
+                            /** @enum {string} */
+                            kind: "confirmation" | "status-link" | "reward" | "admitted" | "winner";
+                            subject: string;
+                            text: string;
+                            /** @description false: the default (the team has written none) */
+                            custom: boolean;
+                            updatedAt: string | null;
+                            placeholders: {
+                                /** @enum {string} */
+                                name: "name" | "contest" | "link" | "code" | "reward" | "position";
+                                meaning: string;
+                                /** @description a text without it is refused */
+                                required: boolean;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description a message naming what is wrong: `Unknown placeholder {{foo}} in text: confirmation emails take {{name}}, {{contest}}, {{link}}`, `A confirmation email's text must contain {{link}}`, `subject must be one line without control characters`... */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `Missing or invalid API key` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `This endpoint requires a private API key` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `Contest not found`, `Email kind not found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `Request body too large` (64 KiB; 1 MiB on the store/payment webhooks) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `Content-Type must be application/json` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `Too many requests`; `Retry-After` says when to try again */
+            429: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `Internal server error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+        };
+    };
+    resetEmailText: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                contestId: string;
+                kind: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The default text */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: {
+                            /** @enum {string} */
+                            kind: "confirmation" | "status-link" | "reward" | "admitted" | "winner";
+                            subject: string;
+                            text: string;
+                            /** @description false: the default (the team has written none) */
+                            custom: boolean;
+                            updatedAt: string | null;
+                            placeholders: {
+                                /** @enum {string} */
+                                name: "name" | "contest" | "link" | "code" | "reward" | "position";
+                                meaning: string;
+                                /** @description a text without it is refused */
+                                required: boolean;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description `Missing or invalid API key` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `This endpoint requires a private API key` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `Contest not found`, `Email kind not found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `Too many requests`; `Retry-After` says when to try again */
+            429: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `Internal server error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+        };
+    };
+    previewEmailText: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                contestId: string;
+                kind: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description one line, at most 200 characters, with the kind's {{placeholders}} */
+                    subject?: string;
+                    /** @description plain text, at most 10000 characters, with the kind's {{placeholders}}; the HTML part is made from it (everything escaped, web addresses made links) */
+                    text?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Subject, text and HTML as they would be sent */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: {
+                            to: string;
+                            subject: string;
+                            text: string;
+                            html: string;
+                        };
+                    };
+                };
+            };
+            /** @description a message naming what is wrong: `Unknown placeholder {{foo}} in text: confirmation emails take {{name}}, {{contest}}, {{link}}`, `A confirmation email's text must contain {{link}}`, `subject must be one line without control characters`... */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `Missing or invalid API key` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `This endpoint requires a private API key` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `Contest not found`, `Email kind not found` */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8293,7 +10194,7 @@ export interface operations {
                             /** Format: uuid */
                             id: string;
                             url: string;
-                            events: ("entry.created" | "entry.confirmed" | "entry.disqualified" | "entry.requalified" | "entry.erased" | "entry.admitted" | "referral.credited" | "points.adjusted" | "bonus_action.completed" | "purchase.recorded" | "instant_win.won" | "instant_win.claimed" | "draw.revealed" | "draw.winner_notified" | "entry.flagged" | "webhook.test")[];
+                            events: ("entry.created" | "entry.confirmed" | "entry.disqualified" | "entry.requalified" | "entry.erased" | "entry.admitted" | "reward.unlocked" | "reward.code_given" | "referral.credited" | "points.adjusted" | "bonus_action.completed" | "purchase.recorded" | "instant_win.won" | "instant_win.claimed" | "draw.revealed" | "draw.winner_notified" | "entry.flagged" | "webhook.test")[];
                             description: string | null;
                             enabled: boolean;
                             /**
@@ -8377,7 +10278,7 @@ export interface operations {
                 "application/json": {
                     /** @description https:// receiver URL */
                     url?: string;
-                    /** @description event types to receive; omitted = all (entry.created, entry.confirmed, entry.disqualified, entry.requalified, entry.erased, entry.admitted, referral.credited, points.adjusted, bonus_action.completed, purchase.recorded, instant_win.won, instant_win.claimed, draw.revealed, draw.winner_notified, entry.flagged, webhook.test) */
+                    /** @description event types to receive; omitted = all (entry.created, entry.confirmed, entry.disqualified, entry.requalified, entry.erased, entry.admitted, reward.unlocked, reward.code_given, referral.credited, points.adjusted, bonus_action.completed, purchase.recorded, instant_win.won, instant_win.claimed, draw.revealed, draw.winner_notified, entry.flagged, webhook.test) */
                     events?: string[];
                     description?: string | null;
                 };
@@ -8397,7 +10298,7 @@ export interface operations {
                             /** Format: uuid */
                             id: string;
                             url: string;
-                            events: ("entry.created" | "entry.confirmed" | "entry.disqualified" | "entry.requalified" | "entry.erased" | "entry.admitted" | "referral.credited" | "points.adjusted" | "bonus_action.completed" | "purchase.recorded" | "instant_win.won" | "instant_win.claimed" | "draw.revealed" | "draw.winner_notified" | "entry.flagged" | "webhook.test")[];
+                            events: ("entry.created" | "entry.confirmed" | "entry.disqualified" | "entry.requalified" | "entry.erased" | "entry.admitted" | "reward.unlocked" | "reward.code_given" | "referral.credited" | "points.adjusted" | "bonus_action.completed" | "purchase.recorded" | "instant_win.won" | "instant_win.claimed" | "draw.revealed" | "draw.winner_notified" | "entry.flagged" | "webhook.test")[];
                             description: string | null;
                             enabled: boolean;
                             /**
@@ -8649,7 +10550,7 @@ export interface operations {
                             /** Format: uuid */
                             id: string;
                             url: string;
-                            events: ("entry.created" | "entry.confirmed" | "entry.disqualified" | "entry.requalified" | "entry.erased" | "entry.admitted" | "referral.credited" | "points.adjusted" | "bonus_action.completed" | "purchase.recorded" | "instant_win.won" | "instant_win.claimed" | "draw.revealed" | "draw.winner_notified" | "entry.flagged" | "webhook.test")[];
+                            events: ("entry.created" | "entry.confirmed" | "entry.disqualified" | "entry.requalified" | "entry.erased" | "entry.admitted" | "reward.unlocked" | "reward.code_given" | "referral.credited" | "points.adjusted" | "bonus_action.completed" | "purchase.recorded" | "instant_win.won" | "instant_win.claimed" | "draw.revealed" | "draw.winner_notified" | "entry.flagged" | "webhook.test")[];
                             description: string | null;
                             enabled: boolean;
                             /**
@@ -8909,7 +10810,7 @@ export interface operations {
                             /** Format: uuid */
                             id: string;
                             url: string;
-                            events: ("entry.created" | "entry.confirmed" | "entry.disqualified" | "entry.requalified" | "entry.erased" | "entry.admitted" | "referral.credited" | "points.adjusted" | "bonus_action.completed" | "purchase.recorded" | "instant_win.won" | "instant_win.claimed" | "draw.revealed" | "draw.winner_notified" | "entry.flagged" | "webhook.test")[];
+                            events: ("entry.created" | "entry.confirmed" | "entry.disqualified" | "entry.requalified" | "entry.erased" | "entry.admitted" | "reward.unlocked" | "reward.code_given" | "referral.credited" | "points.adjusted" | "bonus_action.completed" | "purchase.recorded" | "instant_win.won" | "instant_win.claimed" | "draw.revealed" | "draw.winner_notified" | "entry.flagged" | "webhook.test")[];
                             description: string | null;
                             enabled: boolean;
                             /**
@@ -9073,7 +10974,7 @@ export interface operations {
                             /** Format: uuid */
                             eventId: string;
                             /** @enum {string} */
-                            type: "entry.created" | "entry.confirmed" | "entry.disqualified" | "entry.requalified" | "entry.erased" | "entry.admitted" | "referral.credited" | "points.adjusted" | "bonus_action.completed" | "purchase.recorded" | "instant_win.won" | "instant_win.claimed" | "draw.revealed" | "draw.winner_notified" | "entry.flagged" | "webhook.test";
+                            type: "entry.created" | "entry.confirmed" | "entry.disqualified" | "entry.requalified" | "entry.erased" | "entry.admitted" | "reward.unlocked" | "reward.code_given" | "referral.credited" | "points.adjusted" | "bonus_action.completed" | "purchase.recorded" | "instant_win.won" | "instant_win.claimed" | "draw.revealed" | "draw.winner_notified" | "entry.flagged" | "webhook.test";
                             /** @enum {string} */
                             status: "pending" | "delivered" | "failed";
                             attempts: number;
@@ -9211,7 +11112,7 @@ export interface operations {
                             /** Format: uuid */
                             eventId: string;
                             /** @enum {string} */
-                            type: "entry.created" | "entry.confirmed" | "entry.disqualified" | "entry.requalified" | "entry.erased" | "entry.admitted" | "referral.credited" | "points.adjusted" | "bonus_action.completed" | "purchase.recorded" | "instant_win.won" | "instant_win.claimed" | "draw.revealed" | "draw.winner_notified" | "entry.flagged" | "webhook.test";
+                            type: "entry.created" | "entry.confirmed" | "entry.disqualified" | "entry.requalified" | "entry.erased" | "entry.admitted" | "reward.unlocked" | "reward.code_given" | "referral.credited" | "points.adjusted" | "bonus_action.completed" | "purchase.recorded" | "instant_win.won" | "instant_win.claimed" | "draw.revealed" | "draw.winner_notified" | "entry.flagged" | "webhook.test";
                             /** @enum {string} */
                             status: "pending" | "delivered" | "failed";
                             attempts: number;

@@ -8,8 +8,10 @@
  *
  * The tables are in three files: tables/core.ts (teams, keys, contests, entries and their
  * counters), tables/activity.ts (bonus actions, purchases, webhooks in and out, the email outbox)
- * and tables/games.ts (instant-win games and giveaway draws).
+ * tables/games.ts (instant-win games and giveaway draws) and tables/rewards.ts (rewards, their codes
+ * and unlocks, the email texts a team writes).
  */
 export * from './tables/core.js';
 export * from './tables/activity.js';
 export * from './tables/games.js';
+export * from './tables/rewards.js';

@@ -45,7 +45,7 @@ export interface SignupOptions {
   /** `#ce-entry=<the token>`, added to the confirmation link: the landing page picks the visitor up */
   linkFragment?: string;
   /** an email already entered: a new token for its owner and the email that carries it */
-  statusLink: { tokenHash: string; mail: (p: { title: SQL; name: SQL }) => SqlEmail };
+  statusLink: { tokenHash: string; mail: (p: { title: SQL; name: SQL; position?: SQL }) => SqlEmail };
 }
 
 export interface CreateEntryResult {
@@ -322,7 +322,7 @@ function signupSql(signup: SignupOptions | undefined, at: Date, now: string) {
       select: none,
     };
   }
-  const link = signup.statusLink.mail({ title: sql`c.title`, name: sql`sl.name` });
+  const link = signup.statusLink.mail({ title: sql`c.title`, name: sql`sl.name`, position: sql`sl.position` });
   return {
     requireConfirmation: signup.forceConfirmation
       ? sql`true as require_email_confirmation`
@@ -347,7 +347,7 @@ function signupSql(signup: SignupOptions | undefined, at: Date, now: string) {
             from existing, c
             where e.id = existing.id and c.landing_url is not null and e.email is not null and e.erased_at is null
               and (e.status_link_sent_at is null or e.status_link_sent_at <= ${now}::timestamptz - interval '10 minutes')
-            returning e.id, e.email, e.name
+            returning e.id, e.email, e.name, ${sqlPosition('e')} as position
           ), sl_tok as (
             insert into entry_tokens (token_hash, entry_id, created_at)
             select ${signup.statusLink.tokenHash}, sl.id, ${now}::timestamptz from sl

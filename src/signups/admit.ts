@@ -35,7 +35,7 @@ export async function admit(
   // a Postgres array literal: the ids are checked uuids, and one parameter keeps the statement's text fixed
   const ids = 'entryIds' in whom ? `{${whom.entryIds.filter(isUuid).join(',')}}` : null;
   const limit = 'count' in whom ? whom.count : ADMIT_MAX;
-  const mail = admittedContent(contestId)({ title: sql`c.title`, name: sql`upd.name` });
+  const mail = admittedContent(contestId)({ title: sql`c.title`, name: sql`upd.name`, link: sql`c.landing_url` });
   for (let attempt = 0; attempt < 3; attempt++) {
     let row: Awaited<ReturnType<typeof admitOnce>>;
     try {
@@ -63,7 +63,7 @@ export async function admit(
     }>(
       db,
       sql`with ${team.cte} c as (
-            select c.id, c.team_id, c.title, c.mode = 'waitlist' as waitlist from contests c
+            select c.id, c.team_id, c.title, c.landing_url, c.mode = 'waitlist' as waitlist from contests c
             where c.id = ${contestId} and ${sqlOfTeam(team, 'c')}
           ), prev as (
             select a.entry_ids from admissions a join c on a.contest_id = c.id where a.idempotency_key = ${idempotencyKey}::text

@@ -9,18 +9,21 @@ import type { RandomSource } from '../deps.js';
 import { toHex } from '../lib/crypto.js';
 import { admittedEmail, statusLinkEmail } from '../mail/templates.js';
 import { sqlEmailFrom, sqlHello } from '../sql/email-render.js';
-import type { SqlEmail } from '../sql/outbox.js';
+import { type SqlEmail, sqlNameVar } from '../sql/outbox.js';
 
 export function statusLinkContent(random: RandomSource, token: string) {
   const tag = toHex(random.bytes(8));
   const m = { title: `[[contest-title-${tag}]]`, name: `[[entrant-name-${tag}]]`, link: `[[link-${tag}]]` };
   const rendered = statusLinkEmail({ contestTitle: m.title, name: m.name, link: m.link });
-  return (p: { title: SQL; name: SQL }): SqlEmail =>
-    sqlEmailFrom(rendered, [
+  const link = sql`(c.landing_url || ${`#ce-entry=${token}`}::text)`;
+  return (p: { title: SQL; name: SQL; position?: SQL }): SqlEmail => ({
+    ...sqlEmailFrom(rendered, [
       { marker: m.title, value: p.title },
       { marker: `Hi ${m.name},`, value: sqlHello(p.name) },
-      { marker: m.link, value: sql`(c.landing_url || ${`#ce-entry=${token}`}::text)` },
-    ]);
+      { marker: m.link, value: link },
+    ]),
+    vars: { name: sqlNameVar(p.name), contest: p.title, link, position: p.position ?? sql`null` },
+  });
 }
 
 /**
@@ -31,9 +34,11 @@ export function admittedContent(tag: string) {
   const t = tag.replace(/[^A-Za-z0-9]/g, '');
   const m = { title: `[[contest-title-${t}]]`, name: `[[entrant-name-${t}]]` };
   const rendered = admittedEmail({ contestTitle: m.title, name: m.name });
-  return (p: { title: SQL; name: SQL }): SqlEmail =>
-    sqlEmailFrom(rendered, [
+  return (p: { title: SQL; name: SQL; link: SQL }): SqlEmail => ({
+    ...sqlEmailFrom(rendered, [
       { marker: m.title, value: p.title },
       { marker: `Hi ${m.name},`, value: sqlHello(p.name) },
-    ]);
+    ]),
+    vars: { name: sqlNameVar(p.name), contest: p.title, link: sql`coalesce(${p.link}, '')` },
+  });
 }

@@ -1,5 +1,6 @@
 /** Bodies and answers of sign-ups from a page and of the visitor's own entry (/me). */
 import * as v from 'valibot';
+import { EntryRewards } from '../rewards/rewards.schema.js';
 import { nonNegInt, timestamp, uuid } from '../http/schemas.js';
 import { CUSTOM_FIELDS_MAX_BYTES, CUSTOM_FIELDS_MAX_DEPTH, createEntrySchema } from '../entries/entries.js';
 import { TURNSTILE_TOKEN_MAX } from './turnstile.js';
@@ -88,4 +89,8 @@ export const Me = v.strictObject({
   confirmed: v.boolean(),
   admittedAt: v.pipe(v.nullable(timestamp), v.description('when a waitlist let this entry in; null while it waits')),
   createdAt: timestamp,
+  rewards: v.pipe(
+    EntryRewards,
+    v.description('what this entry unlocked, with its codes, and the reward it is closest to'),
+  ),
 });

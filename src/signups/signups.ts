@@ -10,6 +10,7 @@ import { Errors } from '../errors.js';
 import { isUuid, sha256Hex } from '../lib/crypto.js';
 import { sqlCountingTotal, sqlPosition } from '../sql/positions.js';
 import { sqlOfTeam } from '../sql/scope.js';
+import { sqlEntryRewards } from '../rewards/rewards.js';
 
 export async function signupConfig(db: Db, team: Team, contestId: string, turnstileSiteKey: string | null) {
   if (!isUuid(contestId)) throw Errors.contestNotFound();
@@ -54,6 +55,7 @@ export async function readMe(db: Db, token: string) {
     position: number | string | null;
     total: number | string;
     referrals_count: number | string;
+    rewards: unknown;
   }>(
     db,
     sql`with e as (
@@ -63,7 +65,8 @@ export async function readMe(db: Db, token: string) {
           where t.token_hash = ${await sha256Hex(token)} and e.erased_at is null
         )
         select e.*, ${sqlPosition('e')} as position, ${sqlCountingTotal(sql`e.contest_id`)} as total,
-          (select count(*) from entries r where r.referred_by = e.id) as referrals_count
+          (select count(*) from entries r where r.referred_by = e.id) as referrals_count,
+          ${sqlEntryRewards('e')} as rewards
         from e`,
   );
   if (!row) throw Errors.invalidEntryToken();
@@ -80,5 +83,6 @@ export async function readMe(db: Db, token: string) {
     confirmed: row.email_confirmed,
     admittedAt: iso(row.admitted_at),
     createdAt: iso(row.created_at)!,
+    rewards: row.rewards,
   };
 }

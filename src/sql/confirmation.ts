@@ -10,6 +10,7 @@ import type { RandomSource } from '../deps.js';
 import { sha256Hex, toHex } from '../lib/crypto.js';
 import { newEmailToken } from '../lib/codes.js';
 import { confirmationEmail } from '../mail/templates.js';
+import { type SqlEmail, sqlNameVar } from './outbox.js';
 
 export const TOKEN_RE = /^[A-Za-z0-9]{32}$/;
 
@@ -30,7 +31,7 @@ export interface PendingConfirmation {
    * entrant's name (null: no name), so that the email can be queued by the same statement that
    * reads the contest and writes the entry.
    */
-  content(p: { title: SQL; name: SQL }): { subject: SQL; text: SQL; html: SQL };
+  content(p: { title: SQL; name: SQL }): SqlEmail;
 }
 
 /**
@@ -48,11 +49,8 @@ export async function newConfirmation(
   const tag = toHex(random.bytes(8));
   const titleMarker = `[[contest-title-${tag}]]`;
   const nameMarker = `[[entrant-name-${tag}]]`;
-  const rendered = confirmationEmail({
-    contestTitle: titleMarker,
-    name: nameMarker,
-    link: `${confirmationLink(publicUrl, token)}${fragment}`,
-  });
+  const link = `${confirmationLink(publicUrl, token)}${fragment}`;
+  const rendered = confirmationEmail({ contestTitle: titleMarker, name: nameMarker, link });
   // confirmationEmail greets with `Hi ${name},` or, without a name, `Hi,`
   const helloMarker = `Hi ${nameMarker},`;
   const hello = (name: SQL) =>
@@ -63,6 +61,7 @@ export async function newConfirmation(
       subject: sql`left(btrim(regexp_replace(replace(${rendered.subject}::text, ${titleMarker}::text, (${title})::text), '[[:cntrl:]]+', ' ', 'g')), 200)`,
       text: sql`replace(replace(${rendered.text}::text, ${titleMarker}::text, (${title})::text), ${helloMarker}::text, ${hello(name)})`,
       html: sql`replace(replace(${rendered.html}::text, ${titleMarker}::text, ${sqlEscapeHtml(title)}), ${helloMarker}::text, ${sqlEscapeHtml(hello(name))})`,
+      vars: { name: sqlNameVar(name), contest: title, link: sql`${link}::text` },
     }),
   };
 }

@@ -33,6 +33,8 @@ export const EVENT_TYPES = [
   'entry.requalified',
   'entry.erased',
   'entry.admitted',
+  'reward.unlocked',
+  'reward.code_given',
   'referral.credited',
   'points.adjusted',
   'bonus_action.completed',

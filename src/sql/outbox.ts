@@ -1,18 +1,30 @@
 /**
  * The email outbox's one insert: an email is queued by the statement whose change caused it, in
  * the same transaction, and delivered after the answer (src/mail/outbox.ts). Written once here;
- * entry create, entry update (a new email to confirm) and the instant-win claim use it.
+ * entry create, entry update (a new email to confirm), admission, a draw's winners and the
+ * instant-win claim use it. When the contest has a text of its own for the kind
+ * (src/mail/team-texts.ts), that text, filled with the email's placeholders, replaces the default.
  */
 import { type SQL, sql } from 'drizzle-orm';
 
 /** What the outbox_kind check allows. */
-export type EmailKind = 'confirmation' | 'prize' | 'status_link' | 'winner' | 'admitted';
+export type EmailKind = 'confirmation' | 'prize' | 'status_link' | 'winner' | 'admitted' | 'reward';
+
+/** The kinds a team may write (email_texts.kind), by outbox kind. */
+const TEAM_KIND: Partial<Record<EmailKind, string>> = {
+  confirmation: 'confirmation',
+  status_link: 'status-link',
+  winner: 'winner',
+  admitted: 'admitted',
+};
 
 /** Subject, text and HTML as SQL expressions (rendered in the statement, from its own rows). */
 export interface SqlEmail {
   subject: SQL;
   text: SQL;
   html: SQL;
+  /** the values of the kind's placeholders (`{{name}}`...), for a text the team wrote */
+  vars?: Record<string, SQL>;
 }
 
 /**
@@ -26,9 +38,32 @@ export function sqlQueueEmail(
   at: string,
   p: { teamId: SQL; contestId: SQL; to: SQL; from: SQL },
 ): SQL {
-  return sql`insert into email_outbox (team_id, contest_id, "to", kind, subject, text, html, created_at, next_attempt_at)
-      select ${p.teamId}, ${p.contestId}, ${p.to}, ${sql.raw(`'${kind}'`)}, ${mail.subject}, ${mail.text}, ${mail.html},
+  const k = sql.raw(`'${kind}'`);
+  const teamKind = TEAM_KIND[kind];
+  if (!teamKind || !mail.vars) {
+    return sql`insert into email_outbox (team_id, contest_id, "to", kind, subject, text, html, created_at, next_attempt_at)
+      select ${p.teamId}, ${p.contestId}, ${p.to}, ${k}, ${mail.subject}, ${mail.text}, ${mail.html},
         ${at}::timestamptz, ${at}::timestamptz
       from ${p.from}
       returning id`;
+  }
+  const vars = sql.join(
+    Object.entries(mail.vars).map(([name, value]) => sql`${sql.raw(`'${name}'`)}, (${value})::text`),
+    sql`, `,
+  );
+  return sql`insert into email_outbox (team_id, contest_id, "to", kind, subject, text, html, created_at, next_attempt_at)
+      select x.team_id, x.contest_id, x."to", ${k},
+        coalesce(ce_email_subject(ce_email_fill(t.subject, x.vars)), x.subject),
+        coalesce(ce_email_fill(t.text, x.vars), x.text),
+        case when t.text is null then x.html else ce_email_html(ce_email_fill(t.text, x.vars)) end,
+        ${at}::timestamptz, ${at}::timestamptz
+      from (
+        select ${p.teamId} as team_id, ${p.contestId} as contest_id, ${p.to} as "to", ${mail.subject} as subject,
+          ${mail.text} as text, ${mail.html} as html, jsonb_build_object(${vars}) as vars
+        from ${p.from}
+      ) x left join email_texts t on t.contest_id = x.contest_id and t.kind = ${sql.raw(`'${teamKind}'`)}
+      returning id`;
 }
+
+/** `{{name}}`: the person's name, or "there" without one. */
+export const sqlNameVar = (name: SQL): SQL => sql`coalesce((${name})::text, 'there')`;

@@ -51,4 +51,17 @@ export const ENDPOINTS: Row[] = [
   ['POST', `/api/v1/draws/${ID}/reveal`, 'priv', MISSING, PRIVATE],
   ['POST', `/api/v1/draws/${ID}/results/${ID}/replace`, 'priv', MISSING, PRIVATE],
   ['GET', `/api/v1/draws/${ID}/snapshot`, 'pub', MISSING],
+  // rewards and the team's emails (docs/rewards.md, docs/emails.md)
+  ['POST', `/api/v1/contests/${ID}/rewards`, 'priv', MISSING, PRIVATE],
+  ['GET', `/api/v1/contests/${ID}/rewards`, 'pub', INVALID],
+  ['PATCH', `/api/v1/contests/${ID}/rewards/${ID}`, 'priv', MISSING, PRIVATE],
+  ['DELETE', `/api/v1/contests/${ID}/rewards/${ID}`, 'priv', MISSING, PRIVATE],
+  ['POST', `/api/v1/contests/${ID}/rewards/${ID}/codes`, 'priv', MISSING, PRIVATE],
+  ['GET', `/api/v1/contests/${ID}/rewards/${ID}/unlocks`, 'priv', MISSING, PRIVATE],
+  ['GET', `/api/v1/entries/${ID}/rewards`, 'priv', MISSING, PRIVATE],
+  ['GET', `/api/v1/contests/${ID}/emails`, 'priv', MISSING, PRIVATE],
+  ['GET', `/api/v1/contests/${ID}/emails/reward`, 'priv', MISSING, PRIVATE],
+  ['PUT', `/api/v1/contests/${ID}/emails/reward`, 'priv', MISSING, PRIVATE],
+  ['DELETE', `/api/v1/contests/${ID}/emails/reward`, 'priv', MISSING, PRIVATE],
+  ['POST', `/api/v1/contests/${ID}/emails/reward/preview`, 'priv', MISSING, PRIVATE],
 ];

@@ -146,7 +146,10 @@ export const emailOutbox = pgTable(
   (t) => [
     index('email_outbox_team_idx').on(t.teamId, t.createdAt),
     index('email_outbox_due_idx').on(t.nextAttemptAt).where(sql`${t.status} = 'pending'`),
-    check('email_outbox_kind_ck', sql`${t.kind} in ('confirmation', 'prize', 'status_link', 'winner', 'admitted')`),
+    check(
+      'email_outbox_kind_ck',
+      sql`${t.kind} in ('confirmation', 'prize', 'status_link', 'winner', 'admitted', 'reward')`,
+    ),
     check('email_outbox_status_ck', sql`${t.status} in ('pending', 'sent', 'failed', 'cancelled')`),
   ],
 );

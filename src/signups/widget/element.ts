@@ -26,6 +26,10 @@ interface Me {
   referralCode: string;
   confirmed: boolean;
   admittedAt: string | null;
+  rewards: {
+    unlocked: { name: string; code: string | null; waitingForCode: boolean }[];
+    next: { name: string; referralsMissing: number | null; pointsMissing: number | null } | null;
+  };
 }
 class ApiError extends Error {
   constructor(
@@ -335,12 +339,36 @@ export class ContestSignup extends HTMLElement {
       ),
       el('p', {}, fill(this.s.points, { points: me.points }, lang)),
       el('p', {}, fill(this.s.referrals, { referrals: me.referralsCount }, lang)),
+      ...this.rewards(me, lang),
       el('label', { for: 'cs-link' }, this.s.shareTitle),
       el('div', { class: 'share' }, ...actions),
       copied,
       leave,
     );
   }
+
+  /** What the entry unlocked (with its codes) and what it is closest to. */
+  private rewards(me: Me, lang: string | undefined): HTMLElement[] {
+    const out: HTMLElement[] = [];
+    const { unlocked, next } = me.rewards;
+    if (unlocked.length) {
+      out.push(
+        el('h3', {}, this.s.rewardsTitle),
+        el('ul', { class: 'rewards' }, ...unlocked.map((r) => rewardLine(this.s, r, lang))),
+      );
+    }
+    if (next) {
+      const missing = next.referralsMissing ?? next.pointsMissing ?? 0;
+      const line = next.referralsMissing !== null ? this.s.nextReferrals : this.s.nextPoints;
+      out.push(el('p', { class: 'next' }, fill(line, { missing, reward: next.name }, lang)));
+    }
+    return out;
+  }
+}
+
+function rewardLine(s: Strings, r: Me['rewards']['unlocked'][number], lang: string | undefined): HTMLElement {
+  if (r.code !== null) return el('li', {}, `${r.name}: `, el('code', {}, fill(s.rewardCode, { code: r.code }, lang)));
+  return el('li', {}, r.waitingForCode ? `${r.name}: ${s.rewardWaiting}` : r.name);
 }
 
 function el(tag: string, attrs: Record<string, string> = {}, ...children: (Node | string)[]): HTMLElement {

@@ -11,6 +11,11 @@ export const DEFAULT_STRINGS = {
   admitted: "You're in! Check your email for what comes next.",
   points: 'Points: {points}',
   referrals: 'Friends who joined: {referrals}',
+  rewardsTitle: 'Your rewards',
+  rewardCode: 'Your code: {code}',
+  rewardWaiting: 'Your code is on its way.',
+  nextReferrals: '{missing} more confirmed friends to unlock {reward}',
+  nextPoints: '{missing} more points to unlock {reward}',
   shareTitle: 'Move up: share your link',
   copy: 'Copy link',
   copied: 'Link copied',
@@ -41,13 +46,16 @@ export function stringsFrom(attr: string | null): Strings {
   return out;
 }
 
-/** `{name}` placeholders filled with numbers formatted for the page's language. */
-export function fill(template: string, values: Record<string, number>, lang: string | undefined): string {
+/** `{name}` placeholders filled: numbers formatted for the page's language, text as it is. */
+export function fill(template: string, values: Record<string, number | string>, lang: string | undefined): string {
   let fmt: Intl.NumberFormat;
   try {
     fmt = new Intl.NumberFormat(lang || undefined);
   } catch {
     fmt = new Intl.NumberFormat();
   }
-  return template.replace(/\{(\w+)\}/g, (m, k: string) => (k in values ? fmt.format(values[k]!) : m));
+  return template.replace(/\{(\w+)\}/g, (m, k: string) => {
+    const v = values[k];
+    return v === undefined ? m : typeof v === 'number' ? fmt.format(v) : v;
+  });
 }

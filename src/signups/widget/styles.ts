@@ -21,4 +21,8 @@ button:focus-visible,input:focus-visible{outline:3px solid var(--cs-focus,#b4530
 .share{display:flex;flex-wrap:wrap;gap:8px;align-items:center;margin-top:8px}
 .share input{flex:1 1 200px}
 .share button{margin-top:0}
+h3{font-size:1rem;margin:14px 0 4px}
+.rewards{margin:0;padding-left:20px}
+code{font-weight:700;overflow-wrap:anywhere}
+.next{color:var(--cs-muted,#4b5563)}
 `;

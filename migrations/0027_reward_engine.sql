@@ -1,0 +1,311 @@
+-- Rewards at milestones (docs/rewards.md) and the emails a team writes (docs/emails.md).
+--
+-- A reward unlocks in the statement that takes an entry across its threshold, whatever that
+-- statement is (a referral credited on create or on confirmation, a purchase, a bonus action, an
+-- adjustment, an approval in review, a re-qualification): the triggers on entries below see the
+-- statement's rows once it has written them, and call ce_unlock_rewards(). Being AFTER
+-- statement triggers, they see the statement's own changes (the referral just confirmed counts)
+-- and they are part of it: a statement that fails unlocks nothing.
+--
+-- Guarantees, each held by the database:
+-- - once per entry and reward: reward_unlocks_reward_entry_uq;
+-- - each code given once: a code is claimed under FOR UPDATE SKIP LOCKED with `given_at is null`
+--   re-checked on its newest version, and reward_codes_unlock_uq allows one code per unlock;
+-- - referral thresholds under concurrency: the advocate's row is locked before its referrals are
+--   counted, in a statement of its own (a fresh snapshot), so two confirmations at once count
+--   each other;
+-- - a pool that runs dry leaves the unlock `code_pending`; codes added later go to those first
+--   (oldest unlock first), in the statement that adds them; the every-minute job gives any free
+--   code to any pending unlock left by a race (ce_give_codes over all pools).
+--
+-- Who counts: an entry whose email is confirmed, not disqualified, not erased and not waiting for
+-- review (risk level none, or approved). A referral counts when the referred entry counts.
+
+CREATE FUNCTION ce_reward_counts(confirmed boolean, disqualified boolean, erased_at timestamptz, risk_level text, risk_review text)
+RETURNS boolean LANGUAGE sql IMMUTABLE AS $$
+  SELECT confirmed AND NOT disqualified AND erased_at IS NULL AND (risk_level = 'none' OR risk_review = 'approved')
+$$;
+--> statement-breakpoint
+
+-- A team's text with its placeholders filled in one pass: a value that itself looks like a
+-- placeholder is left as it is. Placeholders not in `vars` stay as written (the API refuses them).
+-- STRICT: no text (the team wrote none) gives null, and the caller falls back to the default.
+CREATE FUNCTION ce_email_fill(tpl text, vars jsonb) RETURNS text LANGUAGE plpgsql IMMUTABLE STRICT AS $$
+DECLARE
+  done text := '';
+  rest text := tpl;
+  p int;
+  q int;
+  name text;
+BEGIN
+  LOOP
+    p := strpos(rest, '{{');
+    EXIT WHEN p = 0;
+    q := strpos(substr(rest, p + 2), '}}');
+    EXIT WHEN q = 0;
+    name := substr(rest, p + 2, q - 1);
+    IF vars ? name THEN
+      done := done || substr(rest, 1, p - 1) || coalesce(vars ->> name, '');
+      rest := substr(rest, p + q + 3);
+    ELSE
+      done := done || substr(rest, 1, p + 1);
+      rest := substr(rest, p + 2);
+    END IF;
+  END LOOP;
+  RETURN done || rest;
+END $$;
+--> statement-breakpoint
+
+-- The subject: one line, no control characters, at most 200 characters.
+CREATE FUNCTION ce_email_subject(s text) RETURNS text LANGUAGE sql IMMUTABLE AS $$
+  SELECT left(btrim(regexp_replace(s, '[[:cntrl:]]+', ' ', 'g')), 200)
+$$;
+--> statement-breakpoint
+
+-- The HTML part of a team's text: everything escaped, web addresses made links, lines kept.
+CREATE FUNCTION ce_email_html(t text) RETURNS text LANGUAGE sql IMMUTABLE AS $$
+  SELECT '<!doctype html><html><body style="font-family:system-ui,sans-serif;line-height:1.5;color:#111">'
+    || replace(
+         regexp_replace(
+           replace(replace(replace(replace(replace(t, '&', '&amp;'), '<', '&lt;'), '>', '&gt;'), '"', '&quot;'), '''', '&#39;'),
+           '(https?://[^[:space:]<>]+)', '<a href="\1">\1</a>', 'g'),
+         E'\n', '<br>')
+    || '</body></html>'
+$$;
+--> statement-breakpoint
+
+-- The reward email when the team wrote none (the same text GET /contests/{id}/emails/reward shows;
+-- src/rewards/emails.test.ts holds the two equal). A reward without a code is told without the code line.
+CREATE FUNCTION ce_reward_email_default(has_code boolean, OUT subject text, OUT text text) LANGUAGE sql IMMUTABLE AS $$
+  SELECT 'You unlocked {{reward}}: {{contest}}',
+    CASE WHEN has_code
+      THEN E'Hi {{name}},\n\nYou reached a milestone in "{{contest}}" and unlocked {{reward}}.\n\nYour code: {{code}}\n\nThank you for taking part.\n'
+      ELSE E'Hi {{name}},\n\nYou reached a milestone in "{{contest}}" and unlocked {{reward}}.\n\nThank you for taking part.\n'
+    END
+$$;
+--> statement-breakpoint
+
+-- The events (when the team has an endpoint subscribed) and the emails of unlocks: `kind`
+-- 'reward.unlocked' (a pool's unlock without a code yet gets its email with the code, later)
+-- or 'reward.code_given' (a pending unlock got its code).
+CREATE FUNCTION ce_reward_notify(p_unlocks uuid[], p_at timestamptz, p_type text) RETURNS void LANGUAGE plpgsql AS $$
+BEGIN
+  WITH s AS (
+    SELECT u.id, u.entry_id, u.contest_id, u.unlocked_at, u.code_pending, r.id AS reward_id, r.name AS reward_name, r.kind,
+      coalesce(rc.code, r.code) AS code, c.team_id, c.title, e.email, e.name
+    FROM reward_unlocks u
+    JOIN rewards r ON r.id = u.reward_id
+    JOIN contests c ON c.id = u.contest_id
+    JOIN entries e ON e.id = u.entry_id
+    LEFT JOIN reward_codes rc ON rc.unlock_id = u.id
+    WHERE u.id = ANY (p_unlocks) AND e.erased_at IS NULL
+  ), ev AS (
+    INSERT INTO events (team_id, contest_id, type, data, created_at)
+    SELECT s.team_id, s.contest_id, p_type,
+      jsonb_build_object('unlockId', s.id, 'rewardId', s.reward_id, 'rewardName', s.reward_name, 'entryId', s.entry_id,
+        'contestId', s.contest_id, 'code', s.code, 'codePending', s.code_pending,
+        'unlockedAt', to_char(s.unlocked_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')),
+      p_at
+    FROM s
+    WHERE EXISTS (SELECT 1 FROM webhook_endpoints w
+                  WHERE w.team_id = s.team_id AND w.enabled AND (w.events IS NULL OR p_type = ANY (w.events)))
+    RETURNING id, team_id, type
+  ), evd AS (
+    INSERT INTO event_deliveries (event_id, endpoint_id, next_attempt_at, created_at)
+    SELECT ev.id, w.id, p_at, p_at
+    FROM ev JOIN webhook_endpoints w ON w.team_id = ev.team_id AND w.enabled AND (w.events IS NULL OR ev.type = ANY (w.events))
+    RETURNING 1
+  ), m AS (
+    SELECT s.*, coalesce(t.subject, d.subject) AS tpl_subject, coalesce(t.text, d.text) AS tpl_text,
+      jsonb_build_object('name', coalesce(s.name, 'there'), 'contest', s.title, 'reward', s.reward_name, 'code', coalesce(s.code, '')) AS vars
+    FROM s
+    LEFT JOIN email_texts t ON t.contest_id = s.contest_id AND t.kind = 'reward'
+    CROSS JOIN LATERAL ce_reward_email_default(s.code IS NOT NULL) d
+    WHERE s.email IS NOT NULL AND NOT s.code_pending
+  )
+  INSERT INTO email_outbox (team_id, contest_id, "to", kind, subject, text, html, created_at, next_attempt_at)
+  SELECT m.team_id, m.contest_id, m.email, 'reward', ce_email_subject(ce_email_fill(m.tpl_subject, m.vars)),
+    ce_email_fill(m.tpl_text, m.vars), ce_email_html(ce_email_fill(m.tpl_text, m.vars)), p_at, p_at
+  FROM m;
+END $$;
+--> statement-breakpoint
+
+-- Gives free codes of the pools `p_rewards` to their pending unlocks, oldest unlock first, each
+-- code once (both sides taken under FOR UPDATE SKIP LOCKED, re-checked on their newest
+-- versions). Unlocks not in `p_quiet` are told (reward.code_given and the email); the caller
+-- tells those in it. Answers how many codes it gave.
+CREATE FUNCTION ce_give_codes(p_rewards uuid[], p_at timestamptz, p_quiet uuid[]) RETURNS int LANGUAGE plpgsql AS $$
+DECLARE
+  given uuid[];
+  told uuid[];
+BEGIN
+  WITH w AS (
+    SELECT x.id, x.reward_id, row_number() OVER (PARTITION BY x.reward_id ORDER BY x.unlocked_at, x.id) AS rn
+    FROM (SELECT u.id, u.reward_id, u.unlocked_at FROM reward_unlocks u
+          WHERE u.reward_id = ANY (p_rewards) AND u.code_pending AND u.entry_id IS NOT NULL
+          ORDER BY u.reward_id, u.unlocked_at, u.id
+          FOR UPDATE SKIP LOCKED) x
+  ), need AS (
+    SELECT reward_id, count(*) AS n FROM w GROUP BY reward_id
+  ), f AS (
+    SELECT y.reward_id, y.seq, row_number() OVER (PARTITION BY y.reward_id ORDER BY y.seq) AS rn
+    FROM need CROSS JOIN LATERAL (
+      SELECT c.reward_id, c.seq FROM reward_codes c
+      WHERE c.reward_id = need.reward_id AND c.given_at IS NULL
+      ORDER BY c.seq LIMIT need.n
+      FOR UPDATE SKIP LOCKED) y
+  ), g AS (
+    UPDATE reward_codes c SET unlock_id = w.id, given_at = p_at
+    FROM f JOIN w ON w.reward_id = f.reward_id AND w.rn = f.rn
+    WHERE c.reward_id = f.reward_id AND c.seq = f.seq
+    RETURNING c.unlock_id
+  )
+  SELECT array_agg(unlock_id) INTO given FROM g;
+  IF given IS NULL THEN RETURN 0; END IF;
+  UPDATE reward_unlocks SET code_pending = false WHERE id = ANY (given);
+  SELECT array_agg(x) INTO told FROM unnest(given) x WHERE NOT (x = ANY (coalesce(p_quiet, '{}')));
+  IF told IS NOT NULL THEN PERFORM ce_reward_notify(told, p_at, 'reward.code_given'); END IF;
+  RETURN array_length(given, 1);
+END $$;
+--> statement-breakpoint
+
+-- Unlocks, for the entries `p_ids` (only the reward `p_reward` when given), every live reward of
+-- their contest whose threshold they have reached and that they have not unlocked yet; a pool's
+-- unlock takes a free code at once or waits for one. Answers how many it unlocked.
+CREATE FUNCTION ce_unlock_rewards(p_ids uuid[], p_at timestamptz, p_reward uuid DEFAULT NULL) RETURNS int LANGUAGE plpgsql AS $$
+DECLARE
+  fresh uuid[];
+  pools uuid[];
+BEGIN
+  -- the rows whose referrals are counted below are locked first: a confirmation running at the
+  -- same time waits here, and the count (a statement of its own, a fresh snapshot) sees it
+  -- (a reward just created checks a whole contest at once: no lock, a later change re-checks)
+  IF p_reward IS NULL THEN
+    PERFORM 1 FROM entries e WHERE e.id = ANY (p_ids) ORDER BY e.id FOR UPDATE;
+  END IF;
+  WITH ins AS (
+    INSERT INTO reward_unlocks (reward_id, contest_id, entry_id, unlocked_at, code_pending)
+    SELECT r.id, e.contest_id, e.id, p_at, r.kind = 'codes'
+    FROM entries e JOIN rewards r ON r.contest_id = e.contest_id AND r.deleted_at IS NULL
+    WHERE e.id = ANY (p_ids) AND (p_reward IS NULL OR r.id = p_reward)
+      AND ce_reward_counts(e.email_confirmed, e.disqualified, e.erased_at, e.risk_level, e.risk_review)
+      AND (e.points >= r.points_required
+           OR r.referrals_required <= (SELECT count(*) FROM entries f WHERE f.referred_by = e.id
+                 AND ce_reward_counts(f.email_confirmed, f.disqualified, f.erased_at, f.risk_level, f.risk_review)))
+      AND NOT EXISTS (SELECT 1 FROM reward_unlocks u WHERE u.reward_id = r.id AND u.entry_id = e.id)
+    ORDER BY e.id, r.id
+    ON CONFLICT (reward_id, entry_id) DO NOTHING
+    RETURNING id, reward_id, code_pending
+  )
+  SELECT array_agg(id), array_agg(DISTINCT reward_id) FILTER (WHERE code_pending) INTO fresh, pools FROM ins;
+  IF fresh IS NULL THEN RETURN 0; END IF;
+  IF pools IS NOT NULL THEN PERFORM ce_give_codes(pools, p_at, fresh); END IF;
+  PERFORM ce_reward_notify(fresh, p_at, 'reward.unlocked');
+  RETURN array_length(fresh, 1);
+END $$;
+--> statement-breakpoint
+
+-- Entries written: the ones that count now and did not before, or gained points, are checked
+-- against their contest's rewards; so are the advocates of referred entries that count now.
+CREATE FUNCTION rewards_entries_insert() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+  ids uuid[];
+  at timestamptz;
+BEGIN
+  IF NOT EXISTS (SELECT 1 FROM rewards r WHERE r.deleted_at IS NULL AND r.contest_id IN (SELECT contest_id FROM new_rows)) THEN
+    RETURN NULL;
+  END IF;
+  SELECT array_agg(DISTINCT x.id), max(x.at) INTO ids, at FROM (
+    SELECT n.id, n.created_at AS at FROM new_rows n
+    WHERE ce_reward_counts(n.email_confirmed, n.disqualified, n.erased_at, n.risk_level, n.risk_review)
+    UNION ALL
+    SELECT n.referred_by, n.created_at FROM new_rows n
+    WHERE n.referred_by IS NOT NULL AND ce_reward_counts(n.email_confirmed, n.disqualified, n.erased_at, n.risk_level, n.risk_review)
+  ) x;
+  IF ids IS NOT NULL THEN PERFORM ce_unlock_rewards(ids, at); END IF;
+  RETURN NULL;
+END $$;
+--> statement-breakpoint
+
+CREATE FUNCTION rewards_entries_update() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+  ids uuid[];
+  at timestamptz;
+BEGIN
+  -- erasure: the person's unlocks lose their link to the entry; codes given stay given
+  UPDATE reward_unlocks u SET entry_id = NULL
+  FROM new_rows n JOIN old_rows o ON o.id = n.id
+  WHERE u.entry_id = n.id AND n.erased_at IS NOT NULL AND o.erased_at IS NULL;
+  IF NOT EXISTS (SELECT 1 FROM rewards r WHERE r.deleted_at IS NULL AND r.contest_id IN (SELECT contest_id FROM new_rows)) THEN
+    RETURN NULL;
+  END IF;
+  SELECT array_agg(DISTINCT x.id), max(x.at) INTO ids, at FROM (
+    SELECT n.id, n.updated_at AS at, n.referred_by,
+      NOT ce_reward_counts(o.email_confirmed, o.disqualified, o.erased_at, o.risk_level, o.risk_review) AS began
+    FROM new_rows n JOIN old_rows o ON o.id = n.id
+    WHERE ce_reward_counts(n.email_confirmed, n.disqualified, n.erased_at, n.risk_level, n.risk_review)
+      AND (n.points > o.points
+           OR NOT ce_reward_counts(o.email_confirmed, o.disqualified, o.erased_at, o.risk_level, o.risk_review))
+  ) c CROSS JOIN LATERAL (VALUES (c.id, c.at), (CASE WHEN c.began THEN c.referred_by END, c.at)) x(id, at)
+  WHERE x.id IS NOT NULL;
+  IF ids IS NOT NULL THEN PERFORM ce_unlock_rewards(ids, at); END IF;
+  RETURN NULL;
+END $$;
+--> statement-breakpoint
+
+CREATE TRIGGER entries_rewards_insert AFTER INSERT ON entries REFERENCING NEW TABLE AS new_rows
+  FOR EACH STATEMENT EXECUTE FUNCTION rewards_entries_insert();
+--> statement-breakpoint
+CREATE TRIGGER entries_rewards_update AFTER UPDATE ON entries REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
+  FOR EACH STATEMENT EXECUTE FUNCTION rewards_entries_update();
+--> statement-breakpoint
+
+-- A reward created, or its threshold lowered: the entries already past it unlock it now.
+CREATE FUNCTION rewards_reward_written() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+  r record;
+  ids uuid[];
+BEGIN
+  FOR r IN SELECT n.* FROM new_rows n WHERE n.deleted_at IS NULL LOOP
+    -- an update that left the threshold as it was (a new name, a new code) unlocks nothing new
+    IF TG_OP = 'UPDATE' THEN
+      CONTINUE WHEN EXISTS (SELECT 1 FROM old_rows o WHERE o.id = r.id AND o.deleted_at IS NULL
+        AND o.points_required IS NOT DISTINCT FROM r.points_required
+        AND o.referrals_required IS NOT DISTINCT FROM r.referrals_required);
+    END IF;
+    IF r.points_required IS NOT NULL THEN
+      SELECT array_agg(e.id) INTO ids FROM entries e
+      WHERE e.contest_id = r.contest_id AND e.points >= r.points_required
+        AND ce_reward_counts(e.email_confirmed, e.disqualified, e.erased_at, e.risk_level, e.risk_review);
+    ELSE
+      SELECT array_agg(f.referred_by) INTO ids FROM (
+        SELECT f.referred_by FROM entries f
+        WHERE f.contest_id = r.contest_id AND f.referred_by IS NOT NULL
+          AND ce_reward_counts(f.email_confirmed, f.disqualified, f.erased_at, f.risk_level, f.risk_review)
+        GROUP BY f.referred_by HAVING count(*) >= r.referrals_required) f;
+    END IF;
+    IF ids IS NOT NULL THEN PERFORM ce_unlock_rewards(ids, r.updated_at, r.id); END IF;
+  END LOOP;
+  RETURN NULL;
+END $$;
+--> statement-breakpoint
+CREATE TRIGGER rewards_written_insert AFTER INSERT ON rewards REFERENCING NEW TABLE AS new_rows
+  FOR EACH STATEMENT EXECUTE FUNCTION rewards_reward_written();
+--> statement-breakpoint
+CREATE TRIGGER rewards_written_update AFTER UPDATE ON rewards REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
+  FOR EACH STATEMENT EXECUTE FUNCTION rewards_reward_written();
+--> statement-breakpoint
+
+-- Codes added to a pool: its pending unlocks get them first, oldest first.
+CREATE FUNCTION rewards_codes_added() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+  pools uuid[];
+  at timestamptz;
+BEGIN
+  SELECT array_agg(DISTINCT reward_id), max(created_at) INTO pools, at FROM new_rows;
+  IF pools IS NOT NULL THEN PERFORM ce_give_codes(pools, at, '{}'); END IF;
+  RETURN NULL;
+END $$;
+--> statement-breakpoint
+CREATE TRIGGER reward_codes_added AFTER INSERT ON reward_codes REFERENCING NEW TABLE AS new_rows
+  FOR EACH STATEMENT EXECUTE FUNCTION rewards_codes_added();
