@@ -117,7 +117,14 @@ async function checkPage(page: Page, runtime: string, name: string, results: Rec
     // nothing wider than the window at 390 px but the tables, which scroll on their own
     if (width === 390) {
       const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
-      expect(overflow, `${name} at 390 px scrolls sideways`).toBeLessThanOrEqual(1);
+      // the elements that stick out, to name them when this fails
+      const wide =
+        overflow > 1
+          ? await page.evaluate(`[...document.querySelectorAll('body *')]
+        .filter((e) => e.getBoundingClientRect().right > window.innerWidth + 1 && (e.tagName === 'TABLE' || !e.closest('table')))
+        .slice(-3).map((e) => e.tagName.toLowerCase() + (e.id ? '#' + e.id : '') + '.' + [...e.classList].join('.'))`)
+          : [];
+      expect(overflow, `${name} at 390 px scrolls sideways: ${JSON.stringify(wide)}`).toBeLessThanOrEqual(1);
     }
   }
   await page.setViewportSize({ width: 1280, height: 900 });
@@ -441,6 +448,64 @@ async function scenario(browser: Browser, origin: string, runtime: string) {
       body: { count: 5 },
     });
     expect(next.body.data).toEqual({ entryIds: [waiting[1]], count: 1 });
+
+    // ---- rewards: a pool made in the console, reached through the API, codes added where the operator is
+    await page.goto(`${origin}/console/contests/${wl.body.data.id}`);
+    await page.getByLabel('Name', { exact: true }).fill('Early bird coupon');
+    await page.getByLabel('Unlocks at').fill('5');
+    await page.getByLabel('Counted in').selectOption('points');
+    await page.getByLabel('Codes, one per line (more can be added later)').fill('EB-1');
+    await page.getByRole('button', { name: 'Create reward' }).click();
+    await expect
+      .poll(() => page.locator('section[aria-labelledby="rewards-h"] tbody').textContent())
+      .toContain('Early bird coupon');
+    for (const id of waiting) {
+      const adj = await api(origin, 'POST', `/api/v1/entries/${id}/points`, {
+        key: privateKey,
+        body: { points: 5, reason: 'early' },
+      });
+      expect(adj.status).toBe(200);
+    }
+    await page.reload();
+    await expect
+      .poll(() => page.locator('section[aria-labelledby="rewards-h"] tbody td').allTextContents())
+      .toEqual(['Early bird coupon', '5 points', 'a code from the pool', '0 of 1', '2', '1', expect.any(String)]);
+    await page.getByRole('button', { name: 'Open' }).click();
+    await page.getByLabel('Add codes, one per line').fill('EB-2\nEB-3');
+    await page.getByRole('button', { name: 'Add codes' }).click();
+    await expect
+      .poll(() => page.locator('#codes-result').textContent())
+      .toBe('Added 2; 1 given at once to people waiting. 1 left.');
+    await expect
+      .poll(() => page.locator('ul.unlocks li').allTextContents())
+      .toEqual([
+        expect.stringMatching(/^(first|second)@example\.com EB-[12] /),
+        expect.stringMatching(/^(first|second)@example\.com EB-[12] /),
+      ]);
+    await checkPage(page, runtime, 'contest-rewards', axeResults);
+
+    // ---- the reward email in the team's words, previewed before it is saved
+    await page.getByLabel('Which email').selectOption('reward');
+    await expect.poll(() => page.getByLabel('Subject').inputValue()).toBe('You unlocked {{reward}}: {{contest}}');
+    await page.getByLabel('Subject').fill('{{reward}} is yours');
+    await page.getByLabel('Text', { exact: true }).fill('Hi {{name}}, use {{code}} at checkout.');
+    await page.getByRole('button', { name: 'Preview' }).click();
+    await expect
+      .poll(() => page.locator('#email-preview').textContent())
+      .toContain('Hi Alex, use SAMPLE-CODE-42 at checkout.');
+    await page.getByLabel('Text', { exact: true }).fill('Hi {{name}}, use {{coupon}} at checkout.');
+    await page.getByRole('button', { name: 'Save email' }).click();
+    await expect
+      .poll(() => page.locator('section[aria-labelledby="emails-h"] [role="alert"]').textContent())
+      .toContain('Unknown placeholder {{coupon}} in text');
+    await page.getByLabel('Text', { exact: true }).fill('Hi {{name}}, use {{code}} at checkout.');
+    await page.getByRole('button', { name: 'Save email' }).click();
+    await expect.poll(() => page.getByText('Saved: the next email uses it.').count()).toBe(1);
+    const savedText = await api(origin, 'GET', `/api/v1/contests/${wl.body.data.id}/emails/reward`, {
+      key: privateKey,
+    });
+    expect(savedText.body.data).toMatchObject({ custom: true, subject: '{{reward}} is yours' });
+    await checkPage(page, runtime, 'contest-emails', axeResults);
 
     // ---- a game created in the console, played through the API: its realised odds and chi-square
     await page.getByRole('link', { name: 'Games' }).click();

@@ -41,7 +41,7 @@ describe.skipIf(!CHROMIUM)('the sign-up widget in a real browser, on a page of a
     api = serve({ hostname: '127.0.0.1', port: 0, fetch: env.app.fetch }) as Server;
     await listening(api);
     apiOrigin = `http://127.0.0.1:${(api.address() as AddressInfo).port}`;
-    shop = createServer((req, res) => {
+    shop = createServer((_req, res) => {
       res.writeHead(200, {
         'content-type': 'text/html; charset=utf-8',
         'content-security-policy': `default-src 'none'; script-src ${apiOrigin}; connect-src ${apiOrigin}; style-src 'none'; img-src 'none'`,
@@ -138,10 +138,27 @@ describe.skipIf(!CHROMIUM)('the sign-up widget in a real browser, on a page of a
     const confirm = /\/api\/confirm\/([A-Za-z0-9]{32})/.exec(mail.text)![1]!;
     expect((await env.request('GET', `/api/confirm/${confirm}`)).status).toBe(200);
 
-    // the next visit: the widget remembers the visitor and shows their place
+    // rewards: one the visitor reaches with 10 points (its code shown), one still ahead
+    for (const body of [
+      { name: 'Welcome gift', pointsRequired: 10, code: 'WELCOME10' },
+      { name: 'Founding member', referralsRequired: 2 },
+    ]) {
+      const r = await env.request('POST', `/api/v1/contests/${c.id}/rewards`, { key: team.privateKey, body });
+      expect(r.status, r.text).toBe(201);
+    }
+    const adj = await env.request('POST', `/api/v1/entries/${entry!.id}/points`, {
+      key: team.privateKey,
+      body: { points: 10, reason: 'welcome' },
+    });
+    expect(adj.status).toBe(200);
+
+    // the next visit: the widget remembers the visitor and shows their place and rewards
     await page.goto(`${shopOrigin}/`);
     await w.getByText(/You are #\d+ of \d+/).waitFor();
-    expect(await w.getByText(/You are #/).textContent()).toBe('You are #2 of 2');
+    expect(await w.getByText(/You are #/).textContent()).toBe('You are #1 of 2');
+    await w.getByRole('heading', { name: 'Your rewards' }).waitFor();
+    expect(await w.locator('ul.rewards li').allTextContents()).toEqual(['Welcome gift: Your code: WELCOME10']);
+    expect(await w.locator('p.next').textContent()).toBe('2 more confirmed friends to unlock Founding member');
     const link = await w.getByLabel('Move up: share your link').inputValue();
     const own = await queryOne<{ referral_code: string }>(
       env.db,

@@ -7,6 +7,7 @@ import { Action, ErrorLine, formValues, Link, Pager, useLoad, when } from '../ui
 import { ContestSettings, NewContest } from './contest-settings.js';
 import { Activity, BonusActions, CompletionsQueue } from './contest-activity.js';
 import { Admission } from './contest-admit.js';
+import { EmailTexts, Rewards } from './contest-rewards.js';
 import { Draws } from './contest-draws.js';
 import { SignupEmbed } from './contest-signup.js';
 
@@ -409,8 +410,10 @@ export function ContestPage(props: { cred: Team; contestId: string }) {
           <Entries cred={props.cred} contestId={props.contestId} />
           <CompletionsQueue cred={props.cred} contestId={props.contestId} />
           <BonusActions cred={props.cred} contestId={props.contestId} />
+          <Rewards cred={props.cred} contestId={props.contestId} />
           {c.mode === 'waitlist' ? <Admission cred={props.cred} contestId={props.contestId} /> : null}
           <Draws cred={props.cred} contestId={props.contestId} />
+          <EmailTexts cred={props.cred} contestId={props.contestId} />
           <Export cred={props.cred} contestId={props.contestId} />
           <SignupEmbed contestId={props.contestId} />
           <ContestSettings cred={props.cred} contestId={props.contestId} onSaved={contest.reload} />
