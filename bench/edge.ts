@@ -12,6 +12,7 @@
  * Work an answer leaves to ctx.waitUntil (email delivery) is not on its path.
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { Agent, get as httpGet } from 'node:http';
 import { createServer } from 'node:net';
 import { sql } from 'drizzle-orm';
@@ -48,9 +49,11 @@ async function startDev(
   transport: string,
   latencyMs: number,
   extraEnv: Record<string, string> = {},
+  /** `npm start` (the Node runner on the same database) instead of `npm run dev` */
+  node = false,
 ) {
   const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/dev.ts'], {
+  const child = spawn(process.execPath, ['--import', 'tsx', node ? 'src/node.ts' : 'scripts/dev.ts'], {
     env: {
       ...process.env,
       PORT: String(port),
@@ -259,6 +262,222 @@ async function cacheBench(
   }
 }
 
+/** The small database every edge measurement runs on: a team, its keys, a contest of 5,000 entries, another with a public cache. */
+async function edgeFixtures(url: string) {
+  // small: latency and cost per request, not scale, are measured here
+  const h = await openPg(url, { max: 2 });
+  const db = h.db;
+  const now = new Date();
+  const team = await createTeam(db, 'Edge bench');
+  const keys = {
+    pub: (await createApiKey(db, cryptoRandom, team.id, 'public', 'edge')).key,
+    priv: (await createApiKey(db, cryptoRandom, team.id, 'private', 'edge')).key,
+  };
+  const contest = await createContest(
+    db,
+    cryptoRandom,
+    team.id,
+    {
+      title: 'Edge contest',
+      status: 'active',
+      isEvergreen: true,
+      mode: 'leaderboard',
+      requireEmailConfirmation: false,
+      referral: { advocatePoints: 10, friendPoints: 5 },
+      purchaseTracking: { enabled: true, pointsPerPurchase: 5, pointsPerCurrencyUnit: 1 },
+      externalTracking: { enabled: true },
+    },
+    now,
+  );
+  const actions: { id: string }[] = [];
+  for (let i = 0; i < 4; i++) actions.push(await createBonusAction(db, contest.id, { action: `a${i}`, points: 5 }));
+  await query(
+    db,
+    sql`insert into entries (contest_id, email, name, referral_code, points, email_confirmed)
+        select ${contest.id}, 'person' || i || '@example.com', 'Person ' || i, 'E' || lpad(i::text, 9, '0'), i % 500, true
+        from generate_series(1, 5000) i`,
+  );
+  const people = await query<{ id: string; email: string; referral_code: string }>(
+    db,
+    sql`select id, email, referral_code from entries where contest_id = ${contest.id} order by email limit 2000`,
+  );
+  const cachedContest = await createContest(
+    db,
+    cryptoRandom,
+    team.id,
+    {
+      title: 'Edge cached contest',
+      status: 'active',
+      isEvergreen: true,
+      requireEmailConfirmation: false,
+      publicCacheSeconds: 5,
+    },
+    now,
+  );
+  await query(
+    db,
+    sql`insert into entries (contest_id, email, name, referral_code, points, email_confirmed)
+        select ${cachedContest.id}, 'cached' || i || '@example.com', 'Cached ' || i, 'C' || lpad(i::text, 9, '0'), i % 500, true
+        from generate_series(1, 5000) i`,
+  );
+  await h.close();
+  return { keys, contest, actions, people, cachedContest };
+}
+
+type Call = (
+  method: string,
+  path: string,
+  key: string | null,
+  body?: unknown,
+  headers?: Record<string, string>,
+) => Promise<{ ms: number; status: number; text: string }>;
+
+/** The endpoints measured, each with a fresh request every call, and the games they need (made per server run). */
+function edgeEndpoints(url: string, f: Awaited<ReturnType<typeof edgeFixtures>>) {
+  const { keys, contest, actions, people } = f;
+  let k = 0;
+  const runTag = Date.now().toString(36);
+  const games: { play: string; claim: string; pending: string[] } = { play: '', claim: '', pending: [] };
+  const cookie = 'edgebenchcookie0123456789abcdefghijkl';
+  const endpoints: Ep[] = [
+    { name: 'contest get', method: 'GET', key: 'pub', path: () => `/api/v1/contests/${contest.id}` },
+    { name: 'contests list', method: 'GET', key: 'pub', path: () => '/api/v1/contests' },
+    {
+      name: 'entry get',
+      method: 'GET',
+      key: 'pub',
+      path: () => `/api/v1/entries/${people[k++ % people.length]!.id}`,
+    },
+    {
+      name: 'entries list',
+      method: 'GET',
+      key: 'pub',
+      path: () => `/api/v1/contests/${contest.id}/entries?limit=20`,
+    },
+    {
+      name: 'entries search',
+      method: 'GET',
+      key: 'pub',
+      path: () => `/api/v1/contests/${contest.id}/entries?search=person1${k++ % 100}`,
+    },
+    {
+      name: 'leaderboard',
+      method: 'GET',
+      key: 'pub',
+      path: () => `/api/v1/contests/${contest.id}/leaderboard?limit=25`,
+    },
+    { name: 'analytics', method: 'GET', key: 'pub', path: () => `/api/v1/contests/${contest.id}/analytics` },
+    {
+      name: 'contest view',
+      method: 'POST',
+      key: 'pub',
+      path: () => `/api/v1/contests/${contest.id}/views`,
+      body: () => ({}),
+    },
+    {
+      name: 'entry create (referral)',
+      method: 'POST',
+      key: 'priv',
+      path: () => `/api/v1/contests/${contest.id}/entries`,
+      body: () => ({
+        email: `edge-${runTag}-${k++}@example.com`,
+        referralCode: people[k % people.length]!.referral_code,
+      }),
+    },
+    {
+      name: 'entry update',
+      method: 'PUT',
+      key: 'priv',
+      path: () => `/api/v1/entries/${people[k++ % people.length]!.id}`,
+      body: () => ({ name: `Renamed ${k}` }),
+    },
+    {
+      name: 'points adjust',
+      method: 'POST',
+      key: 'priv',
+      path: () => `/api/v1/entries/${people[k++ % people.length]!.id}/points`,
+      body: () => ({ points: 1, reason: 'edge' }),
+    },
+    {
+      name: 'bonus complete',
+      method: 'POST',
+      key: 'pub',
+      path: () =>
+        `/api/v1/entries/${people[k % people.length]!.id}/bonus-actions/${actions[Math.floor(k++ / people.length) % actions.length]!.id}/complete`,
+      body: () => ({}),
+    },
+    {
+      name: 'purchase',
+      method: 'POST',
+      key: 'priv',
+      path: () => `/api/v1/contests/${contest.id}/purchases`,
+      body: () => ({ email: people[k % people.length]!.email, orderId: `edge-${runTag}-${k++}`, amount: 12.5 }),
+    },
+    { name: 'game get', method: 'GET', key: 'pub', path: () => `/api/v1/instant-win-games/${games.play}` },
+    {
+      name: 'game update (read + batch)',
+      method: 'PUT',
+      key: 'priv',
+      path: () => `/api/v1/instant-win-games/${games.play}`,
+      body: () => ({ title: `Edge wheel ${k++}` }),
+    },
+    {
+      name: 'instant-win play',
+      method: 'POST',
+      key: 'pub',
+      path: () => `/api/v1/instant-win-games/${games.play}/play`,
+      body: () => ({}),
+      headers: () => ({ 'cf-connecting-ip': `10.9.${k % 250}.${k++ % 250}` }),
+    },
+    {
+      name: 'instant-win claim',
+      method: 'POST',
+      key: 'pub',
+      path: () => `/api/v1/instant-win-games/${games.claim}/plays/${games.pending.shift()}/claim`,
+      body: () => ({ email: `winner-${runTag}-${k++}@example.com`, playCookie: cookie }),
+      headers: () => ({ 'cf-connecting-ip': `10.8.${k % 250}.${k++ % 250}` }),
+    },
+    {
+      name: 'plays list',
+      method: 'GET',
+      key: 'priv',
+      path: () => `/api/v1/instant-win-games/${games.play}/plays?limit=20`,
+    },
+  ];
+
+  const prepareGames = async (call: Call, pending: number) => {
+    // a game to play (new per run: the per-IP limit) and one whose pending wins are claimed
+    const gameBody = (title: string) => ({
+      slug: 'spin-to-win',
+      title,
+      mechanic: 'wheel',
+      layout: 'default',
+      entryLimit: 'none',
+      publishAs: 'landing',
+      tiers: [
+        { name: 'Prize', oddsPercent: 50, redeemCode: 'EDGE' },
+        { name: 'Miss', oddsPercent: 50, isMiss: true },
+      ],
+    });
+    const g1 = await call('POST', '/api/v1/instant-win-games', keys.priv, gameBody('Edge wheel'));
+    const g2 = await call('POST', '/api/v1/instant-win-games', keys.priv, gameBody('Edge claims'));
+    games.play = JSON.parse(g1.text).data.id;
+    games.claim = JSON.parse(g2.text).data.id;
+    const prizeTier = JSON.parse(g2.text).data.tiers[0].id as string;
+    const hp = await openPg(url, { max: 1, migrate: false });
+    games.pending = (
+      await query<{ id: string }>(
+        hp.db,
+        sql`insert into instant_win_plays (game_id, tier_id, status, random_value, cookie_hash, play_day, expires_at)
+            select ${games.claim}, ${prizeTier}, 'pending', 1, ${await hashCookie(cookie)}, current_date, now() + interval '24 hours'
+            from generate_series(1, ${pending}::int) returning id`,
+      )
+    ).map((r) => r.id);
+    await hp.close();
+  };
+  return { endpoints, prepareGames };
+}
+
 export async function edgeBench(opts: {
   baseUrl: string;
   samples: number;
@@ -278,176 +497,12 @@ export async function edgeBench(opts: {
   const url = u.toString();
   const children: ChildProcess[] = [];
   try {
-    // ---------- fixtures (small: latency, not scale, is measured here) ----------
-    const h = await openPg(url, { max: 2 });
-    const db = h.db;
-    const now = new Date();
-    const team = await createTeam(db, 'Edge bench');
-    const keys = {
-      pub: (await createApiKey(db, cryptoRandom, team.id, 'public', 'edge')).key,
-      priv: (await createApiKey(db, cryptoRandom, team.id, 'private', 'edge')).key,
-    };
-    const contest = await createContest(
-      db,
-      cryptoRandom,
-      team.id,
-      {
-        title: 'Edge contest',
-        status: 'active',
-        isEvergreen: true,
-        mode: 'leaderboard',
-        requireEmailConfirmation: false,
-        referral: { advocatePoints: 10, friendPoints: 5 },
-        purchaseTracking: { enabled: true, pointsPerPurchase: 5, pointsPerCurrencyUnit: 1 },
-        externalTracking: { enabled: true },
-      },
-      now,
-    );
-    const actions: { id: string }[] = [];
-    for (let i = 0; i < 4; i++) actions.push(await createBonusAction(db, contest.id, { action: `a${i}`, points: 5 }));
-    await query(
-      db,
-      sql`insert into entries (contest_id, email, name, referral_code, points, email_confirmed)
-          select ${contest.id}, 'person' || i || '@example.com', 'Person ' || i, 'E' || lpad(i::text, 9, '0'), i % 500, true
-          from generate_series(1, 5000) i`,
-    );
-    const people = await query<{ id: string; email: string; referral_code: string }>(
-      db,
-      sql`select id, email, referral_code from entries where contest_id = ${contest.id} order by email limit 2000`,
-    );
-    const cachedContest = await createContest(
-      db,
-      cryptoRandom,
-      team.id,
-      {
-        title: 'Edge cached contest',
-        status: 'active',
-        isEvergreen: true,
-        requireEmailConfirmation: false,
-        publicCacheSeconds: 5,
-      },
-      now,
-    );
-    await query(
-      db,
-      sql`insert into entries (contest_id, email, name, referral_code, points, email_confirmed)
-          select ${cachedContest.id}, 'cached' || i || '@example.com', 'Cached ' || i, 'C' || lpad(i::text, 9, '0'), i % 500, true
-          from generate_series(1, 5000) i`,
-    );
-    await h.close();
+    const f = await edgeFixtures(url);
+    const { keys, cachedContest, contest } = f;
     const cacheArgs = { connections: opts.connections ?? 50, seconds: opts.seconds ?? 20, samples, log };
     if (opts.cacheOnly)
       return { publicCache: await cacheBench(url, keys, { cached: cachedContest.id, exact: contest.id }, cacheArgs) };
-
-    let k = 0;
-    const runTag = Date.now().toString(36);
-    const games: { play: string; claim: string; pending: string[] } = { play: '', claim: '', pending: [] };
-    const cookie = 'edgebenchcookie0123456789abcdefghijkl';
-    const endpoints: Ep[] = [
-      { name: 'contest get', method: 'GET', key: 'pub', path: () => `/api/v1/contests/${contest.id}` },
-      { name: 'contests list', method: 'GET', key: 'pub', path: () => '/api/v1/contests' },
-      {
-        name: 'entry get',
-        method: 'GET',
-        key: 'pub',
-        path: () => `/api/v1/entries/${people[k++ % people.length]!.id}`,
-      },
-      {
-        name: 'entries list',
-        method: 'GET',
-        key: 'pub',
-        path: () => `/api/v1/contests/${contest.id}/entries?limit=20`,
-      },
-      {
-        name: 'entries search',
-        method: 'GET',
-        key: 'pub',
-        path: () => `/api/v1/contests/${contest.id}/entries?search=person1${k++ % 100}`,
-      },
-      {
-        name: 'leaderboard',
-        method: 'GET',
-        key: 'pub',
-        path: () => `/api/v1/contests/${contest.id}/leaderboard?limit=25`,
-      },
-      { name: 'analytics', method: 'GET', key: 'pub', path: () => `/api/v1/contests/${contest.id}/analytics` },
-      {
-        name: 'contest view',
-        method: 'POST',
-        key: 'pub',
-        path: () => `/api/v1/contests/${contest.id}/views`,
-        body: () => ({}),
-      },
-      {
-        name: 'entry create (referral)',
-        method: 'POST',
-        key: 'priv',
-        path: () => `/api/v1/contests/${contest.id}/entries`,
-        body: () => ({
-          email: `edge-${runTag}-${k++}@example.com`,
-          referralCode: people[k % people.length]!.referral_code,
-        }),
-      },
-      {
-        name: 'entry update',
-        method: 'PUT',
-        key: 'priv',
-        path: () => `/api/v1/entries/${people[k++ % people.length]!.id}`,
-        body: () => ({ name: `Renamed ${k}` }),
-      },
-      {
-        name: 'points adjust',
-        method: 'POST',
-        key: 'priv',
-        path: () => `/api/v1/entries/${people[k++ % people.length]!.id}/points`,
-        body: () => ({ points: 1, reason: 'edge' }),
-      },
-      {
-        name: 'bonus complete',
-        method: 'POST',
-        key: 'pub',
-        path: () =>
-          `/api/v1/entries/${people[k % people.length]!.id}/bonus-actions/${actions[Math.floor(k++ / people.length) % actions.length]!.id}/complete`,
-        body: () => ({}),
-      },
-      {
-        name: 'purchase',
-        method: 'POST',
-        key: 'priv',
-        path: () => `/api/v1/contests/${contest.id}/purchases`,
-        body: () => ({ email: people[k % people.length]!.email, orderId: `edge-${runTag}-${k++}`, amount: 12.5 }),
-      },
-      { name: 'game get', method: 'GET', key: 'pub', path: () => `/api/v1/instant-win-games/${games.play}` },
-      {
-        name: 'game update (read + batch)',
-        method: 'PUT',
-        key: 'priv',
-        path: () => `/api/v1/instant-win-games/${games.play}`,
-        body: () => ({ title: `Edge wheel ${k++}` }),
-      },
-      {
-        name: 'instant-win play',
-        method: 'POST',
-        key: 'pub',
-        path: () => `/api/v1/instant-win-games/${games.play}/play`,
-        body: () => ({}),
-        headers: () => ({ 'cf-connecting-ip': `10.9.${k % 250}.${k++ % 250}` }),
-      },
-      {
-        name: 'instant-win claim',
-        method: 'POST',
-        key: 'pub',
-        path: () => `/api/v1/instant-win-games/${games.claim}/plays/${games.pending.shift()}/claim`,
-        body: () => ({ email: `winner-${runTag}-${k++}@example.com`, playCookie: cookie }),
-        headers: () => ({ 'cf-connecting-ip': `10.8.${k % 250}.${k++ % 250}` }),
-      },
-      {
-        name: 'plays list',
-        method: 'GET',
-        key: 'priv',
-        path: () => `/api/v1/instant-win-games/${games.play}/plays?limit=20`,
-      },
-    ];
+    const { endpoints, prepareGames } = edgeEndpoints(url, f);
 
     const rows: Record<string, Record<string, number>> = {};
     const failures: string[] = [];
@@ -471,34 +526,7 @@ export async function edgeBench(opts: {
           const text = await res.text();
           return { ms: performance.now() - t, status: res.status, text };
         };
-        // a game to play (new per run: the per-IP limit) and one whose pending wins are claimed
-        const gameBody = (title: string) => ({
-          slug: 'spin-to-win',
-          title,
-          mechanic: 'wheel',
-          layout: 'default',
-          entryLimit: 'none',
-          publishAs: 'landing',
-          tiers: [
-            { name: 'Prize', oddsPercent: 50, redeemCode: 'EDGE' },
-            { name: 'Miss', oddsPercent: 50, isMiss: true },
-          ],
-        });
-        const g1 = await call('POST', '/api/v1/instant-win-games', keys.priv, gameBody('Edge wheel'));
-        const g2 = await call('POST', '/api/v1/instant-win-games', keys.priv, gameBody('Edge claims'));
-        games.play = JSON.parse(g1.text).data.id;
-        games.claim = JSON.parse(g2.text).data.id;
-        const prizeTier = JSON.parse(g2.text).data.tiers[0].id as string;
-        const hp = await openPg(url, { max: 1, migrate: false });
-        games.pending = (
-          await query<{ id: string }>(
-            hp.db,
-            sql`insert into instant_win_plays (game_id, tier_id, status, random_value, cookie_hash, play_day, expires_at)
-                select ${games.claim}, ${prizeTier}, 'pending', 1, ${await hashCookie(cookie)}, current_date, now() + interval '24 hours'
-                from generate_series(1, ${samples + 5}::int) returning id`,
-          )
-        ).map((r) => r.id);
-        await hp.close();
+        await prepareGames(call, samples + 5);
 
         for (const ep of endpoints) {
           const times: number[] = [];
@@ -540,6 +568,115 @@ export async function edgeBench(opts: {
       ),
       publicCache,
     };
+  } finally {
+    for (const c of children) await stop(c);
+    await admin.query(`drop database if exists ${dbName} with (force)`).catch(() => {});
+    await admin.end();
+  }
+}
+
+/** CPU ticks (1/100 s) the Postgres backends `pids` have used so far; a backend gone meanwhile reads as absent. */
+function backendTicks(pids: number[]): Map<number, number> {
+  const out = new Map<number, number>();
+  for (const pid of pids) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      out.set(pid, Number(f[11]) + Number(f[12]));
+    } catch {
+      /* ended */
+    }
+  }
+  return out;
+}
+
+/**
+ * npm run bench -- --pg-cost [--samples N]
+ *
+ * Postgres CPU per request, per endpoint, on both runtimes over the same database: the Node runner
+ * (`npm start`, node-postgres, prepared statements) and the Worker (`npm run dev`: workerd, the Neon
+ * driver's SQL over HTTP through scripts/neon-http.ts, whose connections are pooled across requests
+ * as Neon's proxy pools them). N sequential requests per endpoint after a warm-up; the CPU is that
+ * of the backends connected to the bench's own database (/proc/<pid>/stat of the pids
+ * pg_stat_activity lists for it), so the machine's other work does not count. Linux only.
+ */
+export async function pgCostBench(opts: { baseUrl: string; samples: number; log: (...a: unknown[]) => void }) {
+  const { log, samples } = opts;
+  const dbName = `ce_pgcost_${process.pid}`;
+  const admin = new pg.Client({ connectionString: opts.baseUrl });
+  await admin.connect();
+  await admin.query(`drop database if exists ${dbName} with (force)`);
+  await admin.query(`create database ${dbName}`);
+  const u = new URL(opts.baseUrl);
+  u.pathname = `/${dbName}`;
+  const url = u.toString();
+  const children: ChildProcess[] = [];
+  const backends = async () =>
+    (
+      await admin.query<{ pid: number }>(
+        'select pid from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()',
+        [dbName],
+      )
+    ).rows.map((r) => r.pid);
+  try {
+    const f = await edgeFixtures(url);
+    const { endpoints, prepareGames } = edgeEndpoints(url, f);
+    const cost: Record<string, { node?: number; worker?: number; failed: number }> = {};
+    for (const runtime of ['node', 'worker'] as const) {
+      // no rate limit in the way of 300 requests a minute from one address; on Node, the address the
+      // Worker reads from CF-Connecting-IP comes as X-Forwarded-For (play and claim limit per address)
+      const env = { PUBLIC_RATE_LIMIT: '1000000', ...(runtime === 'node' ? { TRUST_PROXY: '1' } : {}) };
+      const { base, child } = await startDev(url, 'http', 0, env, runtime === 'node');
+      children.push(child);
+      const call: Call = async (method, path, key, body, headers = {}) => {
+        const t = performance.now();
+        const res = await fetch(base + path, {
+          method,
+          headers: {
+            ...(key ? { 'x-api-key': key } : {}),
+            'content-type': 'application/json',
+            ...headers,
+            ...(headers['cf-connecting-ip'] ? { 'x-forwarded-for': headers['cf-connecting-ip'] } : {}),
+          },
+          body: body === undefined ? undefined : JSON.stringify(body),
+        });
+        const text = await res.text();
+        return { ms: performance.now() - t, status: res.status, text };
+      };
+      await prepareGames(call, samples + 15);
+      for (const ep of endpoints) {
+        // the private key for every endpoint: a public key's reads are rate limited per address (the
+        // Worker's limiter binding under wrangler dev too), and the statements are the same
+        const send = () => call(ep.method, ep.path(), ep.key ? f.keys.priv : null, ep.body?.(), ep.headers?.());
+        for (let i = 0; i < 10; i++) await send(); // warm: the isolate, the connections, their plan caches
+        const before = backendTicks(await backends());
+        let failed = 0;
+        for (let i = 0; i < samples; i++) if ((await send()).status >= 400) failed++;
+        const after = backendTicks([...new Set([...before.keys(), ...(await backends())])]);
+        let ticks = 0;
+        for (const [pid, t] of after) ticks += t - (before.get(pid) ?? 0);
+        const row = cost[ep.name] ?? { failed: 0 };
+        cost[ep.name] = row;
+        row[runtime] = (ticks * 10) / samples;
+        row.failed += failed;
+      }
+      await stop(child);
+      log(`  pg cost: ${runtime} done`);
+    }
+    const pad = (s: unknown, n: number) => String(s).padEnd(n);
+    const ms = (x: number | undefined) => (x === undefined ? '?' : x.toFixed(2));
+    log(
+      [
+        `\nPostgres CPU per request (ms), ${samples} sequential requests per endpoint, the same database: Node (npm start) and the Worker (npm run dev, SQL over HTTP)`,
+        `${pad('endpoint', 28)}${pad('Node', 8)}${pad('Worker', 8)}${pad('ratio', 7)}failed`,
+        ...endpoints.map((ep) => {
+          const r = cost[ep.name]!;
+          const ratio = r.node && r.worker ? (r.worker / r.node).toFixed(2) : '?';
+          return `${pad(ep.name, 28)}${pad(ms(r.node), 8)}${pad(ms(r.worker), 8)}${pad(ratio, 7)}${r.failed}`;
+        }),
+      ].join('\n'),
+    );
+    return cost;
   } finally {
     for (const c of children) await stop(c);
     await admin.query(`drop database if exists ${dbName} with (force)`).catch(() => {});

@@ -9,6 +9,7 @@
  * ranked by their share, and one full plan.
  */
 import { sql } from 'drizzle-orm';
+import { readFileSync } from 'node:fs';
 import pg from 'pg';
 import { createApp } from '../src/app.js';
 import { query } from '../src/db/client.js';
@@ -77,7 +78,7 @@ export async function explainWrites(url: string, log: (...a: unknown[]) => void,
       db,
       sql`insert into instant_win_plays (game_id, tier_id, status, random_value, cookie_hash, play_day, expires_at)
           select ${game.id}, ${game.tier}, 'pending', 1, ${await hashCookie(cookie)}, current_date, now() + interval '24 hours'
-          from generate_series(1, ${2 * runs + 5}::int) returning id`,
+          from generate_series(1, ${14 * runs + 60}::int) returning id`,
     );
     cases.push({
       name: 'instant-win claim',
@@ -175,6 +176,14 @@ export async function explainWrites(url: string, log: (...a: unknown[]) => void,
         .map(([m, ms]) => `${m} ${ms.toFixed(2)} ms`)
         .join(', ')}`,
     );
+    const transports = await planningCost(url, c.make, runs);
+    log(
+      `  planned each time (an unnamed statement, as SQL over HTTP sends it) against kept plans, Postgres CPU per run: ${Object.entries(
+        transports,
+      )
+        .map(([m, r]) => `${m} ${r.cpuMs.toFixed(2)} ms (client p50 ${r.p50Ms.toFixed(2)} ms)`)
+        .join(', ')}`,
+    );
     if (process.env.EXPLAIN_GENERIC) {
       // the generic plan, for reading: PREPARE, then EXPLAIN ANALYZE EXECUTE with the values as literals
       const plain = new pg.Client({ connectionString: url });
@@ -194,9 +203,77 @@ export async function explainWrites(url: string, log: (...a: unknown[]) => void,
       log(r.rows.map((x: Record<string, string>) => x['QUERY PLAN']).join('\n'));
       await plain.end();
     }
-    out[c.name] = { executionP50Ms: median(exec), parts: ranked, plan: sample, preparedP50Ms: modes };
+    out[c.name] = { executionP50Ms: median(exec), parts: ranked, plan: sample, preparedP50Ms: modes, transports };
   }
   await client.end();
   await h.close();
+  return out;
+}
+
+/** CPU ticks (1/100 s) a backend has used so far (Linux /proc; 0 elsewhere). */
+function backendTicks(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return Number(f[11]) + Number(f[12]);
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * The same statement three ways, each run rolled back, on one connection each: as an unnamed
+ * statement (parsed and planned every time: what each request costs over Neon's HTTP endpoint), as
+ * a named prepared statement (Node), and as the body of a PL/pgSQL function called with the values
+ * (whose plans the connection keeps: what a pooled connection behind Neon's HTTP endpoint would
+ * keep between requests). Postgres CPU per run from the backend's /proc counters.
+ */
+async function planningCost(url: string, make: (i: number) => Promise<Captured>, runs: number) {
+  const out: Record<string, { cpuMs: number; p50Ms: number }> = {};
+  const probe = await make(10 * runs);
+  for (const mode of ['unnamed', 'prepared', 'function'] as const) {
+    const c = new pg.Client({ connectionString: url });
+    await c.connect();
+    const pid = (await c.query<{ pid: number }>('select pg_backend_pid() as pid')).rows[0]!.pid;
+    let call = (st: Captured) => c.query({ text: st.text, values: st.values });
+    if (mode === 'prepared') call = (st) => c.query({ name: 'probe', text: st.text, values: st.values });
+    if (mode === 'function') {
+      // the parameters' types as Postgres infers them for the statement, then the statement as a function body
+      await c.query(`prepare probe_types as ${probe.text}`);
+      const types = (
+        await c.query<{ t: string[] }>(
+          `select parameter_types::text[] as t from pg_prepared_statements where name = 'probe_types'`,
+        )
+      ).rows[0]!.t.map((t) => (t === 'unknown' ? 'text' : t));
+      await c.query('deallocate probe_types');
+      const args = types.map((t, i) => `p${i + 1} ${t}`).join(', ');
+      await c.query(`create function pg_temp.ce_probe(${args}) returns setof json language plpgsql as $probe$
+        declare ce_probe_row record;
+        begin
+          for ce_probe_row in ${probe.text} loop return next to_json(ce_probe_row); end loop;
+        end $probe$`);
+      const call_ = `select * from pg_temp.ce_probe(${types.map((t, i) => `$${i + 1}::${t}`).join(', ')})`;
+      call = (st) => c.query({ text: call_, values: st.values });
+    }
+    const times: number[] = [];
+    let before = 0;
+    for (let i = 0; i < runs + 10; i++) {
+      if (i === 10) before = backendTicks(pid); // after the warm-up: the first runs plan, the function's too
+      const st = await make(
+        11 * runs + (mode === 'unnamed' ? 0 : mode === 'prepared' ? runs + 10 : 2 * (runs + 10)) + i,
+      );
+      await c.query('begin');
+      const t = performance.now();
+      try {
+        await call(st);
+        if (i >= 10) times.push(performance.now() - t);
+      } finally {
+        await c.query('rollback');
+      }
+    }
+    const cpuMs = ((backendTicks(pid) - before) * 10) / runs;
+    await c.end();
+    out[mode] = { cpuMs, p50Ms: median(times) };
+  }
   return out;
 }
