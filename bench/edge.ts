@@ -16,13 +16,13 @@ import { readFileSync } from 'node:fs';
 import { Agent, get as httpGet } from 'node:http';
 import { createServer } from 'node:net';
 import { sql } from 'drizzle-orm';
-import pg from 'pg';
 import { query } from '../src/db/client.js';
 import { openPg } from '../src/db/drivers/pg.js';
 import { cryptoRandom } from '../src/deps.js';
 import { createApiKey, createBonusAction, createTeam } from '../src/admin/admin.js';
 import { createContest } from '../src/contests/settings.js';
 import { hashCookie } from '../src/instant-win/hashing.js';
+import { freshDatabase } from './support.js';
 
 const LATENCY = 40;
 
@@ -488,13 +488,8 @@ export async function edgeBench(opts: {
 }) {
   const { log, samples } = opts;
   const dbName = `ce_edge_${process.pid}`;
-  const admin = new pg.Client({ connectionString: opts.baseUrl });
-  await admin.connect();
-  await admin.query(`drop database if exists ${dbName} with (force)`);
-  await admin.query(`create database ${dbName}`);
-  const u = new URL(opts.baseUrl);
-  u.pathname = `/${dbName}`;
-  const url = u.toString();
+  const fresh = await freshDatabase(opts.baseUrl, dbName);
+  const { url } = fresh;
   const children: ChildProcess[] = [];
   try {
     const f = await edgeFixtures(url);
@@ -570,8 +565,7 @@ export async function edgeBench(opts: {
     };
   } finally {
     for (const c of children) await stop(c);
-    await admin.query(`drop database if exists ${dbName} with (force)`).catch(() => {});
-    await admin.end();
+    await fresh.drop();
   }
 }
 
@@ -603,13 +597,8 @@ function backendTicks(pids: number[]): Map<number, number> {
 export async function pgCostBench(opts: { baseUrl: string; samples: number; log: (...a: unknown[]) => void }) {
   const { log, samples } = opts;
   const dbName = `ce_pgcost_${process.pid}`;
-  const admin = new pg.Client({ connectionString: opts.baseUrl });
-  await admin.connect();
-  await admin.query(`drop database if exists ${dbName} with (force)`);
-  await admin.query(`create database ${dbName}`);
-  const u = new URL(opts.baseUrl);
-  u.pathname = `/${dbName}`;
-  const url = u.toString();
+  const fresh = await freshDatabase(opts.baseUrl, dbName);
+  const { url, admin } = fresh;
   const children: ChildProcess[] = [];
   const backends = async () =>
     (
@@ -679,7 +668,6 @@ export async function pgCostBench(opts: { baseUrl: string; samples: number; log:
     return cost;
   } finally {
     for (const c of children) await stop(c);
-    await admin.query(`drop database if exists ${dbName} with (force)`).catch(() => {});
-    await admin.end();
+    await fresh.drop();
   }
 }

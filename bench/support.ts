@@ -12,6 +12,8 @@ export async function freshDatabase(baseUrl: string, name: string) {
   url.pathname = `/${name}`;
   return {
     url: url.toString(),
+    /** a connection to the server's maintenance database (not the new one) */
+    admin,
     async drop() {
       await admin.query(`drop database if exists ${name} with (force)`).catch(() => {});
       await admin.end();
