@@ -22,7 +22,7 @@ import { apiKeySchema } from './admin.schema.js';
 import { ok, pagination } from '../http/envelope.js';
 import { Errors } from '../errors.js';
 import { jsonBody, pageParams, pageQuerySchema, queryParams, trimmedString } from '../http/validate.js';
-import { timingSafeEqual } from '../lib/crypto.js';
+import { isUuid, timingSafeEqual } from '../lib/crypto.js';
 import { createSettings, updateSettings } from '../contests/settings.schema.js';
 import { createBonusActionBody } from '../bonus-actions/bonus-actions.schema.js';
 import { ApiKey, Email, RevokedApiKey, Team, TeamListItem, WebhookSecret } from './admin.schema.js';
@@ -94,6 +94,22 @@ export function adminRoutes() {
       const { page, limit, offset } = pageParams(c.req.valid('query'));
       const { items, total } = await listTeams(c.var.db(), limit, offset);
       return ok(c, items, 200, { pagination: pagination(page, limit, total) });
+    },
+  );
+
+  r.get(
+    '/api/admin/teams/:teamId',
+    describeRoute({
+      ...admin,
+      operationId: 'getTeam',
+      summary: 'One team, with its live keys, contests and games counted',
+      responses: { 200: okJson('The team', TeamListItem), ...adminErrors({ 404: ['Team not found'] }, false) },
+    }),
+    async (c) => {
+      const teamId = c.req.param('teamId');
+      const { items } = isUuid(teamId) ? await listTeams(c.var.db(), 1, 0, teamId) : { items: [] };
+      if (!items[0]) throw Errors.teamNotFound();
+      return ok(c, items[0]);
     },
   );
 

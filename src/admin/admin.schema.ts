@@ -9,7 +9,8 @@ export const TeamListItem = v.strictObject({
   name: v.string(),
   createdAt: v.pipe(v.string(), v.description('ISO 8601')),
   activeKeysCount: v.pipe(v.number(), v.description('API keys not revoked')),
-  contestsCount: v.pipe(v.number(), v.description('contests and instant-win games')),
+  contestsCount: v.pipe(v.number(), v.description('contests (giveaways, leaderboards, waitlists, content gates)')),
+  gamesCount: v.pipe(v.number(), v.description('instant-win games')),
 });
 
 export const ApiKey = v.strictObject({

@@ -363,6 +363,23 @@ describe('teams list', () => {
       const b = await fresh.team('Beta');
       await fresh.contest(a.teamId);
       await fresh.contest(a.teamId, { slug: 'second' } as never);
+      // a game is counted as a game, not as a contest
+      const game = await fresh.request('POST', '/api/v1/instant-win-games', {
+        key: a.privateKey,
+        body: {
+          slug: 'spin-to-win',
+          title: 'Wheel',
+          mechanic: 'wheel',
+          layout: 'default',
+          entryLimit: 'none',
+          publishAs: 'landing',
+          tiers: [
+            { name: 'Prize', oddsPercent: 50, redeemCode: 'WIN' },
+            { name: 'Miss', oddsPercent: 50, isMiss: true },
+          ],
+        },
+      });
+      expect(game.status, game.text).toBe(201);
       const keys = await fresh.request('GET', `/api/admin/teams/${a.teamId}/api-keys`, { headers: h });
       expect(
         (await fresh.request('DELETE', `/api/admin/api-keys/${keys.body.data[0].id}`, { headers: h })).status,
@@ -371,13 +388,35 @@ describe('teams list', () => {
       expect(r.status).toBe(200);
       expect(r.body).toEqual({
         success: true,
-        data: [{ id: b.teamId, name: 'Beta', createdAt: expect.any(String), activeKeysCount: 2, contestsCount: 0 }],
+        data: [
+          {
+            id: b.teamId,
+            name: 'Beta',
+            createdAt: expect.any(String),
+            activeKeysCount: 2,
+            contestsCount: 0,
+            gamesCount: 0,
+          },
+        ],
         pagination: { page: 1, limit: 1, total: 2, totalPages: 2 },
       });
       const p2 = await fresh.request('GET', '/api/admin/teams?limit=1&page=2', { headers: h });
       expect(p2.body.data).toEqual([
-        { id: a.teamId, name: 'Alpha', createdAt: expect.any(String), activeKeysCount: 1, contestsCount: 2 },
+        {
+          id: a.teamId,
+          name: 'Alpha',
+          createdAt: expect.any(String),
+          activeKeysCount: 1,
+          contestsCount: 2,
+          gamesCount: 1,
+        },
       ]);
+      const one = await fresh.request('GET', `/api/admin/teams/${a.teamId}`, { headers: h });
+      expect(one.body.data).toEqual(p2.body.data[0]);
+      for (const id of ['00000000-0000-4000-8000-000000000000', 'nope']) {
+        const missing = await fresh.request('GET', `/api/admin/teams/${id}`, { headers: h });
+        expect([missing.status, missing.body.error]).toEqual([404, 'Team not found']);
+      }
       const past = await fresh.request('GET', '/api/admin/teams?page=9', { headers: h });
       expect([past.status, past.body.data, past.body.pagination.total]).toEqual([200, [], 2]);
       for (const q of ['limit=0', 'limit=101', 'page=0', 'page=x']) {

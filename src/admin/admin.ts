@@ -19,7 +19,8 @@ export async function createTeam(db: Db, name: string) {
  * A page of teams, newest first, each with its live (unrevoked) keys and its contests (games
  * included) counted; `total` for the pagination. One statement.
  */
-export async function listTeams(db: Db, limit: number, offset: number) {
+/** Teams, newest first, with their live keys, contests and games counted; `teamId`: that team alone. */
+export async function listTeams(db: Db, limit: number, offset: number, teamId: string | null = null) {
   const rows = await query<{
     total: number | string;
     id: string | null;
@@ -27,14 +28,17 @@ export async function listTeams(db: Db, limit: number, offset: number) {
     created_at: Date;
     keys: number | string;
     contests: number | string;
+    games: number | string;
   }>(
     db,
     sql`select (select count(*) from teams) as total, p.*
         from (select 1) one left join lateral (
           select t.id, t.name, t.created_at,
             (select count(*) from api_keys k where k.team_id = t.id and k.revoked_at is null) as keys,
-            (select count(*) from contests c where c.team_id = t.id) as contests
-          from teams t order by t.created_at desc, t.id desc limit ${limit} offset ${offset}
+            (select count(*) from contests c where c.team_id = t.id and c.tool_type is distinct from 'instant_win') as contests,
+            (select count(*) from contests c where c.team_id = t.id and c.tool_type = 'instant_win') as games
+          from teams t where ${teamId}::uuid is null or t.id = ${teamId}::uuid
+          order by t.created_at desc, t.id desc limit ${limit} offset ${offset}
         ) p on true`,
   );
   return {
@@ -47,6 +51,7 @@ export async function listTeams(db: Db, limit: number, offset: number) {
         createdAt: iso(r.created_at)!,
         activeKeysCount: num(r.keys),
         contestsCount: num(r.contests),
+        gamesCount: num(r.games),
       })),
   };
 }

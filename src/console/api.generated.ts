@@ -971,6 +971,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/admin/teams/{teamId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One team, with its live keys, contests and games counted */
+        get: operations["getTeam"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/admin/teams/{teamId}/api-keys": {
         parameters: {
             query?: never;
@@ -11575,8 +11592,10 @@ export interface operations {
                             createdAt: string;
                             /** @description API keys not revoked */
                             activeKeysCount: number;
-                            /** @description contests and instant-win games */
+                            /** @description contests (giveaways, leaderboards, waitlists, content gates) */
                             contestsCount: number;
+                            /** @description instant-win games */
+                            gamesCount: number;
                         }[];
                         pagination: {
                             page: number;
@@ -11779,6 +11798,102 @@ export interface operations {
             };
             /** @description `Content-Type must be application/json` */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `Too many requests`: too many failed attempts from this address; `Retry-After` says when to try again */
+            429: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `Internal server error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+        };
+    };
+    getTeam: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                teamId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The team */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            name: string;
+                            /** @description ISO 8601 */
+                            createdAt: string;
+                            /** @description API keys not revoked */
+                            activeKeysCount: number;
+                            /** @description contests (giveaways, leaderboards, waitlists, content gates) */
+                            contestsCount: number;
+                            /** @description instant-win games */
+                            gamesCount: number;
+                        };
+                    };
+                };
+            };
+            /** @description `Unauthorized` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `Not found`, `Team not found` (`Not found` also for every admin route while ADMIN_TOKEN is unset) */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -151,6 +151,9 @@ export function Pager(props: { page: number; totalPages: number; onPage: (p: num
   );
 }
 
+/** `1 contest`, `2 contests`, `0 contests` */
+export const plural = (n: number, noun: string, many = `${noun}s`) => `${n.toLocaleString()} ${n === 1 ? noun : many}`;
+
 export const when = (iso: string | null | undefined) => (iso ? new Date(iso).toLocaleString() : '—');
 
 /** Runs `fn` with the form's values as an object of strings. */

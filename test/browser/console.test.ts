@@ -172,7 +172,7 @@ async function scenario(browser: Browser, origin: string, runtime: string) {
     // ---- a team and its keys
     await page.getByLabel('New team').fill(`Console ${runtime}`);
     await page.getByRole('button', { name: 'Create team' }).click();
-    await page.getByRole('heading', { name: 'API keys' }).waitFor();
+    await page.getByRole('heading', { name: `API keys of Console ${runtime}` }).waitFor();
     const teamId = page.url().split('/').pop()!;
     await page.getByLabel('Type').selectOption('private');
     await page.getByLabel('Name').fill('console');
@@ -347,8 +347,11 @@ async function scenario(browser: Browser, origin: string, runtime: string) {
     await expect.poll(async () => (await page.locator('#new-secret').textContent()) ?? '').toMatch(/^whsec_/);
     await checkPage(page, runtime, 'events', axeResults);
     await page.getByRole('button', { name: 'Send a test event' }).click();
+    await expect
+      .poll(() => page.getByRole('status').filter({ hasText: 'Sent:' }).textContent())
+      .toBe('Sent: see its delivery');
     await page.getByRole('link', { name: `http://127.0.0.1:${closed}/hook` }).click();
-    await page.getByRole('heading', { name: 'Deliveries' }).waitFor();
+    await page.getByRole('heading', { name: `Deliveries to http://127.0.0.1:${closed}/hook` }).waitFor();
     await expect
       .poll(
         async () => {

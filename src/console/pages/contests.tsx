@@ -3,7 +3,7 @@
 import { useState } from 'hono/jsx/dom';
 import { type Credential, apiClient, authHeaders, messageOf, must } from '../api.js';
 import { navigate, useLocation } from '../router.js';
-import { Action, ErrorLine, formValues, Link, Pager, useLoad, when } from '../ui.js';
+import { Action, ErrorLine, formValues, Link, Pager, plural, useLoad, when } from '../ui.js';
 import { ContestSettings, NewContest } from './contest-settings.js';
 import { Activity, BonusActions, CompletionsQueue } from './contest-activity.js';
 import { Admission } from './contest-admit.js';
@@ -31,7 +31,7 @@ export function ContestsPage(props: { cred: Team }) {
         ) : (
           <>
             <table>
-              <caption>{list.data.pagination?.total ?? list.data.data.length} contests</caption>
+              <caption>{plural(list.data.pagination?.total ?? list.data.data.length, 'contest')}</caption>
               <thead>
                 <tr>
                   <th scope="col">Contest</th>

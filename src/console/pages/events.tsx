@@ -10,6 +10,7 @@ export function EventsPage(props: { cred: Team }) {
   const api = apiClient(props.cred);
   const list = useLoad(async () => must(api.GET('/api/v1/webhook-endpoints')), []);
   const [secret, setSecret] = useState<string | null>(null);
+  const [tested, setTested] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
   return (
     <>
@@ -71,8 +72,14 @@ export function EventsPage(props: { cred: Team }) {
                     label="Send a test event"
                     run={async () => {
                       await must(api.POST('/api/v1/webhook-endpoints/{id}/test', { params: { path: { id: ep.id } } }));
+                      setTested(ep.id);
                     }}
                   />
+                  {tested === ep.id ? (
+                    <span role="status" class="ok">
+                      Sent: <Link href={`/console/events/${ep.id}`}>see its delivery</Link>
+                    </span>
+                  ) : null}
                   <Action
                     label="Rotate secret"
                     confirm="Make a new signing secret? The old one keeps signing for 24 hours, so receivers can switch."
@@ -122,6 +129,8 @@ export function EventsPage(props: { cred: Team }) {
 export function EndpointPage(props: { cred: Team; endpointId: string }) {
   const api = apiClient(props.cred);
   const [page, setPage] = useState(1);
+  const endpoints = useLoad(async () => must(api.GET('/api/v1/webhook-endpoints')), [props.endpointId]);
+  const endpoint = endpoints.data?.data.find((e) => e.id === props.endpointId);
   const log = useLoad(
     async () =>
       must(
@@ -136,7 +145,8 @@ export function EndpointPage(props: { cred: Team; endpointId: string }) {
       <p>
         <Link href="/console/events">All endpoints</Link>
       </p>
-      <h1>Deliveries</h1>
+      <h1>Deliveries{endpoint ? ` to ${endpoint.url}` : ''}</h1>
+      {endpoint?.description ? <p class="help">{endpoint.description}</p> : null}
       <p>
         <button type="button" onClick={() => log.reload()}>
           Refresh

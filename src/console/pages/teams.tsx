@@ -3,7 +3,7 @@
 import { useState } from 'hono/jsx/dom';
 import { type Credential, apiClient, messageOf, must } from '../api.js';
 import { navigate } from '../router.js';
-import { Action, CopyButton, ErrorLine, formValues, Link, Pager, submitWith, useLoad, when } from '../ui.js';
+import { Action, CopyButton, ErrorLine, formValues, Link, Pager, plural, submitWith, useLoad, when } from '../ui.js';
 
 type Admin = Extract<Credential, { kind: 'admin' }>;
 
@@ -40,12 +40,13 @@ export function TeamsPage(props: { cred: Admin }) {
       {teams.data ? (
         <>
           <table>
-            <caption>{teams.data.pagination.total} teams, newest first</caption>
+            <caption>{plural(teams.data.pagination.total, 'team')}, newest first</caption>
             <thead>
               <tr>
                 <th scope="col">Team</th>
                 <th scope="col">Live keys</th>
                 <th scope="col">Contests</th>
+                <th scope="col">Games</th>
                 <th scope="col">Created</th>
               </tr>
             </thead>
@@ -57,6 +58,7 @@ export function TeamsPage(props: { cred: Admin }) {
                   </td>
                   <td>{t.activeKeysCount}</td>
                   <td>{t.contestsCount}</td>
+                  <td>{t.gamesCount}</td>
                   <td>{when(t.createdAt)}</td>
                 </tr>
               ))}
@@ -75,14 +77,25 @@ export function TeamPage(props: { cred: Admin; teamId: string }) {
     async () => must(api.GET('/api/admin/teams/{teamId}/api-keys', { params: { path: { teamId: props.teamId } } })),
     [props.teamId],
   );
+  const team = useLoad(
+    async () => must(api.GET('/api/admin/teams/{teamId}', { params: { path: { teamId: props.teamId } } })),
+    [props.teamId],
+  );
   const [created, setCreated] = useState<{ key: string; type: string } | null>(null);
   const [error, setError] = useState<string | null>(null);
+  const t = team.data?.data;
   return (
     <>
       <p>
         <Link href="/console/teams">All teams</Link>
       </p>
-      <h1>API keys</h1>
+      <h1>API keys{t ? ` of ${t.name}` : ''}</h1>
+      {t ? (
+        <p>
+          {plural(t.contestsCount, 'contest')}, {plural(t.gamesCount, 'game')}, {plural(t.activeKeysCount, 'live key')}
+        </p>
+      ) : null}
+      <ErrorLine error={team.error} />
       <form
         class="stack"
         onSubmit={submitWith(setError, async (v) => {
