@@ -76,6 +76,7 @@ export const Errors = {
   entryOrBonusActionNotFound: def(404, 'Entry or bonus action not found'),
   entryDisqualified: def(403, 'Entry is disqualified'),
   bonusActionNotFound: def(404, 'Bonus action not found'),
+  clickActionNeedsLink: def(400, 'A click action needs a destinationUrl'),
 
   // purchases and webhooks (docs/contests-and-entries.md)
   amountMustBePositive: def(400, 'Amount must be positive'),

@@ -91,6 +91,8 @@ interface Fx {
   /** a pool reward of the contest (PATCH, codes), and one to delete */
   rewardId: string;
   deleteRewardId: string;
+  /** a bonus action to remove */
+  deleteBonusActionId: string;
   entryId: string;
   referralCode: string;
   bonusActionId: string;
@@ -357,6 +359,12 @@ const ENDPOINTS: Endpoint[] = [
     path: () => `/api/v1/contests/${fx.contestId}/emails/reward/preview`,
     headers: priv,
     body: () => ({ subject: '{{reward}} for you', text: 'Hi {{name}}, here is {{code}}.' }),
+  },
+  {
+    method: 'DELETE',
+    route: '/api/v1/bonus-actions/:bonusActionId',
+    path: () => `/api/v1/bonus-actions/${fx.deleteBonusActionId}`,
+    headers: priv,
   },
   {
     method: 'PUT',
@@ -951,8 +959,15 @@ beforeAll(async () => {
   });
   expect(doomed.status).toBe(201);
 
+  const doomedAction = await env.request('POST', `/api/v1/contests/${c.id}/bonus-actions`, {
+    key: t.privateKey,
+    body: { action: 'Doomed', points: 1 },
+  });
+  expect(doomedAction.status).toBe(201);
+
   fx = {
     contestId: c.id,
+    deleteBonusActionId: doomedAction.body.data.id,
     waitlistId: waitlist.id,
     rewardId: pool.body.data.id,
     deleteRewardId: doomed.body.data.id,

@@ -37,7 +37,10 @@ export const bonusActionFields = {
   ),
 };
 
-export const createBonusActionBody = v.object(bonusActionFields);
+export const createBonusActionBody = v.pipe(
+  v.object(bonusActionFields),
+  v.check((b) => b.confirmationType !== 'click' || !!b.destinationUrl, 'A click action needs a destinationUrl'),
+);
 
 export const UPDATABLE_BONUS_ACTION_FIELDS = [
   'action',

@@ -64,7 +64,7 @@ export async function listBonusActionsForEntry(db: Db, team: Team, ref: EntryRef
             ba.destination_url, ba."order", ba.created_at as action_created_at,
             bc.completed_at, bc.status as completion_status, bc.points_awarded
           from e
-          left join bonus_actions ba on ba.contest_id = e.contest_id
+          left join bonus_actions ba on ba.contest_id = e.contest_id and ba.archived_at is null
           left join bonus_completions bc on bc.entry_id = e.id and bc.bonus_action_id = ba.id
         ) x on true
         order by x."order", x.action_created_at, x.action_id`,
@@ -184,7 +184,7 @@ export async function completeBonusAction(
             from entries e
             join contests c on c.id = e.contest_id
             join bonus_actions ba on ba.contest_id = e.contest_id
-            where e.id = ${entryId} and ba.id = ${bonusActionId} and ${sqlOfTeam(team, 'c')} and ${sqlNotErased('e')}
+            where e.id = ${entryId} and ba.id = ${bonusActionId} and ba.archived_at is null and ${sqlOfTeam(team, 'c')} and ${sqlNotErased('e')}
             for update of e
           ), ins as (
             insert into bonus_completions (entry_id, bonus_action_id, contest_id, status, proof, answer, points_awarded, completed_at)

@@ -12,6 +12,7 @@ import {
   listBonusCompletions,
   listContestBonusActions,
   updateContestBonusAction,
+  deleteContestBonusAction,
 } from './settings.js';
 import { requireKey } from '../http/auth.js';
 import { publicCached } from '../http/public-cache.js';
@@ -21,7 +22,7 @@ import { jsonBody, pageParams, pageQuerySchema, queryParams } from '../http/vali
 import { requireContestId } from '../http/validate.js';
 import { BonusAction } from './bonus-actions.schema.js';
 import { Completion, createBonusActionBody, updateBonusActionBody } from './bonus-actions.schema.js';
-import { apiErrors, okJson, pageJson, pageQuery, security } from '../http/schemas.js';
+import { apiErrors, okJson, pageJson, pageQuery, security, uuid } from '../http/schemas.js';
 
 const completionsQuery = v.object({
   ...pageQuerySchema,
@@ -100,7 +101,13 @@ export function contestBonusActionRoutes() {
       security: security.privateKey,
       responses: {
         200: okJson('The bonus action', BonusAction),
-        ...apiErrors({ access: 'private', body: true }, { 400: true, 404: ['Bonus action not found'] }),
+        ...apiErrors(
+          { access: 'private', body: true },
+          {
+            400: ['A click action needs a destinationUrl', 'a message naming the field'],
+            404: ['Bonus action not found'],
+          },
+        ),
       },
     }),
     privateKey,
@@ -109,6 +116,31 @@ export function contestBonusActionRoutes() {
       ok(
         c,
         await updateContestBonusAction(c.var.db(), c.var.auth.team, c.req.param('bonusActionId'), c.req.valid('json')),
+      ),
+  );
+
+  r.delete(
+    '/api/v1/bonus-actions/:bonusActionId',
+    describeRoute({
+      operationId: 'deleteBonusAction',
+      tags,
+      summary: 'Remove a bonus action: gone from the lists and cannot be completed; the points it gave stay',
+      security: security.privateKey,
+      responses: {
+        200: okJson('Removed', v.strictObject({ id: uuid, deleted: v.literal(true) })),
+        ...apiErrors({ access: 'private' }, { 404: ['Bonus action not found'] }),
+      },
+    }),
+    privateKey,
+    async (c) =>
+      ok(
+        c,
+        await deleteContestBonusAction(
+          c.var.db(),
+          c.var.auth.team,
+          c.req.param('bonusActionId'),
+          c.var.deps.clock.now(),
+        ),
       ),
   );
 

@@ -242,3 +242,87 @@ describe('bonus completions to review', () => {
     ]);
   });
 });
+
+describe('renaming, reordering and removing a bonus action', () => {
+  it('renames and reorders; a removed action leaves the lists and cannot be completed, the points it gave stay', async () => {
+    const c = await env.contest(t.teamId, { requireEmailConfirmation: false });
+    const mk = async (action: string, points: number) =>
+      (await env.request('POST', `/api/v1/contests/${c.id}/bonus-actions`, priv({ action, points }))).body.data as {
+        id: string;
+      };
+    const a = await mk('Follow us', 5);
+    const b = await mk('Share', 10);
+    const renamed = await env.request(
+      'PATCH',
+      `/api/v1/bonus-actions/${a.id}`,
+      priv({ action: 'Follow us on X', order: 5 }),
+    );
+    expect(renamed.status, renamed.text).toBe(200);
+    expect(renamed.body.data).toMatchObject({ action: 'Follow us on X', order: 5 });
+    expect(await actionsOf(c.id)).toEqual([
+      ['Share', 10],
+      ['Follow us on X', 5],
+    ]);
+
+    const e = await env.request('POST', `/api/v1/contests/${c.id}/entries`, priv({ email: 'doer@example.com' }));
+    const entryId = e.body.data.entryId as string;
+    const done = await env.request('POST', `/api/v1/entries/${entryId}/bonus-actions/${b.id}/complete`, priv({}));
+    expect(done.body.data.pointsAdded).toBe(10);
+
+    const del = await env.request('DELETE', `/api/v1/bonus-actions/${b.id}`, priv());
+    expect([del.status, del.body.data]).toEqual([200, { id: b.id, deleted: true }]);
+    const listed = await env.request('GET', `/api/v1/contests/${c.id}/bonus-actions`, { key: t.publicKey });
+    expect(listed.body.data.map((x: { action: string }) => x.action)).toEqual(['Follow us on X']);
+    const mine = await env.request('GET', `/api/v1/entries/${entryId}/bonus-actions`, { key: t.publicKey });
+    expect(mine.body.data.actions.map((x: { action: string }) => x.action)).toEqual(['Follow us on X']);
+    const again = await env.request('POST', `/api/v1/entries/${entryId}/bonus-actions/${b.id}/complete`, priv({}));
+    expect([again.status, again.body.error]).toEqual([404, 'Entry or bonus action not found']);
+    const entry = await env.request('GET', `/api/v1/entries/${entryId}`, priv());
+    expect(entry.body.data.points).toBe(10);
+    for (const [method, body] of [
+      ['DELETE', undefined],
+      ['PATCH', { action: 'x' }],
+    ] as const) {
+      const gone = await env.request(method, `/api/v1/bonus-actions/${b.id}`, priv(body));
+      expect([gone.status, gone.body.error]).toEqual([404, 'Bonus action not found']);
+    }
+    const foreign = await env.request('DELETE', `/api/v1/bonus-actions/${a.id}`, { key: other.privateKey });
+    expect(foreign.status).toBe(404);
+  });
+
+  it('a "click" action needs its link, on create and on change; refused, nothing changes', async () => {
+    const c = await env.contest(t.teamId);
+    const bad = await env.request(
+      'POST',
+      `/api/v1/contests/${c.id}/bonus-actions`,
+      priv({ action: 'Visit', points: 1, confirmationType: 'click' }),
+    );
+    expect([bad.status, bad.body.error]).toEqual([400, 'A click action needs a destinationUrl']);
+    const ok = await env.request(
+      'POST',
+      `/api/v1/contests/${c.id}/bonus-actions`,
+      priv({ action: 'Visit', points: 1, confirmationType: 'click', destinationUrl: 'https://example.com/' }),
+    );
+    expect(ok.status).toBe(201);
+    const plain = await env.request(
+      'POST',
+      `/api/v1/contests/${c.id}/bonus-actions`,
+      priv({ action: 'Plain', points: 1 }),
+    );
+    for (const [id, body] of [
+      [ok.body.data.id, { destinationUrl: null }],
+      [plain.body.data.id, { confirmationType: 'click' }],
+    ] as const) {
+      const r = await env.request('PATCH', `/api/v1/bonus-actions/${id}`, priv(body));
+      expect([r.status, r.body.error]).toEqual([400, 'A click action needs a destinationUrl']);
+    }
+    const rows = await query<{ confirmation_type: string; destination_url: string | null }>(
+      env.db,
+      sql`select confirmation_type, destination_url from bonus_actions where contest_id = ${c.id} order by "order"`,
+    );
+    expect(rows).toEqual([
+      { confirmation_type: 'click', destination_url: 'https://example.com/' },
+      { confirmation_type: 'auto', destination_url: null },
+    ]);
+  });
+});

@@ -20,6 +20,9 @@ import { sqlOfTeam } from '../sql/scope.js';
 
 const ACTION_COLUMNS = sql`ba.id, ba.contest_id as "contestId", ba.action, ba.description, ba.icon, ba.icon_color as "iconColor", ba.points,
   ba.confirmation_type as "confirmationType", ba.destination_url as "destinationUrl", ba."order"`;
+/** As many typed nulls as ACTION_COLUMNS has columns (the other arm of a union) */
+const ACTION_NULLS =
+  'null::uuid, null::uuid, null::text, null::text, null::text, null::text, null::int, null::text, null::text, null::int';
 
 /** A bonus action as the API answers it (the schema the admin API's answers use too). */
 export type BonusActionSettings = v.InferOutput<typeof BonusAction>;
@@ -37,7 +40,7 @@ export async function listContestBonusActions(
   const rows = await query<(BonusActionSettings | { id: null }) & { public_cache_seconds: number }>(
     db,
     sql`with ${team.cte} c as (${contestOf(team, contestId)})
-        select ${ACTION_COLUMNS}, c.public_cache_seconds from c left join bonus_actions ba on ba.contest_id = c.id
+        select ${ACTION_COLUMNS}, c.public_cache_seconds from c left join bonus_actions ba on ba.contest_id = c.id and ba.archived_at is null
         order by ba."order", ba.created_at, ba.id`,
   );
   if (rows.length === 0) throw Errors.contestNotFound();
@@ -84,9 +87,18 @@ export async function updateContestBonusAction(
   if (!isUuid(bonusActionId)) throw Errors.bonusActionNotFound();
   const set = (column: SQL, value: unknown, cast: SQL) =>
     value === undefined ? sql`${column} = b.${column}` : sql`${column} = ${value}${cast}`;
-  const row = await queryOne<BonusActionSettings>(
+  // a "click" action takes the person to its link: the change is refused when it would leave one without
+  const type = input.confirmationType ?? null;
+  const url = input.destinationUrl === undefined ? sql`b.destination_url` : sql`${input.destinationUrl}::text`;
+  const row = await queryOne<BonusActionSettings & { click_without_link?: boolean }>(
     db,
-    sql`with ${team.cte} ba as (
+    sql`with ${team.cte} cur as (
+          select b.id from bonus_actions b join contests c on c.id = b.contest_id
+          where b.id = ${bonusActionId} and b.archived_at is null and ${sqlOfTeam(team, 'c')}
+        ), bad as (
+          select 1 from bonus_actions b join cur on cur.id = b.id
+          where coalesce(${type}::text, b.confirmation_type) = 'click' and ${url} is null
+        ), ba as (
           update bonus_actions b set
             ${set(sql`action`, input.action, sql`::text`)},
             ${set(sql`description`, input.description, sql`::text`)},
@@ -96,14 +108,35 @@ export async function updateContestBonusAction(
             ${set(sql`confirmation_type`, input.confirmationType, sql`::text`)},
             ${set(sql`destination_url`, input.destinationUrl, sql`::text`)},
             ${set(sql`"order"`, input.order, sql`::int`)}
-          from contests c
-          where b.id = ${bonusActionId} and c.id = b.contest_id and ${sqlOfTeam(team, 'c')}
+          from cur
+          where b.id = cur.id and not exists (select 1 from bad)
           returning b.*
         )
-        select ${ACTION_COLUMNS} from ba`,
+        select ${ACTION_COLUMNS}, false as click_without_link from ba
+        union all
+        select ${sql.raw(ACTION_NULLS)}, true from bad`,
   );
   if (!row) throw Errors.bonusActionNotFound();
-  return row;
+  if (row.click_without_link) throw Errors.clickActionNeedsLink();
+  const { click_without_link: _, ...action } = row;
+  return action;
+}
+
+/** Removes a bonus action: gone from the lists, cannot be completed; the points it gave stay. */
+export async function deleteContestBonusAction(db: Db, team: Team, bonusActionId: string, now: Date) {
+  if (!isUuid(bonusActionId)) throw Errors.bonusActionNotFound();
+  const row = await queryOne<{ id: string }>(
+    db,
+    sql`with ${team.cte} d as (
+          update bonus_actions b set archived_at = ${now.toISOString()}::timestamptz
+          from contests c
+          where b.id = ${bonusActionId} and c.id = b.contest_id and b.archived_at is null and ${sqlOfTeam(team, 'c')}
+          returning b.id
+        )
+        select id from d`,
+  );
+  if (!row) throw Errors.bonusActionNotFound();
+  return { id: row.id, deleted: true as const };
 }
 
 export { COMPLETION_STATUSES };

@@ -389,9 +389,7 @@ async function scenario(browser: Browser, origin: string, runtime: string) {
     await page.getByLabel('Points', { exact: true }).fill('20');
     await page.getByLabel('Completed').selectOption('manual');
     await page.getByRole('button', { name: 'Add bonus action' }).click();
-    await expect
-      .poll(() => page.locator('section[aria-labelledby="bonus-h"] tbody').textContent())
-      .toContain('Photo of the product');
+    await expect.poll(() => page.getByLabel('Name of Photo of the product').inputValue()).toBe('Photo of the product');
     const photo = (await api(origin, 'GET', `/api/v1/contests/${contestId}/bonus-actions`, { key: shopKey })).body
       .data[0];
     expect(photo).toMatchObject({ action: 'Photo of the product', points: 20, confirmationType: 'manual' });
@@ -415,6 +413,27 @@ async function scenario(browser: Browser, origin: string, runtime: string) {
       key: privateKey,
     });
     expect(annAfter.body.data.actions[0]).toMatchObject({ completed: true });
+
+    // ---- bonus actions renamed, reordered and removed where they are listed
+    const bonus = page.locator('section[aria-labelledby="bonus-h"]');
+    const names = async () =>
+      (await api(origin, 'GET', `/api/v1/contests/${contestId}/bonus-actions`, { key: shopKey })).body.data.map(
+        (a: { action: string }) => a.action,
+      );
+    await page.getByLabel('Action', { exact: true }).fill('Tell a friend');
+    await page.getByLabel('Points', { exact: true }).fill('3');
+    await page.getByLabel('Completed').selectOption('auto');
+    await page.getByRole('button', { name: 'Add bonus action' }).click();
+    await expect.poll(() => bonus.locator('tbody tr').count()).toBe(2);
+    await page.getByLabel('Name of Tell a friend').fill('Tell two friends');
+    await bonus.getByRole('button', { name: 'Rename' }).nth(1).click();
+    await expect.poll(names).toEqual(['Photo of the product', 'Tell two friends']);
+    await bonus.getByRole('button', { name: 'Move up' }).nth(1).click();
+    await expect.poll(names).toEqual(['Tell two friends', 'Photo of the product']);
+    await bonus.getByRole('button', { name: 'Remove' }).first().click();
+    await bonus.getByRole('button', { name: 'Yes, remove' }).click();
+    await expect.poll(names).toEqual(['Photo of the product']);
+    await expect.poll(() => bonus.locator('tbody tr').count()).toBe(1);
     await checkPage(page, runtime, 'contest-activity', axeResults);
 
     // ---- a waitlist lets its first one in from the console

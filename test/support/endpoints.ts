@@ -33,6 +33,7 @@ export const ENDPOINTS: Row[] = [
   ['GET', `/api/v1/contests/${ID}/bonus-actions`, 'pub', MISSING],
   ['POST', `/api/v1/contests/${ID}/bonus-actions`, 'priv', MISSING, PRIVATE],
   ['PATCH', `/api/v1/bonus-actions/${ID}`, 'priv', MISSING, PRIVATE],
+  ['DELETE', `/api/v1/bonus-actions/${ID}`, 'priv', MISSING, PRIVATE],
   ['GET', `/api/v1/contests/${ID}/bonus-completions`, 'priv', MISSING, PRIVATE],
   ['GET', '/api/v1/instant-win-games', 'pub', MISSING],
   ['GET', `/api/v1/instant-win-games/${ID}`, 'pub', MISSING],

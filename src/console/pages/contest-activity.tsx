@@ -3,7 +3,7 @@
 import { useState } from 'hono/jsx/dom';
 import { type Credential, apiClient, must } from '../api.js';
 import { LineChart, bucketLabel } from '../chart.js';
-import { Action, ErrorLine, formValues, Link, submitWith, useLoad, when } from '../ui.js';
+import { Action, ErrorLine, formValues, Link, plural, submitWith, useLoad, when } from '../ui.js';
 
 type Team = Extract<Credential, { kind: 'team' }>;
 
@@ -118,18 +118,40 @@ export function BonusActions(props: { cred: Team; contestId: string }) {
       <ErrorLine error={list.error} />
       {list.data && list.data.data.length > 0 ? (
         <table>
-          <caption>{list.data.data.length} bonus actions, in display order</caption>
+          <caption>{plural(list.data.data.length, 'bonus action')}, in display order</caption>
           <thead>
             <tr>
               <th scope="col">Action</th>
               <th scope="col">Completed</th>
               <th scope="col">Points</th>
+              <th scope="col">
+                <span class="visually-hidden">Order and removal</span>
+              </th>
             </tr>
           </thead>
           <tbody>
-            {list.data.data.map((a) => (
+            {list.data.data.map((a, i, all) => (
               <tr>
-                <td>{a.action}</td>
+                <td>
+                  <form
+                    class="inline"
+                    onSubmit={submitWith(setError, async (v) => {
+                      await must(
+                        api.PATCH('/api/v1/bonus-actions/{bonusActionId}', {
+                          params: { path: { bonusActionId: a.id } },
+                          body: { action: v.action ?? '' },
+                        }),
+                      );
+                      list.reload();
+                    })}
+                  >
+                    <label for={`ba-n-${a.id}`} class="visually-hidden">
+                      Name of {a.action}
+                    </label>
+                    <input id={`ba-n-${a.id}`} name="action" value={a.action} required maxlength={100} />
+                    <button type="submit">Rename</button>
+                  </form>
+                </td>
                 <td>
                   {a.confirmationType === 'manual'
                     ? 'after review'
@@ -156,6 +178,42 @@ export function BonusActions(props: { cred: Team; contestId: string }) {
                     <input id={`ba-p-${a.id}`} name="points" type="number" min={0} value={String(a.points)} required />
                     <button type="submit">Save</button>
                   </form>
+                </td>
+                <td class="buttons">
+                  <Action
+                    label="Move up"
+                    disabled={i === 0}
+                    run={async () => {
+                      const prev = all[i - 1]!;
+                      // the two swap places (an equal order: this one goes just before)
+                      const mine = prev.order === a.order ? prev.order - 1 : prev.order;
+                      for (const [id, order] of [
+                        [a.id, mine],
+                        [prev.id, a.order],
+                      ] as const) {
+                        await must(
+                          api.PATCH('/api/v1/bonus-actions/{bonusActionId}', {
+                            params: { path: { bonusActionId: id } },
+                            body: { order },
+                          }),
+                        );
+                      }
+                      list.reload();
+                    }}
+                  />
+                  <Action
+                    label="Remove"
+                    danger
+                    confirm={`Remove ${a.action}? Nobody can complete it any more; the points it gave stay.`}
+                    run={async () => {
+                      await must(
+                        api.DELETE('/api/v1/bonus-actions/{bonusActionId}', {
+                          params: { path: { bonusActionId: a.id } },
+                        }),
+                      );
+                      list.reload();
+                    }}
+                  />
                 </td>
               </tr>
             ))}

@@ -20,6 +20,8 @@ export const bonusActions = pgTable(
     destinationUrl: text('destination_url'),
     order: integer('order').notNull().default(0),
     createdAt: createdAt(),
+    /** removed (DELETE): gone from the lists and cannot be completed; what it gave stays */
+    archivedAt: ts('archived_at'),
   },
   (t) => [
     index('bonus_actions_contest_idx').on(t.contestId, t.order),

@@ -1,0 +1,1 @@
+ALTER TABLE "bonus_actions" ADD COLUMN "archived_at" timestamp with time zone;
