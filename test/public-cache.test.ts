@@ -97,7 +97,7 @@ describe('publicCacheSeconds above 0', () => {
     expect((await env.request('GET', actions, { key: t.publicKey })).body.data).toEqual([]);
     const made = await env.request('POST', actions, {
       key: t.privateKey,
-      body: { action: 'visit', points: 5, confirmationType: 'click' },
+      body: { action: 'visit', points: 5, confirmationType: 'click', destinationUrl: 'https://example.com/visit' },
     });
     expect(made.status, made.text).toBe(201);
     const list = await env.request('GET', actions, { key: t.publicKey });
