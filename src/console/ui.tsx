@@ -31,10 +31,18 @@ export function ErrorLine(props: { error: string | null }) {
   ) : null;
 }
 
-/** Data loaded once per `deps`, with its error; `reload` fetches again. */
+/** How often live figures are read again while the page is visible. */
+export const LIVE_MS = 5_000;
+
+/**
+ * Data loaded once per `deps`, with its error; `reload` fetches again. With `live`, it is read
+ * again every LIVE_MS while the page is visible (what is shown stays until the new answer
+ * replaces it; inputs elsewhere keep what is typed in them).
+ */
 export function useLoad<T>(
   load: () => Promise<T>,
   deps: unknown[],
+  opts: { live?: boolean } = {},
 ): { data: T | null; error: string | null; loading: boolean; reload: () => void } {
   const [data, setData] = useState<T | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -55,6 +63,13 @@ export function useLoad<T>(
       live = false;
     };
   }, [...deps, tick]);
+  useEffect(() => {
+    if (!opts.live) return;
+    const timer = setInterval(() => {
+      if (document.visibilityState === 'visible') setTick((n) => n + 1);
+    }, LIVE_MS);
+    return () => clearInterval(timer);
+  }, [opts.live]);
   return { data, error, loading, reload: () => setTick((n) => n + 1) };
 }
 

@@ -436,6 +436,28 @@ async function scenario(browser: Browser, origin: string, runtime: string) {
     await expect.poll(() => bonus.locator('tbody tr').count()).toBe(1);
     await checkPage(page, runtime, 'contest-activity', axeResults);
 
+    // ---- live figures: an entry added through the API appears without a reload (the page reads
+    // again every 5 s while visible), the totals follow, and what the operator types stays
+    const liveContest = await api(origin, 'POST', '/api/v1/contests', {
+      key: privateKey,
+      body: { title: 'Console live', status: 'active', requireEmailConfirmation: false },
+    });
+    expect(liveContest.status).toBe(201);
+    await page.goto(`${origin}/console/contests/${liveContest.body.data.id}`);
+    await page.getByRole('heading', { name: 'Entries' }).waitFor();
+    await expect.poll(() => page.locator('dl.totals dd').first().textContent()).toBe('0');
+    await page.getByLabel('Search email, name or referral code').fill('typed, not sent');
+    const late = await api(origin, 'POST', `/api/v1/contests/${liveContest.body.data.id}/entries`, {
+      key: privateKey,
+      body: { email: 'late@example.com', name: 'Late Comer' },
+    });
+    expect(late.status).toBe(201);
+    await expect
+      .poll(() => page.locator('section[aria-labelledby="entries-h"] tbody').textContent(), { timeout: 10_000 })
+      .toContain('late@example.com');
+    await expect.poll(() => page.locator('dl.totals dd').first().textContent(), { timeout: 10_000 }).toBe('1');
+    expect(await page.getByLabel('Search email, name or referral code').inputValue()).toBe('typed, not sent');
+
     // ---- a waitlist lets its first one in from the console
     const wl = await api(origin, 'POST', '/api/v1/contests', {
       key: privateKey,

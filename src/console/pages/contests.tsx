@@ -71,6 +71,7 @@ function Totals(props: { cred: Team; contestId: string }) {
     async () =>
       must(api.GET('/api/v1/contests/{contestId}/analytics', { params: { path: { contestId: props.contestId } } })),
     [props.contestId],
+    { live: true },
   );
   const top = useLoad(
     async () =>
@@ -80,6 +81,7 @@ function Totals(props: { cred: Team; contestId: string }) {
         }),
       ),
     [props.contestId],
+    { live: true },
   );
   const s = stats.data?.data;
   return (
@@ -189,6 +191,7 @@ function Entries(props: { cred: Team; contestId: string }) {
         }),
       ),
     [props.contestId, search, risk, confirmed, disqualified, referred, review, referredBy, sort, page],
+    { live: true },
   );
   const go = (next: Record<string, string | number>) => {
     const current = { search, risk, confirmed, disqualified, referred, review, referredBy, sort, page: String(page) };
