@@ -105,6 +105,7 @@ describe('npm start stops on a signal', () => {
       await expect.poll(() => refused(port), { timeout: 5_000 }).toBe(true);
       expect(output()).toContain(`${signal}: stopping`);
       expect(output()).toMatch(/\nstopped\n/);
-    });
+      // the first start migrates and seeds an in-memory PGlite (up to startNpm's 40 s on a busy machine)
+    }, 60_000);
   }
 });
