@@ -1,5 +1,5 @@
 /**
- * npm run bench [-- --entries N] [--quick] [--smoke] [--duration S] [--connections C] [--draw] [--no-data-out] [--admit]
+ * npm run bench [-- --entries N] [--quick] [--smoke] [--duration S] [--connections C] [--only WORD] [--draw] [--no-data-out] [--admit]
  * npm run bench -- --edge [--samples N]     (round trips as the edge feels them: bench/edge.ts)
  * npm run bench -- --pg-cost [--samples N]  (Postgres CPU per request, Node beside the Worker: bench/edge.ts)
  *
@@ -49,6 +49,8 @@ const N = Number(arg('entries') ?? 1_000_000);
 const smoke = args.includes('--smoke');
 const duration = Number(arg('duration') ?? (quick || smoke ? 2 : 10));
 const connections = Number(arg('connections') ?? 10);
+/** --only WORD: measure only the endpoints whose name contains WORD (the floors always) */
+const only = arg('only');
 const baseUrl = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 /** BENCH_PORT, or a free port chosen now (before the seed, so a taken port never wastes it) */
 const port = process.env.BENCH_PORT
@@ -413,6 +415,28 @@ async function main() {
         key: priv,
         path: () => `/api/v1/contests/${contest.id}/series?interval=day`,
       },
+      // the console's overview: the funnel of the last 30 days by day (the whole seeded history), of
+      // 7 days, and of 24 hours by hour
+      {
+        name: 'funnel (30 days)',
+        method: 'GET',
+        key: priv,
+        path: () => `/api/v1/contests/${contest.id}/funnel`,
+      },
+      {
+        name: 'funnel (7 days)',
+        method: 'GET',
+        key: priv,
+        path: () =>
+          `/api/v1/contests/${contest.id}/funnel?from=${new Date(Date.now() - 6 * 86_400_000).toISOString().slice(0, 10)}`,
+      },
+      {
+        name: 'funnel (24 hours)',
+        method: 'GET',
+        key: priv,
+        path: () =>
+          `/api/v1/contests/${contest.id}/funnel?interval=hour&from=${new Date(Date.now() - 23 * 3_600_000).toISOString()}`,
+      },
       {
         name: 'game series (7 days)',
         method: 'GET',
@@ -420,7 +444,7 @@ async function main() {
         path: () =>
           `/api/v1/instant-win-games/${gameId}/series?interval=day&from=${new Date(Date.now() - 6 * 86_400_000).toISOString().slice(0, 10)}`,
       },
-    ];
+    ].filter((ep) => !only || ep.name.includes(only) || ep.name.includes('floor'));
 
     // the time series' first read counts the whole history once (src/analytics/series.ts); timed here, then warm in the load
     for (const path of [

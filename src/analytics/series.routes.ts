@@ -13,6 +13,8 @@ import { queryParams } from '../http/validate.js';
 import { requireContestId } from '../http/validate.js';
 import { apiErrors, okJson, security } from '../http/schemas.js';
 import { ContestSeries, GameSeries } from './series.schema.js';
+import { contestFunnel } from './funnel.js';
+import { Funnel } from './funnel.schema.js';
 
 const DATE_RE = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2}))?$/;
 /** a real calendar day (Date.parse takes 2026-02-30 as March 2) */
@@ -43,9 +45,9 @@ const seriesQuery = v.object({
   to: when('to', 'the last bucket is the one holding this instant (default: now)'),
 });
 
-function rangeOf(c: AppContext, q: v.InferOutput<typeof seriesQuery>): SeriesRange {
+function rangeOf(c: AppContext, q: v.InferOutput<typeof seriesQuery>, interval: 'hour' | 'day' = 'hour'): SeriesRange {
   return seriesRange(
-    q.interval ?? 'hour',
+    q.interval ?? interval,
     c.var.deps.clock.now(),
     q.from ? new Date(q.from) : undefined,
     q.to ? new Date(q.to) : undefined,
@@ -82,6 +84,29 @@ export function seriesRoutes() {
       const range = rangeOf(c, c.req.valid('query'));
       const buckets = await contestSeries(c.var.db(), c.var.auth.team, contestId, range, c.var.deps.clock.now());
       return ok(c, { ...rangeJson(range), buckets });
+    },
+  );
+
+  r.get(
+    '/api/v1/contests/:contestId/funnel',
+    describeRoute({
+      operationId: 'getContestFunnel',
+      tags: ['Analytics'],
+      summary:
+        'The funnel over a range (UTC, default the last 30 days by day): sign-ups, confirmed, referred sign-ups, the viral coefficient and its trend, sign-ups by source, top referrers',
+      security: security.privateKey,
+      responses: {
+        200: okJson('The range in total, per bucket (oldest first), by source, and its top referrers', Funnel),
+        ...apiErrors({ access: 'private' }, { 400: bad400, 404: ['Contest not found'] }),
+      },
+    }),
+    privateKey,
+    queryParams(seriesQuery),
+    async (c) => {
+      const contestId = requireContestId(c.req.param('contestId'));
+      const range = rangeOf(c, c.req.valid('query'), 'day');
+      const funnel = await contestFunnel(c.var.db(), c.var.auth.team, contestId, range, c.var.deps.clock.now());
+      return ok(c, { ...rangeJson(range), ...funnel });
     },
   );
 

@@ -124,6 +124,8 @@ describe('contest series', () => {
       ['2026-03-10T10:00:00.000Z', 'confirmations', 3],
       ['2026-03-10T10:00:00.000Z', 'entries', 3],
       ['2026-03-10T10:00:00.000Z', 'referrals', 1],
+      ['2026-03-10T10:00:00.000Z', 'referred_confirmations', 1],
+      ['2026-03-10T10:00:00.000Z', 'source:api', 3],
     ]);
 
     // more rows in the live hour, then a day later: the same read follows them; kept hours are read, not recounted
@@ -174,6 +176,7 @@ describe('contest series', () => {
     expect(kept).toEqual([
       { metric: 'confirmations', n: 5 },
       { metric: 'entries', n: 5 },
+      { metric: 'source:api', n: 5 },
     ]);
     // and once more later: the next rows are added to the same hour, not counted twice
     for (let i = 0; i < 3; i++) await enter(c.id);
@@ -186,6 +189,7 @@ describe('contest series', () => {
     expect(after).toEqual([
       { metric: 'confirmations', n: 8 },
       { metric: 'entries', n: 8 },
+      { metric: 'source:api', n: 8 },
     ]);
   });
 

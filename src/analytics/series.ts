@@ -67,15 +67,19 @@ type Counter = (owner: SQL, lo: SQL, hi: SQL) => SQL;
 
 const hourOf = (col: SQL) => sql`date_trunc('hour', ${col}, 'UTC')`;
 
-const contestCounters: Counter[] = [
+export const contestCounters: Counter[] = [
+  // entries (also by source: source:api, source:signup, ...) and referred entries, by creation time
   (owner, lo, hi) => sql`
     select m.metric, x.h, m.n from (
-      select ${hourOf(sql`e.created_at`)} as h, count(*) as n, count(*) filter (where e.referred_by is not null) as r
-      from entries e where e.contest_id = ${owner} and e.created_at >= ${lo} and e.created_at < ${hi} group by 1
-    ) x cross join lateral (values ('entries'::text, x.n), ('referrals'::text, x.r)) m(metric, n)`,
+      select ${hourOf(sql`e.created_at`)} as h, e.source, count(*) as n, count(*) filter (where e.referred_by is not null) as r
+      from entries e where e.contest_id = ${owner} and e.created_at >= ${lo} and e.created_at < ${hi} group by 1, 2
+    ) x cross join lateral (values ('entries'::text, x.n), ('referrals'::text, x.r), ('source:' || x.source, x.n)) m(metric, n)`,
+  // confirmations, and those of referred entries (the funnel's viral coefficient), by confirmation time
   (owner, lo, hi) => sql`
-    select 'confirmations'::text, ${hourOf(sql`e.confirmed_at`)}, count(*)
-    from entries e where e.contest_id = ${owner} and e.confirmed_at >= ${lo} and e.confirmed_at < ${hi} group by 2`,
+    select m.metric, x.h, m.n from (
+      select ${hourOf(sql`e.confirmed_at`)} as h, count(*) as n, count(*) filter (where e.referred_by is not null) as r
+      from entries e where e.contest_id = ${owner} and e.confirmed_at >= ${lo} and e.confirmed_at < ${hi} group by 1
+    ) x cross join lateral (values ('confirmations'::text, x.n), ('referred_confirmations'::text, x.r)) m(metric, n)`,
   (owner, lo, hi) => sql`
     select 'bonus_completions'::text, ${hourOf(sql`b.completed_at`)}, count(*)
     from bonus_completions b where b.contest_id = ${owner} and b.completed_at >= ${lo} and b.completed_at < ${hi} group by 2`,
@@ -100,7 +104,15 @@ const gameCounters: Counter[] = [
  * with a null metric. `owner` selects the contest or game's id as `id` (and nothing when it is not
  * the team's).
  */
-function seriesStatement(team: Team, ownerSql: SQL, counters: Counter[], range: SeriesRange, now: Date): SQL {
+export function seriesStatement(
+  team: Team,
+  ownerSql: SQL,
+  counters: Counter[],
+  range: SeriesRange,
+  now: Date,
+  /** more rows for the same read, (start, metric, n, info json), given the owner CTE `w` and the range's bounds */
+  extra?: (lo: SQL, hi: SQL) => SQL,
+): SQL {
   const unit = range.interval === 'hour' ? sql`'hour'` : sql`'day'`;
   const step = range.interval === 'hour' ? sql`interval '1 hour'` : sql`interval '1 day'`;
   const lo = sql`${range.from.toISOString()}::timestamptz`;
@@ -147,17 +159,18 @@ function seriesStatement(team: Team, ownerSql: SQL, counters: Counter[], range: 
     sums as (
       select date_trunc(${unit}, h, 'UTC') as b, metric, sum(n) as n from hours group by 1, 2
     )
-    select g.b as start, s.metric, s.n
+    select g.b as start, s.metric, s.n${extra ? sql`, null::json as info` : sql``}
     from w cross join generate_series(${lo}, ${range.to.toISOString()}::timestamptz, ${step}) g(b)
     left join sums s on s.b = g.b
-    order by g.b`;
+    ${extra ? sql`union all ${extra(lo, hi)}` : sql``}
+    order by 1`;
 }
 
 export type { ContestBucket, GameBucket };
 
-type Row = { start: Date | string; metric: string | null; n: number | string | null };
+export type Row = { start: Date | string; metric: string | null; n: number | string | null };
 
-function byBucket<B extends { start: string }>(
+export function byBucket<B extends { start: string }>(
   rows: Row[],
   empty: (start: string) => B,
   add: (b: B, metric: string, n: number) => void,
@@ -175,6 +188,10 @@ function byBucket<B extends { start: string }>(
   return out;
 }
 
+/** The owner CTE of a contest's series: its id when it is the team's (a game is not a contest). */
+export const sqlContestOwner = (team: Team, contestId: string) =>
+  sql`select id from contests where id = ${contestId} and team_id = ${team.id} and tool_type is distinct from 'instant_win'`;
+
 export async function contestSeries(
   db: Db,
   team: Team,
@@ -185,13 +202,7 @@ export async function contestSeries(
   if (!isUuid(contestId)) throw Errors.contestNotFound();
   const rows = await query<Row>(
     db,
-    seriesStatement(
-      team,
-      sql`select id from contests where id = ${contestId} and team_id = ${team.id} and tool_type is distinct from 'instant_win'`,
-      contestCounters,
-      range,
-      now,
-    ),
+    seriesStatement(team, sqlContestOwner(team, contestId), contestCounters, range, now),
   );
   if (rows.length === 0) throw Errors.contestNotFound();
   const field: Record<string, keyof Omit<ContestBucket, 'start'>> = {

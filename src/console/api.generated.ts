@@ -558,6 +558,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/contests/{contestId}/funnel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The funnel over a range (UTC, default the last 30 days by day): sign-ups, confirmed, referred sign-ups, the viral coefficient and its trend, sign-ups by source, top referrers */
+        get: operations["getContestFunnel"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/instant-win-games/{gameId}/series": {
         parameters: {
             query?: never;
@@ -910,7 +927,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Every entry of a contest as CSV, oldest first (streamed) */
+        /** Every entry of a contest as CSV, oldest first (streamed); with the entries list's filters, the entries that match them */
         get: operations["exportEntries"];
         put?: never;
         post?: never;
@@ -3300,6 +3317,8 @@ export interface operations {
             content: {
                 "application/json": {
                     disqualify?: boolean;
+                    /** @description why (kept in the entry's points history as a row of 0 points and sent in the event's reason); at most 500 characters */
+                    reason?: string;
                 };
             };
         };
@@ -3323,7 +3342,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `disqualify must be a boolean`, `Invalid request body` */
+            /** @description `disqualify must be a boolean`, `reason must be a string`, `reason must be at most 500 characters` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7647,6 +7666,187 @@ export interface operations {
             };
         };
     };
+    getContestFunnel: {
+        parameters: {
+            query?: {
+                /** @description bucket size, in UTC (default hour) */
+                interval?: "hour" | "day";
+                /** @description the first bucket is the one holding this instant (default: 47 hours or 29 days before to) */
+                from?: string;
+                /** @description the last bucket is the one holding this instant (default: now) */
+                to?: string;
+            };
+            header?: never;
+            path: {
+                contestId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The range in total, per bucket (oldest first), by source, and its top referrers */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: {
+                            /** @enum {string} */
+                            interval: "hour" | "day";
+                            /**
+                             * Format: date-time
+                             * @description start of the first bucket
+                             */
+                            from: string;
+                            /**
+                             * Format: date-time
+                             * @description start of the last bucket
+                             */
+                            to: string;
+                            /** @description the whole range */
+                            totals: {
+                                /** @description entries created */
+                                signups: number;
+                                /** @description emails confirmed (when confirmation is off: at creation) */
+                                confirmed: number;
+                                /** @description entries created with a referral code */
+                                referredSignups: number;
+                                /** @description emails of referred entries confirmed */
+                                referredConfirmed: number;
+                                /** @description confirmed referred entries per confirmed entry (referredConfirmed / confirmed), 3 decimals; null when none confirmed */
+                                viralCoefficient: number | null;
+                            };
+                            /** @description sign-ups of the range by how they came */
+                            sources: {
+                                /** @description created by the team's server (POST /contests/{id}/entries) */
+                                api: number;
+                                /** @description signed up from a page (POST /contests/{id}/signup) */
+                                signup: number;
+                                /** @description made by claiming an instant-win prize */
+                                instantWin: number;
+                                /** @description made by an inbound sign-up webhook */
+                                webhook: number;
+                            };
+                            buckets: {
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 date-time (UTC)
+                                 */
+                                start: string;
+                                /** @description entries created */
+                                signups: number;
+                                /** @description emails confirmed (when confirmation is off: at creation) */
+                                confirmed: number;
+                                /** @description entries created with a referral code */
+                                referredSignups: number;
+                                /** @description emails of referred entries confirmed */
+                                referredConfirmed: number;
+                                /** @description confirmed referred entries per confirmed entry (referredConfirmed / confirmed), 3 decimals; null when none confirmed */
+                                viralCoefficient: number | null;
+                            }[];
+                            /** @description the entries whose code brought the most sign-ups in the range (at most 10), most first */
+                            topReferrers: {
+                                entryId: string;
+                                email: string | null;
+                                name: string | null;
+                                /** @description entries created in the range with their code */
+                                referredSignups: number;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description `interval must be hour or day`, `from must not be after to`, `from and to span N hours; at most 1000 buckets, so use interval=day or a shorter range` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `Missing or invalid API key` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `This endpoint requires a private API key` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `Contest not found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `Too many requests`; `Retry-After` says when to try again */
+            429: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `Internal server error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+        };
+    };
     getGameSeries: {
         parameters: {
             query?: {
@@ -11340,7 +11540,22 @@ export interface operations {
     };
     exportEntries: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description case-insensitive substring of the email or the name, or a referral code exactly (a masked public key: a whole email or a referral code) */
+                search?: string;
+                /** @description entries of exactly this risk level */
+                risk?: "review" | "high";
+                /** @description entries whose email is (or is not) confirmed */
+                confirmed?: "true" | "false";
+                /** @description disqualified entries, or the others */
+                disqualified?: "true" | "false";
+                /** @description entries that joined with a referral code, or the others */
+                referred?: "true" | "false";
+                /** @description entries that joined with this entry's referral code */
+                referredBy?: string;
+                /** @description pending: entries with risk signals (level review or high) not reviewed yet: the review queue */
+                review?: "pending";
+            };
             header?: never;
             path: {
                 contestId: string;
@@ -11356,6 +11571,20 @@ export interface operations {
                 };
                 content: {
                     "text/csv": string;
+                };
+            };
+            /** @description Invalid input; the message names the field (`Invalid email`, `page must be a positive integer`, `Invalid request body`...) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
                 };
             };
             /** @description `Missing or invalid API key` */

@@ -108,7 +108,14 @@ const MAX_CREATE_ATTEMPTS = 8;
  */
 export async function createEntry(
   db: Db,
-  ctx: { now: Date; random: RandomSource; publicUrl: string; ipHashSalt?: () => Promise<string> },
+  ctx: {
+    now: Date;
+    random: RandomSource;
+    publicUrl: string;
+    ipHashSalt?: () => Promise<string>;
+    /** how the entry comes, when not through the API or a sign-up: an inbound webhook */
+    source?: 'webhook';
+  },
   contest: { id: string; team: Team },
   input: CreateEntryInput,
   signup?: SignupOptions,
@@ -133,6 +140,7 @@ export async function createEntry(
   const ipHash = ipAddress ? await hashEntryIp(salt, ipAddress) : null;
   const uaHash = userAgent ? await hashUserAgent(salt, userAgent) : null;
   const hourAgo = new Date(ctx.now.getTime() - 3_600_000).toISOString();
+  const source = signup ? 'signup' : (ctx.source ?? 'api');
 
   for (let attempt = 0; attempt < MAX_CREATE_ATTEMPTS; attempt++) {
     const code = newReferralCode(ctx.random);
@@ -165,14 +173,14 @@ export async function createEntry(
           ), ${sqlRiskCtes({ contest: 'c', existing: 'existing', referrer: 'ref' }, { email, ipHash, now, hourAgo })} ins as (
             insert into entries (contest_id, email, phone, name, referral_code, referred_by, points,
               email_confirmed, confirmed_at, confirmation_token_hash, custom_field_data, created_at, updated_at,
-              ip_hash, user_agent_hash, risk_level, risk_reasons${s.insertColumns})
+              ip_hash, user_agent_hash, risk_level, risk_reasons, source${s.insertColumns})
             select c.id, ${email}::text, ${phone}::text, ${name}::text, ${code}::text, ref.id,
               case when ref.id is null or risk.deferred then 0 else c.referral_friend_points end,
               not c.require_email_confirmation,
               case when c.require_email_confirmation then null else ${now}::timestamptz end,
               case when c.require_email_confirmation then ${confirmation?.tokenHash ?? null}::text end,
               ${custom}::jsonb, ${now}::timestamptz, ${now}::timestamptz,
-              ${ipHash}::text, ${uaHash}::text, risk.level, risk.reasons${s.insertValues}
+              ${ipHash}::text, ${uaHash}::text, risk.level, risk.reasons, ${source}::text${s.insertValues}
             from c left join ref on true cross join risk
             where c.is_open and not exists (select 1 from existing)
               and ce_risk_gate(c.is_open and not exists (select 1 from existing) and c.risk_mode = 'block' and risk.level = 'high')

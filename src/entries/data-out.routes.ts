@@ -11,7 +11,8 @@ import { eraseEntry, exportEntries, exportPerson } from './data-out.js';
 import { requireKey } from '../http/auth.js';
 import type { AppEnv } from '../http/context.js';
 import { ok } from '../http/envelope.js';
-import { requireContestId } from '../http/validate.js';
+import { queryParams, requireContestId } from '../http/validate.js';
+import { entryFilterQuery, entryFilters } from './entries.routes.js';
 
 const list = v.array(v.record(v.string(), v.unknown()));
 const personSchema = v.object({
@@ -36,22 +37,28 @@ export function privacyRoutes() {
       tags,
       operationId: 'exportEntries',
       security: security.privateKey,
-      summary: 'Every entry of a contest as CSV, oldest first (streamed)',
+      summary:
+        "Every entry of a contest as CSV, oldest first (streamed); with the entries list's filters, the entries that match them",
       responses: {
         200: {
           description:
             'RFC 4180 CSV (CRLF, no BOM); header `id,email,name,phone,points,emailConfirmed,disqualified,referralCode,referredBy,referralsCount,riskLevel,createdAt,consentedAt,consentTextSha256`',
           content: { 'text/csv': { schema: { type: 'string' } } },
         },
-        ...apiErrors({ access: 'private' }, { 404: ['Contest not found'] }),
+        ...apiErrors({ access: 'private' }, { 400: true, 404: ['Contest not found'] }),
       },
     }),
     privateKey,
+    queryParams(v.object(entryFilterQuery)),
     async (c) => {
       const contestId = requireContestId(c.req.param('contestId'));
-      const out = await exportEntries(c.var.db(), c.var.auth.team, contestId, {
-        acquire: () => c.var.deps.database.acquire(),
-      });
+      const out = await exportEntries(
+        c.var.db(),
+        c.var.auth.team,
+        contestId,
+        { acquire: () => c.var.deps.database.acquire() },
+        entryFilters(c.req.valid('query')),
+      );
       return c.body(out.stream, 200, {
         'content-type': 'text/csv; charset=utf-8',
         'content-disposition': `attachment; filename="${out.filename.replace(/["\\\r\n]/g, '')}"`,

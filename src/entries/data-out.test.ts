@@ -167,6 +167,60 @@ describe('CSV export', () => {
     expect(byId[a.entryId]!.createdAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
   });
 
+  it("the list's filters: the export holds the entries the console's table shows, across pages; a bad filter is a 400", async () => {
+    const c = await env.contest(t.teamId, {
+      requireEmailConfirmation: false,
+      referral: { advocatePoints: 1 },
+    } as never);
+    const mk = async (body: Record<string, unknown>) => {
+      env.clock.advance(1000);
+      const r = await env.request('POST', `/api/v1/contests/${c.id}/entries`, { ...key(), body });
+      expect(r.status, JSON.stringify(r.body)).toBe(201);
+      return r.body.data;
+    };
+    const ann = await mk({ email: 'ann.filter@example.com', name: 'Ann' });
+    const bob = await mk({ email: 'bob.filter@example.com', name: 'Bob', referralCode: ann.referralCode });
+    const cy = await mk({ email: 'cy.filter@example.com', name: 'Cy Annson', referralCode: ann.referralCode });
+    await mk({ email: 'dee.filter@example.com', name: 'Dee' });
+    await env.request('POST', `/api/v1/entries/${cy.entryId}/disqualify`, { ...key(), body: { disqualify: true } });
+    const ids = async (q: string) => {
+      const res = await env.app.request(`/api/v1/contests/${c.id}/entries/export?${q}`, {
+        headers: { 'x-api-key': t.privateKey },
+      });
+      if (res.status !== 200) return [res.status, ((await res.json()) as { error: string }).error];
+      return parseCsv(await res.text())
+        .slice(1)
+        .map((r) => r[0]);
+    };
+    expect(await ids('referred=true')).toEqual([bob.entryId, cy.entryId]);
+    expect(await ids('referred=true&disqualified=false')).toEqual([bob.entryId]);
+    expect(await ids(`referredBy=${ann.entryId}`)).toEqual([bob.entryId, cy.entryId]);
+    // a search: a substring of the email or the name, or a referral code exactly
+    expect(await ids('search=ann')).toEqual([ann.entryId, cy.entryId]);
+    expect(await ids(`search=${bob.referralCode}`)).toEqual([bob.entryId]);
+    expect(await ids('search=100%25')).toEqual([]);
+    // the same answer as the list, filter by filter
+    for (const q of ['referred=true', 'disqualified=true', 'search=filter', 'referred=false&confirmed=true']) {
+      const listed = (await env.request('GET', `/api/v1/contests/${c.id}/entries?${q}&sort=oldest`, key())).body.data;
+      expect(await ids(q), q).toEqual(listed.map((e: { id: string }) => e.id));
+    }
+    // across keyset pages of one entry each
+    const out = await exportEntries(
+      env.db,
+      teamById(t.teamId),
+      c.id,
+      { pageSize: 1, acquire: () => ({ db: env.db, release: async () => {} }) },
+      { referred: true },
+    );
+    expect(
+      parseCsv(await new Response(out.stream).text())
+        .slice(1)
+        .map((r) => r[0]),
+    ).toEqual([bob.entryId, cy.entryId]);
+    expect(await ids('risk=low')).toEqual([400, 'risk must be review or high']);
+    expect(await ids('referredBy=nope')).toEqual([400, 'referredBy must be an entry id']);
+  });
+
   it('keyset pages: entries with the same created_at are neither lost nor repeated across page boundaries', async () => {
     const c = await env.contest(t.teamId, { requireEmailConfirmation: false });
     env.clock.freeze();

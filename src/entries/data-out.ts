@@ -17,6 +17,7 @@ import type { Team } from '../db/team.js';
 import { Errors } from '../errors.js';
 import { isUuid } from '../lib/crypto.js';
 import { entryDetailJson, entryDetailSql } from './entry-detail.js';
+import { type EntryFilters, escapeLike, sqlEntryConditions } from './entries.js';
 import { sqlEmitEvent, sqlEventDeliveries } from '../sql/events.js';
 import { sqlNotErased, sqlOfTeam } from '../sql/scope.js';
 
@@ -82,10 +83,26 @@ const EXPORT_COLUMNS = sql`e.id, e.email, e.name, e.phone, e.points, e.email_con
   e.referred_by, (select count(*) from entries r where r.referred_by = e.id) as referrals_count,
   ${SQL_EXPORT_RISK_LEVEL} as risk_level, e.created_at, e.consented_at, e.consent_text_sha256, e.created_at::text as cursor`;
 
-function pageSql(contestId: string, after: { ts: string; id: string } | null, size: number): SQL {
+/**
+ * A page of the export: the list's filters as conditions; a search (a private key's: a substring
+ * of the email or the name, or a referral code exactly) as one more condition on the same walk of
+ * the contest in join order.
+ */
+function pageSql(
+  contestId: string,
+  filters: EntryFilters,
+  after: { ts: string; id: string } | null,
+  size: number,
+): SQL {
   const keyset = after ? sql`and (e.created_at, e.id) > (${after.ts}::timestamptz, ${after.id}::uuid)` : sql``;
+  const search = filters.search?.trim() || null;
+  const pattern = search === null ? null : `%${escapeLike(search)}%`;
+  const matches =
+    search === null
+      ? sql``
+      : sql`and (e.email ilike ${pattern}::text escape '\\' or e.name ilike ${pattern}::text escape '\\' or e.referral_code = ${search}::text)`;
   return sql`select ${EXPORT_COLUMNS} from entries e
-    where e.contest_id = ${contestId} and ${sqlNotErased('e')} ${keyset}
+    where e.contest_id = ${contestId} and ${sqlNotErased('e')} ${sql.join(sqlEntryConditions(filters), sql` `)} ${matches} ${keyset}
     order by e.created_at, e.id limit ${size}`;
 }
 
@@ -106,13 +123,14 @@ export async function exportEntries(
   team: Team,
   contestId: string,
   pages: { acquire: () => { db: Db; release: () => Promise<void> }; pageSize?: number },
+  filters: EntryFilters = {},
 ): Promise<EntriesExport> {
   if (!isUuid(contestId)) throw Errors.contestNotFound();
   const size = pages.pageSize ?? EXPORT_PAGE_SIZE;
   const first = await query<ExportRow & { slug: string }>(
     db,
     sql`with ${team.cte} c as (select id, slug from contests where id = ${contestId} and team_id = ${team.id})
-        select c.slug, p.* from c left join lateral (${pageSql(contestId, null, size)}) p on true`,
+        select c.slug, p.* from c left join lateral (${pageSql(contestId, filters, null, size)}) p on true`,
   );
   if (!first[0]) throw Errors.contestNotFound();
   const slug = first[0].slug;
@@ -142,7 +160,10 @@ export async function exportEntries(
             controller.enqueue(enc.encode(chunk));
             if (!finished) {
               handle ??= pages.acquire();
-              rows = await query<ExportRow>(handle.db, pageSql(contestId, { ts: last.cursor, id: last.id }, size));
+              rows = await query<ExportRow>(
+                handle.db,
+                pageSql(contestId, filters, { ts: last.cursor, id: last.id }, size),
+              );
               if (rows.length < size) finished = true;
             }
             return;

@@ -3,6 +3,7 @@ import { describeRoute } from 'hono-openapi';
 import * as v from 'valibot';
 import {
   createEntrySchema,
+  type EntryFilters,
   getEntry,
   listEntries,
   SEARCH_MAX,
@@ -34,8 +35,8 @@ import {
 } from './entries.schema.js';
 import { ipHashSalt } from '../db/secrets.js';
 
-const listQuery = v.object({
-  ...pageQuerySchema,
+/** The entries list's filters; the CSV export takes the same (src/entries/data-out.routes.ts). */
+export const entryFilterQuery = {
   search: v.optional(
     v.pipe(
       v.string('Invalid search'),
@@ -82,6 +83,25 @@ const listQuery = v.object({
       v.description('pending: entries with risk signals (level review or high) not reviewed yet: the review queue'),
     ),
   ),
+};
+
+/** The filters' query values as listEntries and exportEntries take them. */
+export function entryFilters(q: v.InferOutput<v.ObjectSchema<typeof entryFilterQuery, undefined>>): EntryFilters {
+  const flag = (x: 'true' | 'false' | undefined) => (x === undefined ? null : x === 'true');
+  return {
+    search: q.search,
+    risk: q.risk,
+    confirmed: flag(q.confirmed),
+    disqualified: flag(q.disqualified),
+    referred: flag(q.referred),
+    referredBy: q.referredBy ?? null,
+    reviewPending: q.review === 'pending',
+  };
+}
+
+const listQuery = v.object({
+  ...pageQuerySchema,
+  ...entryFilterQuery,
   sort: v.optional(
     v.pipe(
       v.picklist(['newest', 'oldest', 'points'], 'sort must be newest, oldest or points'),
@@ -94,6 +114,16 @@ const createBody = v.object({ ...createEntrySchema.entries, ...riskInputEntries 
 
 const disqualifyBody = v.object({
   disqualify: v.optional(v.boolean('disqualify must be a boolean')),
+  reason: v.optional(
+    v.pipe(
+      v.string('reason must be a string'),
+      v.trim(),
+      v.maxLength(REASON_MAX, `reason must be at most ${REASON_MAX} characters`),
+      v.description(
+        "why (kept in the entry's points history as a row of 0 points and sent in the event's reason); at most 500 characters",
+      ),
+    ),
+  ),
 });
 
 const pointsMessage = `points must be a non-zero integer between -${MAX_POINTS_ADJUSTMENT} and ${MAX_POINTS_ADJUSTMENT}`;
@@ -154,17 +184,10 @@ export function entryRoutes() {
       const contestId = requireContestId(c.req.param('contestId'));
       const q = c.req.valid('query');
       const { page, limit, offset } = pageParams(q);
-      const flag = (x: 'true' | 'false' | undefined) => (x === undefined ? null : x === 'true');
       const { items, total } = await listEntries(c.var.db(), c.var.auth.team, contestId, {
         limit,
         offset,
-        search: q.search,
-        risk: q.risk,
-        confirmed: flag(q.confirmed),
-        disqualified: flag(q.disqualified),
-        referred: flag(q.referred),
-        referredBy: q.referredBy ?? null,
-        reviewPending: q.review === 'pending',
+        ...entryFilters(q),
         sort: q.sort ?? 'newest',
       });
       return ok(c, items, 200, { pagination: pagination(page, limit, total) });
@@ -285,7 +308,10 @@ export function entryRoutes() {
         200: okJson("The entry's new state", Disqualification),
         ...apiErrors(
           { access: 'private', body: true },
-          { 400: ['disqualify must be a boolean', 'Invalid request body'], 404: ['Entry not found'] },
+          {
+            400: ['disqualify must be a boolean', 'reason must be a string', 'reason must be at most 500 characters'],
+            404: ['Entry not found'],
+          },
         ),
       },
     }),
@@ -299,6 +325,7 @@ export function entryRoutes() {
         c.req.param('entryId'),
         body.disqualify,
         c.var.deps.clock.now(),
+        body.reason || null,
       );
       // a disqualified entry leaves the leaderboard now, not when a cached copy expires
       await c.var.deps.publicCache?.forget(result.contestId);

@@ -5,7 +5,7 @@
  */
 import { sql } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { queryOne } from '../db/client.js';
+import { query, queryOne } from '../db/client.js';
 import { env, a, b, MISSING_ID, create, entryRow, snapshot } from './entries.fixtures.js';
 
 describe('list entries', () => {
@@ -346,6 +346,51 @@ describe('disqualify', () => {
       ]);
       expect((await entryRow(id))!.disqualified).toBe(disqualified);
     }
+  });
+
+  it('a reason is kept in the points history and sent in the event; a bad one is a 400 that changes nothing', async () => {
+    const c = await env.contest(a.teamId);
+    const id = (await create(c.id, { email: 'dq-reason@example.com' })).body.data.entryId;
+    // an endpoint subscribed to the two events, so they are recorded (its deliveries are not the point here)
+    await env.db.execute(
+      sql`insert into webhook_endpoints (team_id, url, events, secret)
+          values (${a.teamId}, 'http://127.0.0.1:9/dq', array['entry.disqualified', 'entry.requalified'],
+                  ${`whsec_${Buffer.alloc(32, 7).toString('base64')}`})`,
+    );
+    for (const [body, message] of [
+      [{ disqualify: true, reason: 7 }, 'reason must be a string'],
+      [{ disqualify: true, reason: 'x'.repeat(501) }, 'reason must be at most 500 characters'],
+    ] as const) {
+      const r = await dq(id, body);
+      expect([r.status, r.body]).toEqual([400, { success: false, error: message }]);
+    }
+    expect((await entryRow(id))!.disqualified).toBe(false);
+    expect((await dq(id, { disqualify: true, reason: '  Same person as ann@example.com  ' })).status).toBe(200);
+    env.clock.advance(1000);
+    expect((await dq(id, { disqualify: false, reason: 'Checked with support' })).status).toBe(200);
+    env.clock.advance(1000);
+    expect((await dq(id, { disqualify: true })).status).toBe(200);
+    const history = await env.request('GET', `/api/v1/entries/${id}/export`, { key: a.privateKey });
+    expect(
+      history.body.data.ledger.map((l: { delta: number; reason: string; source: string }) => [
+        l.delta,
+        l.reason,
+        l.source,
+      ]),
+    ).toEqual([
+      [0, 'Disqualified: Same person as ann@example.com', 'manual'],
+      [0, 'Re-qualified: Checked with support', 'manual'],
+    ]);
+    const events = await query<{ type: string; reason: string | null }>(
+      env.db,
+      sql`select type, data->>'reason' as reason from events where data->>'entryId' = ${id} order by created_at, id`,
+    );
+    expect(events).toEqual([
+      { type: 'entry.disqualified', reason: 'Same person as ann@example.com' },
+      { type: 'entry.requalified', reason: 'Checked with support' },
+      { type: 'entry.disqualified', reason: null },
+    ]);
+    await env.db.execute(sql`delete from webhook_endpoints where url = 'http://127.0.0.1:9/dq'`);
   });
 
   it('a non-boolean answers 400; another team’s entry 404; nothing changed', async () => {

@@ -143,6 +143,34 @@ import { sqlQueueEmail } from '../sql/outbox.js';
 /** `%`, `_` and `\` taken literally in a LIKE pattern (escape character `\`). */
 export const escapeLike = (s: string) => s.replace(/[\\%_]/g, '\\$&');
 
+/** The entries list's filters (the CSV export takes them too). */
+export interface EntryFilters {
+  search?: string | null;
+  risk?: 'review' | 'high' | null;
+  confirmed?: boolean | null;
+  disqualified?: boolean | null;
+  referred?: boolean | null;
+  /** entries referred by this entry */
+  referredBy?: string | null;
+  /** flagged (level not none) and not reviewed yet: the review queue */
+  reviewPending?: boolean;
+}
+
+/** The filters but the search, as `and ...` conditions on entries `e`. */
+export function sqlEntryConditions(f: EntryFilters): SQL[] {
+  const conditions: SQL[] = [];
+  if (f.risk != null) conditions.push(sql`and e.risk_level = ${f.risk}::text`);
+  if (f.reviewPending) conditions.push(sql`and e.risk_level <> 'none' and e.risk_review is null`);
+  // written out, not a parameter: a cached generic plan could not use the partial index of
+  // unconfirmed entries for a value it does not know
+  if (f.confirmed != null) conditions.push(f.confirmed ? sql`and e.email_confirmed` : sql`and not e.email_confirmed`);
+  if (f.disqualified != null) conditions.push(sql`and e.disqualified = ${f.disqualified}::boolean`);
+  if (f.referred != null)
+    conditions.push(f.referred ? sql`and e.referred_by is not null` : sql`and e.referred_by is null`);
+  if (f.referredBy != null) conditions.push(sql`and e.referred_by = ${f.referredBy}::uuid`);
+  return conditions;
+}
+
 /**
  * A page of a contest's entries, newest first (or oldest first, or most points first). `search`:
  * case-insensitive substring of the email or the name, or a referral code exactly; for a masked
@@ -154,36 +182,16 @@ export async function listEntries(
   db: Db,
   team: Team,
   contestId: string,
-  opts: {
+  opts: EntryFilters & {
     limit: number;
     offset: number;
-    search?: string | null;
-    risk?: 'review' | 'high' | null;
-    confirmed?: boolean | null;
-    disqualified?: boolean | null;
-    referred?: boolean | null;
-    /** entries referred by this entry */
-    referredBy?: string | null;
-    /** flagged (level not none) and not reviewed yet: the review queue */
-    reviewPending?: boolean;
     sort?: 'newest' | 'oldest' | 'points';
   },
 ): Promise<{ items: EntryListItem[]; total: number }> {
   if (!isUuid(contestId)) throw Errors.contestNotFound();
   const search = opts.search?.trim() || null;
   const pattern = search === null ? null : `%${escapeLike(search)}%`;
-  const risk = opts.risk ?? null;
-  const conditions: SQL[] = [];
-  if (risk !== null) conditions.push(sql`and e.risk_level = ${risk}::text`);
-  if (opts.reviewPending) conditions.push(sql`and e.risk_level <> 'none' and e.risk_review is null`);
-  // written out, not a parameter: a cached generic plan could not use the partial index of
-  // unconfirmed entries for a value it does not know
-  if (opts.confirmed != null)
-    conditions.push(opts.confirmed ? sql`and e.email_confirmed` : sql`and not e.email_confirmed`);
-  if (opts.disqualified != null) conditions.push(sql`and e.disqualified = ${opts.disqualified}::boolean`);
-  if (opts.referred != null)
-    conditions.push(opts.referred ? sql`and e.referred_by is not null` : sql`and e.referred_by is null`);
-  if (opts.referredBy != null) conditions.push(sql`and e.referred_by = ${opts.referredBy}::uuid`);
+  const conditions = sqlEntryConditions(opts);
   const riskFilter = sql.join(conditions, sql` `);
   const filtered = conditions.length > 0;
   const order =
@@ -351,16 +359,34 @@ export async function updateEntry(
 // ---------------------------------------------------------------- disqualify
 
 /** true disqualifies, false re-qualifies, undefined toggles; atomic in one UPDATE. */
-export async function setDisqualified(db: Db, team: Team, entryId: string, disqualify: boolean | undefined, now: Date) {
+/**
+ * Disqualifies, re-qualifies or toggles an entry. A reason is kept in its points history (a row of
+ * 0 points, source manual: "Disqualified: <reason>") and sent as the event's `reason`.
+ */
+export async function setDisqualified(
+  db: Db,
+  team: Team,
+  entryId: string,
+  disqualify: boolean | undefined,
+  now: Date,
+  reason: string | null = null,
+) {
   if (!isUuid(entryId)) throw Errors.entryNotFound();
+  const at = now.toISOString();
   const row = await queryOne<{ id: string; disqualified: boolean; contest_id: string }>(
     db,
     sql`with ${team.cte} u as (
           update entries e set disqualified = coalesce(${disqualify ?? null}::boolean, not e.disqualified),
-            updated_at = ${now.toISOString()}::timestamptz
+            updated_at = ${at}::timestamptz
           from contests c
           where e.id = ${entryId} and c.id = e.contest_id and ${sqlOfTeam(team, 'c')} and ${sqlNotErased('e')}
-          returning e.id, e.disqualified, e.contest_id, c.team_id, ${sqlEntryEventData('e')} as ev_data
+          returning e.id, e.disqualified, e.contest_id, c.team_id,
+            (${sqlEntryEventData('e')}::jsonb || jsonb_build_object('reason', ${reason}::text))::json as ev_data
+        ), why as (
+          insert into points_ledger (entry_id, contest_id, delta, requested_delta, source, reason, created_at)
+          select u.id, u.contest_id, 0, 0, 'manual',
+            case when u.disqualified then 'Disqualified: ' else 'Re-qualified: ' end || ${reason}::text, ${at}::timestamptz
+          from u where ${reason}::text is not null
         ), ${sqlEmitEvent('ev_dq', 'entry.disqualified', sql`select team_id, contest_id, ev_data as data from u where u.disqualified`, now)},
         ${sqlEmitEvent('ev_rq', 'entry.requalified', sql`select team_id, contest_id, ev_data as data from u where not u.disqualified`, now)}
         select u.id, u.disqualified, u.contest_id, ${sqlEventDeliveries('ev_dq', 'ev_rq')} from u`,

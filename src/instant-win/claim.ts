@@ -198,9 +198,9 @@ async function claimAtOnce(db: Db, random: RandomSource, input: ClaimInput): Pro
           ), ref as (
             select null::uuid as id, null::text as email_norm, null::text as ip_hash where false
           ), ${sqlRiskCtes({ contest: 'c', existing: 'existing', referrer: 'ref' }, { email: input.email, ipHash: input.ipHash ?? null, now: at, hourAgo })} entry as (
-            insert into entries (id, contest_id, email, referral_code, created_at, updated_at, ip_hash, risk_level, risk_reasons)
+            insert into entries (id, contest_id, email, referral_code, created_at, updated_at, ip_hash, risk_level, risk_reasons, source)
             select upd.entry_id, ${input.gameId}, ${input.email}, ${newReferralCode(random)}, ${at}::timestamptz, ${at}::timestamptz,
-              ${input.ipHash ?? null}::text, risk.level, risk.reasons
+              ${input.ipHash ?? null}::text, risk.level, risk.reasons, 'instant_win'
             from upd cross join risk where upd.entry_id = ${newEntryId}::uuid
             on conflict do nothing
             returning id, risk_level, ${sqlEntryEventData('entries')} as ev_data

@@ -308,7 +308,13 @@ export function webhookRoutes() {
         const deps = c.var.deps;
         const res = await createEntry(
           tx,
-          { now: d.now, random: deps.random, publicUrl: deps.config.publicUrl, ipHashSalt: () => ipHashSalt(deps) },
+          {
+            now: d.now,
+            random: deps.random,
+            publicUrl: deps.config.publicUrl,
+            ipHashSalt: () => ipHashSalt(deps),
+            source: 'webhook',
+          },
           d.contest,
           input,
         );

@@ -29,6 +29,7 @@ export const ENDPOINTS: Row[] = [
   ['GET', `/api/v1/contests/${ID}/webhook-receipts`, 'priv', MISSING, PRIVATE],
   ['GET', `/api/v1/contests/${ID}/leaderboard`, 'pub', MISSING],
   ['GET', `/api/v1/contests/${ID}/series`, 'priv', MISSING, PRIVATE],
+  ['GET', `/api/v1/contests/${ID}/funnel`, 'priv', MISSING, PRIVATE],
   ['GET', `/api/v1/instant-win-games/${ID}/series`, 'priv', MISSING, PRIVATE],
   ['GET', `/api/v1/contests/${ID}/bonus-actions`, 'pub', MISSING],
   ['POST', `/api/v1/contests/${ID}/bonus-actions`, 'priv', MISSING, PRIVATE],

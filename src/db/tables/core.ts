@@ -182,6 +182,8 @@ export const entries = pgTable(
     statusLinkSentAt: ts('status_link_sent_at'),
     /** a waitlist let this entry in (POST /contests/:id/admit): it leaves the positions of those still waiting */
     admittedAt: ts('admitted_at'),
+    /** how the entry came: 'api' (a team's server), 'signup' (a page, public sign-up), 'instant_win' (a prize claimed), 'webhook' (an inbound sign-up webhook) */
+    source: text('source').notNull().default('api'),
   },
   (t) => [
     uniqueIndex('entries_contest_email_uq').on(t.contestId, t.email).where(sql`${t.email} is not null`),
@@ -194,6 +196,11 @@ export const entries = pgTable(
       .where(sql`${t.confirmationTokenHash} is not null`),
     index('entries_contest_created_idx').on(t.contestId, t.createdAt, t.id),
     index('entries_referred_by_idx').on(t.referredBy).where(sql`${t.referredBy} is not null`),
+    // the funnel's top referrers of a range (src/analytics/funnel.ts): the referred entries of a
+    // contest by time, their referrer in the index (an index-only scan)
+    index('entries_contest_referred_idx')
+      .on(t.contestId, t.createdAt, t.referredBy)
+      .where(sql`${t.referredBy} is not null`),
     // the entries list sorted by points (its order exactly, so a page at 1M entries reads only its
     // rows) and analytics `points.highest` (the first row)
     index('entries_contest_points_idx').on(t.contestId, t.points.desc(), t.createdAt, t.id),
@@ -224,6 +231,7 @@ export const entries = pgTable(
     index('entries_contest_unconfirmed_idx').on(t.contestId, t.createdAt, t.id).where(sql`not ${t.emailConfirmed}`),
     check('entries_points_ck', sql`${t.points} >= 0 and ${t.pointsUsed} >= 0`),
     check('entries_commission_ck', sql`${t.commission} >= 0`),
+    check('entries_source_ck', sql`${t.source} in ('api', 'signup', 'instant_win', 'webhook')`),
     check('entries_contact_ck', sql`${t.email} is not null or ${t.phone} is not null or ${t.erasedAt} is not null`),
     index('entries_contest_risk_idx')
       .on(t.contestId, t.riskLevel, t.createdAt, t.id)

@@ -1,0 +1,158 @@
+/**
+ * The funnel (private key): sign-ups, confirmations, referred sign-ups and referred confirmations
+ * per bucket and in total equal a direct count, before and after the hours settle; the viral
+ * coefficient; sign-ups by source (API, public sign-up, inbound webhook); the top referrers of the
+ * range; bad ranges are 400s; a public key, another team's contest and a game are refused.
+ */
+import { sql } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestEnv, query, type TeamFixture, type TestEnv } from '../../test/support/harness.js';
+
+let env: TestEnv;
+let t: TeamFixture;
+let other: TeamFixture;
+const HOUR = 3_600_000;
+const T0 = new Date('2026-03-10T10:15:00.000Z');
+
+beforeAll(async () => {
+  env = await createTestEnv();
+  env.clock.set(T0);
+  env.clock.freeze();
+  t = await env.team('Funnel');
+  other = await env.team('Other funnel');
+});
+afterAll(() => env.close());
+
+const funnel = (id: string, q = '', key = t.privateKey) =>
+  env.request('GET', `/api/v1/contests/${id}/funnel${q}`, { key });
+let n = 0;
+const enter = (contestId: string, body: Record<string, unknown> = {}) =>
+  env.request('POST', `/api/v1/contests/${contestId}/entries`, {
+    key: t.privateKey,
+    body: { email: `f${++n}@example.com`, ...body },
+  });
+
+describe('GET /contests/{contestId}/funnel', () => {
+  it('counts equal a direct count, settled or live; viral coefficient, sources and top referrers', async () => {
+    const c = await env.contest(t.teamId, { requireEmailConfirmation: false });
+    const on = await env.request('PATCH', `/api/v1/contests/${c.id}`, {
+      key: t.privateKey,
+      body: { publicSignup: true },
+    });
+    expect(on.status, on.text).toBe(200);
+    // hour 10: Ann and Bob by the API; two referred by Ann, one by Bob
+    const ann = await enter(c.id, { name: 'Ann' });
+    const bob = await enter(c.id, { name: 'Bob' });
+    await enter(c.id, { referralCode: ann.body.data.referralCode });
+    await enter(c.id, { referralCode: ann.body.data.referralCode });
+    await enter(c.id, { referralCode: bob.body.data.referralCode });
+    // hour 11: a public sign-up referred by Bob (public sign-ups confirm by email: not confirmed yet)
+    env.clock.set(new Date(T0.getTime() + HOUR));
+    const s = await env.request('POST', `/api/v1/contests/${c.id}/signup`, {
+      key: t.publicKey,
+      body: { email: 'page@example.com', referralCode: bob.body.data.referralCode },
+    });
+    expect(s.status, s.text).toBe(201);
+
+    const q = '?interval=hour&from=2026-03-10T10:00:00Z&to=2026-03-10T11:00:00Z';
+    const live = await funnel(c.id, q);
+    expect(live.status, live.text).toBe(200);
+    const expected = {
+      interval: 'hour',
+      from: '2026-03-10T10:00:00.000Z',
+      to: '2026-03-10T11:00:00.000Z',
+      totals: { signups: 6, confirmed: 5, referredSignups: 4, referredConfirmed: 3, viralCoefficient: 0.6 },
+      sources: { api: 5, signup: 1, instantWin: 0, webhook: 0 },
+      buckets: [
+        {
+          start: '2026-03-10T10:00:00.000Z',
+          signups: 5,
+          confirmed: 5,
+          referredSignups: 3,
+          referredConfirmed: 3,
+          viralCoefficient: 0.6,
+        },
+        {
+          start: '2026-03-10T11:00:00.000Z',
+          signups: 1,
+          confirmed: 0,
+          referredSignups: 1,
+          referredConfirmed: 0,
+          viralCoefficient: null,
+        },
+      ],
+      topReferrers: [
+        { entryId: ann.body.data.entryId, email: ann.body.data.email, name: 'Ann', referredSignups: 2 },
+        { entryId: bob.body.data.entryId, email: bob.body.data.email, name: 'Bob', referredSignups: 2 },
+      ].sort((a, b) => (a.entryId < b.entryId ? -1 : 1)),
+    };
+    expect(live.body.data).toEqual(expected);
+
+    // the same figures once the hours have settled into kept totals (read again, twice)
+    env.clock.set(new Date(T0.getTime() + 5 * HOUR));
+    for (let i = 0; i < 2; i++) expect((await funnel(c.id, q)).body.data).toEqual(expected);
+    const kept = await query<{ n: number }>(
+      env.db,
+      sql`select count(*)::int as n from series_hours where owner_id = ${c.id} and metric like 'source:%'`,
+    );
+    expect(kept[0]!.n).toBeGreaterThan(0);
+
+    // a narrower range: hour 11 alone has Bob's one referral, and the sign-up's source
+    const h11 = await funnel(c.id, '?interval=hour&from=2026-03-10T11:00:00Z&to=2026-03-10T11:00:00Z');
+    expect(h11.body.data.topReferrers).toEqual([
+      { entryId: bob.body.data.entryId, email: bob.body.data.email, name: 'Bob', referredSignups: 1 },
+    ]);
+    expect(h11.body.data.sources).toEqual({ api: 0, signup: 1, instantWin: 0, webhook: 0 });
+
+    // the default: the last 30 days by day, today included
+    const d = await funnel(c.id);
+    expect(d.body.data).toMatchObject({ interval: 'day', to: '2026-03-10T00:00:00.000Z' });
+    expect(d.body.data.buckets).toHaveLength(30);
+    expect(d.body.data.totals.signups).toBe(6);
+  });
+
+  it('an empty contest: zeros, null coefficients, no referrers', async () => {
+    const c = await env.contest(t.teamId);
+    const r = await funnel(c.id, '?interval=day&from=2026-03-09&to=2026-03-10');
+    expect(r.body.data).toMatchObject({
+      totals: { signups: 0, confirmed: 0, referredSignups: 0, referredConfirmed: 0, viralCoefficient: null },
+      sources: { api: 0, signup: 0, instantWin: 0, webhook: 0 },
+      topReferrers: [],
+    });
+    expect(r.body.data.buckets).toHaveLength(2);
+  });
+
+  it('refused: a public key, another team, a game, a bad range (nothing written)', async () => {
+    const c = await env.contest(t.teamId);
+    expect((await funnel(c.id, '', t.publicKey)).status).toBe(403);
+    const theirs = await funnel(c.id, '', other.privateKey);
+    expect([theirs.status, theirs.body.error]).toEqual([404, 'Contest not found']);
+    const game = await env.request('POST', '/api/v1/instant-win-games', {
+      key: t.privateKey,
+      body: {
+        slug: 'spin-to-win',
+        title: 'Wheel',
+        mechanic: 'wheel',
+        layout: 'default',
+        entryLimit: 'none',
+        publishAs: 'landing',
+        tiers: [
+          { name: 'Prize', oddsPercent: 50, isMiss: false, color: '#16a34a', deliveryType: 'code', redeemCode: 'X' },
+          { name: 'Try again', oddsPercent: 50, isMiss: true, color: '#9ca3af' },
+        ],
+      },
+    });
+    expect(game.status, game.text).toBe(201);
+    expect((await funnel(game.body.data.id)).body.error).toBe('Contest not found');
+    const before = await query<{ n: number }>(env.db, sql`select count(*)::int as n from series_filled`);
+    for (const [q, message] of [
+      ['?interval=week', 'interval must be hour or day'],
+      ['?from=2026-03-10&to=2026-03-01', 'from must not be after to'],
+      ['?from=yesterday', 'from must be a date (2026-11-01) or a date-time with its offset (2026-11-01T09:00:00Z)'],
+    ] as const) {
+      const r = await funnel(c.id, q);
+      expect([r.status, r.body.error]).toEqual([400, message]);
+    }
+    expect(await query<{ n: number }>(env.db, sql`select count(*)::int as n from series_filled`)).toEqual(before);
+  });
+});
