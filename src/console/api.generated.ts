@@ -2966,6 +2966,13 @@ export interface operations {
                                 at: string;
                                 textSha256: string;
                             } | null;
+                            /** @description the entry whose referral code this one joined with */
+                            referredBy: string | null;
+                            /**
+                             * @description how the entry came: the team's server (api), a page's sign-up (signup), an instant-win claim, an inbound webhook
+                             * @enum {string}
+                             */
+                            source: "api" | "signup" | "instant_win" | "webhook";
                         };
                     };
                 };
@@ -3528,6 +3535,13 @@ export interface operations {
                                 at: string;
                                 textSha256: string;
                             } | null;
+                            /** @description the entry whose referral code this one joined with */
+                            referredBy: string | null;
+                            /**
+                             * @description how the entry came: the team's server (api), a page's sign-up (signup), an instant-win claim, an inbound webhook
+                             * @enum {string}
+                             */
+                            source: "api" | "signup" | "instant_win" | "webhook";
                         };
                     };
                 };
@@ -11726,6 +11740,13 @@ export interface operations {
                                     at: string;
                                     textSha256: string;
                                 } | null;
+                                /** @description the entry whose referral code this one joined with */
+                                referredBy: string | null;
+                                /**
+                                 * @description how the entry came: the team's server (api), a page's sign-up (signup), an instant-win claim, an inbound webhook
+                                 * @enum {string}
+                                 */
+                                source: "api" | "signup" | "instant_win" | "webhook";
                             };
                             ledger: {
                                 delta: number;

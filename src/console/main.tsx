@@ -176,7 +176,9 @@ function Page(props: { cred: Credential; path: string }) {
   if (path === '/console/events') return <EventsPage cred={cred} />;
   if (path === '/console/games') return <GamesPage cred={cred} />;
   let m = match('/console/contests/:contestId', path);
-  if (m) return <ContestPage cred={cred} contestId={m.contestId!} />;
+  if (m) return <ContestPage cred={cred} contestId={m.contestId!} section="" />;
+  m = match('/console/contests/:contestId/:section', path);
+  if (m) return <ContestPage cred={cred} contestId={m.contestId!} section={m.section!} />;
   m = match('/console/games/:gameId', path);
   if (m) return <GamePage cred={cred} gameId={m.gameId!} />;
   m = match('/console/entries/:entryId', path);

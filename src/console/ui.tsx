@@ -6,11 +6,12 @@ import { messageOf, pagesKey } from './api.js';
 import { navigate } from './router.js';
 
 /** An in-app link: the browser's own link, without a page load. */
-export function Link(props: { href: string; children?: Child; class?: string }) {
+export function Link(props: { href: string; children?: Child; class?: string; current?: boolean }) {
   return (
     <a
       href={props.href}
       class={props.class}
+      aria-current={props.current ? 'page' : undefined}
       onClick={(e: MouseEvent) => {
         if (e.metaKey || e.ctrlKey || e.shiftKey || e.button !== 0) return;
         e.preventDefault();

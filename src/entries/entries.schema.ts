@@ -67,6 +67,13 @@ export const Entry = v.strictObject({
     v.nullable(v.strictObject({ at: timestamp, textSha256: v.string() })),
     v.description("the consent given at sign-up: when, and the SHA-256 of the contest's consentText agreed to"),
   ),
+  referredBy: v.pipe(v.nullable(uuid), v.description('the entry whose referral code this one joined with')),
+  source: v.pipe(
+    v.picklist(['api', 'signup', 'instant_win', 'webhook']),
+    v.description(
+      "how the entry came: the team's server (api), a page's sign-up (signup), an instant-win claim, an inbound webhook",
+    ),
+  ),
 });
 
 export const CreatedEntry = v.strictObject({

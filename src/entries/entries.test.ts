@@ -173,7 +173,14 @@ describe('get entry', () => {
       // unconfirmed: not in the contest's order yet; no consent asked
       position: null,
       consent: null,
+      referredBy: null,
+      source: 'api',
     });
+    // a referred entry names its referrer
+    const r1 = (await env.request('GET', `/api/v1/contests/${c.id}/entries?search=r1@example.com`, { key: a.publicKey }))
+      .body.data[0];
+    const referred = await env.request('GET', `/api/v1/entries/${r1.id}`, { key: a.publicKey });
+    expect(referred.body.data).toMatchObject({ referredBy: id, source: 'api' });
   });
 
   it('another team’s entry, a missing one and a malformed id answer 404 Entry not found', async () => {

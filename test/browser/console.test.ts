@@ -209,7 +209,9 @@ async function scenario(browser: Browser, origin: string, runtime: string) {
     await page.getByLabel('New contest').fill('Console giveaway');
     await page.getByRole('button', { name: 'Create contest' }).click();
     await page.getByRole('heading', { name: 'Settings' }).waitFor();
-    const contestId = page.url().split('/').pop()!;
+    // a new contest opens on its settings section: /console/contests/:id/settings
+    expect(page.url()).toMatch(/\/console\/contests\/[0-9a-f-]{36}\/settings$/);
+    const contestId = page.url().split('/').at(-2)!;
     await page.getByLabel('Status').selectOption('active');
     await page.getByLabel('Entries confirm their email').uncheck();
     await page.getByLabel('Points to the referrer').fill('10');
@@ -253,14 +255,28 @@ async function scenario(browser: Browser, origin: string, runtime: string) {
     await page.getByRole('heading', { name: 'Contests' }).waitFor();
     await checkPage(page, runtime, 'contests', axeResults);
     await page.getByRole('link', { name: 'Console giveaway' }).click();
-    await page.getByRole('heading', { name: 'Entries' }).waitFor();
-    await expect.poll(() => page.locator('section[aria-labelledby="entries-h"] tbody tr').count()).toBe(3);
+    // the overview: totals and the funnel (3 sign-ups, 2 referred by Ann, Ann the top referrer)
+    await page.getByRole('heading', { name: 'Funnel' }).waitFor();
+    await expect.poll(() => page.locator('#funnel-steps').textContent()).toContain('3 sign-ups');
+    await expect.poll(() => page.locator('#funnel-steps').textContent()).toContain('2 referred sign-ups');
+    expect(await page.locator('#viral-coefficient').textContent()).toBe('0.67');
+    expect(await page.locator('ol.top').last().textContent()).toBe('Ann: 2 sign-ups');
+    expect(await page.locator('#funnel-sources tbody tr').first().textContent()).toContain('3');
     await checkPage(page, runtime, 'contest', axeResults);
-    // the sign-up widget's two lines, with this contest's id
+    // each section has its own URL: the nav marks the one shown
+    const sections = page.getByRole('navigation', { name: 'Contest sections' });
+    await sections.getByRole('link', { name: 'Entries' }).click();
+    await expect.poll(() => page.url()).toBe(`${origin}/console/contests/${contestId}/entries`);
+    expect(await sections.getByRole('link', { name: 'Entries' }).getAttribute('aria-current')).toBe('page');
+    await expect.poll(() => page.locator('section[aria-labelledby="entries-h"] tbody tr').count()).toBe(3);
+    // the sign-up widget's two lines, with this contest's id, in the embed section
+    await page.goto(`${origin}/console/contests/${contestId}/embed`);
     expect(await page.locator('#signup-snippet').textContent()).toMatch(
       /<script src="http:\/\/[^"]+\/signup\.js" defer><\/script>\n<contest-signup contest="[0-9a-f-]{36}" api-key="pk_[^"]+"><\/contest-signup>/,
     );
 
+    await page.goBack();
+    await expect.poll(() => page.locator('section[aria-labelledby="entries-h"] tbody tr').count()).toBe(3);
     // ---- find one by search (the URL keeps it: deep link, back button)
     await page.getByLabel('Search email, name or referral code').fill('bob');
     await page.getByRole('button', { name: 'Search' }).click();
@@ -270,15 +286,27 @@ async function scenario(browser: Browser, origin: string, runtime: string) {
       .poll(() => page.locator('section[aria-labelledby="entries-h"] tbody').textContent())
       .toContain('bob@example.com');
 
-    // ---- the review queue holds the flagged one: approve it, then adjust its points
-    await page.getByRole('link', { name: 'Review queue' }).click();
-    await expect.poll(() => page.url()).toContain('review=pending');
-    await expect.poll(() => page.locator('section[aria-labelledby="entries-h"] tbody tr').count()).toBe(1);
-    await page.getByRole('link', { name: 'ann+2@example.com' }).click();
-    await page.getByRole('button', { name: 'Approve' }).waitFor();
+    // ---- the review queue holds the flagged one, its reasons in words: approved from the list
+    await sections.getByRole('link', { name: 'Review' }).click();
+    await expect.poll(() => page.url()).toBe(`${origin}/console/contests/${contestId}/review`);
+    const queue = page.locator('section[aria-labelledby="review-h"]');
+    await expect.poll(() => queue.locator('tbody tr').count()).toBe(1);
+    expect(await queue.locator('tbody').textContent()).toContain(
+      'High risk: the same email as another entry, written differently',
+    );
+    await queue.getByRole('checkbox', { name: 'Select ann+2@example.com' }).check();
+    await queue.getByRole('button', { name: 'Approve selected' }).click();
+    await expect.poll(() => page.locator('#review-result').textContent()).toBe('Approved 1 entry.');
+    await expect.poll(() => queue.textContent()).toContain('Nothing waits for review.');
+    expect(
+      (await api(origin, 'GET', `/api/v1/entries/${alias.body.data.entryId}`, { key: privateKey })).body.data.risk,
+    ).toMatchObject({ review: 'approved' });
+    // ---- its page: risk in words, who referred it, how it came; points adjusted
+    await page.goto(`${origin}/console/entries/${alias.body.data.entryId}`);
+    await expect.poll(() => page.locator('#entry-risk').textContent()).toContain('Approved');
+    await expect.poll(() => page.locator('#entry-referrer').textContent()).toBe('Ann');
+    expect(await page.locator('#entry-source').textContent()).toBe('your server (the API)');
     await checkPage(page, runtime, 'entry', axeResults);
-    await page.getByRole('button', { name: 'Approve' }).click();
-    await expect.poll(() => page.locator('#entry-risk').textContent()).toContain('approved');
     const before = Number(await page.locator('#entry-points').textContent());
     await page.getByLabel('Adjust points by').fill('7');
     await page.getByLabel('Reason').fill('goodwill');
@@ -296,19 +324,55 @@ async function scenario(browser: Browser, origin: string, runtime: string) {
     await expect
       .poll(() => page.getByRole('alert').first().textContent())
       .toContain('points must be a non-zero integer');
-    await page.goBack();
-    await page.getByRole('heading', { name: 'Entries' }).waitFor();
-    // the queue shrank: nothing waits for review any more
-    await expect.poll(() => page.locator('section[aria-labelledby="entries-h"] tbody tr').count()).toBe(0);
-    // the risk filter and the sort, through the form
-    await page.getByLabel('Review').selectOption('');
+    // ---- disqualified with a reason: kept in the points history
+    await page.getByLabel('Why disqualify (kept in the history)').fill('Same person as Ann');
+    await page.getByRole('button', { name: 'Disqualify' }).click();
+    await page.getByRole('button', { name: 'Yes, disqualify' }).click();
+    await expect.poll(() => page.locator('#entry-disqualified').textContent()).toBe('yes');
+    await expect
+      .poll(() => page.locator('section[aria-labelledby="ledger-h"] tbody').textContent())
+      .toContain('Disqualified: Same person as Ann');
+    await page.getByRole('button', { name: 'Requalify' }).click();
+    await expect.poll(() => page.locator('#entry-disqualified').textContent()).toBe('no');
+    // ---- edited in place
+    await page.getByText('Edit name, email or phone').click();
+    await page.getByLabel('Name', { exact: true }).fill('Ann Second');
+    await page.getByRole('button', { name: 'Save entry' }).click();
+    await expect.poll(() => page.getByRole('status').filter({ hasText: 'Saved.' }).count()).toBe(1);
+    expect(
+      (await api(origin, 'GET', `/api/v1/entries/${alias.body.data.entryId}`, { key: privateKey })).body.data.name,
+    ).toBe('Ann Second');
+    // ---- the risk filter and the sort, through the form
+    await page.goto(`${origin}/console/contests/${contestId}/entries`);
     await page.getByLabel('Risk', { exact: true }).selectOption('high');
     await page.getByLabel('Sort').selectOption('points');
     await page.getByRole('button', { name: 'Search' }).click();
     await expect.poll(() => page.url()).toContain('sort=points');
     await expect.poll(() => page.locator('section[aria-labelledby="entries-h"] tbody tr').count()).toBe(1);
 
+    // ---- the CSV of the current filter (the high-risk one), then of everything
+    const filtered = page.waitForEvent('download');
+    await page.getByRole('button', { name: 'Download matching CSV' }).click();
+    const filteredCsv = readFileSync((await (await filtered).path())!, 'utf8')
+      .split('\r\n')
+      .filter(Boolean);
+    expect(filteredCsv).toHaveLength(2);
+    expect(filteredCsv[1]).toContain('ann+2@example.com');
+    await page.goto(`${origin}/console/contests/${contestId}/entries`);
+    const download = page.waitForEvent('download');
+    await page.getByRole('button', { name: 'Download CSV' }).click();
+    const file = await download;
+    const csv = readFileSync((await file.path())!, 'utf8');
+    expect(csv.split('\r\n')[0]).toBe(
+      'id,email,name,phone,points,emailConfirmed,disqualified,referralCode,referredBy,referralsCount,riskLevel,createdAt,consentedAt,consentTextSha256',
+    );
+    expect(csv.split('\r\n').filter(Boolean)).toHaveLength(4);
+    expect(csv).toContain('bob@example.com');
+    await expect.poll(() => page.locator('#export-progress').textContent()).toContain('3 entries');
+
     // ---- a draw from commit to reveal
+    await sections.getByRole('link', { name: 'Draws' }).click();
+    await page.getByRole('heading', { name: 'Draws' }).waitFor();
     await page.getByLabel('Label').fill('Main prize');
     await page.getByLabel('confirmed entries only').uncheck();
     await page.getByRole('button', { name: 'Commit a draw' }).click();
@@ -326,18 +390,6 @@ async function scenario(browser: Browser, origin: string, runtime: string) {
       publicRandomness: 'drand round 1234',
     });
     await checkPage(page, runtime, 'contest-draw', axeResults);
-
-    // ---- the CSV, streamed, with its content
-    const download = page.waitForEvent('download');
-    await page.getByRole('button', { name: 'Download CSV' }).click();
-    const file = await download;
-    const csv = readFileSync((await file.path())!, 'utf8');
-    expect(csv.split('\r\n')[0]).toBe(
-      'id,email,name,phone,points,emailConfirmed,disqualified,referralCode,referredBy,referralsCount,riskLevel,createdAt,consentedAt,consentTextSha256',
-    );
-    expect(csv.split('\r\n').filter(Boolean)).toHaveLength(4);
-    expect(csv).toContain('bob@example.com');
-    await expect.poll(() => page.locator('#export-progress').textContent()).toContain('3 entries');
 
     // ---- events: an endpoint nobody answers, its test event fails, retry from the log
     const closed = await freePort();
@@ -377,6 +429,7 @@ async function scenario(browser: Browser, origin: string, runtime: string) {
       .poll(() => page.locator('section[aria-labelledby="activity-h"] .legend').textContent())
       .toContain('Entries: 3');
     // the revealed draw, verified inside the console by the public verification page
+    await page.goto(`${origin}/console/contests/${contestId}/draws`);
     await page.getByLabel('Public key', { exact: true }).fill(shopKey);
     await page.getByRole('button', { name: 'Verify here' }).click();
     await expect
@@ -385,6 +438,7 @@ async function scenario(browser: Browser, origin: string, runtime: string) {
     expect(await page.getByRole('link', { name: 'Open the verification page' }).getAttribute('href')).toBe(
       `/draws/${draws.body.data[0].id}/verify?key=${shopKey}`,
     );
+    await page.goto(`${origin}/console/contests/${contestId}/bonus-actions`);
     await page.getByLabel('Action', { exact: true }).fill('Photo of the product');
     await page.getByLabel('Points', { exact: true }).fill('20');
     await page.getByLabel('Completed').selectOption('manual');
@@ -400,12 +454,15 @@ async function scenario(browser: Browser, origin: string, runtime: string) {
       { key: shopKey, body: { proof: 'https://photos.example/ann.jpg' } },
     );
     expect(done.status).toBe(200);
-    await page.reload();
+    await page.goto(`${origin}/console/contests/${contestId}/review`);
     await expect
       .poll(() => page.locator('#completions tbody').textContent())
       .toContain('https://photos.example/ann.jpg');
     await page.getByRole('checkbox', { name: /Select ann@example.com for Photo of the product/ }).check();
-    await page.getByRole('button', { name: 'Approve selected' }).click();
+    await page
+      .locator('section[aria-labelledby="completions-h"]')
+      .getByRole('button', { name: 'Approve selected' })
+      .click();
     await expect
       .poll(() => page.locator('section[aria-labelledby="completions-h"]').textContent())
       .toContain('Nothing waits for review.');
@@ -415,6 +472,7 @@ async function scenario(browser: Browser, origin: string, runtime: string) {
     expect(annAfter.body.data.actions[0]).toMatchObject({ completed: true });
 
     // ---- bonus actions renamed, reordered and removed where they are listed
+    await page.goto(`${origin}/console/contests/${contestId}/bonus-actions`);
     const bonus = page.locator('section[aria-labelledby="bonus-h"]');
     const names = async () =>
       (await api(origin, 'GET', `/api/v1/contests/${contestId}/bonus-actions`, { key: shopKey })).body.data.map(
@@ -443,11 +501,11 @@ async function scenario(browser: Browser, origin: string, runtime: string) {
       body: { title: 'Console live', status: 'active', requireEmailConfirmation: false },
     });
     expect(liveContest.status).toBe(201);
-    await page.goto(`${origin}/console/contests/${liveContest.body.data.id}`);
+    const liveId = liveContest.body.data.id;
+    await page.goto(`${origin}/console/contests/${liveId}/entries`);
     await page.getByRole('heading', { name: 'Entries' }).waitFor();
-    await expect.poll(() => page.locator('dl.totals dd').first().textContent()).toBe('0');
     await page.getByLabel('Search email, name or referral code').fill('typed, not sent');
-    const late = await api(origin, 'POST', `/api/v1/contests/${liveContest.body.data.id}/entries`, {
+    const late = await api(origin, 'POST', `/api/v1/contests/${liveId}/entries`, {
       key: privateKey,
       body: { email: 'late@example.com', name: 'Late Comer' },
     });
@@ -455,8 +513,105 @@ async function scenario(browser: Browser, origin: string, runtime: string) {
     await expect
       .poll(() => page.locator('section[aria-labelledby="entries-h"] tbody').textContent(), { timeout: 10_000 })
       .toContain('late@example.com');
-    await expect.poll(() => page.locator('dl.totals dd').first().textContent(), { timeout: 10_000 }).toBe('1');
     expect(await page.getByLabel('Search email, name or referral code').inputValue()).toBe('typed, not sent');
+    // the overview's totals and funnel follow too
+    await page.goto(`${origin}/console/contests/${liveId}`);
+    await expect.poll(() => page.locator('dl.totals dd').first().textContent()).toBe('1');
+    await api(origin, 'POST', `/api/v1/contests/${liveId}/entries`, {
+      key: privateKey,
+      body: { email: 'later@example.com', referralCode: late.body.data.referralCode },
+    });
+    await expect.poll(() => page.locator('dl.totals dd').first().textContent(), { timeout: 10_000 }).toBe('2');
+    await expect
+      .poll(() => page.locator('#funnel-steps').textContent(), { timeout: 10_000 })
+      .toContain('1 referred sign-ups');
+    // ---- an entry added in the console; erased, with a notice
+    await page.goto(`${origin}/console/contests/${liveId}/entries`);
+    await page.getByText('Add an entry').click();
+    await page.getByLabel('Email', { exact: true }).fill('by-hand@example.com');
+    await page.getByLabel('Name', { exact: true }).fill('By Hand');
+    await page.getByRole('button', { name: 'Add entry' }).click();
+    await page.getByRole('link', { name: 'by-hand@example.com' }).first().click();
+    await page.getByRole('heading', { name: 'by-hand@example.com' }).waitFor();
+    await page.getByLabel(/Erase this person/).fill('by-hand@example.com');
+    await page.getByRole('button', { name: 'Erase' }).click();
+    await expect.poll(() => page.locator('#erased-notice').textContent()).toContain('The entry was erased');
+
+    // ---- realistic data: 60 entries with long names and emails, flagged ones, pending completions;
+    // every section of the contest checked (axe 0 serious or critical, nothing wider than 390 px)
+    const big = await api(origin, 'POST', '/api/v1/contests', {
+      key: privateKey,
+      body: {
+        title: 'Console realistic contest with a rather long title for a small screen',
+        status: 'active',
+        requireEmailConfirmation: false,
+        referral: { advocatePoints: 10, friendPoints: 5 },
+      },
+    });
+    const bigId = big.body.data.id as string;
+    const proofAction = await api(origin, 'POST', `/api/v1/contests/${bigId}/bonus-actions`, {
+      key: privateKey,
+      body: {
+        action: 'Upload a photo of your receipt from the flagship store',
+        points: 15,
+        confirmationType: 'manual',
+      },
+    });
+    expect(proofAction.status, JSON.stringify(proofAction.body)).toBe(201);
+    let firstCode = '';
+    let firstId = '';
+    for (let i = 0; i < 60; i++) {
+      const r = await api(origin, 'POST', `/api/v1/contests/${bigId}/entries`, {
+        key: privateKey,
+        body: {
+          // every 10th an alias of the first (flagged high), the others referred by the first now and then
+          email:
+            i > 0 && i % 10 === 0
+              ? `maximiliana.featherstonehaugh+${i}@extraordinarily-long-domain.example.com`
+              : `maximiliana.featherstonehaugh.${i}@extraordinarily-long-domain.example.com`,
+          name: `Maximiliana Bartholomew-Featherstonehaugh-Wolfeschlegelsteinhausen ${i}`,
+          referralCode: i > 0 && i % 3 === 0 ? firstCode : undefined,
+        },
+      });
+      expect(r.status, JSON.stringify(r.body)).toBe(201);
+      if (i === 0) {
+        firstCode = r.body.data.referralCode;
+        firstId = r.body.data.entryId;
+      }
+      if (i % 4 === 0) {
+        const done = await api(
+          origin,
+          'POST',
+          `/api/v1/entries/${r.body.data.entryId}/bonus-actions/${proofAction.body.data.id}/complete`,
+          {
+            key: shopKey,
+            body: { proof: `https://photos.example/receipts/2026/11/${'very-long-path-segment-'.repeat(3)}${i}.jpg` },
+          },
+        );
+        expect(done.status, JSON.stringify(done.body)).toBe(200);
+      }
+    }
+    for (const section of [
+      '',
+      'entries',
+      'review',
+      'bonus-actions',
+      'rewards',
+      'draws',
+      'emails',
+      'embed',
+      'settings',
+    ]) {
+      await page.goto(`${origin}/console/contests/${bigId}${section ? `/${section}` : ''}`);
+      await page.getByRole('navigation', { name: 'Contest sections' }).waitFor();
+      if (section === 'review') await expect.poll(() => page.locator('#completions tbody tr').count()).toBe(15);
+      if (section === 'entries')
+        await expect.poll(() => page.locator('section[aria-labelledby="entries-h"] tbody tr').count()).toBe(25);
+      await checkPage(page, runtime, `realistic-${section || 'overview'}`, axeResults);
+    }
+    await page.goto(`${origin}/console/entries/${firstId}`);
+    await expect.poll(() => page.locator('ul.completions li').first().textContent()).toContain('waiting for review');
+    await checkPage(page, runtime, 'realistic-entry', axeResults);
 
     // ---- a waitlist lets its first one in from the console
     const wl = await api(origin, 'POST', '/api/v1/contests', {
@@ -473,7 +628,7 @@ async function scenario(browser: Browser, origin: string, runtime: string) {
       expect(w.status).toBe(201);
       waiting.push(w.body.data.entryId);
     }
-    await page.goto(`${origin}/console/contests/${wl.body.data.id}`);
+    await page.goto(`${origin}/console/contests/${wl.body.data.id}/waitlist`);
     // the ones next in line are shown first: both, then (how many: 1) the first only
     await expect
       .poll(() => page.locator('ol.next-in-line li').allTextContents())
@@ -494,7 +649,7 @@ async function scenario(browser: Browser, origin: string, runtime: string) {
     expect(next.body.data).toEqual({ entryIds: [waiting[1]], count: 1 });
 
     // ---- rewards: a pool made in the console, reached through the API, codes added where the operator is
-    await page.goto(`${origin}/console/contests/${wl.body.data.id}`);
+    await page.goto(`${origin}/console/contests/${wl.body.data.id}/rewards`);
     await page.getByLabel('Name', { exact: true }).fill('Early bird coupon');
     await page.getByLabel('Unlocks at').fill('5');
     await page.getByLabel('Counted in').selectOption('points');
@@ -529,6 +684,7 @@ async function scenario(browser: Browser, origin: string, runtime: string) {
     await checkPage(page, runtime, 'contest-rewards', axeResults);
 
     // ---- the reward email in the team's words, previewed before it is saved
+    await page.goto(`${origin}/console/contests/${wl.body.data.id}/emails`);
     await page.getByLabel('Which email').selectOption('reward');
     await expect.poll(() => page.getByLabel('Subject').inputValue()).toBe('You unlocked {{reward}}: {{contest}}');
     await page.getByLabel('Subject').fill('{{reward}} is yours');

@@ -63,7 +63,7 @@ export function Activity(props: { cred: Team; contestId: string }) {
             { name: 'Entries', color: '#1d4ed8', values: s.buckets.map((b) => b.entries) },
             { name: 'Confirmations', color: '#15803d', values: s.buckets.map((b) => b.confirmations) },
             { name: 'Referrals', color: '#b45309', values: s.buckets.map((b) => b.referrals) },
-            { name: 'Bonus completions', color: '#7e22ce', values: s.buckets.map((b) => b.bonusCompletions) },
+            { name: 'Bonus completions submitted', color: '#7e22ce', values: s.buckets.map((b) => b.bonusCompletions) },
           ]}
         />
       ) : null}

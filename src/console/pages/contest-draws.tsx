@@ -100,6 +100,12 @@ export function Draws(props: { cred: Team; contestId: string }) {
               <p>
                 Public randomness: {d.publicRandomness ?? 'none'}. Revealed {when(d.revealedAt)}.
               </p>
+              <p class="inline">
+                <label for={`replace-reason-${d.id}`}>
+                  Why a winner is replaced (kept with the draw and sent in its event)
+                </label>
+                <input id={`replace-reason-${d.id}`} maxlength={500} placeholder="Did not answer within 7 days" />
+              </p>
               <ol class="winners">
                 {d.results.map((r) => (
                   <li>
@@ -116,7 +122,12 @@ export function Draws(props: { cred: Team; contestId: string }) {
                           await must(
                             api.POST('/api/v1/draws/{drawId}/results/{entryId}/replace', {
                               params: { path: { drawId: d.id, entryId: r.entryId } },
-                              body: { reason: 'replaced in the console' },
+                              body: {
+                                reason:
+                                  (
+                                    document.getElementById(`replace-reason-${d.id}`) as HTMLInputElement | null
+                                  )?.value.trim() || 'Replaced in the console',
+                              },
                             }),
                           );
                           draws.reload();

@@ -38,7 +38,7 @@ export function NewContest(props: { cred: Team }) {
             }),
           )
         ).data;
-        navigate(`/console/contests/${c.id}`);
+        navigate(`/console/contests/${c.id}/settings`);
       })}
     >
       <label for="new-contest-title">New contest</label>

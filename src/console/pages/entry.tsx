@@ -3,7 +3,8 @@
 import { useState } from 'hono/jsx/dom';
 import { type Credential, apiClient, messageOf, must } from '../api.js';
 import { navigate } from '../router.js';
-import { Action, ErrorLine, Link, formValues, useLoad, when } from '../ui.js';
+import { Action, ErrorLine, Link, formValues, submitWith, useLoad, when } from '../ui.js';
+import { completionInWords, riskInWords, sourceInWords } from './words.js';
 
 type Team = Extract<Credential, { kind: 'team' }>;
 export function EntryPage(props: { cred: Team; entryId: string }) {
@@ -12,8 +13,17 @@ export function EntryPage(props: { cred: Team; entryId: string }) {
   const person = useLoad(async () => must(api.GET('/api/v1/entries/{entryId}/export', path)), [props.entryId]);
   const [error, setError] = useState<string | null>(null);
   const [confirmEmail, setConfirmEmail] = useState('');
+  const [editError, setEditError] = useState<string | null>(null);
+  const [saved, setSaved] = useState(false);
+  const [dqReason, setDqReason] = useState('');
   const p = person.data?.data;
   const e = p?.entry;
+  const referrerId = e?.referredBy ?? null;
+  const referrer = useLoad(
+    async () =>
+      referrerId ? must(api.GET('/api/v1/entries/{entryId}', { params: { path: { entryId: referrerId } } })) : null,
+    [referrerId],
+  );
   const reload = () => person.reload();
   if (person.error) {
     return (
@@ -27,7 +37,7 @@ export function EntryPage(props: { cred: Team; entryId: string }) {
   return (
     <>
       <p>
-        <Link href={`/console/contests/${e.contestId}`}>{e.contestTitle}</Link>
+        <Link href={`/console/contests/${e.contestId}/entries`}>{e.contestTitle}</Link>
       </p>
       <h1>{e.email ?? e.phone ?? e.id}</h1>
       <dl class="facts">
@@ -59,17 +69,56 @@ export function EntryPage(props: { cred: Team; entryId: string }) {
         </div>
         <div>
           <dt>Risk</dt>
-          <dd id="entry-risk">
-            {e.risk.level}
-            {e.risk.reasons.length ? ` (${e.risk.reasons.join(', ')})` : ''}
-            {e.risk.review ? `, ${e.risk.review}` : ''}
-          </dd>
+          <dd id="entry-risk">{riskInWords(e.risk)}</dd>
         </div>
         <div>
           <dt>Joined</dt>
           <dd>{when(e.createdAt)}</dd>
         </div>
+        <div>
+          <dt>Came through</dt>
+          <dd id="entry-source">{sourceInWords(e.source)}</dd>
+        </div>
+        <div>
+          <dt>Referred by</dt>
+          <dd id="entry-referrer">
+            {e.referredBy ? (
+              <Link href={`/console/entries/${e.referredBy}`}>
+                {referrer.data?.data.name ?? referrer.data?.data.email ?? 'the entry that referred it'}
+              </Link>
+            ) : (
+              'nobody (joined without a referral code)'
+            )}
+          </dd>
+        </div>
       </dl>
+
+      <details class="edit-entry">
+        <summary>Edit name, email or phone</summary>
+        <form
+          onSubmit={submitWith(setEditError, async (v) => {
+            setSaved(false);
+            await must(
+              api.PUT('/api/v1/entries/{entryId}', {
+                ...path,
+                body: { name: v.name || null, email: v.email || null, phone: v.phone || null },
+              }),
+            );
+            setSaved(true);
+            reload();
+          })}
+        >
+          <label for="edit-name">Name</label>
+          <input id="edit-name" name="name" value={e.name ?? ''} maxlength={200} />
+          <label for="edit-email">Email</label>
+          <input id="edit-email" name="email" type="email" value={e.email ?? ''} maxlength={254} />
+          <label for="edit-phone">Phone</label>
+          <input id="edit-phone" name="phone" type="tel" value={e.phone ?? ''} maxlength={32} />
+          <button type="submit">Save entry</button>
+          <ErrorLine error={editError} />
+          {saved ? <p role="status">Saved.</p> : null}
+        </form>
+      </details>
 
       <section aria-labelledby="actions-h">
         <h2 id="actions-h">Actions</h2>
@@ -99,6 +148,17 @@ export function EntryPage(props: { cred: Team; entryId: string }) {
           <button type="submit">Adjust points</button>
           <ErrorLine error={error} />
         </form>
+        <p class="inline">
+          <label for="dq-reason">
+            {e.disqualified ? 'Why re-qualify (kept in the history)' : 'Why disqualify (kept in the history)'}
+          </label>
+          <input
+            id="dq-reason"
+            value={dqReason}
+            maxlength={500}
+            onInput={(ev: Event) => setDqReason((ev.target as HTMLInputElement).value)}
+          />
+        </p>
         <p class="buttons">
           <Action
             label={e.disqualified ? 'Requalify' : 'Disqualify'}
@@ -106,8 +166,12 @@ export function EntryPage(props: { cred: Team; entryId: string }) {
             confirm={e.disqualified ? undefined : 'Disqualify this entry? It leaves the leaderboard and draws.'}
             run={async () => {
               await must(
-                api.POST('/api/v1/entries/{entryId}/disqualify', { ...path, body: { disqualify: !e.disqualified } }),
+                api.POST('/api/v1/entries/{entryId}/disqualify', {
+                  ...path,
+                  body: { disqualify: !e.disqualified, reason: dqReason.trim() || undefined },
+                }),
               );
+              setDqReason('');
               reload();
             }}
           />
@@ -151,7 +215,7 @@ export function EntryPage(props: { cred: Team; entryId: string }) {
             setError(null);
             try {
               await must(api.DELETE('/api/v1/entries/{entryId}', path));
-              navigate(`/console/contests/${e.contestId}`);
+              navigate(`/console/contests/${e.contestId}/entries?erased=1`);
             } catch (err) {
               setError(messageOf(err));
             }
@@ -205,9 +269,9 @@ export function EntryPage(props: { cred: Team; entryId: string }) {
       <section aria-labelledby="bonus-h">
         <h2 id="bonus-h">Bonus completions</h2>
         {p.bonusActions.length === 0 ? <p>None.</p> : null}
-        <ul>
+        <ul class="completions">
           {p.bonusActions.map((b) => (
-            <li>{JSON.stringify(b)}</li>
+            <li>{completionInWords(b, when)}</li>
           ))}
         </ul>
       </section>
@@ -216,7 +280,7 @@ export function EntryPage(props: { cred: Team; entryId: string }) {
         <h2 id="referrals-h">Referrals</h2>
         <p>
           {e.referralsCount} referral{e.referralsCount === 1 ? '' : 's'} credited to this entry.{' '}
-          <Link href={`/console/contests/${e.contestId}?referredBy=${e.id}`}>See the entries it referred</Link>
+          <Link href={`/console/contests/${e.contestId}/entries?referredBy=${e.id}`}>See the entries it referred</Link>
         </p>
       </section>
     </>

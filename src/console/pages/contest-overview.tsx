@@ -1,0 +1,147 @@
+/** @jsxImportSource hono/jsx/dom */
+/**
+ * A contest's overview: the funnel over a chosen range (sign-ups, confirmed, referred sign-ups,
+ * the viral coefficient and its trend, where sign-ups came from, the top referrers), read again
+ * while the page is visible.
+ */
+import { useState } from 'hono/jsx/dom';
+import { type Credential, apiClient, must } from '../api.js';
+import { LineChart, bucketLabel } from '../chart.js';
+import { ErrorLine, formValues, Link, useLoad } from '../ui.js';
+import { sourceInWords } from './words.js';
+
+type Team = Extract<Credential, { kind: 'team' }>;
+
+const pct = (part: number, whole: number) => (whole > 0 ? `${Math.round((part / whole) * 100)}%` : '—');
+
+export function Funnel(props: { cred: Team; contestId: string }) {
+  const api = apiClient(props.cred);
+  const [range, setRange] = useState<{ interval: 'hour' | 'day'; from?: string; to?: string }>({ interval: 'day' });
+  const data = useLoad(
+    async () =>
+      must(
+        api.GET('/api/v1/contests/{contestId}/funnel', {
+          params: {
+            path: { contestId: props.contestId },
+            query: { interval: range.interval, from: range.from, to: range.to },
+          },
+        }),
+      ),
+    [props.contestId, range.interval, range.from, range.to],
+    { live: true },
+  );
+  const f = data.data?.data;
+  const t = f?.totals;
+  return (
+    <section aria-labelledby="funnel-h">
+      <h2 id="funnel-h">Funnel</h2>
+      <form
+        class="inline"
+        onSubmit={(e: Event) => {
+          const v = formValues(e);
+          setRange({
+            interval: v.interval === 'hour' ? 'hour' : 'day',
+            from: v.from || undefined,
+            to: v.to || undefined,
+          });
+        }}
+      >
+        <label for="fun-interval">Per</label>
+        <select id="fun-interval" name="interval">
+          <option value="day" selected={range.interval === 'day'}>
+            day
+          </option>
+          <option value="hour" selected={range.interval === 'hour'}>
+            hour
+          </option>
+        </select>
+        <label for="fun-from">From</label>
+        <input id="fun-from" name="from" type="date" value={range.from ?? ''} />
+        <label for="fun-to">To</label>
+        <input id="fun-to" name="to" type="date" value={range.to ?? ''} />
+        <button type="submit">Show</button>
+      </form>
+      <ErrorLine error={data.error} />
+      {f && t ? (
+        <>
+          <p>
+            {f.from.slice(0, 10)} to {f.to.slice(0, 10)} (UTC)
+          </p>
+          <ol class="funnel" id="funnel-steps">
+            <li>
+              <span class="n">{t.signups.toLocaleString()}</span> sign-ups
+            </li>
+            <li>
+              <span class="n">{t.confirmed.toLocaleString()}</span> confirmed ({pct(t.confirmed, t.signups)} of
+              sign-ups)
+            </li>
+            <li>
+              <span class="n">{t.referredSignups.toLocaleString()}</span> referred sign-ups (
+              {pct(t.referredSignups, t.signups)} of sign-ups), {t.referredConfirmed.toLocaleString()} of them confirmed
+            </li>
+            <li>
+              Viral coefficient{' '}
+              <span class="n" id="viral-coefficient">
+                {t.viralCoefficient === null ? '—' : t.viralCoefficient.toFixed(2)}
+              </span>
+              : confirmed referred entries per confirmed entry
+            </li>
+          </ol>
+          <LineChart
+            id="viral-trend"
+            title={`Referred confirmations per 100 confirmations, per ${f.interval}`}
+            labels={f.buckets.map((b) => bucketLabel(b.start, f.interval))}
+            series={[
+              {
+                name: 'Per 100 confirmed',
+                color: '#b45309',
+                values: f.buckets.map((b) => Math.round((b.viralCoefficient ?? 0) * 100)),
+              },
+            ]}
+          />
+          <div class="two">
+            <table id="funnel-sources">
+              <caption>Where sign-ups came from</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Source</th>
+                  <th scope="col">Sign-ups</th>
+                </tr>
+              </thead>
+              <tbody>
+                {(
+                  [
+                    ['api', f.sources.api],
+                    ['signup', f.sources.signup],
+                    ['instant_win', f.sources.instantWin],
+                    ['webhook', f.sources.webhook],
+                  ] as const
+                ).map(([s, n]) => (
+                  <tr>
+                    <td>{sourceInWords(s)}</td>
+                    <td>{n.toLocaleString()}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+            <div>
+              <h3 id="top-referrers-h">Top referrers</h3>
+              {f.topReferrers.length === 0 ? (
+                <p>No referred sign-ups in this range.</p>
+              ) : (
+                <ol class="top" aria-labelledby="top-referrers-h">
+                  {f.topReferrers.map((r) => (
+                    <li>
+                      <Link href={`/console/entries/${r.entryId}`}>{r.name ?? r.email ?? 'an erased entry'}</Link>:{' '}
+                      {r.referredSignups.toLocaleString()} sign-up{r.referredSignups === 1 ? '' : 's'}
+                    </li>
+                  ))}
+                </ol>
+              )}
+            </div>
+          </div>
+        </>
+      ) : null}
+    </section>
+  );
+}

@@ -1,0 +1,44 @@
+/** What the API says in codes, in the operator's words. */
+
+const REASONS: Record<string, string> = {
+  disposable_email: 'a throwaway email address',
+  email_alias: 'the same email as another entry, written differently',
+  self_referral: 'referred by itself (the same email or address as its referrer)',
+  ip_velocity: 'too many sign-ups from one address within the hour',
+  referral_velocity: 'its referrer brought too many sign-ups within the hour',
+};
+
+/** "High risk: a throwaway email address; approved" */
+export function riskInWords(risk: { level: string; reasons: string[]; review: string | null }): string {
+  if (risk.level === 'none') return 'No risk signals';
+  const why = risk.reasons.map((r) => REASONS[r] ?? r.replace(/_/g, ' ')).join('; ');
+  const level = risk.level === 'high' ? 'High risk' : 'Worth a look';
+  return `${level}: ${why}${risk.review ? `. ${risk.review === 'approved' ? 'Approved' : 'Rejected'}` : ''}`;
+}
+
+const STATUS: Record<string, string> = {
+  verified: 'done',
+  approved: 'approved',
+  pending: 'waiting for review',
+  rejected: 'rejected',
+};
+
+/** "Follow us: approved, 5 points, 3 May 10:00, proof https://…" */
+export function completionInWords(b: Record<string, unknown>, when: (iso: string | null) => string): string {
+  const parts = [
+    STATUS[String(b.status)] ?? String(b.status ?? ''),
+    `${Number(b.pointsAwarded ?? 0)} point${Number(b.pointsAwarded) === 1 ? '' : 's'}`,
+    when((b.completedAt as string | null) ?? null),
+  ];
+  if (b.proof) parts.push(`proof: ${String(b.proof)}`);
+  if (b.answer) parts.push(`answer: ${String(b.answer)}`);
+  return `${String(b.action ?? 'Bonus action')}: ${parts.join(', ')}`;
+}
+
+const SOURCES: Record<string, string> = {
+  api: 'your server (the API)',
+  signup: 'a sign-up on a page',
+  instant_win: 'an instant-win prize claim',
+  webhook: 'an inbound webhook',
+};
+export const sourceInWords = (s: string) => SOURCES[s] ?? s;
