@@ -177,8 +177,9 @@ describe('get entry', () => {
       source: 'api',
     });
     // a referred entry names its referrer
-    const r1 = (await env.request('GET', `/api/v1/contests/${c.id}/entries?search=r1@example.com`, { key: a.publicKey }))
-      .body.data[0];
+    const r1 = (
+      await env.request('GET', `/api/v1/contests/${c.id}/entries?search=r1@example.com`, { key: a.publicKey })
+    ).body.data[0];
     const referred = await env.request('GET', `/api/v1/entries/${r1.id}`, { key: a.publicKey });
     expect(referred.body.data).toMatchObject({ referredBy: id, source: 'api' });
   });
