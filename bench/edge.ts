@@ -478,6 +478,28 @@ function edgeEndpoints(url: string, f: Awaited<ReturnType<typeof edgeFixtures>>)
   return { endpoints, prepareGames };
 }
 
+/**
+ * Requests to one server, timed. An address in CF-Connecting-IP (what the Worker reads) also goes
+ * as X-Forwarded-For (what Node reads behind TRUST_PROXY), so per-address limits see the same one.
+ */
+function callerAt(base: string): Call {
+  return async (method, path, key, body, headers = {}) => {
+    const t = performance.now();
+    const res = await fetch(base + path, {
+      method,
+      headers: {
+        ...(key ? { 'x-api-key': key } : {}),
+        'content-type': 'application/json',
+        ...headers,
+        ...(headers['cf-connecting-ip'] ? { 'x-forwarded-for': headers['cf-connecting-ip'] } : {}),
+      },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await res.text();
+    return { ms: performance.now() - t, status: res.status, text };
+  };
+}
+
 export async function edgeBench(opts: {
   baseUrl: string;
   samples: number;
@@ -505,22 +527,7 @@ export async function edgeBench(opts: {
       for (const latency of [0, LATENCY]) {
         const { base, child } = await startDev(url, transport, latency);
         children.push(child);
-        const call = async (
-          method: string,
-          path: string,
-          key: string | null,
-          body?: unknown,
-          headers: Record<string, string> = {},
-        ) => {
-          const t = performance.now();
-          const res = await fetch(base + path, {
-            method,
-            headers: { ...(key ? { 'x-api-key': key } : {}), 'content-type': 'application/json', ...headers },
-            body: body === undefined ? undefined : JSON.stringify(body),
-          });
-          const text = await res.text();
-          return { ms: performance.now() - t, status: res.status, text };
-        };
+        const call = callerAt(base);
         await prepareGames(call, samples + 5);
 
         for (const ep of endpoints) {
@@ -617,21 +624,7 @@ export async function pgCostBench(opts: { baseUrl: string; samples: number; log:
       const env = { PUBLIC_RATE_LIMIT: '1000000', ...(runtime === 'node' ? { TRUST_PROXY: '1' } : {}) };
       const { base, child } = await startDev(url, 'http', 0, env, runtime === 'node');
       children.push(child);
-      const call: Call = async (method, path, key, body, headers = {}) => {
-        const t = performance.now();
-        const res = await fetch(base + path, {
-          method,
-          headers: {
-            ...(key ? { 'x-api-key': key } : {}),
-            'content-type': 'application/json',
-            ...headers,
-            ...(headers['cf-connecting-ip'] ? { 'x-forwarded-for': headers['cf-connecting-ip'] } : {}),
-          },
-          body: body === undefined ? undefined : JSON.stringify(body),
-        });
-        const text = await res.text();
-        return { ms: performance.now() - t, status: res.status, text };
-      };
+      const call = callerAt(base);
       await prepareGames(call, samples + 15);
       for (const ep of endpoints) {
         // the private key for every endpoint: a public key's reads are rate limited per address (the

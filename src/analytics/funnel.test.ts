@@ -111,6 +111,83 @@ describe('GET /contests/{contestId}/funnel', () => {
     expect(d.body.data.totals.signups).toBe(6);
   });
 
+  it('top referrers equal a direct count over every range, whichever way is read; readers at once keep each referral once', async () => {
+    const c = await env.contest(t.teamId, { requireEmailConfirmation: false });
+    const T = new Date('2026-05-01T00:30:00.000Z');
+    env.clock.set(T);
+    // six referrers; over 12 hours, each hour a few referred sign-ups spread unevenly among them
+    const refs: { id: string; code: string }[] = [];
+    for (let i = 0; i < 6; i++) {
+      const r = await enter(c.id, { name: `Referrer ${i}` });
+      refs.push({ id: r.body.data.entryId, code: r.body.data.referralCode });
+    }
+    for (let h = 0; h < 12; h++) {
+      env.clock.set(new Date(T.getTime() + h * HOUR));
+      for (let k = 0; k < 1 + (h % 4); k++) {
+        const r = await enter(c.id, { referralCode: refs[(h * 5 + k * k) % 6]!.code });
+        expect(r.status, r.text).toBe(201);
+      }
+    }
+    const direct = async (from: string, to: string) =>
+      (
+        await query<{ id: string; n: number }>(
+          env.db,
+          sql`select referred_by as id, count(*)::int as n from entries where contest_id = ${c.id} and referred_by is not null
+              and created_at >= date_trunc('hour', ${from}::timestamptz) and created_at < date_trunc('hour', ${to}::timestamptz) + interval '1 hour'
+              group by 1 order by 2 desc, 1`,
+        )
+      ).map((r) => [r.id, r.n]);
+    const ranges = (): [string, string][] => {
+      const out: [string, string][] = [];
+      for (const [a, b] of [
+        [0, 11],
+        [0, 0],
+        [1, 10],
+        [5, 11],
+        [11, 11],
+        [3, 4],
+        [0, 13],
+      ] as const)
+        out.push([
+          new Date(T.getTime() + a * HOUR).toISOString().slice(0, 13) + ':00:00Z',
+          new Date(T.getTime() + b * HOUR).toISOString().slice(0, 13) + ':00:00Z',
+        ]);
+      return out;
+    };
+    const check = async () => {
+      for (const [from, to] of ranges()) {
+        const r = await funnel(c.id, `?interval=hour&from=${from}&to=${to}`);
+        expect(r.status, r.text).toBe(200);
+        expect(
+          r.body.data.topReferrers.map((x: { entryId: string; referredSignups: number }) => [
+            x.entryId,
+            x.referredSignups,
+          ]),
+          `${from} to ${to}`,
+        ).toEqual((await direct(from, to)).slice(0, 10));
+      }
+    };
+    // all live (nothing settled), then all settled (eight readers at once), then partly settled
+    env.clock.set(new Date(T.getTime() + 11 * HOUR + 30_000));
+    await check();
+    env.clock.set(new Date(T.getTime() + 14 * HOUR));
+    await Promise.all(Array.from({ length: 8 }, () => funnel(c.id, '?interval=hour&from=2026-05-01T00:00:00Z')));
+    const kept = await query<{ id: string; n: number }>(
+      env.db,
+      sql`select referrer_id as id, n from referral_counts where contest_id = ${c.id} order by n desc, referrer_id`,
+    );
+    expect(kept.map((k) => [k.id, k.n])).toEqual(await direct('2026-05-01T00:00:00Z', '2026-05-01T23:00:00Z'));
+    await check();
+    for (let k = 0; k < 3; k++) await enter(c.id, { referralCode: refs[5]!.code });
+    await check();
+    // a referrer erased keeps its count, its name gone
+    const erased = await env.request('DELETE', `/api/v1/entries/${refs[0]!.id}`, { key: t.privateKey });
+    expect(erased.status, erased.text).toBe(200);
+    const all = await funnel(c.id, '?interval=hour&from=2026-05-01T00:00:00Z&to=2026-05-01T14:00:00Z');
+    const gone = all.body.data.topReferrers.find((x: { entryId: string }) => x.entryId === refs[0]!.id);
+    expect(gone).toMatchObject({ email: null, name: null });
+  });
+
   it('an empty contest: zeros, null coefficients, no referrers', async () => {
     const c = await env.contest(t.teamId);
     const r = await funnel(c.id, '?interval=day&from=2026-03-09&to=2026-03-10');

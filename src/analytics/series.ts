@@ -67,7 +67,7 @@ type Counter = (owner: SQL, lo: SQL, hi: SQL) => SQL;
 
 const hourOf = (col: SQL) => sql`date_trunc('hour', ${col}, 'UTC')`;
 
-export const contestCounters: Counter[] = [
+const contestCounters: Counter[] = [
   // entries (also by source: source:api, source:signup, ...) and referred entries, by creation time
   (owner, lo, hi) => sql`
     select m.metric, x.h, m.n from (
@@ -84,6 +84,26 @@ export const contestCounters: Counter[] = [
     select 'bonus_completions'::text, ${hourOf(sql`b.completed_at`)}, count(*)
     from bonus_completions b where b.contest_id = ${owner} and b.completed_at >= ${lo} and b.completed_at < ${hi} group by 2`,
 ];
+
+/**
+ * What else a contest's read keeps when it moves the watermark: each referrer's referred entries
+ * settled in [since, upto) added to referral_counts (the funnel's top referrers, src/analytics/
+ * funnel.ts). A CTE body; `claimed` says whether this read moved the watermark.
+ */
+const foldReferrals = (since: SQL, upto: SQL) => sql`
+  insert into referral_counts (contest_id, referrer_id, n)
+  select w.id, x.referred_by, count(*) from w join entries x on x.contest_id = w.id
+  where exists (select 1 from claimed) and x.referred_by is not null and x.created_at >= ${since} and x.created_at < ${upto}
+  group by 1, 2
+  on conflict (contest_id, referrer_id) do update set n = referral_counts.n + excluded.n
+  returning 1`;
+
+/** What a series counts per hour, and what else its reads keep (every read of the owner must keep it, or counts are lost). */
+export interface SeriesKind {
+  counters: Counter[];
+  fold?: (since: SQL, upto: SQL) => SQL;
+}
+export const CONTEST_SERIES: SeriesKind = { counters: contestCounters, fold: foldReferrals };
 
 /** plays; won:<tier> (the prize given); drawn:<tier or none> (what the number drew, before stock) */
 const gameCounters: Counter[] = [
@@ -107,7 +127,7 @@ const gameCounters: Counter[] = [
 export function seriesStatement(
   team: Team,
   ownerSql: SQL,
-  counters: Counter[],
+  kind: SeriesKind,
   range: SeriesRange,
   now: Date,
   /** more rows for the same read, (start, metric, n, info json), given the owner CTE `w` and the range's bounds */
@@ -119,7 +139,7 @@ export function seriesStatement(
   const hi = sql`(${range.to.toISOString()}::timestamptz + ${step})`;
   const union = (lower: SQL, upper: SQL) =>
     sql.join(
-      counters.map((c) => sql`(${c(sql`w.id`, lower, upper)})`),
+      kind.counters.map((c) => sql`(${c(sql`w.id`, lower, upper)})`),
       sql` union all `,
     );
   return sql`with ${team.cte}
@@ -145,7 +165,7 @@ export function seriesStatement(
       group by w.id, fresh.metric, fresh.h having sum(fresh.n) > 0
       on conflict (owner_id, hour, metric) do update set n = series_hours.n + excluded.n
       returning 1
-    ),
+    ),${kind.fold ? sql` folded as (${kind.fold(sql`w.since`, sql`w.upto`)}),` : sql``}
     live as (
       select k.metric, k.h, k.n from w cross join lateral (${union(sql`greatest(w.since, w.upto)`, hi)}) k(metric, h, n)
       where greatest(w.since, w.upto) < ${hi}
@@ -202,7 +222,7 @@ export async function contestSeries(
   if (!isUuid(contestId)) throw Errors.contestNotFound();
   const rows = await query<Row>(
     db,
-    seriesStatement(team, sqlContestOwner(team, contestId), contestCounters, range, now),
+    seriesStatement(team, sqlContestOwner(team, contestId), CONTEST_SERIES, range, now),
   );
   if (rows.length === 0) throw Errors.contestNotFound();
   const field: Record<string, keyof Omit<ContestBucket, 'start'>> = {
@@ -234,7 +254,7 @@ export async function gameSeries(
     seriesStatement(
       team,
       sql`select id from contests where id = ${gameId} and team_id = ${team.id} and tool_type = 'instant_win'`,
-      gameCounters,
+      { counters: gameCounters },
       range,
       now,
     ),

@@ -10,13 +10,20 @@
  * Skipped, loudly, without Chromium; the Worker run also without a reachable Postgres.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdirSync, readFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort, pgReachable } from './support/net.js';
 import { CHROMIUM, launchChromium, warnIfNoChromium, watchedPage } from './support/chromium.js';
+import {
+  consoleBuildHash,
+  DOCS_SHOTS,
+  DOCS_SHOTS_DIR,
+  DOCS_SHOTS_MANIFEST,
+  type ShotsManifest,
+} from '../support/console-shots.js';
 
 warnIfNoChromium('the console BROWSER tests');
 
@@ -773,6 +780,21 @@ async function scenario(browser: Browser, origin: string, runtime: string) {
   }
 }
 
+/**
+ * docs/console.md's screenshots, taken again from this run's pages (Node) when the console's build
+ * changed since they were taken (test/docs-screenshots.test.ts fails until then).
+ */
+function refreshDocsScreenshots() {
+  const build = consoleBuildHash();
+  const current = JSON.parse(readFileSync(DOCS_SHOTS_MANIFEST, 'utf8')) as ShotsManifest;
+  if (current.consoleBuild === build) return;
+  for (const [file, artifact] of Object.entries(DOCS_SHOTS))
+    copyFileSync(join(ARTIFACTS, `node-${artifact}.png`), join(DOCS_SHOTS_DIR, file));
+  const manifest: ShotsManifest = { consoleBuild: build, shots: Object.keys(DOCS_SHOTS) };
+  writeFileSync(DOCS_SHOTS_MANIFEST, `${JSON.stringify(manifest, null, 2)}\n`);
+  console.log('console: docs/console screenshots taken again (the console changed since): commit them');
+}
+
 describe.skipIf(!CHROMIUM)('the console in Chromium', () => {
   let browser: Browser;
   beforeAll(async () => {
@@ -786,6 +808,7 @@ describe.skipIf(!CHROMIUM)('the console in Chromium', () => {
     const server = await startServer('src/node.ts', { PGLITE_DIR: 'memory://' });
     try {
       await scenario(browser, server.origin, 'node');
+      refreshDocsScreenshots();
     } finally {
       await server.stop();
     }

@@ -367,6 +367,26 @@ export const seriesHours = pgTable(
   (t) => [primaryKey({ columns: [t.ownerId, t.hour, t.metric] })],
 );
 
+/**
+ * Each referrer's referred entries settled so far (created before its contest's
+ * series_filled.until), kept by the time series' fold (src/analytics/series.ts) in the same
+ * statement that moves the watermark: the funnel's top referrers of a long range.
+ */
+export const referralCounts = pgTable(
+  'referral_counts',
+  {
+    contestId: uuid('contest_id')
+      .notNull()
+      .references(() => contests.id, { onDelete: 'cascade' }),
+    referrerId: uuid('referrer_id').notNull(),
+    n: integer('n').notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.contestId, t.referrerId] }),
+    index('referral_counts_top_idx').on(t.contestId, t.n.desc(), t.referrerId),
+  ],
+);
+
 export const seriesFilled = pgTable('series_filled', {
   ownerId: uuid('owner_id')
     .primaryKey()
