@@ -615,6 +615,9 @@ async function scenario(browser: Browser, origin: string, runtime: string) {
       if (section === 'entries')
         await expect.poll(() => page.locator('section[aria-labelledby="entries-h"] tbody tr').count()).toBe(25);
       await checkPage(page, runtime, `realistic-${section || 'overview'}`, axeResults);
+      // the first screenful, for docs/console.md
+      if (section === 'review')
+        await page.screenshot({ path: join(ARTIFACTS, `${runtime}-realistic-review-top-1280.png`) });
     }
     await page.goto(`${origin}/console/entries/${firstId}`);
     await expect.poll(() => page.locator('ul.completions li').first().textContent()).toContain('waiting for review');

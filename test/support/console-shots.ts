@@ -17,8 +17,8 @@ export const DOCS_SHOTS: Record<string, string> = {
   'sign-in-390.png': 'sign-in-390',
   'team-keys-390.png': 'team-keys-390',
   'overview-1280.png': 'contest-1280',
-  'review-390.png': 'realistic-review-390',
-  'entry-390.png': 'realistic-entry-390',
+  'review-1280.png': 'realistic-review-top-1280',
+  'entry-390.png': 'entry-390',
   'deliveries.png': 'deliveries-1280',
 };
 

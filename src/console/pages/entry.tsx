@@ -67,7 +67,7 @@ export function EntryPage(props: { cred: Team; entryId: string }) {
             <code>{e.referralCode}</code>
           </dd>
         </div>
-        <div>
+        <div class="sentence">
           <dt>Risk</dt>
           <dd id="entry-risk">{riskInWords(e.risk)}</dd>
         </div>
@@ -75,11 +75,11 @@ export function EntryPage(props: { cred: Team; entryId: string }) {
           <dt>Joined</dt>
           <dd>{when(e.createdAt)}</dd>
         </div>
-        <div>
+        <div class="sentence">
           <dt>Came through</dt>
           <dd id="entry-source">{sourceInWords(e.source)}</dd>
         </div>
-        <div>
+        <div class="sentence">
           <dt>Referred by</dt>
           <dd id="entry-referrer">
             {e.referredBy ? (
