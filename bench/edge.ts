@@ -12,6 +12,7 @@
  * Work an answer leaves to ctx.waitUntil (email delivery) is not on its path.
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { Agent, get as httpGet } from 'node:http';
 import { createServer } from 'node:net';
@@ -320,8 +321,16 @@ async function edgeFixtures(url: string) {
         select ${cachedContest.id}, 'cached' || i || '@example.com', 'Cached ' || i, 'C' || lpad(i::text, 9, '0'), i % 500, true
         from generate_series(1, 5000) i`,
   );
+  // a visitor's entry token (GET /api/v1/me): the entry in the middle of the contest's order
+  const meToken = `et_${createHash('sha256').update(`edge-${contest.id}`).digest('hex').slice(0, 40)}`;
+  await query(
+    db,
+    sql`insert into entry_tokens (token_hash, entry_id)
+        select ${createHash('sha256').update(meToken).digest('hex')}, id from entries where contest_id = ${contest.id}
+        order by points desc, created_at, id offset 2500 limit 1`,
+  );
   await h.close();
-  return { keys, contest, actions, people, cachedContest };
+  return { keys, contest, actions, people, cachedContest, meToken };
 }
 
 type Call = (
@@ -367,6 +376,13 @@ function edgeEndpoints(url: string, f: Awaited<ReturnType<typeof edgeFixtures>>)
       path: () => `/api/v1/contests/${contest.id}/leaderboard?limit=25`,
     },
     { name: 'analytics', method: 'GET', key: 'pub', path: () => `/api/v1/contests/${contest.id}/analytics` },
+    {
+      name: 'me (entry token)',
+      method: 'GET',
+      key: null,
+      path: () => '/api/v1/me',
+      headers: () => ({ authorization: `Bearer ${f.meToken}` }),
+    },
     {
       name: 'contest view',
       method: 'POST',
