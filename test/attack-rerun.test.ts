@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queryOne } from '../src/db/client.js';
 import { forwardedClientIp } from '../src/deps.js';
 import { createApiKey, createBonusAction } from '../src/admin/admin.js';
-import { createTestEnv, type TeamFixture, type TestEnv } from './support/harness.js';
+import { createTestEnv, type TeamFixture, type TestEnv, wheelGameBody } from './support/harness.js';
 
 let env: TestEnv;
 let t: TeamFixture;
@@ -121,18 +121,7 @@ describe('attack re-run with a copied public key', () => {
     env.clock.advance(61_000);
     const game = await env.request('POST', '/api/v1/instant-win-games', {
       key: t.privateKey,
-      body: {
-        slug: 'spin-to-win',
-        title: 'Wheel',
-        mechanic: 'wheel',
-        layout: 'default',
-        entryLimit: 'none',
-        publishAs: 'landing',
-        tiers: [
-          { name: 'Prize', oddsPercent: 50, redeemCode: 'C' },
-          { name: 'Miss', oddsPercent: 50, isMiss: true },
-        ],
-      },
+      body: wheelGameBody(50, 'C'),
     });
     let plays = 0;
     const spoofed = 200;

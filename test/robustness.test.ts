@@ -17,7 +17,7 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signShopify, signStripe } from '../src/lib/signatures.js';
 import { maxBodyBytes } from '../src/app.js';
-import { ADMIN_TOKEN, createTestEnv, query, type TeamFixture, type TestEnv } from './support/harness.js';
+import { ADMIN_TOKEN, createTestEnv, query, type TeamFixture, type TestEnv, wheelGameBody } from './support/harness.js';
 import { contractValidator } from './support/contract.js';
 
 let env: TestEnv;
@@ -849,19 +849,7 @@ beforeAll(async () => {
   });
   const game = await env.request('POST', '/api/v1/instant-win-games', {
     key: t.privateKey,
-    body: {
-      slug: 'spin-to-win',
-      title: 'Wheel',
-      mechanic: 'wheel',
-      layout: 'default',
-      entryLimit: 'none',
-      publishAs: 'landing',
-      status: 'active',
-      tiers: [
-        { name: 'Prize', oddsPercent: 100, redeemCode: 'WIN' },
-        { name: 'Miss', oddsPercent: 0, isMiss: true },
-      ],
-    },
+    body: wheelGameBody(100, 'WIN', { status: 'active' }),
   });
   expect(game.status, JSON.stringify(game.body)).toBe(201);
   const played = await env.request('POST', `/api/v1/instant-win-games/${game.body.data.id}/play`, {

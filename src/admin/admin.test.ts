@@ -3,7 +3,7 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { query } from '../db/client.js';
 import { sha256Hex } from '../lib/crypto.js';
-import { ADMIN_TOKEN, createTestEnv, type TestEnv } from '../../test/support/harness.js';
+import { ADMIN_TOKEN, createTestEnv, type TestEnv, wheelGameBody } from '../../test/support/harness.js';
 
 let env: TestEnv;
 beforeAll(async () => {
@@ -366,18 +366,7 @@ describe('teams list', () => {
       // a game is counted as a game, not as a contest
       const game = await fresh.request('POST', '/api/v1/instant-win-games', {
         key: a.privateKey,
-        body: {
-          slug: 'spin-to-win',
-          title: 'Wheel',
-          mechanic: 'wheel',
-          layout: 'default',
-          entryLimit: 'none',
-          publishAs: 'landing',
-          tiers: [
-            { name: 'Prize', oddsPercent: 50, redeemCode: 'WIN' },
-            { name: 'Miss', oddsPercent: 50, isMiss: true },
-          ],
-        },
+        body: wheelGameBody(),
       });
       expect(game.status, game.text).toBe(201);
       const keys = await fresh.request('GET', `/api/admin/teams/${a.teamId}/api-keys`, { headers: h });

@@ -6,7 +6,7 @@
  */
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestEnv, query, type TeamFixture, type TestEnv } from '../../test/support/harness.js';
+import { createTestEnv, query, type TeamFixture, type TestEnv, wheelGameBody } from '../../test/support/harness.js';
 
 let env: TestEnv;
 let t: TeamFixture;
@@ -206,18 +206,7 @@ describe('GET /contests/{contestId}/funnel', () => {
     expect([theirs.status, theirs.body.error]).toEqual([404, 'Contest not found']);
     const game = await env.request('POST', '/api/v1/instant-win-games', {
       key: t.privateKey,
-      body: {
-        slug: 'spin-to-win',
-        title: 'Wheel',
-        mechanic: 'wheel',
-        layout: 'default',
-        entryLimit: 'none',
-        publishAs: 'landing',
-        tiers: [
-          { name: 'Prize', oddsPercent: 50, isMiss: false, color: '#16a34a', deliveryType: 'code', redeemCode: 'X' },
-          { name: 'Try again', oddsPercent: 50, isMiss: true, color: '#9ca3af' },
-        ],
-      },
+      body: wheelGameBody(),
     });
     expect(game.status, game.text).toBe(201);
     expect((await funnel(game.body.data.id)).body.error).toBe('Contest not found');

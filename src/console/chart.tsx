@@ -4,6 +4,48 @@
  * buckets, with a legend and the same figures as a table for screen readers and keyboard users.
  */
 
+import { formValues } from './ui.js';
+
+/** A chart's range: per hour or day, from and to (dates, UTC); unset: the API's default. */
+export interface ChartRange {
+  interval: 'hour' | 'day';
+  from?: string;
+  to?: string;
+}
+
+/** The form that picks a chart's range (`id` prefixes its fields' ids). */
+export function RangeForm(props: { id: string; range: ChartRange; onRange: (r: ChartRange) => void }) {
+  const { id, range } = props;
+  return (
+    <form
+      class="inline"
+      onSubmit={(e: Event) => {
+        const v = formValues(e);
+        props.onRange({
+          interval: v.interval === 'hour' ? 'hour' : 'day',
+          from: v.from || undefined,
+          to: v.to || undefined,
+        });
+      }}
+    >
+      <label for={`${id}-interval`}>Per</label>
+      <select id={`${id}-interval`} name="interval">
+        <option value="day" selected={range.interval === 'day'}>
+          day
+        </option>
+        <option value="hour" selected={range.interval === 'hour'}>
+          hour
+        </option>
+      </select>
+      <label for={`${id}-from`}>From</label>
+      <input id={`${id}-from`} name="from" type="date" value={range.from ?? ''} />
+      <label for={`${id}-to`}>To</label>
+      <input id={`${id}-to`} name="to" type="date" value={range.to ?? ''} />
+      <button type="submit">Show</button>
+    </form>
+  );
+}
+
 export interface ChartSeries {
   name: string;
   color: string;

@@ -7,7 +7,14 @@ import { sql } from 'drizzle-orm';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { normalizeEmail } from '../lib/email.js';
-import { ADMIN_TOKEN, createTestEnv, query, type TeamFixture, type TestEnv } from '../../test/support/harness.js';
+import {
+  ADMIN_TOKEN,
+  createTestEnv,
+  query,
+  type TeamFixture,
+  type TestEnv,
+  wheelGameBody,
+} from '../../test/support/harness.js';
 
 /** accepted: as sent → as stored */
 const ACCEPTED: [string, string][] = [
@@ -173,18 +180,7 @@ describe('every way in stores the same form and finds the entry by the same stri
   it('an instant-win claim stores the same form; claiming again with the same string is the same claim', async () => {
     const game = await env.request('POST', '/api/v1/instant-win-games', {
       key: t.privateKey,
-      body: {
-        slug: 'spin-to-win',
-        title: 'Wheel',
-        mechanic: 'wheel',
-        layout: 'default',
-        entryLimit: 'none',
-        publishAs: 'landing',
-        tiers: [
-          { name: 'Prize', oddsPercent: 100, redeemCode: 'WIN' },
-          { name: 'Miss', oddsPercent: 0, isMiss: true },
-        ],
-      },
+      body: wheelGameBody(100),
     });
     expect(game.status, JSON.stringify(game.body)).toBe(201);
     const gameId = game.body.data.id as string;

@@ -281,3 +281,21 @@ export async function createTestEnv(opts: TestEnvOptions = {}): Promise<TestEnv>
 
 /** Drizzle's raw SQL result rows on any backend. */
 export { query, queryOne } from '../../src/db/client.js';
+
+/**
+ * The body of a spin-to-win game (POST /api/v1/instant-win-games): a prize (code `code`) and a
+ * miss, at `prizeOdds` and the rest; `more` adds or overrides fields (status, title).
+ */
+export const wheelGameBody = (prizeOdds = 50, code = 'WIN', more: Record<string, unknown> = {}) => ({
+  slug: 'spin-to-win',
+  title: 'Wheel',
+  mechanic: 'wheel',
+  layout: 'default',
+  entryLimit: 'none',
+  publishAs: 'landing',
+  tiers: [
+    { name: 'Prize', oddsPercent: prizeOdds, redeemCode: code },
+    { name: 'Miss', oddsPercent: 100 - prizeOdds, isMiss: true },
+  ],
+  ...more,
+});

@@ -2,15 +2,15 @@
 /** A contest's activity over time, its bonus actions, and the completions waiting for review. */
 import { useState } from 'hono/jsx/dom';
 import { type Credential, apiClient, must } from '../api.js';
-import { LineChart, bucketLabel } from '../chart.js';
-import { Action, ErrorLine, formValues, Link, plural, submitWith, useLoad, when } from '../ui.js';
+import { type ChartRange, LineChart, RangeForm, bucketLabel } from '../chart.js';
+import { Action, ErrorLine, Link, plural, submitWith, useLoad, when } from '../ui.js';
 
 type Team = Extract<Credential, { kind: 'team' }>;
 
 /** Entries, confirmations, referrals and bonus completions per hour or day over a chosen range (UTC). */
 export function Activity(props: { cred: Team; contestId: string }) {
   const api = apiClient(props.cred);
-  const [range, setRange] = useState<{ interval: 'hour' | 'day'; from?: string; to?: string }>({ interval: 'day' });
+  const [range, setRange] = useState<ChartRange>({ interval: 'day' });
   const data = useLoad(
     async () =>
       must(
@@ -27,32 +27,7 @@ export function Activity(props: { cred: Team; contestId: string }) {
   return (
     <section aria-labelledby="activity-h">
       <h2 id="activity-h">Activity</h2>
-      <form
-        class="inline"
-        onSubmit={(e: Event) => {
-          const v = formValues(e);
-          setRange({
-            interval: v.interval === 'hour' ? 'hour' : 'day',
-            from: v.from || undefined,
-            to: v.to || undefined,
-          });
-        }}
-      >
-        <label for="act-interval">Per</label>
-        <select id="act-interval" name="interval">
-          <option value="day" selected={range.interval === 'day'}>
-            day
-          </option>
-          <option value="hour" selected={range.interval === 'hour'}>
-            hour
-          </option>
-        </select>
-        <label for="act-from">From</label>
-        <input id="act-from" name="from" type="date" value={range.from ?? ''} />
-        <label for="act-to">To</label>
-        <input id="act-to" name="to" type="date" value={range.to ?? ''} />
-        <button type="submit">Show</button>
-      </form>
+      <RangeForm id="act" range={range} onRange={setRange} />
       <ErrorLine error={data.error} />
       {s ? (
         <LineChart

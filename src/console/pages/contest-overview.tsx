@@ -6,8 +6,8 @@
  */
 import { useState } from 'hono/jsx/dom';
 import { type Credential, apiClient, must } from '../api.js';
-import { LineChart, bucketLabel } from '../chart.js';
-import { ErrorLine, formValues, Link, useLoad } from '../ui.js';
+import { type ChartRange, LineChart, RangeForm, bucketLabel } from '../chart.js';
+import { ErrorLine, Link, useLoad } from '../ui.js';
 import { sourceInWords } from './words.js';
 
 type Team = Extract<Credential, { kind: 'team' }>;
@@ -16,7 +16,7 @@ const pct = (part: number, whole: number) => (whole > 0 ? `${Math.round((part / 
 
 export function Funnel(props: { cred: Team; contestId: string }) {
   const api = apiClient(props.cred);
-  const [range, setRange] = useState<{ interval: 'hour' | 'day'; from?: string; to?: string }>({ interval: 'day' });
+  const [range, setRange] = useState<ChartRange>({ interval: 'day' });
   const data = useLoad(
     async () =>
       must(
@@ -35,32 +35,7 @@ export function Funnel(props: { cred: Team; contestId: string }) {
   return (
     <section aria-labelledby="funnel-h">
       <h2 id="funnel-h">Funnel</h2>
-      <form
-        class="inline"
-        onSubmit={(e: Event) => {
-          const v = formValues(e);
-          setRange({
-            interval: v.interval === 'hour' ? 'hour' : 'day',
-            from: v.from || undefined,
-            to: v.to || undefined,
-          });
-        }}
-      >
-        <label for="fun-interval">Per</label>
-        <select id="fun-interval" name="interval">
-          <option value="day" selected={range.interval === 'day'}>
-            day
-          </option>
-          <option value="hour" selected={range.interval === 'hour'}>
-            hour
-          </option>
-        </select>
-        <label for="fun-from">From</label>
-        <input id="fun-from" name="from" type="date" value={range.from ?? ''} />
-        <label for="fun-to">To</label>
-        <input id="fun-to" name="to" type="date" value={range.to ?? ''} />
-        <button type="submit">Show</button>
-      </form>
+      <RangeForm id="fun" range={range} onRange={setRange} />
       <ErrorLine error={data.error} />
       {f && t ? (
         <>
