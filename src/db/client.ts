@@ -119,6 +119,29 @@ async function timed<T>(work: () => Promise<T>): Promise<T> {
   }
 }
 
+/**
+ * Databases that plan each statement every time (Neon over HTTP) and call a statement's function
+ * instead when the database has one (src/db/statement-functions.ts): `names` holds the functions'
+ * names, which are the statements' names (statementName). The function runs the same SQL with the
+ * same parameters and answers the same columns, and Postgres keeps its plans per connection.
+ */
+const functionDbs = new WeakMap<object, ReadonlySet<string>>();
+export const useStatementFunctions = (db: Db, names: ReadonlySet<string>) => {
+  functionDbs.set(db, names);
+};
+
+/**
+ * Records the text of every statement run while it is set (test/statement-functions.test.ts:
+ * which statements the hot endpoints send).
+ */
+let recorder: ((text: string) => void) | null = null;
+export const recordStatements = (fn: ((text: string) => void) | null) => {
+  recorder = fn;
+};
+
+/** The prepared statement's (and statement function's) name of a statement text. */
+export { statementName };
+
 /** Runs raw SQL and returns its rows, whatever the driver. */
 export function query<T = Record<string, unknown>>(db: Db, statement: SQL): Promise<T[]> {
   return timed(() => runQuery<T>(db, statement));
@@ -127,7 +150,30 @@ export function query<T = Record<string, unknown>>(db: Db, statement: SQL): Prom
 async function runQuery<T>(db: Db, statement: SQL): Promise<T[]> {
   noteKeyCheck(statement);
   let result: { rows?: T[] } | T[];
-  if (namedStatementDbs.has(db)) {
+  const functions = functionDbs.get(db);
+  if (recorder) recorder((db as unknown as DrizzleInternals).dialect.sqlToQuery(statement).sql);
+  if (functions) {
+    const internals = db as unknown as DrizzleInternals;
+    const built = internals.dialect.sqlToQuery(statement);
+    const name = statementName(built.sql);
+    const run = (q: { sql: string; params: unknown[] }) =>
+      internals.session.prepareQuery(q, undefined, '', false).execute() as Promise<typeof result>;
+    if (functions.has(name)) {
+      try {
+        result = await run({
+          sql: `select * from ${name}(${built.params.map((_, i) => `$${i + 1}`).join(', ')})`,
+          params: built.params,
+        });
+      } catch (e) {
+        // a database whose migrations have not made this version's functions yet (a Worker
+        // deployed before `npm run db:migrate`): the statement itself, one more round trip
+        if (pgError(e)?.code !== '42883' || !String((e as Error).message).includes(name)) throw e;
+        result = await run(built);
+      }
+    } else {
+      result = await run(built);
+    }
+  } else if (namedStatementDbs.has(db)) {
     // what db.execute() does, with a statement name
     const internals = db as unknown as DrizzleInternals;
     const built = internals.dialect.sqlToQuery(statement);

@@ -6,7 +6,18 @@
  * play, a claim and a game create (one batch: write + read back) are each one HTTP request.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { call, hasPostgres, makeContest, makeTeam, quietSqlRequests as quiet, type Team } from './support/workerd.js';
+import { sql } from 'drizzle-orm';
+import { STATEMENT_FUNCTIONS } from '../../src/db/statement-functions.generated.js';
+import {
+  call,
+  eventually,
+  hasPostgres,
+  makeContest,
+  makeTeam,
+  quietSqlRequests as quiet,
+  sqlRows,
+  type Team,
+} from './support/workerd.js';
 
 describe.skipIf(!hasPostgres)('round trips on the Worker over HTTP', () => {
   let team: Team;
@@ -140,5 +151,29 @@ describe.skipIf(!hasPostgres)('round trips on the Worker over HTTP', () => {
       403,
       { success: false, error: 'External tracking is not enabled for this contest' },
     ]);
+  });
+  it('the hot statements reach Postgres as their functions (plans kept per connection), one request each', async () => {
+    const entry = await trips('POST', `/api/v1/contests/${contestId}/entries`, {
+      key: team.privateKey,
+      body: { email: 'fn-ann@example.com', name: 'Fn' },
+    });
+    expect(entry.res.status, entry.res.text).toBe(201);
+    expect(entry.http).toBe(1);
+    for (const path of [
+      `/api/v1/contests/${contestId}/leaderboard`,
+      `/api/v1/entries/${entry.res.body.data.entryId}`,
+    ]) {
+      const r = await trips('GET', path, { key: team.publicKey });
+      expect([path, r.res.status, r.http]).toEqual([path, 200, 1]);
+    }
+    // three of the registered functions were called (Postgres reports its counts within a second or so)
+    const called = await eventually(async () => {
+      const rows = await sqlRows<{ funcname: string }>(
+        sql`select funcname from pg_stat_user_functions where calls > 0 and funcname like 'ce\_%'`,
+      );
+      const names = rows.map((r) => r.funcname).filter((n) => STATEMENT_FUNCTIONS.has(n));
+      return names.length >= 3 ? names : null;
+    });
+    expect(called.length).toBeGreaterThanOrEqual(3);
   });
 });

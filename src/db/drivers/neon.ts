@@ -3,7 +3,8 @@ import { drizzle as drizzleHttp } from 'drizzle-orm/neon-http';
 import { drizzle } from 'drizzle-orm/neon-serverless';
 import type { DatabaseProvider } from '../../deps.js';
 import type { SQL } from 'drizzle-orm';
-import { type Db, useBatchRunner } from '../client.js';
+import { type Db, useBatchRunner, useStatementFunctions } from '../client.js';
+import { STATEMENT_FUNCTIONS } from '../statement-functions.generated.js';
 import * as schema from '../schema.js';
 
 export interface NeonProviderOptions {
@@ -60,6 +61,9 @@ export function neonHttpProvider(connectionString: string, opts: NeonHttpProvide
   if (opts.fetchEndpoint) neonConfig.fetchEndpoint = opts.fetchEndpoint;
   const client = neon(connectionString);
   const db = drizzleHttp({ client, schema }) as unknown as Db;
+  // the hot statements through their functions, whose plans Postgres keeps on Neon's pooled
+  // connections (src/db/statement-functions.ts)
+  useStatementFunctions(db, STATEMENT_FUNCTIONS);
   // batch(): the statements in ONE HTTP request, run by Neon as one transaction
   const dialect = (db as unknown as { dialect: { sqlToQuery(s: SQL): { sql: string; params: unknown[] } } }).dialect;
   useBatchRunner(db, async (statements) => {

@@ -49,6 +49,8 @@ export default async function setup(project: TestProject) {
   }
   const name = `ce_w_${process.pid}_${Date.now().toString(36)}`;
   await admin.query(`create database ${name}`);
+  // function call counts (pg_stat_user_functions): the Worker's statements reach Postgres as their functions
+  await admin.query(`alter database ${name} set track_functions = 'pl'`);
   const databaseUrl = withDatabase(base, name);
   const migrated = await openPg(databaseUrl, { max: 1 });
   await migrated.close();
