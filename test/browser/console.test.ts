@@ -721,6 +721,7 @@ async function scenario(browser: Browser, origin: string, runtime: string) {
     await page.getByRole('link', { name: 'Games' }).click();
     await page.getByRole('heading', { name: 'Instant-win games' }).waitFor();
     await page.getByText('New game').click();
+    await checkPage(page, runtime, 'games-new', axeResults);
     await page.getByLabel('Title').fill('Console wheel');
     await page.getByRole('button', { name: 'Create game' }).click();
 

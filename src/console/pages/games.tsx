@@ -41,6 +41,7 @@ export function GamesPage(props: { cred: Team }) {
       <details>
         <summary>New game</summary>
         <form
+          class="new-game"
           onSubmit={submitWith(setError, async (v) => {
             const tiers = Array.from({ length: TIER_ROWS }, (_, i) => i)
               .filter((i) => (v[`tier${i}name`] ?? '').trim() !== '')
