@@ -149,39 +149,35 @@ export function query<T = Record<string, unknown>>(db: Db, statement: SQL): Prom
 
 async function runQuery<T>(db: Db, statement: SQL): Promise<T[]> {
   noteKeyCheck(statement);
-  let result: { rows?: T[] } | T[];
+  type Result = { rows?: T[] } | T[];
+  let result: Result;
   const functions = functionDbs.get(db);
-  if (recorder) recorder((db as unknown as DrizzleInternals).dialect.sqlToQuery(statement).sql);
-  if (functions) {
+  const named = namedStatementDbs.has(db);
+  if (!functions && !named && !recorder) {
+    result = (await db.execute(statement)) as unknown as Result;
+  } else {
+    // the statement's text and parameters, built once for whichever way it is sent
     const internals = db as unknown as DrizzleInternals;
     const built = internals.dialect.sqlToQuery(statement);
+    recorder?.(built.sql);
     const name = statementName(built.sql);
-    const run = (q: { sql: string; params: unknown[] }) =>
-      internals.session.prepareQuery(q, undefined, '', false).execute() as Promise<typeof result>;
-    if (functions.has(name)) {
+    const run = (q: { sql: string; params: unknown[] }, as = '') =>
+      internals.session.prepareQuery(q, undefined, as, false).execute() as Promise<Result>;
+    if (functions?.has(name)) {
+      const call = `select * from ${name}(${built.params.map((_, i) => `$${i + 1}`).join(', ')})`;
       try {
-        result = await run({
-          sql: `select * from ${name}(${built.params.map((_, i) => `$${i + 1}`).join(', ')})`,
-          params: built.params,
-        });
+        result = await run({ sql: call, params: built.params });
       } catch (e) {
         // a database whose migrations have not made this version's functions yet (a Worker
         // deployed before `npm run db:migrate`): the statement itself, one more round trip
-        if (pgError(e)?.code !== '42883' || !String((e as Error).message).includes(name)) throw e;
+        const err = pgError(e);
+        if (err?.code !== '42883' || !err.message?.startsWith(`function ${name}(`)) throw e;
         result = await run(built);
       }
     } else {
-      result = await run(built);
+      // on Node, a named prepared statement (what db.execute() does, with a name)
+      result = await run(built, named ? name : '');
     }
-  } else if (namedStatementDbs.has(db)) {
-    // what db.execute() does, with a statement name
-    const internals = db as unknown as DrizzleInternals;
-    const built = internals.dialect.sqlToQuery(statement);
-    result = (await internals.session
-      .prepareQuery(built, undefined, statementName(built.sql), false)
-      .execute()) as typeof result;
-  } else {
-    result = (await db.execute(statement)) as unknown as typeof result;
   }
   const rows = Array.isArray(result) ? result : (result.rows ?? []);
   noteDeliveries(rows as Record<string, unknown>[]);
@@ -227,12 +223,17 @@ export async function queryOne<T = Record<string, unknown>>(db: Db, statement: S
 }
 
 /** The Postgres error (SQLSTATE code, constraint) behind a driver or Drizzle error, if any. */
-export function pgError(e: unknown): { code: string; constraint?: string } | undefined {
+export function pgError(e: unknown): { code: string; constraint?: string; message?: string } | undefined {
   let cur: unknown = e;
   for (let i = 0; i < 5 && cur && typeof cur === 'object'; i++) {
-    const o = cur as { code?: unknown; constraint?: unknown; cause?: unknown };
+    const o = cur as { code?: unknown; constraint?: unknown; message?: unknown; cause?: unknown };
     if (typeof o.code === 'string' && /^[0-9A-Z]{5}$/.test(o.code)) {
-      return { code: o.code, constraint: typeof o.constraint === 'string' ? o.constraint : undefined };
+      return {
+        code: o.code,
+        constraint: typeof o.constraint === 'string' ? o.constraint : undefined,
+        // Postgres's own message (a driver's wrapper message is the error one level up)
+        message: typeof o.message === 'string' ? o.message : undefined,
+      };
     }
     cur = o.cause;
   }

@@ -16,7 +16,14 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLatencyFront } from '../../scripts/latency-front.js';
 import { startNeonHttp, type NeonHttp } from '../../scripts/neon-http.js';
-import { isUniqueViolation, pgError, query, type Db } from '../../src/db/client.js';
+import {
+  isUniqueViolation,
+  pgError,
+  query,
+  statementName,
+  type Db,
+  useStatementFunctions,
+} from '../../src/db/client.js';
 import { neonHttpProvider } from '../../src/db/drivers/neon.js';
 import { openPg, type PgHandle } from '../../src/db/drivers/pg.js';
 import { apiKeys, contests, teams } from '../../src/db/tables/core.js';
@@ -187,7 +194,11 @@ describe.skipIf(!reachable)('local Neon HTTP endpoint with the real driver', () 
         message: 'duplicate key value violates unique constraint "api_keys_key_hash_uq"',
       });
       expect((err as { detail: string }).detail).toContain('already exists');
-      expect(pgError(err)).toEqual({ code: '23505', constraint: 'api_keys_key_hash_uq' });
+      expect(pgError(err)).toEqual({
+        code: '23505',
+        constraint: 'api_keys_key_hash_uq',
+        message: 'duplicate key value violates unique constraint "api_keys_key_hash_uq"',
+      });
     });
 
     it('a failing statement in a batch rolls the whole batch back', async () => {
@@ -330,7 +341,11 @@ describe.skipIf(!reachable)('local Neon HTTP endpoint with the real driver', () 
         .insert(apiKeys)
         .values(values)
         .catch((e: unknown) => e);
-      expect(pgError(err)).toEqual({ code: '23505', constraint: 'api_keys_key_hash_uq' });
+      expect(pgError(err)).toEqual({
+        code: '23505',
+        constraint: 'api_keys_key_hash_uq',
+        message: 'duplicate key value violates unique constraint "api_keys_key_hash_uq"',
+      });
       expect(isUniqueViolation(err, 'api_keys_key_hash_uq')).toBe(true);
       const raw = await query(
         db,
@@ -347,8 +362,49 @@ describe.skipIf(!reachable)('local Neon HTTP endpoint with the real driver', () 
           db.insert(apiKeys).values({ teamId, type: 'private', keyHash: 'drizzle-dup', prefix: 'sk_x' }),
         ])
         .catch((e: unknown) => e);
-      expect(pgError(err)).toEqual({ code: '23505', constraint: 'api_keys_key_hash_uq' });
+      expect(pgError(err)).toEqual({
+        code: '23505',
+        constraint: 'api_keys_key_hash_uq',
+        message: 'duplicate key value violates unique constraint "api_keys_key_hash_uq"',
+      });
       expect(await teamCount('drizzle-batch')).toBe(0);
+    });
+
+    it("a registered statement goes through its function; without the function, as itself; another 42883 is the statement's own error", async () => {
+      const fn = neonHttpProvider(databaseUrl, { fetchEndpoint: endpoint.endpoint }).acquire().db;
+      const statement = sql`select ${20}::int + 1 as n, ${'x'}::text as s`;
+      const built = (fn as unknown as { dialect: { sqlToQuery(q: unknown): { sql: string } } }).dialect.sqlToQuery(
+        statement,
+      );
+      const name = statementName(built.sql);
+      const missing = sql`select ce_no_such_function(${1}::int) as x`;
+      const missingName = statementName(
+        (fn as unknown as { dialect: { sqlToQuery(q: unknown): { sql: string } } }).dialect.sqlToQuery(missing).sql,
+      );
+      useStatementFunctions(fn, new Set([name, missingName]));
+      // no function yet: 42883 for it, then the statement itself (two requests)
+      let before = endpoint.requests();
+      expect(await query(fn, statement)).toEqual([{ n: 21, s: 'x' }]);
+      expect(endpoint.requests() - before).toBe(2);
+      // with its function: one request, the same answer, through the function (Postgres counts the call)
+      await direct.pool.query(
+        `create function ${name}(ce_a1 int4, ce_a2 text) returns table (n int4, s text) language plpgsql as $f$
+         #variable_conflict use_column
+         begin return query select ce_a1 + 1, ce_a2; end $f$`,
+      );
+      before = endpoint.requests();
+      expect(await query(fn, statement)).toEqual([{ n: 21, s: 'x' }]);
+      expect(endpoint.requests() - before).toBe(1);
+      // a 42883 from inside a function (about another function) is thrown as it is, not retried
+      await direct.pool.query(
+        `create function ${missingName}(ce_a1 int4) returns table (x int4) language plpgsql as $f$
+         begin return query select ce_no_such_function(ce_a1); end $f$`,
+      );
+      before = endpoint.requests();
+      const err = await query(fn, missing).catch((e: unknown) => e);
+      expect(pgError(err)?.code).toBe('42883');
+      expect(pgError(err)?.message).toMatch(/^function ce_no_such_function\(integer\) does not exist/);
+      expect(endpoint.requests() - before).toBe(1);
     });
 
     it('interactive transactions are not available over HTTP (the driver throws)', async () => {
