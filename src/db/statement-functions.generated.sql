@@ -246,6 +246,35 @@ BEGIN
 END
 $ce_fn$
 -- ce:function
+-- entries search (private)
+CREATE OR REPLACE FUNCTION ce_6d7281292f9c41a0(ce_a1 text, ce_a2 text, ce_a3 text, ce_a4 timestamp with time zone, ce_a5 timestamp with time zone, ce_a6 uuid, ce_a7 text, ce_a8 text, ce_a9 text, ce_a10 text, ce_a11 text, ce_a12 text, ce_a13 text, ce_a14 text, ce_a15 bigint, ce_a16 bigint) RETURNS TABLE ("contest_found" boolean, "total" bigint, "id" uuid, "email" text, "name" text, "phone" text, "points" integer, "email_confirmed" boolean, "disqualified" boolean, "referral_code" text, "created_at" timestamp with time zone, "risk_level" text, "risk_reasons" text[], "risk_review" text) LANGUAGE plpgsql VOLATILE AS $ce_fn$
+#variable_conflict use_column
+BEGIN
+  RETURN QUERY with ce_key as materialized (select * from ce_auth(ce_a1::text, ce_a2::text, ce_a3::text)),
+    ce_touch as (
+      update api_keys set last_used_at = ce_a4::timestamptz
+      where id = (select key_id from ce_key)
+        and (last_used_at is null or last_used_at < ce_a5::timestamptz - interval '60 seconds')
+      returning 1
+    ), c as (select id from contests where id = ce_a6 and team_id = (select team_id from ce_key)),
+        f as (select e.* from entries e join c on e.contest_id = c.id and e.erased_at is null
+                  where not coalesce((select personal_data = 'masked' from ce_key), false) and (coalesce(e.email, '') || ' ' || coalesce(e.name, '')) ilike ce_a7::text escape '\' and (e.email ilike ce_a8::text escape '\' or e.name ilike ce_a9::text escape '\') 
+                  union all
+                  select e.* from entries e join c on e.contest_id = c.id and e.erased_at is null
+                  where coalesce((select personal_data = 'masked' from ce_key), false) and e.email = ce_a10::text 
+                  union all
+                  -- a referral code, exactly (entries_referral_code_uq), unless the first arm has the entry already
+                  select e.* from entries e join c on e.contest_id = c.id and e.erased_at is null
+                  where e.referral_code = ce_a11::text
+                    and (coalesce((select personal_data = 'masked' from ce_key), false) or not ((coalesce(e.email, '') || ' ' || coalesce(e.name, '')) ilike ce_a12::text escape '\' and (e.email ilike ce_a13::text escape '\' or e.name ilike ce_a14::text escape '\'))) )
+        select exists (select 1 from c) as contest_found, (select count(*) from f) as total, p.*
+        from (select 1) one left join lateral (
+          select e.id, (case when coalesce((select personal_data = 'masked' from ce_key), false) then ce_mask_email(e.email) else e.email end) as email, (case when coalesce((select personal_data = 'masked' from ce_key), false) then ce_mask_name(e.name) else e.name end) as name, (case when coalesce((select personal_data = 'masked' from ce_key), false) then ce_mask_phone(e.phone) else e.phone end) as phone,
+    e.points, e.email_confirmed, e.disqualified, e.referral_code, e.created_at, e.risk_level, e.risk_reasons, e.risk_review from f e order by e.created_at desc, e.id desc limit ce_a15 offset ce_a16
+        ) p on true;
+END
+$ce_fn$
+-- ce:function
 -- contests list
 CREATE OR REPLACE FUNCTION ce_6dc76e4e6dfc1256(ce_a1 text, ce_a2 text, ce_a3 text, ce_a4 timestamp with time zone, ce_a5 timestamp with time zone, ce_a6 text, ce_a7 text, ce_a8 bigint, ce_a9 bigint) RETURNS TABLE ("total" bigint, "id" uuid, "team_id" uuid, "tool_type" text, "title" text, "description" text, "status" text, "start_date" timestamp with time zone, "end_date" timestamp with time zone, "is_evergreen" boolean, "mode" text, "slug" text, "views_count" bigint, "public_cache_seconds" integer, "entries_count" numeric) LANGUAGE plpgsql VOLATILE AS $ce_fn$
 #variable_conflict use_column
@@ -947,38 +976,5 @@ BEGIN
           returning 1
         )
         select u.previous, u.total, ((select count(*) from ev_points_d)) as ce_event_deliveries from u;
-END
-$ce_fn$
--- ce:function
--- entries search (private)
-CREATE OR REPLACE FUNCTION ce_ea9a94e1a23a205f(ce_a1 text, ce_a2 text, ce_a3 text, ce_a4 timestamp with time zone, ce_a5 timestamp with time zone, ce_a6 uuid, ce_a7 text, ce_a8 text, ce_a9 text, ce_a10 text, ce_a11 text, ce_a12 text, ce_a13 text, ce_a14 text, ce_a15 bigint, ce_a16 bigint) RETURNS TABLE ("contest_found" boolean, "total" bigint, "id" uuid, "email" text, "name" text, "phone" text, "points" integer, "email_confirmed" boolean, "disqualified" boolean, "referral_code" text, "created_at" timestamp with time zone, "risk_level" text, "risk_reasons" text[], "risk_review" text) LANGUAGE plpgsql VOLATILE AS $ce_fn$
-#variable_conflict use_column
-BEGIN
-  RETURN QUERY with ce_key as materialized (select * from ce_auth(ce_a1::text, ce_a2::text, ce_a3::text)),
-    ce_touch as (
-      update api_keys set last_used_at = ce_a4::timestamptz
-      where id = (select key_id from ce_key)
-        and (last_used_at is null or last_used_at < ce_a5::timestamptz - interval '60 seconds')
-      returning 1
-    ), c as (select id from contests where id = ce_a6 and team_id = (select team_id from ce_key)),
-        f as (select e.* from entries e join c on e.contest_id = c.id and e.erased_at is null
-                  where not coalesce((select personal_data = 'masked' from ce_key), false)
-                    and (coalesce(e.email, '') || ' ' || coalesce(e.name, '')) ilike ce_a7::text escape '\'
-                    and (e.email ilike ce_a8::text escape '\' or e.name ilike ce_a9::text escape '\') 
-                  union all
-                  select e.* from entries e join c on e.contest_id = c.id and e.erased_at is null
-                  where coalesce((select personal_data = 'masked' from ce_key), false) and e.email = ce_a10::text 
-                  union all
-                  -- a referral code, exactly (entries_referral_code_uq), unless the first arm has the entry already
-                  select e.* from entries e join c on e.contest_id = c.id and e.erased_at is null
-                  where e.referral_code = ce_a11::text
-                    and (coalesce((select personal_data = 'masked' from ce_key), false) or not (
-                      (coalesce(e.email, '') || ' ' || coalesce(e.name, '')) ilike ce_a12::text escape '\'
-                      and (e.email ilike ce_a13::text escape '\' or e.name ilike ce_a14::text escape '\'))) )
-        select exists (select 1 from c) as contest_found, (select count(*) from f) as total, p.*
-        from (select 1) one left join lateral (
-          select e.id, (case when coalesce((select personal_data = 'masked' from ce_key), false) then ce_mask_email(e.email) else e.email end) as email, (case when coalesce((select personal_data = 'masked' from ce_key), false) then ce_mask_name(e.name) else e.name end) as name, (case when coalesce((select personal_data = 'masked' from ce_key), false) then ce_mask_phone(e.phone) else e.phone end) as phone,
-    e.points, e.email_confirmed, e.disqualified, e.referral_code, e.created_at, e.risk_level, e.risk_reasons, e.risk_review from f e order by e.created_at desc, e.id desc limit ce_a15 offset ce_a16
-        ) p on true;
 END
 $ce_fn$

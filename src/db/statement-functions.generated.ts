@@ -7,6 +7,7 @@ export const STATEMENT_FUNCTIONS: ReadonlySet<string> = new Set([
   'ce_3c2d5fe01bfe7ca0',
   'ce_46b8aab167be4e90',
   'ce_6a59c2194a3914ae',
+  'ce_6d7281292f9c41a0',
   'ce_6dc76e4e6dfc1256',
   'ce_6f15191840543d47',
   'ce_79797fcf96dc23a5',
@@ -17,5 +18,4 @@ export const STATEMENT_FUNCTIONS: ReadonlySet<string> = new Set([
   'ce_d63d942e7a5b7ef',
   'ce_d98bcbc963d88e9b',
   'ce_e966d1d8a89043f2',
-  'ce_ea9a94e1a23a205f',
 ]);

@@ -17,7 +17,7 @@ import type { Team } from '../db/team.js';
 import { Errors } from '../errors.js';
 import { isUuid } from '../lib/crypto.js';
 import { entryDetailJson, entryDetailSql } from './entry-detail.js';
-import { type EntryFilters, escapeLike, sqlEntryConditions } from './entries.js';
+import { type EntryFilters, searchTerms, sqlEntryConditions, sqlSearchMatches } from './entries.js';
 import { sqlEmitEvent, sqlEventDeliveries } from '../sql/events.js';
 import { sqlNotErased, sqlOfTeam } from '../sql/scope.js';
 
@@ -95,12 +95,9 @@ function pageSql(
   size: number,
 ): SQL {
   const keyset = after ? sql`and (e.created_at, e.id) > (${after.ts}::timestamptz, ${after.id}::uuid)` : sql``;
-  const search = filters.search?.trim() || null;
-  const pattern = search === null ? null : `%${escapeLike(search)}%`;
+  const { search, pattern } = searchTerms(filters.search);
   const matches =
-    search === null
-      ? sql``
-      : sql`and (e.email ilike ${pattern}::text escape '\\' or e.name ilike ${pattern}::text escape '\\' or e.referral_code = ${search}::text)`;
+    search === null ? sql`` : sql`and (${sqlSearchMatches(pattern!)} or e.referral_code = ${search}::text)`;
   return sql`select ${EXPORT_COLUMNS} from entries e
     where e.contest_id = ${contestId} and ${sqlNotErased('e')} ${sql.join(sqlEntryConditions(filters), sql` `)} ${matches} ${keyset}
     order by e.created_at, e.id limit ${size}`;

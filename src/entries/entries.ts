@@ -156,6 +156,23 @@ export interface EntryFilters {
   reviewPending?: boolean;
 }
 
+/** A search as given (trimmed; null when empty) and its LIKE pattern: a substring, `%`, `_` and `\` literal. */
+export function searchTerms(raw: string | null | undefined): { search: string | null; pattern: string | null } {
+  const search = raw?.trim() || null;
+  return { search, pattern: search === null ? null : `%${escapeLike(search)}%` };
+}
+
+/** The search's rule on entry `e`: its email or its name holds the pattern (case-insensitive). */
+export const sqlSearchMatches = (pattern: string) =>
+  sql`(e.email ilike ${pattern}::text escape '\\' or e.name ilike ${pattern}::text escape '\\')`;
+
+/**
+ * The same, in the form entries_search_trgm_idx answers (email and name as one string), then
+ * the rule itself: the index finds the candidates, the rule decides.
+ */
+const sqlSearchIndexed = (pattern: string) =>
+  sql`(coalesce(e.email, '') || ' ' || coalesce(e.name, '')) ilike ${pattern}::text escape '\\' and ${sqlSearchMatches(pattern)}`;
+
 /** The filters but the search, as `and ...` conditions on entries `e`. */
 export function sqlEntryConditions(f: EntryFilters): SQL[] {
   const conditions: SQL[] = [];
@@ -189,8 +206,7 @@ export async function listEntries(
   },
 ): Promise<{ items: EntryListItem[]; total: number }> {
   if (!isUuid(contestId)) throw Errors.contestNotFound();
-  const search = opts.search?.trim() || null;
-  const pattern = search === null ? null : `%${escapeLike(search)}%`;
+  const { search, pattern } = searchTerms(opts.search);
   const conditions = sqlEntryConditions(opts);
   const riskFilter = sql.join(conditions, sql` `);
   const filtered = conditions.length > 0;
@@ -237,9 +253,7 @@ export async function listEntries(
               // answers, the second the exact rule), entries_contest_email_uq for a masked key,
               // which matches whole emails only; the arm that does not apply stops at once
               sql`select e.* from entries e join c on e.contest_id = c.id and ${sqlNotErased('e')}
-                  where not ${sqlMasked(team)}
-                    and (coalesce(e.email, '') || ' ' || coalesce(e.name, '')) ilike ${pattern}::text escape '\\'
-                    and (e.email ilike ${pattern}::text escape '\\' or e.name ilike ${pattern}::text escape '\\') ${riskFilter}
+                  where not ${sqlMasked(team)} and ${sqlSearchIndexed(pattern)} ${riskFilter}
                   union all
                   select e.* from entries e join c on e.contest_id = c.id and ${sqlNotErased('e')}
                   where ${sqlMasked(team)} and e.email = ${search!.toLowerCase()}::text ${riskFilter}
@@ -247,9 +261,7 @@ export async function listEntries(
                   -- a referral code, exactly (entries_referral_code_uq), unless the first arm has the entry already
                   select e.* from entries e join c on e.contest_id = c.id and ${sqlNotErased('e')}
                   where e.referral_code = ${search}::text
-                    and (${sqlMasked(team)} or not (
-                      (coalesce(e.email, '') || ' ' || coalesce(e.name, '')) ilike ${pattern}::text escape '\\'
-                      and (e.email ilike ${pattern}::text escape '\\' or e.name ilike ${pattern}::text escape '\\'))) ${riskFilter}`
+                    and (${sqlMasked(team)} or not (${sqlSearchIndexed(pattern)})) ${riskFilter}`
         })
         select exists (select 1 from c) as contest_found, ${total} as total, p.*
         from (select 1) one left join lateral (
