@@ -255,7 +255,8 @@ export function Entries(props: { cred: Team; contestId: string }) {
     [props.contestId, search, risk, confirmed, disqualified, referred, review, referredBy, sort, page],
     { live: true },
   );
-  const exportFilter = new URLSearchParams(
+  /** the search and filters in force (what the export takes) */
+  const filter = new URLSearchParams(
     Object.entries({ search, risk, confirmed, disqualified, referred, review, referredBy }).filter(([, v]) => v),
   );
   const go = (next: Record<string, string | number>) => {
@@ -345,8 +346,7 @@ export function Entries(props: { cred: Team; contestId: string }) {
         <>
           <table>
             <caption>
-              {list.data.pagination.total}{' '}
-              {search || risk || confirmed || disqualified || referred || review || referredBy ? 'matching ' : ''}
+              {list.data.pagination.total} {filter.size > 0 ? 'matching ' : ''}
               entries, {sort === 'oldest' ? 'oldest first' : sort === 'points' ? 'most points first' : 'newest first'}
             </caption>
             <thead>
@@ -380,7 +380,7 @@ export function Entries(props: { cred: Team; contestId: string }) {
           <Pager page={page} totalPages={list.data.pagination.totalPages} onPage={(p) => go({ page: p })} />
         </>
       ) : null}
-      <Export cred={props.cred} contestId={props.contestId} filter={exportFilter} />
+      <Export cred={props.cred} contestId={props.contestId} filter={filter} />
     </section>
   );
 }
