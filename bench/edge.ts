@@ -593,14 +593,12 @@ export async function edgeBench(opts: {
   }
 }
 
-/** CPU ticks (1/100 s) the Postgres backends `pids` have used so far; a backend gone meanwhile reads as absent. */
-function backendTicks(pids: number[]): Map<number, number> {
+/** CPU time (ms, /proc/<pid>/schedstat: nanoseconds on a CPU) the Postgres backends `pids` have used so far; a backend gone meanwhile reads as absent. */
+function backendCpuMs(pids: number[]): Map<number, number> {
   const out = new Map<number, number>();
   for (const pid of pids) {
     try {
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      out.set(pid, Number(f[11]) + Number(f[12]));
+      out.set(pid, Number(readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ')[0]) / 1e6);
     } catch {
       /* ended */
     }
@@ -608,70 +606,109 @@ function backendTicks(pids: number[]): Map<number, number> {
   return out;
 }
 
+const RUNTIMES = ['node', 'worker'] as const;
+type Runtime = (typeof RUNTIMES)[number];
+
 /**
- * npm run bench -- --pg-cost [--samples N]
+ * npm run bench -- --pg-cost [--samples N] [--only WORD]
  *
- * Postgres CPU per request, per endpoint, on both runtimes over the same database: the Node runner
- * (`npm start`, node-postgres, prepared statements) and the Worker (`npm run dev`: workerd, the Neon
- * driver's SQL over HTTP through scripts/neon-http.ts, whose connections are pooled across requests
- * as Neon's proxy pools them). N sequential requests per endpoint after a warm-up; the CPU is that
- * of the backends connected to the bench's own database (/proc/<pid>/stat of the pids
- * pg_stat_activity lists for it), so the machine's other work does not count. Linux only.
+ * Postgres CPU per request, per endpoint, on both runtimes over the same database at the same
+ * time: the Node runner (`npm start`, node-postgres, prepared statements) and the Worker (`npm run
+ * dev`: workerd, the Neon driver's SQL over HTTP through scripts/neon-http.ts, whose connections
+ * are pooled across requests as Neon's proxy pools them). Both servers run side by side and the
+ * requests ALTERNATE between them (node, worker, worker, node, ...), one at a time, N per runtime
+ * after a warm-up. Each runtime's backends are told apart by their application_name (Node's PGAPPNAME),
+ * and a backend's CPU is its scheduler time (/proc/<pid>/schedstat), so the machine's other work
+ * does not count. Alternating matters: a backend's CPU for the same statement depends on how long
+ * and how busy the machine was since its last one (caches gone cold: 0.35 ms back to back, 0.7 to
+ * 0.9 ms with 10 ms between, measured on one connection), and the Worker's path is longer, so one
+ * runtime after the other charges the slower one for its own latency. Alternated, each backend
+ * waits through the same two requests between its own. The N requests are split in three blocks:
+ * the ratio is printed for the whole and its spread over the blocks. Linux only.
  */
-export async function pgCostBench(opts: { baseUrl: string; samples: number; log: (...a: unknown[]) => void }) {
+export async function pgCostBench(opts: {
+  baseUrl: string;
+  samples: number;
+  only?: string;
+  log: (...a: unknown[]) => void;
+}) {
   const { log, samples } = opts;
   const dbName = `ce_pgcost_${process.pid}`;
   const fresh = await freshDatabase(opts.baseUrl, dbName);
   const { url, admin } = fresh;
   const children: ChildProcess[] = [];
-  const backends = async () =>
-    (
-      await admin.query<{ pid: number }>(
-        'select pid from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()',
+  // Node's backends carry its PGAPPNAME; the Worker's are the local Neon endpoint's (whose
+  // application_name the Neon driver sets in the connection string it sends)
+  const backends = async () => {
+    const rows = (
+      await admin.query<{ pid: number; node: boolean }>(
+        `select pid, application_name = 'ce-pgcost-node' as node from pg_stat_activity
+         where datname = $1 and backend_type = 'client backend'`,
         [dbName],
       )
-    ).rows.map((r) => r.pid);
+    ).rows;
+    return {
+      node: rows.filter((r) => r.node).map((r) => r.pid),
+      worker: rows.filter((r) => !r.node).map((r) => r.pid),
+    };
+  };
   try {
     const f = await edgeFixtures(url);
-    const { endpoints, prepareGames } = edgeEndpoints(url, f);
-    const cost: Record<string, { node?: number; worker?: number; failed: number }> = {};
-    for (const runtime of ['node', 'worker'] as const) {
-      // no rate limit in the way of 300 requests a minute from one address; on Node, the address the
-      // Worker reads from CF-Connecting-IP comes as X-Forwarded-For (play and claim limit per address)
-      const env = { PUBLIC_RATE_LIMIT: '1000000', ...(runtime === 'node' ? { TRUST_PROXY: '1' } : {}) };
+    const { endpoints: all, prepareGames } = edgeEndpoints(url, f);
+    const endpoints = all.filter((ep) => !opts.only || ep.name.includes(opts.only));
+    const calls = {} as Record<Runtime, Call>;
+    // one after the other: each runs the migrations on start
+    for (const runtime of RUNTIMES) {
+      // no rate limit in the way of the requests from one address; on Node, the address the Worker
+      // reads from CF-Connecting-IP comes as X-Forwarded-For (play and claim limit per address)
+      const env = {
+        PUBLIC_RATE_LIMIT: '1000000',
+        ...(runtime === 'node' ? { TRUST_PROXY: '1', PGAPPNAME: 'ce-pgcost-node' } : {}),
+      };
       const { base, child } = await startDev(url, 'http', 0, env, runtime === 'node');
       children.push(child);
-      const call = callerAt(base);
-      await prepareGames(call, samples + 15);
-      for (const ep of endpoints) {
-        // the private key for every endpoint: a public key's reads are rate limited per address (the
-        // Worker's limiter binding under wrangler dev too), and the statements are the same
-        const send = () => call(ep.method, ep.path(), ep.key ? f.keys.priv : null, ep.body?.(), ep.headers?.());
-        for (let i = 0; i < 10; i++) await send(); // warm: the isolate, the connections, their plan caches
-        const before = backendTicks(await backends());
-        let failed = 0;
-        for (let i = 0; i < samples; i++) if ((await send()).status >= 400) failed++;
-        const after = backendTicks([...new Set([...before.keys(), ...(await backends())])]);
-        let ticks = 0;
-        for (const [pid, t] of after) ticks += t - (before.get(pid) ?? 0);
-        const row = cost[ep.name] ?? { failed: 0 };
-        cost[ep.name] = row;
-        row[runtime] = (ticks * 10) / samples;
-        row.failed += failed;
+      calls[runtime] = callerAt(base);
+    }
+    await prepareGames(calls.node, 2 * (samples + 15));
+    const BLOCKS = 3;
+    const cost: Record<string, Record<Runtime, number> & { blocks: number[]; failed: number }> = {};
+    for (const ep of endpoints) {
+      // the private key for every endpoint: a public key's reads are rate limited per address (the
+      // Worker's limiter binding under wrangler dev too), and the statements are the same
+      const send = (rt: Runtime) =>
+        calls[rt](ep.method, ep.path(), ep.key ? f.keys.priv : null, ep.body?.(), ep.headers?.());
+      // warm: the isolate, the connections, their plan caches
+      for (let i = 0; i < 10; i++) for (const rt of RUNTIMES) await send(rt);
+      const used = { node: 0, worker: 0 } as Record<Runtime, number>;
+      const blocks: number[] = [];
+      let failed = 0;
+      for (let b = 0; b < BLOCKS; b++) {
+        const n = Math.floor(samples / BLOCKS) + (b < samples % BLOCKS ? 1 : 0);
+        const pids = await backends();
+        const before = { node: backendCpuMs(pids.node), worker: backendCpuMs(pids.worker) };
+        for (let i = 0; i < n; i++) {
+          for (const rt of i % 2 ? [...RUNTIMES].reverse() : RUNTIMES) if ((await send(rt)).status >= 400) failed++;
+        }
+        const later = await backends();
+        const block = {} as Record<Runtime, number>;
+        for (const rt of RUNTIMES) {
+          const after = backendCpuMs([...new Set([...before[rt].keys(), ...later[rt]])]);
+          block[rt] = 0;
+          for (const [pid, ms] of after) block[rt] += ms - (before[rt].get(pid) ?? 0);
+          used[rt] += block[rt];
+        }
+        blocks.push(block.worker / block.node);
       }
-      await stop(child);
-      log(`  pg cost: ${runtime} done`);
+      cost[ep.name] = { node: used.node / samples, worker: used.worker / samples, blocks, failed };
     }
     const pad = (s: unknown, n: number) => String(s).padEnd(n);
-    const ms = (x: number | undefined) => (x === undefined ? '?' : x.toFixed(2));
     log(
       [
-        `\nPostgres CPU per request (ms), ${samples} sequential requests per endpoint, the same database: Node (npm start) and the Worker (npm run dev, SQL over HTTP)`,
-        `${pad('endpoint', 28)}${pad('Node', 8)}${pad('Worker', 8)}${pad('ratio', 7)}failed`,
+        `\nPostgres CPU per request (ms), ${samples} requests per endpoint and runtime, alternating between Node (npm start) and the Worker (npm run dev, SQL over HTTP) on the same database`,
+        `${pad('endpoint', 28)}${pad('Node', 8)}${pad('Worker', 8)}${pad('ratio', 7)}${pad('blocks', 18)}failed`,
         ...endpoints.map((ep) => {
           const r = cost[ep.name]!;
-          const ratio = r.node && r.worker ? (r.worker / r.node).toFixed(2) : '?';
-          return `${pad(ep.name, 28)}${pad(ms(r.node), 8)}${pad(ms(r.worker), 8)}${pad(ratio, 7)}${r.failed}`;
+          return `${pad(ep.name, 28)}${pad(r.node.toFixed(2), 8)}${pad(r.worker.toFixed(2), 8)}${pad((r.worker / r.node).toFixed(2), 7)}${pad(r.blocks.map((x) => x.toFixed(2)).join(' '), 18)}${r.failed}`;
         }),
       ].join('\n'),
     );

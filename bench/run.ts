@@ -1,7 +1,7 @@
 /**
  * npm run bench [-- --entries N] [--quick] [--smoke] [--duration S] [--connections C] [--only WORD] [--draw] [--no-data-out] [--admit]
  * npm run bench -- --edge [--samples N]     (round trips as the edge feels them: bench/edge.ts)
- * npm run bench -- --pg-cost [--samples N]  (Postgres CPU per request, Node beside the Worker: bench/edge.ts)
+ * npm run bench -- --pg-cost [--samples N] [--only WORD]  (Postgres CPU per request, Node beside the Worker: bench/edge.ts)
  *
  * --draw: instead of the HTTP load, times a giveaway draw over the seeded contest (commit and
  * reveal of 100 winners, equal and points weighting, in SQL) and the snapshot CSV read back in
@@ -704,7 +704,7 @@ const run = args.includes('--explain')
       log('wrote bench/explain-results.json');
     })
   : args.includes('--pg-cost')
-    ? pgCostBench({ baseUrl, samples: Number(arg('samples') ?? (quick ? 30 : 300)), log }).then((r) => {
+    ? pgCostBench({ baseUrl, samples: Number(arg('samples') ?? (quick ? 30 : 300)), only, log }).then((r) => {
         writeFileSync(
           'bench/pg-cost-results.json',
           JSON.stringify({ date: new Date().toISOString(), results: r }, null, 2),
