@@ -142,6 +142,31 @@ export const recordStatements = (fn: ((text: string) => void) | null) => {
 /** The prepared statement's (and statement function's) name of a statement text. */
 export { statementName };
 
+type Built = { sql: string; params: unknown[] };
+
+/**
+ * The call of a built statement's function when `db` calls functions and has this one
+ * (`select * from <name>($1, …)`, the same parameters), else null.
+ */
+export function functionCall(db: Db, built: Built): Built | null {
+  const name = statementName(built.sql);
+  if (!functionDbs.get(db)?.has(name)) return null;
+  return { sql: `select * from ${name}(${built.params.map((_, i) => `$${i + 1}`).join(', ')})`, params: built.params };
+}
+
+/**
+ * Whether `e` is Postgres saying that the function of one of `calls` does not exist (42883): a
+ * database whose migrations have not made this version's functions yet (a Worker deployed before
+ * `npm run db:migrate`). A 42883 from inside a function, about another one, is not.
+ */
+export function missingFunction(e: unknown, calls: Built[]): boolean {
+  const err = pgError(e);
+  if (err?.code !== '42883') return false;
+  return calls.some((c) =>
+    err.message?.startsWith(`function ${c.sql.slice('select * from '.length, c.sql.indexOf('('))}(`),
+  );
+}
+
 /** Runs raw SQL and returns its rows, whatever the driver. */
 export function query<T = Record<string, unknown>>(db: Db, statement: SQL): Promise<T[]> {
   return timed(() => runQuery<T>(db, statement));
@@ -151,7 +176,7 @@ async function runQuery<T>(db: Db, statement: SQL): Promise<T[]> {
   noteKeyCheck(statement);
   type Result = { rows?: T[] } | T[];
   let result: Result;
-  const functions = functionDbs.get(db);
+  const functions = functionDbs.has(db);
   const named = namedStatementDbs.has(db);
   if (!functions && !named && !recorder) {
     result = (await db.execute(statement)) as unknown as Result;
@@ -160,23 +185,20 @@ async function runQuery<T>(db: Db, statement: SQL): Promise<T[]> {
     const internals = db as unknown as DrizzleInternals;
     const built = internals.dialect.sqlToQuery(statement);
     recorder?.(built.sql);
-    const name = statementName(built.sql);
-    const run = (q: { sql: string; params: unknown[] }, as = '') =>
+    const run = (q: Built, as = '') =>
       internals.session.prepareQuery(q, undefined, as, false).execute() as Promise<Result>;
-    if (functions?.has(name)) {
-      const call = `select * from ${name}(${built.params.map((_, i) => `$${i + 1}`).join(', ')})`;
+    const call = functions ? functionCall(db, built) : null;
+    if (call) {
       try {
-        result = await run({ sql: call, params: built.params });
+        result = await run(call);
       } catch (e) {
-        // a database whose migrations have not made this version's functions yet (a Worker
-        // deployed before `npm run db:migrate`): the statement itself, one more round trip
-        const err = pgError(e);
-        if (err?.code !== '42883' || !err.message?.startsWith(`function ${name}(`)) throw e;
+        // no function of this version yet: the statement itself, one more round trip
+        if (!missingFunction(e, [call])) throw e;
         result = await run(built);
       }
     } else {
       // on Node, a named prepared statement (what db.execute() does, with a name)
-      result = await run(built, named ? name : '');
+      result = await run(built, named ? statementName(built.sql) : '');
     }
   }
   const rows = Array.isArray(result) ? result : (result.rows ?? []);
@@ -210,6 +232,8 @@ export function batch(db: Db, statements: SQL[]): Promise<Record<string, unknown
     });
   return timed(() =>
     db.transaction(async (tx) => {
+      // the transaction's statements as named prepared statements too, as the database's own are
+      if (namedStatementDbs.has(db)) namedStatementDbs.add(tx);
       const out: Record<string, unknown>[][] = [];
       for (const s of statements) out.push(await runQuery<Record<string, unknown>>(tx as unknown as Db, s));
       return out;

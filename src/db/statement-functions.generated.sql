@@ -210,7 +210,43 @@ BEGIN
 END
 $ce_fn$
 -- ce:function
--- game get
+-- game get (private)
+CREATE OR REPLACE FUNCTION ce_62fa20d6c24b4ca4(ce_a1 text, ce_a2 text, ce_a3 text, ce_a4 timestamp with time zone, ce_a5 timestamp with time zone, ce_a6 uuid) RETURNS TABLE ("id" uuid, "slug" text, "title" text, "description" text, "status" text, "is_evergreen" boolean, "end_date" timestamp with time zone, "created_at" timestamp with time zone, "updated_at" timestamp with time zone, "public_cache_seconds" integer, "mechanic" text, "layout" text, "entry_limit" text, "publish_as" text, "embed_url" text, "tiers" json, "stats" json, "fairness" json) LANGUAGE plpgsql VOLATILE AS $ce_fn$
+#variable_conflict use_column
+BEGIN
+  RETURN QUERY with ce_key as materialized (select * from ce_auth(ce_a1::text, ce_a2::text, ce_a3::text)),
+    ce_touch as (
+      update api_keys set last_used_at = ce_a4::timestamptz
+      where id = (select key_id from ce_key)
+        and (last_used_at is null or last_used_at < ce_a5::timestamptz - interval '60 seconds')
+      returning 1
+    ), _ as (select 1)
+      select c.id, c.slug, c.title, c.description, c.status, c.is_evergreen, c.end_date, c.created_at, c.updated_at, c.public_cache_seconds,
+    g.mechanic, g.layout, g.entry_limit, g.publish_as, g.embed_url,
+    coalesce((
+      select json_agg(json_build_object(
+          'id', t.id, 'name', t.name, 'oddsPercent', t.odds_percent, 'isMiss', t.is_miss, 'color', t.color,
+          'deliveryType', t.delivery_type, 'quantity', t.quantity, 'remaining', t.remaining,
+          'codesTotal', k.total, 'codesAvailable', k.available , 'redeemCode', t.redeem_code, 'redeemUrl', t.redeem_url , 'codes', k.codes
+        ) order by t.position, t.id)
+      from instant_win_tiers t
+      cross join lateral (
+        select count(*) as total, count(*) filter (where ic.play_id is null) as available , coalesce(json_agg(ic.code order by ic.code), '[]'::json) as codes
+        from instant_win_codes ic where ic.tier_id = t.id
+      ) k
+      where t.game_id = c.id and t.archived_at is null
+    ), '[]'::json) as tiers,
+    (select json_build_object(
+        'plays', count(*),
+        'wins', count(*) filter (where p.status <> 'miss'),
+        'claims', count(*) filter (where p.status = 'claimed'))
+      from instant_win_plays p where p.game_id = c.id) as stats,
+    (select json_build_object('seedId', s.id, 'seedHash', s.seed_hash)
+  from instant_win_seeds s where s.game_id = c.id and s.revealed_at is null) as fairness from contests c join instant_win_games g on g.contest_id = c.id where c.id = ce_a6 and c.team_id = (select team_id from ce_key) and c.tool_type = 'instant_win';
+END
+$ce_fn$
+-- ce:function
+-- game get (public)
 CREATE OR REPLACE FUNCTION ce_6a59c2194a3914ae(ce_a1 text, ce_a2 text, ce_a3 text, ce_a4 timestamp with time zone, ce_a5 timestamp with time zone, ce_a6 uuid) RETURNS TABLE ("id" uuid, "slug" text, "title" text, "description" text, "status" text, "is_evergreen" boolean, "end_date" timestamp with time zone, "created_at" timestamp with time zone, "updated_at" timestamp with time zone, "public_cache_seconds" integer, "mechanic" text, "layout" text, "entry_limit" text, "publish_as" text, "embed_url" text, "tiers" json, "stats" json, "fairness" json) LANGUAGE plpgsql VOLATILE AS $ce_fn$
 #variable_conflict use_column
 BEGIN
@@ -370,6 +406,127 @@ BEGIN
           order by p.created_at desc, p.id desc
           limit ce_a10 offset ce_a11
         ) page on true;
+END
+$ce_fn$
+-- ce:function
+-- instant-win claim (3)
+CREATE OR REPLACE FUNCTION ce_857998ceaaee78ba(ce_a1 timestamp with time zone, ce_a2 uuid[]) RETURNS SETOF void LANGUAGE plpgsql VOLATILE AS $ce_fn$
+#variable_conflict use_column
+BEGIN
+  update email_outbox
+           set status = 'sent', sent_at = ce_a1::timestamptz, attempts = attempts + 1,
+               locked_until = null, last_error = null
+         where id = any(ce_a2::uuid[]) and status = 'pending';
+END
+$ce_fn$
+-- ce:function
+-- game update (2)
+CREATE OR REPLACE FUNCTION ce_90103c4588b0a8b3(ce_a1 text, ce_a2 text, ce_a3 text, ce_a4 timestamp with time zone, ce_a5 timestamp with time zone, ce_a6 uuid, ce_a7 jsonb, ce_a8 text, ce_a9 boolean, ce_a10 text, ce_a11 text, ce_a12 integer, ce_a13 timestamp with time zone, ce_a14 text, ce_a15 text, ce_a16 jsonb, ce_a17 uuid, ce_a18 timestamp with time zone, ce_a19 uuid, ce_a20 uuid, ce_a21 timestamp with time zone, ce_a22 uuid, ce_a23 timestamp with time zone, ce_a24 jsonb, ce_a25 timestamp with time zone) RETURNS TABLE ("updated" boolean, "tiers_updated" bigint, "archived" bigint, "inserted" bigint, "codes" bigint) LANGUAGE plpgsql VOLATILE AS $ce_fn$
+#variable_conflict use_column
+BEGIN
+  RETURN QUERY with ce_key as materialized (select * from ce_auth(ce_a1::text, ce_a2::text, ce_a3::text)),
+    ce_touch as (
+      update api_keys set last_used_at = ce_a4::timestamptz
+      where id = (select key_id from ce_key)
+        and (last_used_at is null or last_used_at < ce_a5::timestamptz - interval '60 seconds')
+      returning 1
+    ), game as (
+        select c.id from contests c where c.id = ce_a6 and c.team_id = (select team_id from ce_key) and c.tool_type = 'instant_win' for update of c
+      ), locked as (
+        select id from instant_win_tiers where false and game_id in (select id from game)
+          and archived_at is null order by id for update
+      ), now_tiers as (
+        select t.id, t.is_miss, t.delivery_type,
+               exists (select 1 from instant_win_plays p where p.tier_id = t.id) as has_plays,
+               exists (select 1 from instant_win_codes ic where ic.tier_id = t.id) as has_codes
+        from instant_win_tiers t where t.id in (select id from locked)
+      ), seen as (
+        select * from jsonb_to_recordset(ce_a7::jsonb) as x(id uuid, is_miss boolean, delivery_type text, has_plays boolean, has_codes boolean)
+      ), same as (
+        select true as ok
+      ), go as (
+        select id from game where (select ok from same)
+      ), c as (
+        update contests set
+          title = coalesce(ce_a8, title),
+          description = case when ce_a9 then ce_a10 else description end,
+          status = coalesce(ce_a11, status),
+          public_cache_seconds = coalesce(ce_a12::int, public_cache_seconds),
+          updated_at = ce_a13::timestamptz
+        where id in (select id from go)
+        returning id
+      ), gs as (
+        update instant_win_games set publish_as = ce_a14, embed_url = ce_a15
+        where contest_id in (select id from go)
+        returning contest_id
+      ), s as (
+        select * from jsonb_to_recordset(ce_a16::jsonb) as x(id uuid, is_new boolean, position int, name text, odds_percent float8, is_miss boolean, color text,
+  delivery_type text, redeem_code text, redeem_url text, quantity int)
+        where exists (select 1 from go)
+      ), upd as (
+        update instant_win_tiers t set
+          position = s.position, name = s.name, odds_percent = s.odds_percent, is_miss = s.is_miss, color = s.color,
+          delivery_type = s.delivery_type, redeem_code = s.redeem_code, redeem_url = s.redeem_url,
+          quantity = s.quantity,
+          remaining = case when s.quantity is null then null else greatest(0, s.quantity - t.handed_out) end
+        from s
+        where t.id = s.id and not s.is_new and t.game_id = ce_a17 and t.archived_at is null
+        returning t.id
+      ), arch as (
+        update instant_win_tiers t set archived_at = ce_a18::timestamptz
+        where false and exists (select 1 from go)
+          and t.game_id = ce_a19 and t.archived_at is null
+          and t.id not in (select s.id from s where not s.is_new)
+        returning t.id
+      ), ins as (
+        insert into instant_win_tiers (id, game_id, position, name, odds_percent, is_miss, color, delivery_type,
+                                       redeem_code, redeem_url, quantity, remaining, created_at)
+        select s.id, ce_a20, s.position, s.name, s.odds_percent, s.is_miss, s.color, s.delivery_type,
+               s.redeem_code, s.redeem_url, s.quantity, s.quantity, ce_a21::timestamptz
+        from s where s.is_new
+        returning id
+      ), k as (
+        insert into instant_win_codes (tier_id, game_id, code, created_at)
+        select x.tier_id, ce_a22, x.code, ce_a23::timestamptz
+        from jsonb_to_recordset(ce_a24::jsonb) as x(tier_id uuid, code text)
+        where exists (select 1 from go)
+        on conflict (tier_id, code) do nothing
+        returning id
+      ), seed_old as (
+        -- changing the tiers drawn reveals the current seed and commits a new one (fairness.ts)
+        update instant_win_seeds cs set revealed_at = ce_a25::timestamptz
+        where false and cs.game_id in (select id from go) and cs.revealed_at is null
+          and cs.tiers is distinct from null::jsonb
+        returning cs.id
+      ), seed_new as (
+        insert into instant_win_seeds (id, game_id, seed, seed_hash, hmac_ipad, hmac_opad, tiers, created_at)
+        select null, null, null, null, null, null, null, null
+        where exists (select 1 from seed_old)
+        returning id
+      )
+      select (select count(*) from c) > 0 as updated, (select count(*) from upd) as tiers_updated,
+             (select count(*) from arch) as archived, (select count(*) from ins) as inserted, (select count(*) from k) as codes;
+END
+$ce_fn$
+-- ce:function
+-- instant-win claim (2)
+CREATE OR REPLACE FUNCTION ce_9099ff93e01b75a4(ce_a1 timestamp with time zone, ce_a2 timestamp with time zone, ce_a3 bigint, ce_a4 timestamp with time zone) RETURNS TABLE ("id" uuid, "to" text, "subject" text, "text" text, "html" text, "idempotency_key" text) LANGUAGE plpgsql VOLATILE AS $ce_fn$
+#variable_conflict use_column
+BEGIN
+  RETURN QUERY with due as (
+          select id from email_outbox
+          where status = 'pending'
+            and next_attempt_at <= ce_a1::timestamptz
+            and (locked_until is null or locked_until <= ce_a2::timestamptz)
+          order by next_attempt_at, id
+          limit ce_a3
+          for update skip locked
+        )
+        update email_outbox o
+           set locked_until = ce_a4::timestamptz
+          from due
+         where o.id = due.id
+        returning o.id, o."to", o.subject, o.text, o.html, o.idempotency_key;
 END
 $ce_fn$
 -- ce:function
@@ -732,6 +889,23 @@ BEGIN
             existing.id as existing_id, existing.email as existing_email, existing.referred_by as existing_referred_by,
             ((select count(*) from ev_entry_d) + (select count(*) from ev_ref_d) + (select count(*) from ev_flagged_d)) as ce_event_deliveries
           from (select 1) one left join ins on true left join existing on true;
+END
+$ce_fn$
+-- ce:function
+-- game update
+CREATE OR REPLACE FUNCTION ce_ba347ae925a036a(ce_a1 text, ce_a2 text, ce_a3 text, ce_a4 timestamp with time zone, ce_a5 timestamp with time zone, ce_a6 uuid) RETURNS TABLE ("publish_as" text, "embed_url" text, "id" uuid, "is_miss" boolean, "delivery_type" text, "has_plays" boolean, "codes_total" integer) LANGUAGE plpgsql VOLATILE AS $ce_fn$
+#variable_conflict use_column
+BEGIN
+  RETURN QUERY with ce_key as materialized (select * from ce_auth(ce_a1::text, ce_a2::text, ce_a3::text)),
+    ce_touch as (
+      update api_keys set last_used_at = ce_a4::timestamptz
+      where id = (select key_id from ce_key)
+        and (last_used_at is null or last_used_at < ce_a5::timestamptz - interval '60 seconds')
+      returning 1
+    ), game as (select g.publish_as, g.embed_url from contests c join instant_win_games g on g.contest_id = c.id where c.id = ce_a6 and c.team_id = (select team_id from ce_key) and c.tool_type = 'instant_win')
+          select game.publish_as, game.embed_url, t.* from game left join lateral (
+            select null::uuid as id, null::boolean as is_miss, null::text as delivery_type, null::boolean as has_plays, null::int as codes_total
+          ) t on true;
 END
 $ce_fn$
 -- ce:function

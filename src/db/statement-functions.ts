@@ -35,19 +35,22 @@ const ident = (s: string) => `"${s.replace(/"/g, '""')}"`;
 
 /**
  * The function of a described statement, or null when one cannot carry it (two columns with one
- * name: RETURNS TABLE needs them distinct).
+ * name: RETURNS TABLE needs them distinct). A statement that answers no columns (an UPDATE
+ * without RETURNING) is a `SETOF void` function that returns no rows, as the statement does.
  */
 export function statementFunctionSql(d: DescribedStatement): string | null {
   const names = d.columns.map((c) => c.name);
-  if (new Set(names).size !== names.length || names.length === 0) return null;
+  if (new Set(names).size !== names.length) return null;
   const args = d.params.map((t, i) => `ce_a${i + 1} ${t}`).join(', ');
-  const cols = d.columns.map((c) => `${ident(c.name)} ${c.type}`).join(', ');
   const body = d.text.replace(/\$(\d+)\b/g, (_, n: string) => `ce_a${n}`);
   if (body.includes('$ce_fn$')) return null;
-  return `CREATE OR REPLACE FUNCTION ${d.name}(${args}) RETURNS TABLE (${cols}) LANGUAGE plpgsql VOLATILE AS $ce_fn$
+  const returns = names.length
+    ? `TABLE (${d.columns.map((c) => `${ident(c.name)} ${c.type}`).join(', ')})`
+    : 'SETOF void';
+  return `CREATE OR REPLACE FUNCTION ${d.name}(${args}) RETURNS ${returns} LANGUAGE plpgsql VOLATILE AS $ce_fn$
 #variable_conflict use_column
 BEGIN
-  RETURN QUERY ${body};
+  ${names.length ? 'RETURN QUERY ' : ''}${body};
 END
 $ce_fn$`;
 }

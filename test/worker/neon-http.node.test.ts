@@ -17,6 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLatencyFront } from '../../scripts/latency-front.js';
 import { startNeonHttp, type NeonHttp } from '../../scripts/neon-http.js';
 import {
+  batch,
   isUniqueViolation,
   pgError,
   query,
@@ -25,6 +26,7 @@ import {
   useStatementFunctions,
 } from '../../src/db/client.js';
 import { neonHttpProvider } from '../../src/db/drivers/neon.js';
+import { statementFunctionSql } from '../../src/db/statement-functions.js';
 import { openPg, type PgHandle } from '../../src/db/drivers/pg.js';
 import { apiKeys, contests, teams } from '../../src/db/tables/core.js';
 import { cryptoRandom } from '../../src/deps.js';
@@ -405,6 +407,42 @@ describe.skipIf(!reachable)('local Neon HTTP endpoint with the real driver', () 
       expect(pgError(err)?.code).toBe('42883');
       expect(pgError(err)?.message).toMatch(/^function ce_no_such_function\(integer\) does not exist/);
       expect(endpoint.requests() - before).toBe(1);
+    });
+
+    it('a batch sends its registered statements through their functions, in one request; without them, the batch again as itself', async () => {
+      const fn = neonHttpProvider(databaseUrl, { fetchEndpoint: endpoint.endpoint }).acquire().db;
+      const dialect = (fn as unknown as { dialect: { sqlToQuery(q: unknown): { sql: string } } }).dialect;
+      // one statement that answers a column, one that answers none (an UPDATE without RETURNING)
+      const statements = (tag: string) => [
+        sql`insert into teams (name) values (${tag}) returning name`,
+        sql`update teams set name = ${`${tag}-renamed`} where name = ${tag}`,
+      ];
+      const texts = statements('x').map((s) => dialect.sqlToQuery(s).sql);
+      const names = texts.map(statementName);
+      useStatementFunctions(fn, new Set(names));
+      // no functions yet: 42883 rolls the batch back whole, then it runs as itself (two requests)
+      let before = endpoint.requests();
+      expect(await batch(fn, statements('batch-fn-1'))).toEqual([[{ name: 'batch-fn-1' }], []]);
+      expect(endpoint.requests() - before).toBe(2);
+      expect([await teamCount('batch-fn-1'), await teamCount('batch-fn-1-renamed')]).toEqual([0, 1]);
+      // with the functions the generator makes: one request, the same answers
+      const described = [
+        { params: ['text'], columns: [{ name: 'name', type: 'text' }] },
+        { params: ['text', 'text'], columns: [] },
+      ];
+      for (const [i, d] of described.entries())
+        await direct.pool.query(statementFunctionSql({ text: texts[i]!, name: names[i]!, ...d })!);
+      before = endpoint.requests();
+      expect(await batch(fn, statements('batch-fn-2'))).toEqual([[{ name: 'batch-fn-2' }], []]);
+      expect(endpoint.requests() - before).toBe(1);
+      expect([await teamCount('batch-fn-2'), await teamCount('batch-fn-2-renamed')]).toEqual([0, 1]);
+      // a failing statement still rolls the batch back: the insert's team is not kept
+      const err = await batch(fn, [
+        ...statements('batch-fn-3'),
+        sql`insert into api_keys (team_id, type, key_hash, prefix) values (${teamId}, 'private', 'drizzle-dup', 'sk_x')`,
+      ]).catch((e: unknown) => e);
+      expect(pgError(err)?.code).toBe('23505');
+      expect(await teamCount('batch-fn-3-renamed')).toBe(0);
     });
 
     it('interactive transactions are not available over HTTP (the driver throws)', async () => {

@@ -3,7 +3,7 @@ import { drizzle as drizzleHttp } from 'drizzle-orm/neon-http';
 import { drizzle } from 'drizzle-orm/neon-serverless';
 import type { DatabaseProvider } from '../../deps.js';
 import type { SQL } from 'drizzle-orm';
-import { type Db, useBatchRunner, useStatementFunctions } from '../client.js';
+import { type Db, functionCall, missingFunction, useBatchRunner, useStatementFunctions } from '../client.js';
 import { STATEMENT_FUNCTIONS } from '../statement-functions.generated.js';
 import * as schema from '../schema.js';
 
@@ -66,10 +66,22 @@ export function neonHttpProvider(connectionString: string, opts: NeonHttpProvide
   useStatementFunctions(db, STATEMENT_FUNCTIONS);
   // batch(): the statements in ONE HTTP request, run by Neon as one transaction
   const dialect = (db as unknown as { dialect: { sqlToQuery(s: SQL): { sql: string; params: unknown[] } } }).dialect;
+  // (each statement through its function when it has one, as query() sends it)
   useBatchRunner(db, async (statements) => {
     const built = statements.map((s) => dialect.sqlToQuery(s));
-    const results = await client.transaction(built.map((q) => client.query(q.sql, q.params)));
-    return results as unknown as Record<string, unknown>[][];
+    const sent = built.map((q) => functionCall(db, q) ?? q);
+    const send = (qs: { sql: string; params: unknown[] }[]) =>
+      client.transaction(qs.map((q) => client.query(q.sql, q.params))) as unknown as Promise<
+        Record<string, unknown>[][]
+      >;
+    try {
+      return await send(sent);
+    } catch (e) {
+      // no function of this version yet: the batch was rolled back whole; the statements themselves
+      const calls = sent.filter((q, i) => q !== built[i]);
+      if (calls.length === 0 || !missingFunction(e, calls)) throw e;
+      return send(built);
+    }
   });
   const release = () => Promise.resolve();
   // the one route family that needs an interactive transaction (inbound platform webhooks)
