@@ -59,10 +59,10 @@ export async function callCostBench(opts: { baseUrl: string; samples: number; lo
             await client.query({ ...q, values });
             if (gap) await sleep(gap);
           }
-          (blocks[way] ??= []).push(((cpuMs() - before) / BLOCK) * 1000);
+          blocks[way] = [...(blocks[way] ?? []), ((cpuMs() - before) / BLOCK) * 1000];
         }
       }
-      for (const [way, xs] of Object.entries(blocks)) (out[way] ??= {})[`gap ${gap} ms`] = median(xs);
+      for (const [way, xs] of Object.entries(blocks)) out[way] = { ...out[way], [`gap ${gap} ms`]: median(xs) };
     }
     const pad = (s: unknown, n: number) => String(s).padEnd(n);
     opts.log(
