@@ -20,6 +20,11 @@
  * Each statement runs with the extended protocol (one statement per query, as on Neon), over a
  * `pg` Pool per connection string with pg's type parsing off: values are exactly Postgres's text
  * output (bytea as \x hex, arrays in {…} form, timestamps in the session's DateStyle/TimeZone).
+ * The pool's connections serve request after request, as Neon's proxy keeps its Postgres
+ * connections in a pool (neondatabase/neon, proxy/src/serverless/conn_pool_lib.rs). Like it, a
+ * connection given back is reset first (SESSION_RESET), in the background: the next request on
+ * it queues behind the reset. Kept across requests, as there: what the reset leaves, the plans a
+ * session has cached (PL/pgSQL's included).
  *
  * `latencyMs` (EDGE_LATENCY_MS): a TCP front (scripts/latency-front.ts) holds every byte chunk
  * that long in each direction between the client (the Worker) and this endpoint; the link to
@@ -89,6 +94,21 @@ const ERROR_FIELDS = [
 ] as const;
 
 const MAX_BODY = 10 * 1024 * 1024;
+
+/**
+ * What Neon's proxy sends on a connection it puts back in its pool (`reset_session_background`,
+ * neondatabase/neon libs/proxy/tokio-postgres2/src/client.rs: "similar to `discard_all`, but it
+ * does not clear any query plans"), as one simple query.
+ */
+export const SESSION_RESET = `ROLLBACK;
+CLOSE ALL;
+SET SESSION AUTHORIZATION DEFAULT;
+RESET ALL;
+DEALLOCATE ALL;
+UNLISTEN *;
+SELECT pg_advisory_unlock_all();
+DISCARD TEMP;
+DISCARD SEQUENCES;`;
 
 /** pg's type parsing off: every value stays the text Postgres sent */
 const rawText = { getTypeParser: () => (value: string) => value } as unknown as pg.CustomTypesConfig;
@@ -285,7 +305,13 @@ export async function startNeonHttp(opts: NeonHttpOptions = {}): Promise<NeonHtt
       if (!hasSqlState(e)) discard = true;
       throw e;
     } finally {
-      client.release(discard);
+      if (discard) client.release(true);
+      else {
+        // reset in the background, as Neon's proxy does; the connection goes back to the pool now
+        // and the next query on it waits in the client's queue behind the reset
+        client.query(SESSION_RESET).catch((e: Error) => log(`session reset failed: ${e.message}`));
+        client.release();
+      }
     }
   }
 

@@ -177,6 +177,31 @@ describe.skipIf(!reachable)('local Neon HTTP endpoint with the real driver', () 
       expect(body.fields.every((f) => f.format === 'text')).toBe(true);
     });
 
+    it("keeps its Postgres connections across requests, as Neon's proxy does, and resets each one it gets back: a session setting is gone, a function's cached plan is not", async () => {
+      // one at a time, the pool hands the same connection to every request
+      const first = await sqlq`select pg_backend_pid() as pid, set_config('work_mem', '7MB', false) as set`;
+      const second = await sqlq`select pg_backend_pid() as pid, current_setting('work_mem') as work_mem`;
+      expect(second[0]!.pid).toBe(first[0]!.pid);
+      expect(second[0]!.work_mem).not.toBe('7MB');
+      // a PL/pgSQL function's plan, made by one request, serves the next on that connection. The
+      // plan folds an 'immutable' call that counts how often it is planned: the same number twice
+      // means the second request ran the first one's plan, kept through the reset
+      await direct.pool.query(`create sequence if not exists ce_plans_made;
+        create or replace function ce_planned() returns bigint language sql immutable as $f$ select nextval('ce_plans_made') $f$;
+        create or replace function ce_kept_plan() returns table (pid int, planned bigint) language plpgsql as $f$
+          begin return query select pg_backend_pid(), ce_planned(); end $f$`);
+      const a = await sqlq`select * from ce_kept_plan()`;
+      const b = await sqlq`select * from ce_kept_plan()`;
+      expect(b[0]!.pid).toBe(first[0]!.pid);
+      expect(b[0]!.planned).toBe(a[0]!.planned);
+      // and a plan made again gives a new number (the check itself can fail)
+      await direct.pool.query(
+        'create or replace function ce_planned() returns bigint language sql immutable as $f$ select nextval($q$ce_plans_made$q$) + 0 $f$',
+      );
+      const c = await sqlq`select * from ce_kept_plan()`;
+      expect(c[0]!.planned).not.toBe(a[0]!.planned);
+    });
+
     it('one statement per query, as on Neon (the extended protocol)', async () => {
       await expect(sqlq.query('select 1; select 2')).rejects.toMatchObject({ code: '42601' });
     });
