@@ -9,12 +9,14 @@
  * - as `select * from f($1, …)`, unnamed, the same statement in a PL/pgSQL function (the Worker's
  *   way over Neon's HTTP endpoint: the call itself is parsed and planned every time);
  * - the same call as a named prepared statement (what the function costs without the call's own
- *   parsing and planning, which no HTTP request can avoid).
+ *   parsing and planning, which no HTTP request can avoid);
+ * and, apart, the session reset Neon's proxy sends on a connection after every HTTP request.
  * Twice: back to back, and with 3 ms between statements (caches grow cold between them, as they do
  * between a runtime's requests). The median of the blocks, in microseconds. Linux only.
  */
 import { readFileSync } from 'node:fs';
 import pg from 'pg';
+import { SESSION_RESET } from '../scripts/neon-http.js';
 
 export async function callCostBench(opts: { baseUrl: string; samples: number; log: (...a: unknown[]) => void }) {
   const client = new pg.Client({ connectionString: opts.baseUrl });
@@ -38,28 +40,35 @@ export async function callCostBench(opts: { baseUrl: string; samples: number; lo
     const id = '902b8224-b971-463b-a01b-00efd365859c';
     const at = new Date().toISOString();
     const values = ['a key hash', 'private', 'public', at, at, id, id, '25', id, '25'];
-    const ways = {
-      'named statement (Node)': { name: 'ce_call_cost_named', text: select },
-      'unnamed function call (Worker)': { text: call },
-      'named function call': { name: 'ce_call_cost_call', text: call },
+    // the reset on a connection of its own: it deallocates the other one's prepared statements
+    const resetClient = new pg.Client({ connectionString: opts.baseUrl });
+    await resetClient.connect();
+    const ways: Record<string, { on: pg.Client; q: { name?: string; text: string; values?: string[] } }> = {
+      'named statement (Node)': { on: client, q: { name: 'ce_call_cost_named', text: select, values } },
+      'unnamed function call (Worker)': { on: client, q: { text: call, values } },
+      'named function call': { on: client, q: { name: 'ce_call_cost_call', text: call, values } },
+      // what Neon's proxy sends on a connection after every HTTP request (scripts/neon-http.ts)
+      "Neon's session reset": { on: resetClient, q: { text: SESSION_RESET } },
     };
-    const pid = (await client.query<{ pid: number }>('select pg_backend_pid() as pid')).rows[0]!.pid;
-    const cpuMs = () => Number(readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ')[0]) / 1e6;
+    const pids = new Map<pg.Client, number>();
+    for (const c of [client, resetClient])
+      pids.set(c, (await c.query<{ pid: number }>('select pg_backend_pid() as pid')).rows[0]!.pid);
+    const cpuMs = (c: pg.Client) => Number(readFileSync(`/proc/${pids.get(c)}/schedstat`, 'utf8').split(' ')[0]) / 1e6;
     const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
     const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
     const BLOCK = 50;
     const out: Record<string, Record<string, number>> = {};
-    for (const q of Object.values(ways)) for (let i = 0; i < 20; i++) await client.query({ ...q, values });
+    for (const { on, q } of Object.values(ways)) for (let i = 0; i < 20; i++) await on.query(q);
     for (const gap of [0, 3]) {
       const blocks: Record<string, number[]> = {};
       for (let b = 0; b < Math.max(1, Math.round(opts.samples / BLOCK)); b++) {
-        for (const [way, q] of Object.entries(ways)) {
-          const before = cpuMs();
+        for (const [way, { on, q }] of Object.entries(ways)) {
+          const before = cpuMs(on);
           for (let i = 0; i < BLOCK; i++) {
-            await client.query({ ...q, values });
+            await on.query(q);
             if (gap) await sleep(gap);
           }
-          blocks[way] = [...(blocks[way] ?? []), ((cpuMs() - before) / BLOCK) * 1000];
+          blocks[way] = [...(blocks[way] ?? []), ((cpuMs(on) - before) / BLOCK) * 1000];
         }
       }
       for (const [way, xs] of Object.entries(blocks)) out[way] = { ...out[way], [`gap ${gap} ms`]: median(xs) };
@@ -74,6 +83,7 @@ export async function callCostBench(opts: { baseUrl: string; samples: number; lo
         ),
       ].join('\n'),
     );
+    await resetClient.end();
     return out;
   } finally {
     await client.end();
