@@ -168,6 +168,39 @@ export function Pager(props: { page: number; totalPages: number; onPage: (p: num
 }
 
 /** `1 contest`, `2 contests`, `0 contests` */
+/** The rows of a list ticked for an action on many, by id. */
+export function useSelection() {
+  const [ids, setIds] = useState<string[]>([]);
+  return {
+    ids,
+    has: (id: string) => ids.includes(id),
+    set: (id: string, on: boolean) => setIds((s) => (on ? [...s, id] : s.filter((x) => x !== id))),
+    setAll: (all: string[]) => setIds(all),
+    clear: () => setIds([]),
+  };
+}
+
+/**
+ * An action on many rows (approve or reject the selected ones): `act` on each in turn; one that
+ * fails does not stop the others. Says how many went through and why the first failure failed.
+ */
+export async function eachInTurn<T>(
+  items: T[],
+  act: (item: T, index: number) => Promise<unknown>,
+): Promise<{ done: number; failed: string[] }> {
+  let done = 0;
+  const failed: string[] = [];
+  for (const [i, item] of items.entries()) {
+    try {
+      await act(item, i);
+      done++;
+    } catch (e) {
+      failed.push(messageOf(e));
+    }
+  }
+  return { done, failed };
+}
+
 export const plural = (n: number, noun: string, many = `${noun}s`) => `${n.toLocaleString()} ${n === 1 ? noun : many}`;
 
 export const when = (iso: string | null | undefined) => (iso ? new Date(iso).toLocaleString() : '—');

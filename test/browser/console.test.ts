@@ -567,6 +567,7 @@ async function scenario(browser: Browser, origin: string, runtime: string) {
     expect(proofAction.status, JSON.stringify(proofAction.body)).toBe(201);
     let firstCode = '';
     let firstId = '';
+    const aliasIds: string[] = [];
     for (let i = 0; i < 60; i++) {
       const r = await api(origin, 'POST', `/api/v1/contests/${bigId}/entries`, {
         key: privateKey,
@@ -585,6 +586,7 @@ async function scenario(browser: Browser, origin: string, runtime: string) {
         firstCode = r.body.data.referralCode;
         firstId = r.body.data.entryId;
       }
+      if (i > 0 && i % 10 === 0) aliasIds.push(r.body.data.entryId);
       if (i % 4 === 0) {
         const done = await api(
           origin,
@@ -619,6 +621,28 @@ async function scenario(browser: Browser, origin: string, runtime: string) {
       if (section === 'review')
         await page.screenshot({ path: join(ARTIFACTS, `${runtime}-realistic-review-top-1280.png`) });
     }
+    // ---- many at once, one of them decided elsewhere meanwhile: the other still goes, and the
+    // answer says how many changed and why the one did not
+    await page.goto(`${origin}/console/contests/${bigId}/review`);
+    const bigQueue = page.locator('section[aria-labelledby="review-h"]');
+    const aliasEmail = (n: number) => `maximiliana.featherstonehaugh+${n}@extraordinarily-long-domain.example.com`;
+    await bigQueue.getByRole('checkbox', { name: `Select ${aliasEmail(10)}` }).check();
+    await bigQueue.getByRole('checkbox', { name: `Select ${aliasEmail(20)}` }).check();
+    const elsewhere = await api(origin, 'POST', `/api/v1/entries/${aliasIds[0]}/review`, {
+      key: privateKey,
+      body: { decision: 'approve' },
+    });
+    expect(elsewhere.status, JSON.stringify(elsewhere.body)).toBe(200);
+    await bigQueue.getByRole('button', { name: 'Approve selected' }).click();
+    await expect.poll(() => page.locator('#review-result').textContent()).toBe('Approved 1 entry.');
+    expect(await bigQueue.locator('p.error').textContent()).toBe('1 entry not changed: Entry already reviewed');
+    await expect.poll(async () => (await bigQueue.locator('tbody').textContent()) ?? '').not.toContain(aliasEmail(20));
+    expect(await bigQueue.locator('tbody').textContent()).not.toContain(aliasEmail(10));
+    for (const id of aliasIds.slice(0, 2))
+      expect((await api(origin, 'GET', `/api/v1/entries/${id}`, { key: privateKey })).body.data.risk).toMatchObject({
+        review: 'approved',
+      });
+
     await page.goto(`${origin}/console/entries/${firstId}`);
     await expect.poll(() => page.locator('ul.completions li').first().textContent()).toContain('waiting for review');
     await checkPage(page, runtime, 'realistic-entry', axeResults);

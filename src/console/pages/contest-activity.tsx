@@ -3,7 +3,7 @@
 import { useState } from 'hono/jsx/dom';
 import { type Credential, apiClient, must } from '../api.js';
 import { type ChartRange, LineChart, RangeForm, bucketLabel } from '../chart.js';
-import { Action, ErrorLine, Link, plural, submitWith, useLoad, when } from '../ui.js';
+import { Action, ErrorLine, eachInTurn, Link, plural, submitWith, useLoad, useSelection, when } from '../ui.js';
 
 type Team = Extract<Credential, { kind: 'team' }>;
 
@@ -213,8 +213,9 @@ export function CompletionsQueue(props: { cred: Team; contestId: string }) {
       ),
     [props.contestId],
   );
-  const [selected, setSelected] = useState<string[]>([]);
+  const selected = useSelection();
   const [progress, setProgress] = useState<string | null>(null);
+  const [error, setError] = useState<string | null>(null);
   const decide = (entryId: string, bonusActionId: string, approve: boolean) =>
     must(
       api.POST('/api/v1/entries/{entryId}/bonus-actions/{bonusActionId}/verify', {
@@ -224,15 +225,15 @@ export function CompletionsQueue(props: { cred: Team; contestId: string }) {
     );
   const items = list.data?.data ?? [];
   const many = async (approve: boolean) => {
-    const chosen = items.filter((c) => selected.includes(c.id));
-    let done = 0;
-    for (const c of chosen) {
-      setProgress(`${approve ? 'Approving' : 'Rejecting'} ${done + 1} of ${chosen.length}…`);
-      await decide(c.entryId, c.bonusActionId, approve);
-      done++;
-    }
-    setProgress(`${done} ${approve ? 'approved' : 'rejected'}.`);
-    setSelected([]);
+    const chosen = items.filter((c) => selected.has(c.id));
+    setError(null);
+    const { done, failed } = await eachInTurn(chosen, (c, i) => {
+      setProgress(`${approve ? 'Approving' : 'Rejecting'} ${i + 1} of ${chosen.length}…`);
+      return decide(c.entryId, c.bonusActionId, approve);
+    });
+    setProgress(`${approve ? 'Approved' : 'Rejected'} ${plural(done, 'completion')}.`);
+    if (failed.length) setError(`${plural(failed.length, 'completion')} not changed: ${failed[0]}`);
+    selected.clear();
     list.reload();
   };
   return (
@@ -245,12 +246,12 @@ export function CompletionsQueue(props: { cred: Team; contestId: string }) {
         ) : (
           <>
             <p class="buttons">
-              <Action label="Approve selected" disabled={selected.length === 0} run={() => many(true)} />
+              <Action label="Approve selected" disabled={selected.ids.length === 0} run={() => many(true)} />
               <Action
                 label="Reject selected"
                 danger
-                confirm={`Reject the ${selected.length} selected completions?`}
-                disabled={selected.length === 0}
+                confirm={`Reject the ${selected.ids.length} selected completions?`}
+                disabled={selected.ids.length === 0}
                 run={() => many(false)}
               />
             </p>
@@ -259,6 +260,7 @@ export function CompletionsQueue(props: { cred: Team; contestId: string }) {
                 {progress}
               </p>
             ) : null}
+            <ErrorLine error={error} />
             <table id="completions">
               <caption>{list.data.pagination.total} waiting, newest first</caption>
               <thead>
@@ -278,11 +280,8 @@ export function CompletionsQueue(props: { cred: Team; contestId: string }) {
                       <input
                         type="checkbox"
                         aria-label={`Select ${c.email ?? c.entryId} for ${c.action}`}
-                        checked={selected.includes(c.id)}
-                        onChange={(e: Event) => {
-                          const on = (e.target as HTMLInputElement).checked;
-                          setSelected((s) => (on ? [...s, c.id] : s.filter((x) => x !== c.id)));
-                        }}
+                        checked={selected.has(c.id)}
+                        onChange={(e: Event) => selected.set(c.id, (e.target as HTMLInputElement).checked)}
                       />
                     </td>
                     <td>

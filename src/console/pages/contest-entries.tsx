@@ -6,7 +6,19 @@
 import { useState } from 'hono/jsx/dom';
 import { type Credential, apiClient, authHeaders, messageOf, must } from '../api.js';
 import { navigate, useLocation } from '../router.js';
-import { Action, ErrorLine, formValues, Link, Pager, plural, submitWith, useLoad, when } from '../ui.js';
+import {
+  Action,
+  ErrorLine,
+  eachInTurn,
+  formValues,
+  Link,
+  Pager,
+  plural,
+  submitWith,
+  useLoad,
+  useSelection,
+  when,
+} from '../ui.js';
 import { riskInWords } from './words.js';
 
 type Team = Extract<Credential, { kind: 'team' }>;
@@ -63,7 +75,7 @@ export function AddEntry(props: { cred: Team; contestId: string }) {
 export function ReviewQueue(props: { cred: Team; contestId: string }) {
   const api = apiClient(props.cred);
   const [page, setPage] = useState(1);
-  const [selected, setSelected] = useState<string[]>([]);
+  const selected = useSelection();
   const [done, setDone] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
   const list = useLoad(
@@ -82,25 +94,16 @@ export function ReviewQueue(props: { cred: Team; contestId: string }) {
   const decide = async (ids: string[], decision: 'approve' | 'reject') => {
     setError(null);
     setDone(null);
-    let n = 0;
-    const failed: string[] = [];
-    for (const id of ids) {
-      try {
-        await must(
-          api.POST('/api/v1/entries/{entryId}/review', { params: { path: { entryId: id } }, body: { decision } }),
-        );
-        n++;
-      } catch (e) {
-        failed.push(messageOf(e));
-      }
-    }
-    setSelected([]);
-    setDone(`${decision === 'approve' ? 'Approved' : 'Rejected'} ${plural(n, 'entry', 'entries')}.`);
+    const { done, failed } = await eachInTurn(ids, (id) =>
+      must(api.POST('/api/v1/entries/{entryId}/review', { params: { path: { entryId: id } }, body: { decision } })),
+    );
+    selected.clear();
+    setDone(`${decision === 'approve' ? 'Approved' : 'Rejected'} ${plural(done, 'entry', 'entries')}.`);
     if (failed.length) setError(`${plural(failed.length, 'entry', 'entries')} not changed: ${failed[0]}`);
     list.reload();
   };
   const rows = list.data?.data ?? [];
-  const all = rows.length > 0 && rows.every((e) => selected.includes(e.id));
+  const all = rows.length > 0 && rows.every((e) => selected.has(e.id));
   return (
     <section aria-labelledby="review-h">
       <h2 id="review-h">Flagged entries</h2>
@@ -119,13 +122,17 @@ export function ReviewQueue(props: { cred: Team; contestId: string }) {
       {rows.length > 0 ? (
         <>
           <p class="buttons">
-            <Action label="Approve selected" disabled={selected.length === 0} run={() => decide(selected, 'approve')} />
+            <Action
+              label="Approve selected"
+              disabled={selected.ids.length === 0}
+              run={() => decide(selected.ids, 'approve')}
+            />
             <Action
               label="Reject selected"
               danger
-              disabled={selected.length === 0}
-              confirm={`Reject ${plural(selected.length, 'entry', 'entries')}? They are disqualified.`}
-              run={() => decide(selected, 'reject')}
+              disabled={selected.ids.length === 0}
+              confirm={`Reject ${plural(selected.ids.length, 'entry', 'entries')}? They are disqualified.`}
+              run={() => decide(selected.ids, 'reject')}
             />
           </p>
           <table>
@@ -140,7 +147,7 @@ export function ReviewQueue(props: { cred: Team; contestId: string }) {
                     aria-label="Select all on this page"
                     checked={all}
                     onChange={(e: Event) =>
-                      setSelected((e.target as HTMLInputElement).checked ? rows.map((r) => r.id) : [])
+                      selected.setAll((e.target as HTMLInputElement).checked ? rows.map((r) => r.id) : [])
                     }
                   />
                 </th>
@@ -159,12 +166,8 @@ export function ReviewQueue(props: { cred: Team; contestId: string }) {
                       <input
                         type="checkbox"
                         aria-label={`Select ${who}`}
-                        checked={selected.includes(e.id)}
-                        onChange={(ev: Event) =>
-                          setSelected((s) =>
-                            (ev.target as HTMLInputElement).checked ? [...s, e.id] : s.filter((x) => x !== e.id),
-                          )
-                        }
+                        checked={selected.has(e.id)}
+                        onChange={(ev: Event) => selected.set(e.id, (ev.target as HTMLInputElement).checked)}
                       />
                     </td>
                     <td>
