@@ -146,25 +146,27 @@ type Built = { sql: string; params: unknown[] };
 
 /**
  * The call of a built statement's function when `db` calls functions and has this one
- * (`select * from <name>($1, …)`, the same parameters), else null.
+ * (`select * from <name>($1, …)`, the same parameters, and the function's name), else null.
  */
-export function functionCall(db: Db, built: Built): Built | null {
-  const name = statementName(built.sql);
-  if (!functionDbs.get(db)?.has(name)) return null;
-  return { sql: `select * from ${name}(${built.params.map((_, i) => `$${i + 1}`).join(', ')})`, params: built.params };
+export function functionCall(db: Db, built: Built): (Built & { fn: string }) | null {
+  const fn = statementName(built.sql);
+  if (!functionDbs.get(db)?.has(fn)) return null;
+  return {
+    sql: `select * from ${fn}(${built.params.map((_, i) => `$${i + 1}`).join(', ')})`,
+    params: built.params,
+    fn,
+  };
 }
 
 /**
- * Whether `e` is Postgres saying that the function of one of `calls` does not exist (42883): a
+ * Whether `e` is Postgres saying that one of the functions `fns` does not exist (42883): a
  * database whose migrations have not made this version's functions yet (a Worker deployed before
  * `npm run db:migrate`). A 42883 from inside a function, about another one, is not.
  */
-export function missingFunction(e: unknown, calls: Built[]): boolean {
+export function missingFunction(e: unknown, fns: string[]): boolean {
   const err = pgError(e);
   if (err?.code !== '42883') return false;
-  return calls.some((c) =>
-    err.message?.startsWith(`function ${c.sql.slice('select * from '.length, c.sql.indexOf('('))}(`),
-  );
+  return fns.some((fn) => err.message?.startsWith(`function ${fn}(`));
 }
 
 /** Runs raw SQL and returns its rows, whatever the driver. */
@@ -193,7 +195,7 @@ async function runQuery<T>(db: Db, statement: SQL): Promise<T[]> {
         result = await run(call);
       } catch (e) {
         // no function of this version yet: the statement itself, one more round trip
-        if (!missingFunction(e, [call])) throw e;
+        if (!missingFunction(e, [call.fn])) throw e;
         result = await run(built);
       }
     } else {

@@ -69,17 +69,17 @@ export function neonHttpProvider(connectionString: string, opts: NeonHttpProvide
   // (each statement through its function when it has one, as query() sends it)
   useBatchRunner(db, async (statements) => {
     const built = statements.map((s) => dialect.sqlToQuery(s));
-    const sent = built.map((q) => functionCall(db, q) ?? q);
+    const calls = built.map((q) => functionCall(db, q));
     const send = (qs: { sql: string; params: unknown[] }[]) =>
       client.transaction(qs.map((q) => client.query(q.sql, q.params))) as unknown as Promise<
         Record<string, unknown>[][]
       >;
     try {
-      return await send(sent);
+      return await send(calls.map((c, i) => c ?? built[i]!));
     } catch (e) {
       // no function of this version yet: the batch was rolled back whole; the statements themselves
-      const calls = sent.filter((q, i) => q !== built[i]);
-      if (calls.length === 0 || !missingFunction(e, calls)) throw e;
+      const fns = calls.flatMap((c) => (c ? [c.fn] : []));
+      if (fns.length === 0 || !missingFunction(e, fns)) throw e;
       return send(built);
     }
   });
