@@ -14,9 +14,9 @@
  * Twice: back to back, and with 3 ms between statements (caches grow cold between them, as they do
  * between a runtime's requests). The median of the blocks, in microseconds. Linux only.
  */
-import { readFileSync } from 'node:fs';
 import pg from 'pg';
 import { SESSION_RESET } from '../scripts/neon-http.js';
+import { schedOf } from './cpu.js';
 
 export async function callCostBench(opts: { baseUrl: string; samples: number; log: (...a: unknown[]) => void }) {
   const client = new pg.Client({ connectionString: opts.baseUrl });
@@ -53,7 +53,7 @@ export async function callCostBench(opts: { baseUrl: string; samples: number; lo
     const pids = new Map<pg.Client, number>();
     for (const c of [client, resetClient])
       pids.set(c, (await c.query<{ pid: number }>('select pg_backend_pid() as pid')).rows[0]!.pid);
-    const cpuMs = (c: pg.Client) => Number(readFileSync(`/proc/${pids.get(c)}/schedstat`, 'utf8').split(' ')[0]) / 1e6;
+    const cpuMs = (c: pg.Client) => schedOf(pids.get(c)!)![0] / 1e6;
     const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
     const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
     const BLOCK = 50;

@@ -50,8 +50,11 @@ export interface CpuShare {
   appThread: { onCpu: number; waiting: number } | null;
 }
 
-/** Nanoseconds the thread ran and waited runnable (/proc/<pid>/task/<tid>/schedstat) */
-function schedOf(pid: number): [number, number] | null {
+/**
+ * Nanoseconds the process's main thread ran and waited runnable (/proc/<pid>/task/<pid>/schedstat;
+ * a Postgres backend has no other thread), or null when it has ended
+ */
+export function schedOf(pid: number): [number, number] | null {
   try {
     const [run, wait] = readFileSync(`/proc/${pid}/task/${pid}/schedstat`, 'utf8').trim().split(' ').map(Number);
     return [run!, wait!];

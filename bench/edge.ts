@@ -13,7 +13,6 @@
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { Agent, get as httpGet } from 'node:http';
 import { createServer } from 'node:net';
 import { sql } from 'drizzle-orm';
@@ -23,6 +22,7 @@ import { cryptoRandom } from '../src/deps.js';
 import { createApiKey, createBonusAction, createTeam } from '../src/admin/admin.js';
 import { createContest } from '../src/contests/settings.js';
 import { hashCookie } from '../src/instant-win/hashing.js';
+import { schedOf } from './cpu.js';
 import { freshDatabase } from './support.js';
 
 const LATENCY = 40;
@@ -593,15 +593,12 @@ export async function edgeBench(opts: {
   }
 }
 
-/** CPU time (ms, /proc/<pid>/schedstat: nanoseconds on a CPU) the Postgres backends `pids` have used so far; a backend gone meanwhile reads as absent. */
+/** CPU time (ms, from the scheduler's nanoseconds) the Postgres backends `pids` have used so far; a backend gone meanwhile reads as absent. */
 function backendCpuMs(pids: number[]): Map<number, number> {
   const out = new Map<number, number>();
   for (const pid of pids) {
-    try {
-      out.set(pid, Number(readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ')[0]) / 1e6);
-    } catch {
-      /* ended */
-    }
+    const sched = schedOf(pid);
+    if (sched) out.set(pid, sched[0] / 1e6);
   }
   return out;
 }
