@@ -58,6 +58,7 @@ export const Errors = {
   botCheckFailed: def(403, 'Bot check failed'),
   botCheckUnavailable: def(503, 'Bot check unavailable, try again'),
   invalidEntryToken: def(401, 'Missing or invalid entry token'),
+  signupNotConfirmed: def(403, 'Confirm your email before completing bonus actions'),
   entryTokenRequired: def(403, 'This contest needs the entry token to complete bonus actions'),
   notAWaitlist: def(409, 'Contest is not a waitlist'),
 

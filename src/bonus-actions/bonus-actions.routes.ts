@@ -109,7 +109,11 @@ export function bonusActionRoutes() {
           {
             400: 'Invalid input: `Missing entryId or bonusActionId`, or a message naming the field (`proof must be at most 2000 characters`...)',
             401: ['Missing or invalid entry token'],
-            403: ['Entry is disqualified', 'This contest needs the entry token to complete bonus actions'],
+            403: [
+              'Entry is disqualified',
+              'This contest needs the entry token to complete bonus actions',
+              'Confirm your email before completing bonus actions',
+            ],
             404: ['Entry or bonus action not found'],
             409: ['Contest is not active'],
           },

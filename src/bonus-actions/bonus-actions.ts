@@ -110,6 +110,7 @@ interface CompleteRow {
   is_open: boolean;
   token_wrong?: boolean;
   token_missing?: boolean;
+  unconfirmed?: boolean;
   completion_id: string | null;
   points_awarded: number | null;
   completed_at: Date | string | null;
@@ -178,7 +179,9 @@ export async function completeBonusAction(
                   ? sql`,
               (${opts.entryToken.hash}::text is not null and not exists (
                 select 1 from entry_tokens et where et.token_hash = ${opts.entryToken.hash}::text and et.entry_id = e.id)) as token_wrong,
-              (${opts.entryToken.hash}::text is null and ${opts.entryToken.publicKey}::boolean and c.bonus_actions_need_entry_token) as token_missing`
+              (${opts.entryToken.hash}::text is null and ${opts.entryToken.publicKey}::boolean and c.bonus_actions_need_entry_token) as token_missing,
+              -- a sign-up earns nothing before its email is confirmed (only the team's server may credit it)
+              (${opts.entryToken.publicKey}::boolean and e.source = 'signup' and not e.email_confirmed) as unconfirmed`
                   : sql``
               }
             from entries e
@@ -191,7 +194,7 @@ export async function completeBonusAction(
             select entry_id, action_id, contest_id, case when held then 'pending' else 'verified' end,
               ${input.proof ?? null}::text, ${input.answer ?? null}::text,
               case when held then 0 else least(action_points::bigint, ${MAX_POINTS_TOTAL}::bigint - points)::int end, ${t}::timestamptz
-            from t where not disqualified and is_open${opts.entryToken ? sql` and not token_wrong and not token_missing` : sql``}
+            from t where not disqualified and is_open${opts.entryToken ? sql` and not token_wrong and not token_missing and not unconfirmed` : sql``}
             -- a rejected manual completion may be completed again
             on conflict (entry_id, bonus_action_id) do update set status = excluded.status, proof = excluded.proof,
               answer = excluded.answer, points_awarded = excluded.points_awarded, completed_at = excluded.completed_at
@@ -210,12 +213,13 @@ export async function completeBonusAction(
             ins.status as completion_status,
             coalesce(upd.points, t.points) as new_total,
             (select completed_at from bonus_completions where entry_id = t.entry_id and bonus_action_id = t.action_id) as prev_completed_at,
-            ${sqlEventDeliveries('ev_bonus')}${opts.entryToken ? sql`, t.token_wrong, t.token_missing` : sql``}
+            ${sqlEventDeliveries('ev_bonus')}${opts.entryToken ? sql`, t.token_wrong, t.token_missing, t.unconfirmed` : sql``}
           from t left join ins on true left join upd on true`,
     );
     if (!row) throw Errors.entryOrBonusActionNotFound();
     if (row.token_wrong) throw Errors.invalidEntryToken();
     if (row.token_missing) throw Errors.entryTokenRequired();
+    if (row.unconfirmed) throw Errors.signupNotConfirmed();
     if (row.disqualified) throw Errors.entryDisqualified();
     if (!row.is_open) throw Errors.contestNotActive();
     if (row.completion_id) {

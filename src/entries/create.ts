@@ -170,7 +170,7 @@ export async function createEntry(
             where ${referralCode}::text is not null and e.referral_code = ${referralCode}::text and ${sqlNotErased('e')}
               and c.is_open and not exists (select 1 from existing)
             for update of e
-          ), ${sqlRiskCtes({ contest: 'c', existing: 'existing', referrer: 'ref' }, { email, ipHash, now, hourAgo })} ins as (
+          ), ${sqlRiskCtes({ contest: 'c', existing: 'existing', referrer: 'ref' }, { email, ipHash, now, hourAgo, creditOnConfirm: signup?.forceConfirmation })} ins as (
             insert into entries (contest_id, email, phone, name, referral_code, referred_by, points,
               email_confirmed, confirmed_at, confirmation_token_hash, custom_field_data, created_at, updated_at,
               ip_hash, user_agent_hash, risk_level, risk_reasons, source${s.insertColumns})

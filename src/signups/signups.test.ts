@@ -377,3 +377,44 @@ describe('bonus actions with the entry token', () => {
     expect((await complete(b.body.data.entryId, {}, t.privateKey)).status).toBe(200);
   });
 });
+
+describe('credit on proof', () => {
+  it('a public sign-up credits nobody and earns nothing until its email is confirmed, whatever referral.creditOn says', async () => {
+    const id = await contest({ requireEmailConfirmation: false, referral: { advocatePoints: 10, friendPoints: 5 } });
+    const settings = await env.request('GET', `/api/v1/contests/${id}/settings`, { key: t.privateKey });
+    expect(settings.body.data.referral.creditOn).toBe('create');
+    const ann = await signup(id, { email: 'proof-ann@example.com' }, t.privateKey);
+    expect(ann.status, ann.text).toBe(201);
+    const bob = await signup(id, { email: 'proof-bob@example.com', referralCode: ann.body.data.referralCode });
+    expect(bob.status, bob.text).toBe(201);
+    const action = await createBonusAction(env.db, id, { action: 'Follow', points: 50, confirmationType: 'auto' });
+    const complete = () =>
+      env.request('POST', `/api/v1/entries/${bob.body.data.entryId}/bonus-actions/${action.id}/complete`, {
+        key: t.publicKey,
+        body: {},
+        headers: { authorization: `Bearer ${bob.body.data.entryToken}` },
+      });
+    const early = await complete();
+    expect([early.status, early.body.error]).toEqual([403, 'Confirm your email before completing bonus actions']);
+    const points = async () =>
+      (await query<{ email: string; points: number; ledger: number }>(
+        env.db,
+        sql`select e.email, e.points, (select coalesce(sum(delta), 0)::int from points_ledger l where l.entry_id = e.id) as ledger
+            from entries e where e.contest_id = ${id} order by e.email`,
+      )).map((r) => [r.email, r.points, r.ledger]);
+    expect(await points()).toEqual([
+      ['proof-ann@example.com', 0, 0],
+      ['proof-bob@example.com', 0, 0],
+    ]);
+    expect(await query(env.db, sql`select 1 from bonus_completions where entry_id = ${bob.body.data.entryId}`)).toEqual(
+      [],
+    );
+    await confirmFromEmail('proof-bob@example.com');
+    expect(await points()).toEqual([
+      ['proof-ann@example.com', 10, 10],
+      ['proof-bob@example.com', 5, 5],
+    ]);
+    const later = await complete();
+    expect([later.status, later.body.data?.pointsAdded]).toEqual([200, 50]);
+  });
+});

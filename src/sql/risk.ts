@@ -76,8 +76,16 @@ export const sqlNotExampleDomain = (domain: SQL) =>
  */
 export function sqlRiskCtes(
   reads: { contest: 'c'; existing: 'existing'; referrer: 'ref' },
-  p: { email: string | null; ipHash: string | null; now: string; hourAgo: string },
+  p: {
+    email: string | null;
+    ipHash: string | null;
+    now: string;
+    hourAgo: string;
+    /** a sign-up without the private key: referral points wait for the confirmation, whatever referral.creditOn says */
+    creditOnConfirm?: boolean;
+  },
 ): SQL {
+  const onConfirm = sql`(referral_credit_on = 'confirm' or ${p.creditOnConfirm ?? false}::boolean)`;
   const c = sql.raw(reads.contest);
   const existing = sql.raw(reads.existing);
   const ref = sql.raw(reads.referrer);
@@ -112,9 +120,9 @@ export function sqlRiskCtes(
           case when ip_velocity then 'ip_velocity' end,
           case when referral_velocity then 'referral_velocity' end]::text[], null) as reasons,
         l.level,
-        (referral_credit_on = 'confirm' and require_email_confirmation and ${p.email}::text is not null) as wait_confirm,
+        (${onConfirm} and require_email_confirmation and ${p.email}::text is not null) as wait_confirm,
         (risk_mode = 'hold' and l.level <> 'none') as wait_review,
-        ((referral_credit_on = 'confirm' and require_email_confirmation and ${p.email}::text is not null)
+        ((${onConfirm} and require_email_confirmation and ${p.email}::text is not null)
           or (risk_mode = 'hold' and l.level <> 'none')) as deferred
       from sig, lateral (select case when self_referral or email_alias or disposable_email then 'high'
                                      when ip_velocity or referral_velocity then 'review' else 'none' end as level) l
