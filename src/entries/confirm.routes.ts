@@ -2,6 +2,7 @@ import { Hono } from 'hono';
 import { describeRoute } from 'hono-openapi';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { confirmEmail } from './confirm.js';
+import { newEntryToken } from '../signups/tokens.js';
 import { escapeHtml } from '../mail/templates.js';
 import type { AppContext, AppEnv } from '../http/context.js';
 import { ok } from '../http/envelope.js';
@@ -63,11 +64,12 @@ export function confirmRoutes() {
     }),
     async (c) => {
       try {
-        const result = await confirmEmail(c.var.db(), c.req.param('token'), c.var.deps.clock.now());
+        const fresh = await newEntryToken(c.var.deps.random);
+        const result = await confirmEmail(c.var.db(), c.req.param('token'), c.var.deps.clock.now(), fresh.hash);
         if (wantsJson(c)) return ok(c, { entryId: result.entryId, emailConfirmed: result.emailConfirmed });
-        // a contest with a landing page: back there, where the widget shows the person's place (the
-        // link's #ce-entry= fragment, never sent to a server, is kept by the browser across the redirect)
-        if (result.landingUrl) return c.redirect(result.landingUrl, 303);
+        // a contest with a landing page: back there, where the widget shows the person's place with
+        // the fresh token in the fragment (never sent to a server); the tokens of sign-up answers ended
+        if (result.landingUrl) return c.redirect(`${result.landingUrl.split('#')[0]}#ce-entry=${fresh.token}`, 303);
         const what = result.email
           ? `<strong>${escapeHtml(result.email)}</strong> is confirmed`
           : 'Your email is confirmed';

@@ -17,10 +17,17 @@ export interface ConfirmResult {
   email: string | null;
   /** the contest's landing page (sign-ups): the confirmation leads the person back there */
   landingUrl: string | null;
+  /** the contest: where the confirmation leads without a landing page */
+  contestId: string;
 }
 
-/** Confirms the entry whose token this is; unknown or malformed token: 404 Confirmation link not found. */
-export async function confirmEmail(db: Db, token: string, now: Date): Promise<ConfirmResult> {
+/**
+ * Confirms the entry whose token this is; unknown or malformed token: 404 Confirmation link not found.
+ * The same statement ends the entry tokens handed out in sign-up answers (whoever signed up held
+ * them, not necessarily the email's owner) and stores `freshTokenHash`, a token of kind `email`
+ * that the confirmation's redirect hands to whoever clicked the link from the mailbox.
+ */
+export async function confirmEmail(db: Db, token: string, now: Date, freshTokenHash: string): Promise<ConfirmResult> {
   if (!TOKEN_RE.test(token)) throw Errors.confirmationNotFound();
   const hash = await sha256Hex(token);
   const row = await queryOne<{
@@ -29,6 +36,7 @@ export async function confirmEmail(db: Db, token: string, now: Date): Promise<Co
     title: string;
     email: string | null;
     landing_url: string | null;
+    contest_id: string;
   }>(
     db,
     sql`with t as (
@@ -47,13 +55,22 @@ export async function confirmEmail(db: Db, token: string, now: Date): Promise<Co
           select u.id, t.contest_id, u.delta, ${sqlOwnReleased(sql`t.id`)}, 'referral', r.reason, r.ref_id, ${now.toISOString()}::timestamptz
           from u, t, (select reason, ref_id from rel where entry_id = (select id from t) and status = 'released' limit 1) r
           returning 1
+        ), ended as (
+          delete from entry_tokens et using t where et.entry_id = t.id and et.kind = 'answer'
+          returning 1
+        ), fresh as (
+          insert into entry_tokens (token_hash, entry_id, kind, created_at)
+          select ${freshTokenHash}::text, t.id, 'email', ${now.toISOString()}::timestamptz from t where t.landing_url is not null
+          returning 1
         ), ${sqlEmitEvent(
           'ev_confirmed',
           'entry.confirmed',
           sql`select c.team_id, u.contest_id, u.ev_data as data from u join contests c on c.id = u.contest_id`,
           now,
         )}
-        select t.id, t.email_confirmed as was_confirmed, t.title, t.email, t.landing_url, ${sqlEventDeliveries('ev_confirmed')} from t`,
+        select t.id, t.email_confirmed as was_confirmed, t.title, t.email, t.landing_url, t.contest_id,
+          (select count(*) from ended) + (select count(*) from fresh) as tokens_changed,
+          ${sqlEventDeliveries('ev_confirmed')} from t`,
   );
   if (!row) throw Errors.confirmationNotFound();
   return {
@@ -63,5 +80,6 @@ export async function confirmEmail(db: Db, token: string, now: Date): Promise<Co
     contestTitle: row.title,
     email: row.email,
     landingUrl: row.landing_url,
+    contestId: row.contest_id,
   };
 }

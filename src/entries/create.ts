@@ -14,6 +14,7 @@ import { hashEntryIp, hashUserAgent, RISK_REFUSED_SQLSTATE, riskInputSchema, sql
 import { sqlNotErased } from '../sql/scope.js';
 import { type SqlEmail, sqlQueueEmail } from '../sql/outbox.js';
 import { sqlPosition } from '../sql/positions.js';
+import { sqlMailboxWindow } from '../sql/mailbox.js';
 
 export interface CreateEntryInput {
   email?: string;
@@ -42,8 +43,6 @@ export interface SignupOptions {
   botCheckError?: Error;
   /** SHA-256 of the new entry's token */
   tokenHash: string;
-  /** `#ce-entry=<the token>`, added to the confirmation link: the landing page picks the visitor up */
-  linkFragment?: string;
   /** an email already entered: a new token for its owner and the email that carries it */
   statusLink: { tokenHash: string; mail: (p: { title: SQL; name: SQL; position?: SQL }) => SqlEmail };
 }
@@ -144,7 +143,7 @@ export async function createEntry(
 
   for (let attempt = 0; attempt < MAX_CREATE_ATTEMPTS; attempt++) {
     const code = newReferralCode(ctx.random);
-    const confirmation = email ? await newConfirmation(ctx.random, ctx.publicUrl, signup?.linkFragment) : null;
+    const confirmation = email ? await newConfirmation(ctx.random, ctx.publicUrl) : null;
     const mail = confirmation?.content({ title: sql`c.title`, name: sql`${name}::text` });
     const s = signupSql(signup, ctx.now, now);
     let row: CreateRow | undefined;
@@ -229,7 +228,7 @@ export async function createEntry(
                     teamId: sql`c.team_id`,
                     contestId: sql`c.id`,
                     to: sql`ins.email`,
-                    from: sql`ins, c where ins.confirmation_token_hash is not null`,
+                    from: sql`ins, c where ins.confirmation_token_hash is not null${s.mailAllowed}`,
                   })
                 : sql`select null::uuid as id where false`
             }
@@ -328,6 +327,7 @@ function signupSql(signup: SignupOptions | undefined, at: Date, now: string) {
       returning: none,
       ctes: none,
       select: none,
+      mailAllowed: none,
     };
   }
   const link = signup.statusLink.mail({ title: sql`c.title`, name: sql`sl.name`, position: sql`sl.position` });
@@ -347,10 +347,10 @@ function signupSql(signup: SignupOptions | undefined, at: Date, now: string) {
               case when c.consent_text is not null then encode(sha256(convert_to(c.consent_text, 'UTF8')), 'hex') end`,
     returning: sql`, contest_id, created_at, email_confirmed, disqualified, erased_at, admitted_at`,
     ctes: sql`tok as (
-            insert into entry_tokens (token_hash, entry_id, created_at)
-            select ${signup.tokenHash}, ins.id, ${now}::timestamptz from ins
+            insert into entry_tokens (token_hash, entry_id, kind, created_at)
+            select ${signup.tokenHash}, ins.id, 'answer', ${now}::timestamptz from ins
             returning 1
-          ), sl as (
+          ), ${sqlMailboxWindow({ contest: 'c', entry: 'ins' }, at)} sl as (
             update entries e set status_link_sent_at = ${now}::timestamptz
             from existing, c
             where e.id = existing.id and c.landing_url is not null and e.email is not null and e.erased_at is null
@@ -370,5 +370,6 @@ function signupSql(signup: SignupOptions | undefined, at: Date, now: string) {
             (select require_email_confirmation from c) as new_confirmation_required,
             (select ${sqlPosition('ins')} from ins) as new_position,
             (select count(*) from sl_mail) as status_mails`,
+    mailAllowed: sql` and exists (select 1 from mailbox)`,
   };
 }

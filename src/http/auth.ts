@@ -14,6 +14,7 @@ import { keyCheckScope, pgError, query } from '../db/client.js';
 import { KEY_FORBIDDEN_SQLSTATE, KEY_INVALID_SQLSTATE, teamOfKey } from '../db/team.js';
 import { type Deps, memoryRateLimiter, type RateLimiter } from '../deps.js';
 import { sha256Hex } from '../lib/crypto.js';
+import { type FailureLimiter, memoryFailureLimiter } from '../lib/failure-limiter.js';
 import type { AppContext, AppEnv } from './context.js';
 import { type ApiError, Errors } from '../errors.js';
 
@@ -32,6 +33,23 @@ const defaultPublicLimiter = (deps: Deps) => {
   return l;
 };
 
+/**
+ * Unknown keys (well-formed, refused by the database), per client address: past 100 a minute the address is refused (429)
+ * before any database work, whatever key it sends. A made-up `pk_` key has a rate-limit bucket of
+ * its own, so without this an address could send any number of them to the database.
+ */
+export const BAD_KEYS_PER_MINUTE = 100;
+const badKeyLimiters = new WeakMap<Deps, FailureLimiter>();
+const badKeyLimiter = (deps: Deps) => {
+  let l = badKeyLimiters.get(deps);
+  if (!l) {
+    l = memoryFailureLimiter(BAD_KEYS_PER_MINUTE, 60, () => deps.clock.now().getTime());
+    badKeyLimiters.set(deps, l);
+  }
+  return l;
+};
+const badKeyClient = (c: AppContext) => `badkey:${c.var.deps.clientIp(c) ?? 'unknown'}`;
+
 interface KeyOptions {
   /** the 401 answer; default `Missing or invalid API key` */
   unauthorized?: () => ApiError;
@@ -46,6 +64,8 @@ export function requireKey(access: 'public' | 'private', opts: KeyOptions = {}) 
   return createMiddleware<AppEnv>(async (c, next) => {
     // keys in the query string are refused like a missing key, even next to a header
     const url = new URL(c.req.url);
+    const refusedFor = badKeyLimiter(c.var.deps).refusedFor(badKeyClient(c));
+    if (refusedFor > 0) throw Errors.tooManyRequests(refusedFor);
     if (url.searchParams.has('apiKey') || url.searchParams.has('api_key')) throw unauthorized();
     const key = c.req.header('x-api-key')?.trim();
     if (!key || !KEY_RE.test(key)) throw unauthorized();
@@ -77,6 +97,7 @@ export function requireKey(access: 'public' | 'private', opts: KeyOptions = {}) 
 export function keyError(c: AppContext, e: unknown): ApiError | undefined {
   const code = pgError(e)?.code;
   if (code !== KEY_INVALID_SQLSTATE && code !== KEY_FORBIDDEN_SQLSTATE) return undefined;
+  if (code === KEY_INVALID_SQLSTATE) badKeyLimiter(c.var.deps).fail(badKeyClient(c));
   const errors = c.var.keyErrors ?? { unauthorized: Errors.missingOrInvalidKey, forbidden: Errors.privateKeyRequired };
   return code === KEY_INVALID_SQLSTATE ? errors.unauthorized() : errors.forbidden();
 }

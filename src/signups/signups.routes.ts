@@ -3,6 +3,7 @@
  * widget reads them, the sign-up, and the visitor's own entry read with their entry token.
  */
 import { Hono } from 'hono';
+import * as v from 'valibot';
 import { describeRoute } from 'hono-openapi';
 import { ipHashSalt } from '../db/secrets.js';
 import { createEntry } from '../entries/create.js';
@@ -16,7 +17,8 @@ import { jsonBody, requireContestId } from '../http/validate.js';
 import { memoryRateLimiter, type Deps, type RateLimiter } from '../deps.js';
 import { statusLinkContent } from './emails.js';
 import { Me, SignupBody, SignupConfig, SignupCreated, SignupExisting } from './signups.schema.js';
-import { readMe, signupConfig } from './signups.js';
+import { botCheckAsked, readMe, signupConfig } from './signups.js';
+import { USER_AGENT_MAX } from '../sql/risk.js';
 import { entryTokenOf, newEntryToken } from './tokens.js';
 import { verifyTurnstile } from './turnstile.js';
 
@@ -31,6 +33,10 @@ const meLimiter = (deps: Deps) => {
   }
   return l;
 };
+
+const ipSchema = v.pipe(v.string(), v.ip());
+/** the client's address when it is one (a proxy's odd header never turns a sign-up into a 400) */
+const ipOrNull = (ip: string | null) => (ip && v.is(ipSchema, ip) ? ip : null);
 
 export function signupRoutes() {
   const r = new Hono<AppEnv>();
@@ -104,12 +110,14 @@ export function signupRoutes() {
       const contestId = requireContestId(c.req.param('contestId'));
       const body = c.req.valid('json');
       const deps = c.var.deps;
-      // the bot check comes after the rate limit (requireKey) and before any write
-      const outcome = body.turnstileToken
+      // the order: the key and the rate limit (requireKey), then the key checked in the database
+      // and the contest asked whether it wants the bot check, then siteverify, then the write
+      const asked = body.turnstileToken ? await botCheckAsked(c.var.db(), c.var.auth.team, contestId) : false;
+      const outcome = asked
         ? await verifyTurnstile({
             secretKey: deps.config.turnstile?.secretKey,
             verifyUrl: deps.config.turnstile?.verifyUrl,
-            token: body.turnstileToken,
+            token: body.turnstileToken!,
             remoteIp: deps.clientIp(c),
             fetch: deps.fetch ?? ((input, init) => globalThis.fetch(input, init)),
           })
@@ -131,6 +139,9 @@ export function signupRoutes() {
           name: body.name ?? undefined,
           referralCode: body.referralCode ?? undefined,
           customFieldData: body.customFields ?? undefined,
+          // the visitor's address and browser go to the risk rules, as a private create's ipAddress does
+          ipAddress: ipOrNull(deps.clientIp(c)),
+          userAgent: c.req.header('user-agent')?.slice(0, USER_AGENT_MAX) ?? null,
         },
         {
           forceConfirmation: c.var.auth.type === 'public',
@@ -138,7 +149,6 @@ export function signupRoutes() {
           botChecked: outcome === 'ok',
           botCheckError: outcome === 'unavailable' ? Errors.botCheckUnavailable() : Errors.botCheckFailed(),
           tokenHash: own.hash,
-          linkFragment: `#ce-entry=${own.token}`,
           statusLink: { tokenHash: link.hash, mail: statusLinkContent(deps.random, link.token) },
         },
       );

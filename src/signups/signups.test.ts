@@ -67,11 +67,15 @@ const counts = async () =>
     sql`select (select count(*)::int from entries) as entries, (select count(*)::int from entry_tokens) as tokens,
           (select count(*)::int from email_outbox) as mails`,
   ))!;
-async function confirmFromEmail(email: string) {
+/** Clicks the link of the last email to `email`; answers the fresh entry token of the redirect (a contest with a landing page) */
+async function confirmFromEmail(email: string): Promise<string | null> {
   await env.settle();
   const mail = env.sent.filter((m) => m.to === email).at(-1)!;
   const token = /\/api\/confirm\/([A-Za-z0-9]{32})\b/.exec(mail.text)![1]!;
-  expect((await env.request('GET', `/api/confirm/${token}`)).status).toBe(200);
+  const res = await env.app.request(`/api/confirm/${token}`, { headers: { accept: 'text/html' } });
+  expect([200, 303]).toContain(res.status);
+  const location = res.headers.get('location');
+  return location ? /#ce-entry=(et_[A-Za-z0-9]{40})$/.exec(location)![1]! : null;
 }
 
 describe('contest settings', () => {
@@ -141,21 +145,69 @@ describe('POST /contests/{contestId}/signup', () => {
       confirmed: false,
       referralsCount: 0,
     });
-    await confirmFromEmail('ann@example.com');
-    expect((await me(token)).body.data).toMatchObject({ position: 1, total: 1, confirmed: true });
+    expect(await confirmFromEmail('ann@example.com')).toBeNull();
+    // the token of the sign-up's answer ended with the confirmation: whoever signed up held it
+    expect([(await me(token)).status, (await me(token)).body.error]).toEqual([401, 'Missing or invalid entry token']);
+    const entry = await env.request('GET', `/api/v1/entries/${r.body.data.entryId}`, { key: t.privateKey });
+    expect(entry.body.data).toMatchObject({ position: 1, emailConfirmed: true });
   });
 
-  it('with a landing page, the confirmation link carries the token in its fragment and leads back there', async () => {
+  it("with a landing page, the confirmation leads back there with a fresh token; the sign-up answer's token ends", async () => {
     const id = await contest({ landingUrl: 'https://acme.example/waitlist' });
     const r = await signup(id, { email: 'lander@example.com' });
     expect(r.status, r.text).toBe(201);
     await env.settle();
     const mail = env.sent.find((m) => m.to === 'lander@example.com')!;
-    const m = /\/api\/confirm\/([A-Za-z0-9]{32})#ce-entry=(et_[A-Za-z0-9]{40})/.exec(mail.text)!;
-    expect(m[2]).toBe(r.body.data.entryToken);
-    const res = await env.app.request(`/api/confirm/${m[1]}`, { headers: { accept: 'text/html' } });
-    expect([res.status, res.headers.get('location')]).toEqual([303, 'https://acme.example/waitlist']);
-    expect((await me(r.body.data.entryToken)).body.data.confirmed).toBe(true);
+    // the link carries no entry token: a stranger who signed up someone's email cannot hand them their own
+    expect(mail.text).not.toContain('ce-entry');
+    const code = /\/api\/confirm\/([A-Za-z0-9]{32})/.exec(mail.text)![1]!;
+    const res = await env.app.request(`/api/confirm/${code}`, { headers: { accept: 'text/html' } });
+    const location = res.headers.get('location')!;
+    expect([res.status, location]).toEqual([
+      303,
+      expect.stringMatching(/^https:\/\/acme\.example\/waitlist#ce-entry=et_[A-Za-z0-9]{40}$/),
+    ]);
+    const fresh = location.split('#ce-entry=')[1]!;
+    expect((await me(fresh)).body.data).toMatchObject({ entryId: r.body.data.entryId, confirmed: true });
+    expect((await me(r.body.data.entryToken)).status).toBe(401);
+    const kinds = await query<{ kind: string }>(
+      env.db,
+      sql`select kind from entry_tokens where entry_id = ${r.body.data.entryId}`,
+    );
+    expect(kinds).toEqual([{ kind: 'email' }]);
+    // a second click still leads there, with another token; the first stays
+    const again = await env.app.request(`/api/confirm/${code}`, { headers: { accept: 'text/html' } });
+    const second = again.headers.get('location')!.split('#ce-entry=')[1]!;
+    expect(second).not.toBe(fresh);
+    expect((await me(fresh)).status).toBe(200);
+    expect((await me(second)).status).toBe(200);
+  });
+
+  it('pre-registration: a stranger who signed up your email keeps nothing once you confirm, and their referral waits for it', async () => {
+    const id = await contest({
+      landingUrl: 'https://acme.example/p',
+      referral: { advocatePoints: 10, friendPoints: 5 },
+    });
+    const stranger = await signup(id, { email: 'stranger@example.com' }, t.privateKey);
+    const forged = await signup(id, { email: 'owner@example.com', referralCode: stranger.body.data.referralCode });
+    expect(forged.status).toBe(201);
+    // the owner signs up later: already entered, nothing is said about the entry
+    const owner = await signup(id, { email: 'owner@example.com' });
+    expect([owner.status, owner.body]).toEqual([200, { success: true, data: { alreadyExists: true } }]);
+    const strangerPoints = async () =>
+      (await env.request('GET', `/api/v1/entries/${stranger.body.data.entryId}`, { key: t.privateKey })).body.data
+        .points;
+    expect(await strangerPoints()).toBe(0);
+    // the owner clicks the confirmation email (the only email with a confirmation link)
+    await env.settle();
+    const mail = env.sent.find((m) => m.to === 'owner@example.com' && /\/api\/confirm\//.test(m.text))!;
+    const code = /\/api\/confirm\/([A-Za-z0-9]{32})/.exec(mail.text)![1]!;
+    const res = await env.app.request(`/api/confirm/${code}`);
+    const ownerToken = res.headers.get('location')!.split('#ce-entry=')[1]!;
+    expect((await me(forged.body.data.entryToken)).status).toBe(401);
+    expect((await me(ownerToken)).body.data.email).toBe('owner@example.com');
+    // what remains: the referral the stranger made is credited once the owner confirmed (docs/signups.md)
+    expect(await strangerPoints()).toBe(10);
   });
 
   it('with a private key the contest decides: counted at once, with its position', async () => {
@@ -388,20 +440,22 @@ describe('credit on proof', () => {
     const bob = await signup(id, { email: 'proof-bob@example.com', referralCode: ann.body.data.referralCode });
     expect(bob.status, bob.text).toBe(201);
     const action = await createBonusAction(env.db, id, { action: 'Follow', points: 50, confirmationType: 'auto' });
-    const complete = () =>
+    const complete = (token: string) =>
       env.request('POST', `/api/v1/entries/${bob.body.data.entryId}/bonus-actions/${action.id}/complete`, {
         key: t.publicKey,
         body: {},
-        headers: { authorization: `Bearer ${bob.body.data.entryToken}` },
+        headers: { authorization: `Bearer ${token}` },
       });
-    const early = await complete();
+    const early = await complete(bob.body.data.entryToken);
     expect([early.status, early.body.error]).toEqual([403, 'Confirm your email before completing bonus actions']);
     const points = async () =>
-      (await query<{ email: string; points: number; ledger: number }>(
-        env.db,
-        sql`select e.email, e.points, (select coalesce(sum(delta), 0)::int from points_ledger l where l.entry_id = e.id) as ledger
+      (
+        await query<{ email: string; points: number; ledger: number }>(
+          env.db,
+          sql`select e.email, e.points, (select coalesce(sum(delta), 0)::int from points_ledger l where l.entry_id = e.id) as ledger
             from entries e where e.contest_id = ${id} order by e.email`,
-      )).map((r) => [r.email, r.points, r.ledger]);
+        )
+      ).map((r) => [r.email, r.points, r.ledger]);
     expect(await points()).toEqual([
       ['proof-ann@example.com', 0, 0],
       ['proof-bob@example.com', 0, 0],
@@ -409,12 +463,111 @@ describe('credit on proof', () => {
     expect(await query(env.db, sql`select 1 from bonus_completions where entry_id = ${bob.body.data.entryId}`)).toEqual(
       [],
     );
-    await confirmFromEmail('proof-bob@example.com');
+    expect(await confirmFromEmail('proof-bob@example.com')).toBeNull();
     expect(await points()).toEqual([
       ['proof-ann@example.com', 10, 10],
       ['proof-bob@example.com', 5, 5],
     ]);
-    const later = await complete();
+    const later = await env.request(
+      'POST',
+      `/api/v1/entries/${bob.body.data.entryId}/bonus-actions/${action.id}/complete`,
+      { key: t.publicKey, body: {} },
+    );
     expect([later.status, later.body.data?.pointsAdded]).toEqual([200, 50]);
+  });
+});
+
+describe('the address in the rules', () => {
+  it("a public sign-up passes the client's address and browser to the risk rules: hashes kept, ip_velocity past the limit", async () => {
+    const id = await contest({ risk: { maxEntriesPerIpPerHour: 3 } });
+    const headers = { 'x-forwarded-for': '198.51.100.77', 'user-agent': 'probe/1.0' };
+    const risks: string[] = [];
+    for (let i = 0; i < 5; i++) {
+      const r = await signup(id, { email: `velo${i}@example.com` }, t.publicKey, headers);
+      expect(r.status, r.text).toBe(201);
+      const row = await queryOne<{
+        risk_level: string;
+        risk_reasons: string[];
+        ip_hash: string | null;
+        ua: string | null;
+      }>(
+        env.db,
+        sql`select risk_level, risk_reasons, ip_hash, user_agent_hash as ua from entries where id = ${r.body.data.entryId}`,
+      );
+      expect(row!.ip_hash).toMatch(/^[0-9a-f]{64}$/);
+      expect(row!.ua).toMatch(/^[0-9a-f]{64}$/);
+      risks.push(`${row!.risk_level}:${row!.risk_reasons.join(',')}`);
+    }
+    expect(risks).toEqual(['none:', 'none:', 'none:', 'review:ip_velocity', 'review:ip_velocity']);
+  });
+});
+
+describe('order of checks', () => {
+  it('no request without a valid key reaches siteverify, nor one for a contest without the bot check; unknown keys are limited per address', async () => {
+    const id = await contest({ botCheck: 'turnstile' });
+    const plain = await contest();
+    const calls = verified.length;
+    const made = `pk_${'Z'.repeat(40)}`;
+    const bad = await signup(id, { email: 'k@example.com', turnstileToken: 'pass' }, made, {
+      'x-forwarded-for': '198.51.100.90',
+    });
+    expect([bad.status, bad.body.error]).toEqual([401, 'Missing or invalid API key']);
+    expect((await signup(plain, { email: 'k2@example.com', turnstileToken: 'pass' })).status).toBe(201);
+    expect(verified.length).toBe(calls);
+    expect((await signup(id, { email: 'k3@example.com', turnstileToken: 'pass' })).status).toBe(201);
+    expect(verified.length).toBe(calls + 1);
+    // made-up keys from one address: past 100 a minute, 429 before the database, whatever key
+    for (let i = 1; i < 100; i++) {
+      const r = await signup(
+        id,
+        { email: 'k@example.com', turnstileToken: 'pass' },
+        `pk_${String(i).padStart(40, 'Q')}`,
+        {
+          'x-forwarded-for': '198.51.100.90',
+        },
+      );
+      expect(r.status).toBe(401);
+    }
+    const limited = await signup(id, { email: 'k4@example.com' }, t.publicKey, { 'x-forwarded-for': '198.51.100.90' });
+    expect([limited.status, limited.body.error]).toEqual([429, 'Too many requests']);
+    // another address is not refused
+    expect(
+      (await signup(plain, { email: 'k5@example.com' }, t.publicKey, { 'x-forwarded-for': '198.51.100.91' })).status,
+    ).toBe(201);
+    env.clock.advance(61_000);
+    expect(
+      (await signup(plain, { email: 'k4@example.com' }, t.publicKey, { 'x-forwarded-for': '198.51.100.90' })).status,
+    ).toBe(201);
+    expect(verified.length).toBe(calls + 1);
+  });
+});
+
+describe('no flooding', () => {
+  it('at most 3 confirmation emails an hour per mailbox (+tags, case and Gmail dots folded); later sign-ups answer as usual', async () => {
+    const id = await contest();
+    const spellings = [
+      'Vic.Tim@gmail.com',
+      'victim+1@gmail.com',
+      'v.i.c.t.i.m+2@googlemail.com',
+      'victim+3@gmail.com',
+      'VICTIM+4@gmail.com',
+    ];
+    for (const email of spellings) {
+      const r = await signup(id, { email }, t.publicKey, { 'x-forwarded-for': '198.51.100.120' });
+      expect(r.status, r.text).toBe(201);
+    }
+    await env.settle();
+    const toVictim = () =>
+      env.sent.filter((m) => /^v\.?i\.?c\.?t\.?i\.?m/i.test(m.to.replace(/\./g, '')) && /confirm/i.test(m.subject));
+    expect(toVictim()).toHaveLength(3);
+    // another mailbox is not held back
+    expect((await signup(id, { email: 'someone.else@example.com' })).status).toBe(201);
+    await env.settle();
+    expect(env.sent.filter((m) => m.to === 'someone.else@example.com')).toHaveLength(1);
+    // an hour later the mailbox gets one again
+    env.clock.advance(3_600_001);
+    expect((await signup(id, { email: 'victim+5@gmail.com' })).status).toBe(201);
+    await env.settle();
+    expect(toVictim()).toHaveLength(4);
   });
 });

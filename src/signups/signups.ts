@@ -40,6 +40,22 @@ export async function signupConfig(db: Db, team: Team, contestId: string, turnst
   };
 }
 
+/**
+ * Whether a sign-up for this contest must pass the bot check: read (with the key check) before
+ * Turnstile's siteverify is called, so that no request without a valid key, and none for a
+ * contest without the bot check, makes the server call it. false for an unknown contest (the
+ * sign-up's own statement then answers 404).
+ */
+export async function botCheckAsked(db: Db, team: Team, contestId: string): Promise<boolean> {
+  if (!isUuid(contestId)) return false;
+  const row = await queryOne<{ asked: boolean }>(
+    db,
+    sql`with ${team.cte} c as (select * from contests c where c.id = ${contestId} and ${sqlOfTeam(team, 'c')})
+        select exists (select 1 from c where c.public_signup and c.bot_check = 'turnstile') as asked`,
+  );
+  return row?.asked === true;
+}
+
 /** The entry of a token (its SHA-256 looked up), with its position; an unknown token or an erased entry: 401. */
 export async function readMe(db: Db, token: string) {
   const row = await queryOne<{

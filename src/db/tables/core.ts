@@ -333,6 +333,23 @@ export const riskWindows = pgTable(
   ],
 );
 
+/**
+ * Confirmation emails a contest's sign-ups sent to one mailbox (ce_email_norm: lower-cased,
+ * `+tag` removed, Gmail's dots) in the last hour: a sign-up sends one only while fewer than 3
+ * are recent (the create statement's conditional upsert), so +aliases cannot flood a mailbox.
+ */
+export const mailboxWindows = pgTable(
+  'mailbox_windows',
+  {
+    contestId: uuid('contest_id')
+      .notNull()
+      .references(() => contests.id, { onDelete: 'cascade' }),
+    mailbox: text('mailbox').notNull(),
+    times: ts('times').array().notNull().default(sql`'{}'::timestamptz[]`),
+  },
+  (t) => [primaryKey({ columns: [t.contestId, t.mailbox] })],
+);
+
 /** Disposable-mail domains, loaded from the disposable-email-domains-js package at migrate time (src/db/disposable.ts). */
 export const disposableDomains = pgTable('disposable_domains', {
   domain: text('domain').primaryKey(),
@@ -407,6 +424,9 @@ export const deploymentSecrets = pgTable('deployment_secrets', {
 /**
  * A visitor's credentials for their own entry (`et_…`, 190 random bits): only the SHA-256 is
  * kept; an entry may have several (a device each, a "your link" email each). Erasure deletes them.
+ * `kind`: `answer`, handed out in a sign-up's answer (to whoever signed up: not yet proven to be
+ * the email's owner), ended when the email is confirmed; `email`, reached the owner through their
+ * mailbox (a "your link" email, the confirmation's redirect), kept.
  */
 export const entryTokens = pgTable(
   'entry_tokens',
@@ -415,9 +435,13 @@ export const entryTokens = pgTable(
     entryId: uuid('entry_id')
       .notNull()
       .references(() => entries.id, { onDelete: 'cascade' }),
+    kind: text('kind').notNull().default('email'),
     createdAt: createdAt(),
   },
-  (t) => [index('entry_tokens_entry_idx').on(t.entryId)],
+  (t) => [
+    index('entry_tokens_entry_idx').on(t.entryId),
+    check('entry_tokens_kind_ck', sql`${t.kind} in ('answer', 'email')`),
+  ],
 );
 
 /**
