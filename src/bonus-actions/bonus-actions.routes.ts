@@ -17,7 +17,7 @@ import { Errors } from '../errors.js';
 import { emailSchema, jsonBody, queryParams } from '../http/validate.js';
 import { apiErrors, okJson, security } from '../http/schemas.js';
 import { BonusCompletion, EntryBonusActions } from './bonus-actions.schema.js';
-import { entryTokenOf } from '../signups/tokens.js';
+import { entryTokenOf } from '../lib/entry-tokens.js';
 import { sha256Hex } from '../lib/crypto.js';
 
 const lookupQuery = v.object({

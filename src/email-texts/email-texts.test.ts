@@ -31,7 +31,9 @@ describe('reading and writing', () => {
       custom: false,
       updatedAt: null,
     });
-    expect(d.body.data.text).toContain('Hi {{name}},');
+    // the default greets nobody by name: the address is not yet proven to be the signer's
+    expect(d.body.data.text).toMatch(/^Hi,\n/);
+    expect(d.body.data.text).not.toContain('{{name}}');
     expect(d.body.data.text).toContain('{{link}}');
     expect(d.body.data.placeholders.map((p: { name: string }) => p.name)).toEqual(['name', 'contest', 'link']);
     const reward = await api('GET', `/api/v1/contests/${c.id}/emails/reward`);
@@ -112,6 +114,42 @@ describe('the emails sent', () => {
     await api('POST', `/api/v1/contests/${c.id}/entries`, { email: 'ann@example.com', name: 'Ann' });
     await env.settle();
     expect(env.sent.find((m) => m.to === 'ann@example.com')!.subject).toBe('Confirm your entry: Fish & <Chips>');
+  });
+
+  it("a person's name is text, never a link, in a team's text; the team's own addresses, {{link}} and a {{code}} in an address are links", async () => {
+    const c = await env.contest(t.teamId, { title: 'Links', requireEmailConfirmation: false });
+    await api('PUT', `/api/v1/contests/${c.id}/emails/reward`, {
+      subject: 'Yours',
+      text: 'Hi {{name}}, read https://acme.example/rules then shop at https://shop.example/r?c={{code}}',
+    });
+    await api('POST', `/api/v1/contests/${c.id}/rewards`, { name: 'Ten', pointsRequired: 5, code: 'TEN5' });
+    const e = await api('POST', `/api/v1/contests/${c.id}/entries`, {
+      email: 'phish@example.com',
+      name: 'http://evil.example/login now',
+    });
+    await api('POST', `/api/v1/entries/${e.body.data.entryId}/points`, { points: 5, reason: 'promo' });
+    await env.settle();
+    await runScheduledJobs(env.deps);
+    const mail = env.sent.find((m) => m.to === 'phish@example.com' && m.subject === 'Yours')!;
+    expect(mail.html).not.toContain('<a href="http://evil');
+    expect(mail.html).toContain('Hi http://evil.example/login now, read');
+    expect(mail.html).toContain('<a href="https://acme.example/rules">https://acme.example/rules</a>');
+    expect(mail.html).toContain('<a href="https://shop.example/r?c=TEN5">https://shop.example/r?c=TEN5</a>');
+    // the confirmation's {{link}} is a link; a name in a confirmation text is text
+    const d = await env.contest(t.teamId, { title: 'Links 2' });
+    await api('PUT', `/api/v1/contests/${d.id}/emails/confirmation`, {
+      subject: 'Confirm',
+      text: 'Hi {{name}}: {{link}}',
+    });
+    await api('POST', `/api/v1/contests/${d.id}/entries`, {
+      email: 'phish2@example.com',
+      name: 'https://evil.example',
+    });
+    await env.settle();
+    const confirm = env.sent.find((m) => m.to === 'phish2@example.com')!;
+    expect(confirm.html).toMatch(
+      /Hi https:\/\/evil\.example: <a href="http:\/\/[^"]+\/api\/confirm\/[A-Za-z0-9]{32}">/,
+    );
   });
 
   it('a reward email and an admission email with the team texts', async () => {

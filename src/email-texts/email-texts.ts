@@ -184,7 +184,7 @@ export async function previewEmailText(
         select exists (select 1 from c) as contest_found,
           (select ce_email_subject(ce_email_fill(v.subject, v.vars)) from v) as subject,
           (select ce_email_fill(v.text, v.vars) from v) as text,
-          (select ce_email_html(ce_email_fill(v.text, v.vars)) from v) as html`,
+          (select ce_email_html(v.text, v.vars) from v) as html`,
   );
   if (!row?.contest_found) throw Errors.contestNotFound();
   return { to: `${sample.name.toLowerCase()}@example.com`, subject: row.subject, text: row.text, html: row.html };

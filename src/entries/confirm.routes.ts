@@ -2,7 +2,7 @@ import { Hono } from 'hono';
 import { describeRoute } from 'hono-openapi';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { confirmEmail } from './confirm.js';
-import { newEntryToken } from '../signups/tokens.js';
+import { newEntryToken } from '../lib/entry-tokens.js';
 import { escapeHtml } from '../mail/templates.js';
 import type { AppContext, AppEnv } from '../http/context.js';
 import { ok } from '../http/envelope.js';

@@ -375,5 +375,7 @@ export function kickEventDelivery(deps: Deps, c?: Context): void {
     track(onePass(deps));
     return;
   }
-  track(joinLoop(deps, 'events', () => onePass(deps), { idleGapMs: IDLE_PASS_GAP_MS }).promise);
+  const loop = joinLoop(deps, 'events', () => onePass(deps), { idleGapMs: IDLE_PASS_GAP_MS });
+  // one failure is reported once, by the request whose loop it was; the others only wait for it
+  track(loop.started ? loop.promise : loop.promise.catch(() => {}));
 }

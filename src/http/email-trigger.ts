@@ -30,5 +30,11 @@ export function triggerEmailDelivery(c: AppContext): void {
   // running only asks for another round (it must not hold another request's work)
   const workers = deps.eventKick === 'per-request';
   const loop = joinLoop(deps, 'email', pass, workers ? { staleAfterMs: EMAIL_LOOP_STALE_MS } : {});
-  if (loop.started || !workers) deps.background(c, loop.promise);
+  // one failure is reported once, by the request whose loop it was; the others only wait for it
+  if (loop.started) deps.background(c, loop.promise);
+  else if (!workers)
+    deps.background(
+      c,
+      loop.promise.catch(() => {}),
+    );
 }

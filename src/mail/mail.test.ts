@@ -10,7 +10,7 @@ import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../db/client.js';
 import type { Logger, OutgoingEmail } from '../deps.js';
-import { confirmationEmail, prizeEmail } from './templates.js';
+import { prizeEmail, statusLinkEmail } from './templates.js';
 import { deliverDueEmails } from './outbox.js';
 import { MailError } from './errors.js';
 import { logTransport } from './log.js';
@@ -155,8 +155,8 @@ describe('SMTP transport (nodemailer) to a real SMTP server, through the outbox'
     await env.close();
   });
 
-  it('delivers a confirmation email: envelope, headers, text and escaped HTML (an entry named <script>)', async () => {
-    const content = confirmationEmail({
+  it('delivers a "your link" email: envelope, headers, text and escaped HTML (an entry named <script>)', async () => {
+    const content = statusLinkEmail({
       contestTitle: 'Summer <b>Giveaway</b> & more',
       name: '<script>alert(1)</script>',
       link: 'http://contests.test/api/confirm/tok_123?a=1&b=2',
@@ -172,7 +172,7 @@ describe('SMTP transport (nodemailer) to a real SMTP server, through the outbox'
     expect(msg.from).toBe('contests@example.com');
     expect(msg.to).toEqual(['ada@example.com']);
     const parsed = mimeParts(msg.raw);
-    expect(header(parsed.headers, 'Subject')).toBe('Confirm your entry: Summer <b>Giveaway</b> & more');
+    expect(header(parsed.headers, 'Subject')).toBe('Your entry: Summer <b>Giveaway</b> & more');
     expect(header(parsed.headers, 'Message-ID')).toBe(`<${row.idempotency_key}@example.com>`);
     // the plain-text part carries the name as typed, and the link
     expect(parsed.text).toContain('Hi <script>alert(1)</script>,');

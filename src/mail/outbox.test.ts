@@ -16,6 +16,8 @@ import { createTestEnv, hasRealPostgres, query, queryOne, type TestEnv } from '.
 
 interface Row {
   id: string;
+  text: string;
+  html: string;
   to: string;
   status: string;
   attempts: number;
@@ -101,6 +103,85 @@ describe('outbox delivery', () => {
     // nothing is sent twice
     expect(await deliverDueEmails(env.db, mailer, env.clock.now())).toMatchObject({ sent: 0 });
     expect(mailer.calls).toBe(1);
+  });
+
+  it('the stored copy of a sent email keeps no entry token and no confirmation code; the email itself had them', async () => {
+    const token = `et_${'T'.repeat(40)}`;
+    const code = 'C'.repeat(32);
+    const body = `Your page: https://shop.example/p#ce-entry=${token} or confirm: http://x.test/api/confirm/${code}`;
+    const row = await queryOne<{ id: string }>(
+      env.db,
+      sql`insert into email_outbox (team_id, "to", kind, subject, text, html, next_attempt_at)
+          values (${teamId}, 'scrub@example.com', 'status_link', 'S', ${body}, ${`<a href="x#ce-entry=${token}">x</a>`}, now())
+          returning id`,
+    );
+    const mailer = recordingMailer();
+    await deliverDueEmails(env.db, mailer, env.clock.now());
+    expect(mailer.sent.find((m) => m.to === 'scrub@example.com')?.text).toBe(body);
+    const stored = await get(env.db, row!.id);
+    expect(stored).toMatchObject({
+      status: 'sent',
+      text: 'Your page: https://shop.example/p#ce-entry=et_… or confirm: http://x.test/api/confirm/…',
+      html: '<a href="x#ce-entry=et_…">x</a>',
+    });
+  });
+
+  it('a "sent" mark that fails (a dropped connection) is tried again: the email is not left to go out twice', async () => {
+    // the next two "sent" marks fail, as a terminated connection would make them
+    for (const statement of [
+      'create sequence mark_fail_seq',
+      `create function mark_fail() returns trigger language plpgsql as $f$
+       begin if nextval('mark_fail_seq') <= 2 then raise exception 'terminating connection (test)'; end if; return new; end $f$`,
+      `create trigger mark_fail before update on email_outbox for each row
+       when (old.status = 'pending' and new.status = 'sent') execute function mark_fail()`,
+    ])
+      await env.db.execute(sql.raw(statement));
+    try {
+      const id = await queue(env.db, teamId, 'marked@example.com', env.clock.now());
+      const mailer = recordingMailer();
+      expect(await deliverDueEmails(env.db, mailer, env.clock.now())).toMatchObject({ sent: 1 });
+      expect(await get(env.db, id)).toMatchObject({ status: 'sent', locked_until: null });
+      expect(mailer.calls).toBe(1);
+    } finally {
+      for (const statement of [
+        'drop trigger mark_fail on email_outbox',
+        'drop function mark_fail()',
+        'drop sequence mark_fail_seq',
+      ])
+        await env.db.execute(sql.raw(statement));
+    }
+  });
+
+  it('a failing delivery statement is logged once, not once per request that joined the loop', async () => {
+    const team = await env.team('Loggers');
+    const c = await env.contest(team.teamId);
+    // the delivery's claim fails after a second (a dropped connection, say)
+    for (const statement of [
+      `create function claim_fail() returns trigger language plpgsql as $f$
+       begin perform pg_sleep(1); raise exception 'terminating connection (test)'; end $f$`,
+      `create trigger claim_fail before update on email_outbox for each row
+       when (old.locked_until is null and new.locked_until is not null) execute function claim_fail()`,
+    ])
+      await env.db.execute(sql.raw(statement));
+    try {
+      const before = env.logs.filter((l) => l.level === 'error').length;
+      const created = await Promise.all(
+        Array.from({ length: 20 }, (_, i) =>
+          env.request('POST', `/api/v1/contests/${c.id}/entries`, {
+            key: team.privateKey,
+            body: { email: `logged${i}@example.com` },
+          }),
+        ),
+      );
+      expect(created.map((r) => r.status)).toEqual(Array(20).fill(201));
+      await env.settle();
+      const errors = env.logs.filter((l) => l.level === 'error').slice(before);
+      expect(errors.length).toBeGreaterThanOrEqual(1);
+      expect(errors.length).toBeLessThanOrEqual(2);
+    } finally {
+      for (const statement of ['drop trigger claim_fail on email_outbox', 'drop function claim_fail()'])
+        await env.db.execute(sql.raw(statement));
+    }
   });
 
   it('leaves emails that are not due yet alone', async () => {

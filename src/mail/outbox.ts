@@ -82,17 +82,33 @@ async function claimDue(db: Db, now: string, leaseUntil: string, limit: number):
   );
 }
 
-/** The emails of a batch that went out, marked in one statement (not one per email). */
+/** How often a "sent" mark is tried before the emails are left to their lease (and sent again) */
+export const MARK_SENT_TRIES = 5;
+
+/**
+ * The emails of a batch that went out, marked in one statement (not one per email). The stored
+ * copy keeps no credential once sent: entry tokens (`et_…`) and confirmation codes in its links
+ * are blanked (the database keeps only their hashes). A mark that fails (a connection dropped)
+ * is tried again, up to MARK_SENT_TRIES times over about 3 s, since an unmarked email goes out
+ * again when its lease ends.
+ */
 async function markSent(db: Db, ids: string[], now: string): Promise<void> {
   if (ids.length === 0) return;
-  // not fenced by the lease: whoever sent it, it was sent
-  await query(
-    db,
-    sql`update email_outbox
+  const statement = sql`update email_outbox
            set status = 'sent', sent_at = ${now}::timestamptz, attempts = attempts + 1,
-               locked_until = null, last_error = null
-         where id = any(${`{${ids.join(',')}}`}::uuid[]) and status = 'pending'`,
-  );
+               locked_until = null, last_error = null,
+               text = ce_scrub_credentials(text), html = ce_scrub_credentials(html)
+         where id = any(${`{${ids.join(',')}}`}::uuid[]) and status = 'pending'`;
+  // not fenced by the lease: whoever sent it, it was sent
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await query(db, statement);
+      return;
+    } catch (e) {
+      if (attempt >= MARK_SENT_TRIES) throw e;
+      await new Promise((r) => setTimeout(r, 200 * 2 ** (attempt - 1)));
+    }
+  }
 }
 
 /**

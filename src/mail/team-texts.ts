@@ -2,8 +2,9 @@
  * The emails a team may write itself, per contest and kind (docs/emails.md): which placeholders
  * each kind takes, which it must contain, and its default text (what GET shows when the team has
  * written none). A team's text is plain text with `{{placeholders}}`; SQL fills them in one pass
- * and makes the HTML part from the text with everything escaped (ce_email_fill, ce_email_html in
- * migrations/0027_reward_engine.sql), in the statement that queues the email.
+ * and makes the HTML part from the text with everything escaped and the person's name never a link
+ * (ce_email_fill in migrations/0027_reward_engine.sql, ce_email_html in
+ * src/db/functions/email-rendering.sql), in the statement that queues the email.
  */
 import { Errors } from '../errors.js';
 import { admittedEmail, confirmationEmail, statusLinkEmail, winnerEmail } from './templates.js';
@@ -35,7 +36,7 @@ export const TEAM_EMAILS: Record<TeamEmailKind, KindSpec> = {
     placeholders: ['name', 'contest', 'link'],
     required: ['link'],
     meaning: { name: NAME, contest: CONTEST, link: 'the link that confirms the email' },
-    defaultText: () => confirmationEmail({ contestTitle: p('contest'), name: p('name'), link: p('link') }),
+    defaultText: () => confirmationEmail({ contestTitle: p('contest'), link: p('link') }),
   },
   'status-link': {
     placeholders: ['name', 'contest', 'link', 'position'],

@@ -27,8 +27,12 @@ const oneLine = (s: string) =>
 const layout = (body: string) =>
   `<!doctype html><html><body style="font-family:system-ui,sans-serif;line-height:1.5;color:#111">${body}</body></html>`;
 
-export function confirmationEmail(p: { contestTitle: string; name: string | null; link: string }): EmailContent {
-  const hello = p.name ? `Hi ${p.name},` : 'Hi,';
+/**
+ * The confirmation email greets nobody by name: it goes to an address not yet proven to be the
+ * signer's, so nothing the signer typed (a name can be any text) is written in it.
+ */
+export function confirmationEmail(p: { contestTitle: string; link: string }): EmailContent {
+  const hello = 'Hi,';
   return {
     subject: oneLine(`Confirm your entry: ${p.contestTitle}`),
     text: `${hello}\n\nPlease confirm your email address to complete your entry in "${p.contestTitle}":\n\n${p.link}\n\nIf you did not sign up, ignore this email.\n`,

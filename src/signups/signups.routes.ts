@@ -19,7 +19,7 @@ import { statusLinkContent } from './emails.js';
 import { Me, SignupBody, SignupConfig, SignupCreated, SignupExisting } from './signups.schema.js';
 import { botCheckAsked, readMe, signupConfig } from './signups.js';
 import { USER_AGENT_MAX } from '../sql/risk.js';
-import { entryTokenOf, newEntryToken } from './tokens.js';
+import { entryTokenOf, newEntryToken } from '../lib/entry-tokens.js';
 import { verifyTurnstile } from './turnstile.js';
 
 /** /me: 120 reads a minute per client address (a page polls it; a guesser gets nowhere: 238-bit tokens) */

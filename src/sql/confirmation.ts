@@ -27,16 +27,16 @@ export interface PendingConfirmation {
   /** what entries.confirmation_token_hash gets */
   tokenHash: string;
   /**
-   * The email's subject, text and html as SQL expressions of the contest title and the
-   * entrant's name (null: no name), so that the email can be queued by the same statement that
-   * reads the contest and writes the entry.
+   * The email's subject, text and html as SQL expressions of the contest title (the default text
+   * carries no name; `name` is only the `{{name}}` of a text the team wrote), so that the email
+   * can be queued by the same statement that reads the contest and writes the entry.
    */
   content(p: { title: SQL; name: SQL }): SqlEmail;
 }
 
 /**
- * A new token and its email. The content is rendered by confirmationEmail() with random
- * markers in place of the contest title and the name; SQL puts them in (escaped in the HTML
+ * A new token and its email. The content is rendered by confirmationEmail() with a random
+ * marker in place of the contest title; SQL puts it in (escaped in the HTML
  * part; the subject on one line and at most 200 characters, as emails.ts does).
  */
 export async function newConfirmation(
@@ -48,19 +48,14 @@ export async function newConfirmation(
   const token = newEmailToken(random);
   const tag = toHex(random.bytes(8));
   const titleMarker = `[[contest-title-${tag}]]`;
-  const nameMarker = `[[entrant-name-${tag}]]`;
   const link = `${confirmationLink(publicUrl, token)}${fragment}`;
-  const rendered = confirmationEmail({ contestTitle: titleMarker, name: nameMarker, link });
-  // confirmationEmail greets with `Hi ${name},` or, without a name, `Hi,`
-  const helloMarker = `Hi ${nameMarker},`;
-  const hello = (name: SQL) =>
-    sql`(case when (${name})::text is null then 'Hi,' else 'Hi ' || (${name})::text || ',' end)`;
+  const rendered = confirmationEmail({ contestTitle: titleMarker, link });
   return {
     tokenHash: await sha256Hex(token),
     content: ({ title, name }) => ({
       subject: sql`left(btrim(regexp_replace(replace(${rendered.subject}::text, ${titleMarker}::text, (${title})::text), '[[:cntrl:]]+', ' ', 'g')), 200)`,
-      text: sql`replace(replace(${rendered.text}::text, ${titleMarker}::text, (${title})::text), ${helloMarker}::text, ${hello(name)})`,
-      html: sql`replace(replace(${rendered.html}::text, ${titleMarker}::text, ${sqlEscapeHtml(title)}), ${helloMarker}::text, ${sqlEscapeHtml(hello(name))})`,
+      text: sql`replace(${rendered.text}::text, ${titleMarker}::text, (${title})::text)`,
+      html: sql`replace(${rendered.html}::text, ${titleMarker}::text, ${sqlEscapeHtml(title)})`,
       vars: { name: sqlNameVar(name), contest: title, link: sql`${link}::text` },
     }),
   };

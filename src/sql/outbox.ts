@@ -55,7 +55,7 @@ export function sqlQueueEmail(
       select x.team_id, x.contest_id, x."to", ${k},
         coalesce(ce_email_subject(ce_email_fill(t.subject, x.vars)), x.subject),
         coalesce(ce_email_fill(t.text, x.vars), x.text),
-        case when t.text is null then x.html else ce_email_html(ce_email_fill(t.text, x.vars)) end,
+        case when t.text is null then x.html else ce_email_html(t.text, x.vars) end,
         ${at}::timestamptz, ${at}::timestamptz
       from (
         select ${p.teamId} as team_id, ${p.contestId} as contest_id, ${p.to} as "to", ${mail.subject} as subject,

@@ -4,6 +4,7 @@ import pg from 'pg';
 import type { DatabaseProvider } from '../../deps.js';
 import { type Db, useNamedStatements } from '../client.js';
 import { loadDisposableDomains } from '../disposable.js';
+import { installDatabaseFunctions } from '../functions.js';
 import { installStatementFunctions } from '../statement-functions.js';
 import { migrationsFolder } from '../migrate.js';
 import * as schema from '../schema.js';
@@ -40,6 +41,7 @@ export async function openPg(
   if (opts.migrate !== false) {
     await migrate(drizzle({ client: pool }), { migrationsFolder, migrationsSchema: opts.searchPath });
     await loadDisposableDomains(db);
+    await installDatabaseFunctions(db);
     await installStatementFunctions(db);
   }
   return {

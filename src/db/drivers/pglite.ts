@@ -5,6 +5,7 @@ import { migrate } from 'drizzle-orm/pglite/migrator';
 import type { DatabaseProvider } from '../../deps.js';
 import type { Db } from '../client.js';
 import { loadDisposableDomains } from '../disposable.js';
+import { installDatabaseFunctions } from '../functions.js';
 import { installStatementFunctions } from '../statement-functions.js';
 import { migrationsFolder } from '../migrate.js';
 import * as schema from '../schema.js';
@@ -29,6 +30,7 @@ export async function openPglite(
   if (opts.migrate !== false) {
     await migrate(drizzle({ client }), { migrationsFolder });
     await loadDisposableDomains(db);
+    await installDatabaseFunctions(db);
     await installStatementFunctions(db);
   }
   return {

@@ -1,0 +1,61 @@
+-- Email rendering: a team's own email text (email_texts, src/mail/team-texts.ts) filled with its
+-- placeholders and made into the HTML part, in the statement that queues the email.
+-- Relied on by: the outbox insert (src/sql/outbox.ts), the email texts' preview
+-- (src/email-texts/email-texts.ts) and the reward emails (ce_reward_notify, rewards.sql).
+-- Maintains no table and has no trigger.
+
+-- ce:function
+-- The HTML part of a team's text `tpl` filled with `vars`: everything escaped, line breaks kept.
+-- Addresses become links (the team's own, the `link` placeholder, a `{{code}}` inside an address
+-- the team wrote), but the person's `name` is text and never part of a link, whatever it holds:
+-- a stranger's sign-up cannot put a link of theirs in a mail sent to someone else's address.
+-- Written as a walk over the template, as ce_email_fill is.
+CREATE OR REPLACE FUNCTION ce_email_html(tpl text, vars jsonb) RETURNS text LANGUAGE plpgsql IMMUTABLE STRICT AS $$
+DECLARE
+  done text := '';
+  rest text := tpl;
+  lit text := '';
+  p int;
+  q int;
+  name text;
+BEGIN
+  LOOP
+    p := strpos(rest, '{{');
+    q := CASE WHEN p = 0 THEN 0 ELSE strpos(substr(rest, p + 2), '}}') END;
+    IF p = 0 OR q = 0 THEN
+      lit := lit || rest;
+      EXIT;
+    END IF;
+    name := substr(rest, p + 2, q - 1);
+    IF name = 'name' AND vars ? name THEN
+      -- the text so far, with its addresses as links; then the name as text
+      done := done || regexp_replace(ce_escape_html(lit || substr(rest, 1, p - 1)), '(https?://[^[:space:]<>]+)', '<a href="\1">\1</a>', 'g')
+        || ce_escape_html(coalesce(vars ->> name, ''));
+      lit := '';
+      rest := substr(rest, p + q + 3);
+    ELSIF vars ? name THEN
+      lit := lit || substr(rest, 1, p - 1) || coalesce(vars ->> name, '');
+      rest := substr(rest, p + q + 3);
+    ELSE
+      lit := lit || substr(rest, 1, p + 1);
+      rest := substr(rest, p + 2);
+    END IF;
+  END LOOP;
+  done := done || regexp_replace(ce_escape_html(lit), '(https?://[^[:space:]<>]+)', '<a href="\1">\1</a>', 'g');
+  RETURN '<!doctype html><html><body style="font-family:system-ui,sans-serif;line-height:1.5;color:#111">'
+    || replace(done, E'\n', '<br>') || '</body></html>';
+END $$;
+
+-- ce:function
+-- HTML's five special characters escaped (the twin of escapeHtml in src/mail/templates.ts).
+CREATE OR REPLACE FUNCTION ce_escape_html(t text) RETURNS text LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $$
+  SELECT replace(replace(replace(replace(replace(t, '&', '&amp;'), '<', '&lt;'), '>', '&gt;'), '"', '&quot;'), '''', '&#39;')
+$$;
+
+-- ce:function
+-- A sent email's stored copy without the credentials its links carried: entry tokens (`et_` and
+-- 40 letters and digits) and confirmation codes (`/api/confirm/` and 32) become `…`. Relied on by
+-- the outbox's "sent" mark (src/mail/outbox.ts).
+CREATE OR REPLACE FUNCTION ce_scrub_credentials(t text) RETURNS text LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $$
+  SELECT regexp_replace(regexp_replace(t, 'et_[A-Za-z0-9]{40}', 'et_…', 'g'), '/api/confirm/[A-Za-z0-9]{32}', '/api/confirm/…', 'g')
+$$;
