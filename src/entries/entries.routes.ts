@@ -20,9 +20,9 @@ import type { AppContext, AppEnv } from '../http/context.js';
 import { triggerEmailDelivery } from '../http/email-trigger.js';
 import { ok, pagination } from '../http/envelope.js';
 import { Errors } from '../errors.js';
-import { jsonBody, pageParams, pageQuerySchema, queryParams } from '../http/validate.js';
+import { idempotencyKeyOf, jsonBody, pageParams, pageQuerySchema, queryParams } from '../http/validate.js';
 import { requireContestId } from '../http/validate.js';
-import { apiErrors, jsonRequest, okJson, pageJson, pageQuery, security } from '../http/schemas.js';
+import { apiErrors, headerParam, jsonRequest, okJson, pageJson, pageQuery, security } from '../http/schemas.js';
 import {
   CreateEntryBody,
   CreatedEntry,
@@ -370,12 +370,20 @@ export function entryRoutes() {
       operationId: 'adjustEntryPoints',
       tags,
       summary: 'Adjust points (never below 0); adjustment = change applied',
+      description:
+        'With an Idempotency-Key header, a retry with the same key for the same entry adds nothing and answers the first answer.',
       security: security.privateKey,
+      parameters: [
+        headerParam('Idempotency-Key', 'any 1-200 printable characters: a retry with it answers the first answer'),
+      ],
       responses: {
         200: okJson('The adjustment made', PointsAdjustment),
         ...apiErrors(
           { access: 'private', body: true, forbidden: 'Private key required' },
-          { 400: 'Invalid input: `Missing points or reason`, or a message naming the field', 404: ['Entry not found'] },
+          {
+            400: 'Invalid input: `Missing points or reason`, `Invalid Idempotency-Key`, or a message naming the field',
+            404: ['Entry not found'],
+          },
         ),
       },
     }),
@@ -390,6 +398,7 @@ export function entryRoutes() {
         body.points!,
         body.reason!,
         c.var.deps.clock.now(),
+        idempotencyKeyOf(c),
       );
       return ok(c, result);
     },

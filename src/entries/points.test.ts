@@ -254,3 +254,43 @@ describe('ledger invariant', () => {
     expect(clamped!.n).toBeGreaterThan(0);
   });
 });
+
+describe('POST /entries/{entryId}/points with an Idempotency-Key', () => {
+  it('a retry with the same key adds nothing and answers the first answer; another key or entry is its own', async () => {
+    const c = await env.contest(a.teamId);
+    const e1 = await newEntry(c.id, 'idem1@example.com');
+    const e2 = await newEntry(c.id, 'idem2@example.com');
+    const adjust = (entryId: string, points: number, key?: string) =>
+      env.request('POST', `/api/v1/entries/${entryId}/points`, {
+        key: a.privateKey,
+        body: { points, reason: 'retry test' },
+        headers: key === undefined ? {} : { 'idempotency-key': key },
+      });
+    const first = await adjust(e1, 7, 'adj-1');
+    expect([first.status, first.body.data]).toEqual([
+      200,
+      { message: 'Added 7 points', previousTotal: 0, newTotal: 7, adjustment: 7 },
+    ]);
+    // the retry (even with another body) answers the first answer and changes nothing
+    for (const points of [7, 50]) {
+      const again = await adjust(e1, points, 'adj-1');
+      expect([again.status, again.body.data]).toEqual([200, first.body.data]);
+    }
+    expect((await adjust(e1, 3, 'adj-2')).body.data).toMatchObject({ previousTotal: 7, newTotal: 10 });
+    expect((await adjust(e2, 5, 'adj-1')).body.data).toMatchObject({ previousTotal: 0, newTotal: 5 });
+    expect((await adjust(e1, 1)).body.data).toMatchObject({ newTotal: 11 });
+    const ledger = await getLedger(env.db, e1);
+    expect(ledger.filter((l) => l.source === 'manual').map((l) => l.delta)).toEqual([7, 3, 1]);
+    const bad = await adjust(e1, 1, 'x'.repeat(201));
+    expect([bad.status, bad.body.error]).toEqual([400, 'Invalid Idempotency-Key']);
+    expect(await ledgerMismatches(env.db, c.id)).toEqual([]);
+    // another team's key: not found, and nothing recorded
+    const other = await env.request('POST', `/api/v1/entries/${e1}/points`, {
+      key: b.privateKey,
+      body: { points: 1, reason: 'x' },
+      headers: { 'idempotency-key': 'adj-9' },
+    });
+    expect([other.status, other.body.error]).toEqual([404, 'Entry not found']);
+    expect(await query(env.db, sql`select 1 from points_adjustments where idempotency_key = 'adj-9'`)).toEqual([]);
+  });
+});

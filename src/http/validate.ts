@@ -145,3 +145,12 @@ export function requireContestId(raw: string | undefined): string {
   if (!id) throw Errors.missingContestId();
   return id;
 }
+
+const IDEMPOTENCY_KEY_RE = /^[\x21-\x7e]{1,200}$/;
+
+/** The request's `Idempotency-Key` (1-200 printable characters), null without one; else 400 Invalid Idempotency-Key. */
+export function idempotencyKeyOf(c: { req: { header(name: string): string | undefined } }): string | null {
+  const key = c.req.header('idempotency-key') ?? null;
+  if (key !== null && !IDEMPOTENCY_KEY_RE.test(key)) throw Errors.validation('Invalid Idempotency-Key');
+  return key;
+}

@@ -2,13 +2,12 @@
 import { Hono } from 'hono';
 import { describeRoute } from 'hono-openapi';
 import * as v from 'valibot';
-import { Errors } from '../errors.js';
 import { requireKey } from '../http/auth.js';
 import type { AppEnv } from '../http/context.js';
 import { triggerEmailDelivery } from '../http/email-trigger.js';
 import { ok } from '../http/envelope.js';
 import { apiErrors, headerParam, jsonRequest, okJson, security, uuid } from '../http/schemas.js';
-import { jsonBody, requireContestId } from '../http/validate.js';
+import { idempotencyKeyOf, jsonBody, requireContestId } from '../http/validate.js';
 import { ADMIT_MAX, admit } from './admit.js';
 
 const countMessage = `count must be an integer between 1 and ${ADMIT_MAX}`;
@@ -39,8 +38,6 @@ const Admitted = v.strictObject({
   entryIds: v.pipe(v.array(uuid), v.description('the entries this admission let in, by position')),
   count: v.number(),
 });
-
-const KEY_RE = /^[\x21-\x7e]{1,200}$/;
 
 export function admitRoutes() {
   const r = new Hono<AppEnv>();
@@ -74,8 +71,7 @@ export function admitRoutes() {
     jsonBody(AdmitBody),
     async (c) => {
       const contestId = requireContestId(c.req.param('contestId'));
-      const key = c.req.header('idempotency-key') ?? null;
-      if (key !== null && !KEY_RE.test(key)) throw Errors.validation('Invalid Idempotency-Key');
+      const key = idempotencyKeyOf(c);
       const body = c.req.valid('json');
       const whom = body.count !== undefined ? { count: body.count } : { entryIds: body.entryIds! };
       const result = await admit(c.var.db(), c.var.auth.team, contestId, whom, key, c.var.deps.clock.now());

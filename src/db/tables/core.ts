@@ -490,6 +490,25 @@ export const positionDeltas = pgTable(
 );
 
 /** What an admission with an Idempotency-Key let in: a retry answers the same list and admits nobody. */
+/**
+ * Manual point adjustments made with an `Idempotency-Key` (POST /entries/{id}/points): the first
+ * answer, kept so that a retry with the same key answers it again and adds nothing.
+ */
+export const pointsAdjustments = pgTable(
+  'points_adjustments',
+  {
+    entryId: uuid('entry_id')
+      .notNull()
+      .references(() => entries.id, { onDelete: 'cascade' }),
+    idempotencyKey: text('idempotency_key').notNull(),
+    previousTotal: integer('previous_total').notNull(),
+    newTotal: integer('new_total').notNull(),
+    requested: integer('requested').notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [primaryKey({ columns: [t.entryId, t.idempotencyKey] })],
+);
+
 export const admissions = pgTable(
   'admissions',
   {
