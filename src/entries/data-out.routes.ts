@@ -42,7 +42,7 @@ export function privacyRoutes() {
       responses: {
         200: {
           description:
-            'RFC 4180 CSV (CRLF, no BOM); header `id,email,name,phone,points,emailConfirmed,disqualified,referralCode,referredBy,referralsCount,riskLevel,createdAt,consentedAt,consentTextSha256`',
+            'RFC 4180 CSV (CRLF, no BOM); header `id,email,name,phone,points,emailConfirmed,disqualified,referralCode,referredBy,referralsCount,riskLevel,createdAt,consentedAt,consentTextSha256,admittedAt`',
           content: { 'text/csv': { schema: { type: 'string' } } },
         },
         ...apiErrors({ access: 'private' }, { 400: true, 404: ['Contest not found'] }),

@@ -106,7 +106,7 @@ describe('CSV export', () => {
     expect(text.endsWith('\r\n')).toBe(true);
     const rows = parseCsv(text);
     expect(rows[0]!.join(',')).toBe(
-      'id,email,name,phone,points,emailConfirmed,disqualified,referralCode,referredBy,referralsCount,riskLevel,createdAt,consentedAt,consentTextSha256',
+      'id,email,name,phone,points,emailConfirmed,disqualified,referralCode,referredBy,referralsCount,riskLevel,createdAt,consentedAt,consentTextSha256,admittedAt',
     );
     const entries = (await env.request('GET', `/api/v1/contests/${c.id}/entries`, { key: t.publicKey })).body.data as {
       id: string;
@@ -130,6 +130,7 @@ describe('CSV export', () => {
         byId[a.entryId]!.createdAt,
         '',
         '',
+        '',
       ],
       [
         b.entryId,
@@ -146,6 +147,7 @@ describe('CSV export', () => {
         byId[b.entryId]!.createdAt,
         '',
         '',
+        '',
       ],
       [
         cc.entryId,
@@ -160,6 +162,7 @@ describe('CSV export', () => {
         '0',
         'none',
         byId[cc.entryId]!.createdAt,
+        '',
         '',
         '',
       ],

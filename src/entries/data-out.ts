@@ -22,7 +22,7 @@ import { sqlEmitEvent, sqlEventDeliveries } from '../sql/events.js';
 import { sqlNotErased, sqlOfTeam } from '../sql/scope.js';
 
 export const EXPORT_HEADER =
-  'id,email,name,phone,points,emailConfirmed,disqualified,referralCode,referredBy,referralsCount,riskLevel,createdAt,consentedAt,consentTextSha256';
+  'id,email,name,phone,points,emailConfirmed,disqualified,referralCode,referredBy,referralsCount,riskLevel,createdAt,consentedAt,consentTextSha256,admittedAt';
 export const EXPORT_PAGE_SIZE = 5000;
 
 /** The export's `riskLevel` cell: the entry's risk level (none, review, high), computed at creation. */
@@ -54,6 +54,7 @@ interface ExportRow {
   created_at: Date | string;
   consented_at: Date | string | null;
   consent_text_sha256: string | null;
+  admitted_at: Date | string | null;
   /** the keyset cursor, exact to the microsecond */
   cursor: string;
 }
@@ -74,6 +75,7 @@ function csvLine(r: ExportRow): string {
     iso(r.created_at),
     iso(r.consented_at),
     r.consent_text_sha256,
+    iso(r.admitted_at),
   ]
     .map(csvCell)
     .join(',')}\r\n`;
@@ -81,7 +83,7 @@ function csvLine(r: ExportRow): string {
 
 const EXPORT_COLUMNS = sql`e.id, e.email, e.name, e.phone, e.points, e.email_confirmed, e.disqualified, e.referral_code,
   e.referred_by, (select count(*) from entries r where r.referred_by = e.id) as referrals_count,
-  ${SQL_EXPORT_RISK_LEVEL} as risk_level, e.created_at, e.consented_at, e.consent_text_sha256, e.created_at::text as cursor`;
+  ${SQL_EXPORT_RISK_LEVEL} as risk_level, e.created_at, e.consented_at, e.consent_text_sha256, e.admitted_at, e.created_at::text as cursor`;
 
 /**
  * A page of the export: the list's filters as conditions; a search (a private key's: a substring

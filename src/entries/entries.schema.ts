@@ -74,6 +74,10 @@ export const Entry = v.strictObject({
       "how the entry came: the team's server (api), a page's sign-up (signup), an instant-win claim, an inbound webhook",
     ),
   ),
+  admittedAt: v.pipe(
+    v.nullable(timestamp),
+    v.description('when a waitlist let the entry in (POST /contests/{contestId}/admit); null while it waits'),
+  ),
 });
 
 export const CreatedEntry = v.strictObject({

@@ -83,6 +83,7 @@ type EntryDetailRow = EntryRow & {
   consent_text_sha256: string | null;
   referred_by: string | null;
   source: string;
+  admitted_at: Date | string | null;
 };
 
 /**
@@ -95,7 +96,8 @@ export function entryDetailSql(team: Team, source: SQL): SQL {
           (select count(*) from entries r where r.referred_by = e.id) as referrals_count,
           (select count(*) from bonus_completions b where b.entry_id = e.id and b.status <> 'rejected') as bonus_actions_completed,
           p.value as total_purchase_value, p.n as total_purchase_count,
-          ${sqlPosition('e')} as position, e.consented_at, e.consent_text_sha256, e.referred_by, e.source
+          ${sqlPosition('e')} as position, e.consented_at, e.consent_text_sha256, e.referred_by, e.source,
+          e.admitted_at
         from ${source} e
         join contests c on c.id = e.contest_id
         cross join lateral (select coalesce(sum(amount), 0) as value, count(*) as n from purchases where entry_id = e.id) p`;
@@ -116,6 +118,7 @@ export function entryDetailJson(r: EntryDetailRow) {
     consent: r.consented_at ? { at: iso(r.consented_at)!, textSha256: r.consent_text_sha256 ?? '' } : null,
     referredBy: r.referred_by ?? null,
     source: r.source as 'api' | 'signup' | 'instant_win' | 'webhook',
+    admittedAt: iso(r.admitted_at),
   };
 }
 export type EntryDetail = ReturnType<typeof entryDetailJson>;

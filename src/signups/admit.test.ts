@@ -131,3 +131,30 @@ describe('POST /contests/{contestId}/admit', () => {
     expect((await me(w.entries[0]!.token)).body.data.position).toBe(1);
   });
 });
+
+describe('admittedAt where the team reads entries', () => {
+  it("is in the entry's detail, the CSV export (a column after the others) and the person's export", async () => {
+    const w = await waitlist(2);
+    const r = await admit(w.id, { count: 1 });
+    const [inId] = r.body.data.entryIds as string[];
+    const outId = w.entries.find((e) => e.id !== inId)!.id;
+    const at = new Date(
+      (await queryOne<{ at: Date | string }>(env.db, sql`select admitted_at as at from entries where id = ${inId!}`))!
+        .at,
+    ).toISOString();
+    const detail = async (id: string) =>
+      (await env.request('GET', `/api/v1/entries/${id}`, { key: t.privateKey })).body.data.admittedAt;
+    expect([await detail(inId!), await detail(outId)]).toEqual([at, null]);
+    const csv = (await env.request('GET', `/api/v1/contests/${w.id}/entries/export`, { key: t.privateKey })).text;
+    const [header, ...lines] = csv.trim().split('\r\n');
+    expect(header!.split(',').at(-1)).toBe('admittedAt');
+    const cell = (id: string) =>
+      lines
+        .find((l) => l.startsWith(id))!
+        .split(',')
+        .at(-1);
+    expect([cell(inId!), cell(outId)]).toEqual([at, '']);
+    const person = await env.request('GET', `/api/v1/entries/${inId}/export`, { key: t.privateKey });
+    expect(person.body.data.entry.admittedAt).toBe(at);
+  });
+});
