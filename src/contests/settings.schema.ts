@@ -88,10 +88,16 @@ const settingsEntries = {
         v.string('landingUrl must be an https URL'),
         v.maxLength(2000, 'landingUrl must be at most 2000 characters'),
         v.url('landingUrl must be an https URL'),
-        v.startsWith('https://', 'landingUrl must be an https URL'),
+        // a page under development on this machine may be plain http
+        v.regex(
+          /^(https:\/\/|http:\/\/(localhost|127\.0\.0\.1)(:\d{1,5})?([/?#]|$))/i,
+          'landingUrl must be an https URL',
+        ),
       ),
     ),
-    v.description("the https page that hosts the sign-up widget: the emails' links lead there"),
+    v.description(
+      "the https page that hosts the sign-up widget: the emails' links lead there (`http://localhost` and `http://127.0.0.1` pages too, for development)",
+    ),
   ),
   botCheck: v.pipe(
     v.picklist(['off', 'turnstile'], 'botCheck must be off or turnstile'),

@@ -93,11 +93,19 @@ describe('contest settings', () => {
     for (const [body, message] of [
       [{ publicSignup: 'yes' }, 'publicSignup must be a boolean'],
       [{ landingUrl: 'http://shop.example/join' }, 'landingUrl must be an https URL'],
+      [{ landingUrl: 'http://localhost.evil.example/join' }, 'landingUrl must be an https URL'],
+      [{ landingUrl: 'http://127.0.0.1.nip.example/' }, 'landingUrl must be an https URL'],
+      [{ landingUrl: 'ftp://localhost/join' }, 'landingUrl must be an https URL'],
       [{ botCheck: 'captcha' }, 'botCheck must be off or turnstile'],
       [{ consentText: 'x'.repeat(2001) }, 'consentText must be at most 2000 characters'],
     ] as const) {
       const r = await env.request('PATCH', `/api/v1/contests/${c.id}`, { key: t.privateKey, body });
       expect([r.status, r.body.error]).toEqual([400, message]);
+    }
+    // a page under development on this machine
+    for (const landingUrl of ['http://localhost:4710/waitlist', 'http://127.0.0.1:8080', 'http://localhost/#x']) {
+      const r = await env.request('PATCH', `/api/v1/contests/${c.id}`, { key: t.privateKey, body: { landingUrl } });
+      expect([r.status, r.body.data?.landingUrl]).toEqual([200, landingUrl]);
     }
   });
 });
