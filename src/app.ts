@@ -12,6 +12,7 @@ import { dbTiming, deliveryScope } from './db/client.js';
 import { kickEventDelivery } from './events/deliver.js';
 import { fail } from './http/envelope.js';
 import { keyError } from './http/auth.js';
+import { triggerEmailDelivery } from './http/email-trigger.js';
 import { ApiError, Errors } from './errors.js';
 import { describeError } from './lib/describe-error.js';
 import { toHex } from './lib/crypto.js';
@@ -100,12 +101,14 @@ export function createApp(deps: Deps) {
       return txHandle.db;
     });
     const timing = { trips: 0, ms: 0 };
-    const deliveries = { recorded: false };
+    const deliveries: { recorded: boolean; mail?: boolean } = { recorded: false };
     try {
       await deliveryScope.run(deliveries, () => dbTiming.run(timing, next));
       // a statement of this request wrote outbound event deliveries: send them after the answer
       // (a write that wrote none, e.g. for a team without endpoints, costs no second statement)
       if (deliveries.recorded) kickEventDelivery(deps, c);
+      // a write in a contest with rewards: the reward triggers may have queued emails, sent now
+      if (deliveries.mail) triggerEmailDelivery(c);
     } finally {
       // the database's share of this answer: round trips (statements or batches) and their time
       setAnswerHeaders(c, {

@@ -3,6 +3,7 @@
  * in the same statement as the completion row and the ledger row).
  */
 import { type SQL, sql } from 'drizzle-orm';
+import { sqlRewardsMay } from '../sql/outbox.js';
 import { type Db, iso, num, query, queryOne } from '../db/client.js';
 import type { Team } from '../db/team.js';
 import { Errors } from '../errors.js';
@@ -213,7 +214,7 @@ export async function completeBonusAction(
             ins.status as completion_status,
             coalesce(upd.points, t.points) as new_total,
             (select completed_at from bonus_completions where entry_id = t.entry_id and bonus_action_id = t.action_id) as prev_completed_at,
-            ${sqlEventDeliveries('ev_bonus')}${opts.entryToken ? sql`, t.token_wrong, t.token_missing, t.unconfirmed` : sql``}
+            ${sqlEventDeliveries('ev_bonus')}${sqlRewardsMay(sql`t.contest_id`)}${opts.entryToken ? sql`, t.token_wrong, t.token_missing, t.unconfirmed` : sql``}
           from t left join ins on true left join upd on true`,
     );
     if (!row) throw Errors.entryOrBonusActionNotFound();
@@ -301,6 +302,7 @@ export async function verifyBonusCompletion(
         ), ${sqlCreditCompletion('u', 'p', t)}
         select exists (select 1 from x) as found, u.id as completion_id, u.status, u.points_awarded,
           coalesce((select points from upd), (select points from e), (select points from x)) as new_total
+          ${sqlRewardsMay(sql`(select contest_id from x)`)}
         from (select 1) one left join u on true`,
   );
   if (!row?.found) throw Errors.entryOrBonusActionNotFound();

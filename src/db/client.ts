@@ -71,13 +71,23 @@ export const dbTiming = new AsyncLocalStorage<{ trips: number; ms: number }>();
  * a delivery pass after the answer. A write that recorded none (a team without endpoints) costs
  * no second statement.
  */
-export const deliveryScope = new AsyncLocalStorage<{ recorded: boolean }>();
+export const deliveryScope = new AsyncLocalStorage<{ recorded: boolean; mail?: boolean }>();
 export const EVENT_DELIVERIES_COLUMN = 'ce_event_deliveries';
+/**
+ * A column a write statement answers true when it may have unlocked rewards (its contest has
+ * some): the reward triggers may then have queued emails and events that the statement cannot
+ * see, and the app starts a delivery pass for both after the answer (sqlRewardsMay in sql/outbox.ts).
+ */
+export const REWARDS_MAY_COLUMN = 'ce_rewards_may';
 
 function noteDeliveries(rows: readonly Record<string, unknown>[]) {
   const store = deliveryScope.getStore();
-  if (!store || store.recorded) return;
-  if (rows.some((r) => Number(r[EVENT_DELIVERIES_COLUMN] ?? 0) > 0)) store.recorded = true;
+  if (!store) return;
+  if (!store.recorded && rows.some((r) => Number(r[EVENT_DELIVERIES_COLUMN] ?? 0) > 0)) store.recorded = true;
+  if (!store.mail && rows.some((r) => r[REWARDS_MAY_COLUMN] === true)) {
+    store.mail = true;
+    store.recorded = true;
+  }
 }
 
 /** A statement's own code marks the request (the webhook.test event, written outside the column). */

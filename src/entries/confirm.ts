@@ -1,4 +1,5 @@
 import { TOKEN_RE } from '../sql/confirmation.js';
+import { sqlRewardsMay } from '../sql/outbox.js';
 import { sql } from 'drizzle-orm';
 import { type Db, queryOne } from '../db/client.js';
 import { Errors } from '../errors.js';
@@ -70,7 +71,7 @@ export async function confirmEmail(db: Db, token: string, now: Date, freshTokenH
         )}
         select t.id, t.email_confirmed as was_confirmed, t.title, t.email, t.landing_url, t.contest_id,
           (select count(*) from ended) + (select count(*) from fresh) as tokens_changed,
-          ${sqlEventDeliveries('ev_confirmed')} from t`,
+          ${sqlEventDeliveries('ev_confirmed')}${sqlRewardsMay(sql`t.contest_id`)} from t`,
   );
   if (!row) throw Errors.confirmationNotFound();
   return {

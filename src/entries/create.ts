@@ -12,7 +12,7 @@ import { sqlClampedTotal } from '../sql/points.js';
 import { sqlEmitEvent, sqlEventDeliveries, sqlEntryEventData } from '../sql/events.js';
 import { hashEntryIp, hashUserAgent, RISK_REFUSED_SQLSTATE, riskInputSchema, sqlRiskCtes } from '../sql/risk.js';
 import { sqlNotErased } from '../sql/scope.js';
-import { type SqlEmail, sqlQueueEmail } from '../sql/outbox.js';
+import { type SqlEmail, sqlQueueEmail, sqlRewardsMay } from '../sql/outbox.js';
 import { sqlPosition } from '../sql/positions.js';
 import { sqlMailboxWindow } from '../sql/mailbox.js';
 
@@ -243,7 +243,7 @@ export async function createEntry(
             (select sum(requested_delta) from ledger l where l.status = 'pending' and l.entry_id = ins.id) as pending_friend,
             (select sum(requested_delta) from ledger l where l.status = 'pending' and l.entry_id = ins.referred_by) as pending_advocate,
             existing.id as existing_id, existing.email as existing_email, existing.referred_by as existing_referred_by,
-            ${sqlEventDeliveries('ev_entry', 'ev_ref', 'ev_flagged')}${s.select}
+            ${sqlEventDeliveries('ev_entry', 'ev_ref', 'ev_flagged')}${sqlRewardsMay(sql`(select id from c)`)}${s.select}
           from (select 1) one left join ins on true left join existing on true`,
       );
     } catch (e) {

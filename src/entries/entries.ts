@@ -138,7 +138,7 @@ export {
   type EntryListItem,
 } from './entry-detail.js';
 import { sqlNotErased, sqlOfTeam } from '../sql/scope.js';
-import { sqlQueueEmail } from '../sql/outbox.js';
+import { sqlQueueEmail, sqlRewardsMay } from '../sql/outbox.js';
 
 /** `%`, `_` and `\` taken literally in a LIKE pattern (escape character `\`). */
 export const escapeLike = (s: string) => s.replace(/[\\%_]/g, '\\$&');
@@ -401,7 +401,7 @@ export async function setDisqualified(
           from u where ${reason}::text is not null
         ), ${sqlEmitEvent('ev_dq', 'entry.disqualified', sql`select team_id, contest_id, ev_data as data from u where u.disqualified`, now)},
         ${sqlEmitEvent('ev_rq', 'entry.requalified', sql`select team_id, contest_id, ev_data as data from u where not u.disqualified`, now)}
-        select u.id, u.disqualified, u.contest_id, ${sqlEventDeliveries('ev_dq', 'ev_rq')} from u`,
+        select u.id, u.disqualified, u.contest_id, ${sqlEventDeliveries('ev_dq', 'ev_rq')}${sqlRewardsMay(sql`u.contest_id`)} from u`,
   );
   if (!row) throw Errors.entryNotFound();
   return {

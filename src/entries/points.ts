@@ -1,4 +1,5 @@
 import { MAX_POINTS_TOTAL, type PointsSource, sqlClampedTotal } from '../sql/points.js';
+import { sqlRewardsMay } from '../sql/outbox.js';
 import { sql } from 'drizzle-orm';
 import { type Db, isUniqueViolation, iso, num, query, queryOne } from '../db/client.js';
 import type { Team } from '../db/team.js';
@@ -79,7 +80,7 @@ export async function adjustPoints(
           returning 1
         )
         select coalesce(prev.previous_total, u.previous) as previous, coalesce(prev.new_total, u.total) as total,
-          coalesce(prev.requested, ${points}::int) as requested, ${sqlEventDeliveries('ev_points')}
+          coalesce(prev.requested, ${points}::int) as requested, ${sqlEventDeliveries('ev_points')}${sqlRewardsMay(sql`t.contest_id`)}
         from t left join prev on true left join u on true`,
     );
   let row: Awaited<ReturnType<typeof adjust>>;

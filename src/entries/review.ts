@@ -1,4 +1,5 @@
 import { sql } from 'drizzle-orm';
+import { sqlRewardsMay } from '../sql/outbox.js';
 import * as v from 'valibot';
 import { type Db, query } from '../db/client.js';
 import type { Team } from '../db/team.js';
@@ -68,7 +69,7 @@ export async function reviewEntry(db: Db, team: Team, entryId: string, decision:
           from adv_upd u, x
           returning 1
         )
-        select exists (select 1 from x) as found, d.* from (select 1) one left join (
+        select exists (select 1 from x) as found, d.*${sqlRewardsMay(sql`(select contest_id from x)`)} from (select 1) one left join (
           ${entryDetailSql(team, sql`me`)}
         ) d on true`,
   );

@@ -13,6 +13,7 @@
  * open (409 `Contest is not active`), entry with that email (404 `Entry not found`).
  */
 import { sql } from 'drizzle-orm';
+import { sqlRewardsMay } from '../sql/outbox.js';
 import * as v from 'valibot';
 import { type Db, num, pgError, queryOne } from '../db/client.js';
 import type { Team } from '../db/team.js';
@@ -198,7 +199,7 @@ export async function recordPurchase(
                  (select id from ins) as purchase_id, (select entry_id from ins) as entry_id,
                  (select points_awarded from ins) as points_awarded,
                  (select id from existing) as existing_id, (select entry_id from existing) as existing_entry_id,
-                 ${sqlEventDeliveries('ev_purchase')}
+                 ${sqlEventDeliveries('ev_purchase')}${sqlRewardsMay(sql`c.id`)}
           from (select 1) one left join c on true`,
     );
   } catch (e) {

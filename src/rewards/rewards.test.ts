@@ -321,3 +321,24 @@ describe('a pool of codes', () => {
     expect(JSON.stringify(list.body)).not.toContain('erase-me');
   });
 });
+
+describe('reward emails leave at once', () => {
+  it('the write that unlocks a reward sends its email and event after the answer, without the every-minute job', async () => {
+    const c = await contest();
+    await reward(c.id, { name: 'Quick five', pointsRequired: 5, code: 'QUICK5' });
+    const e = await entry(c.id, 'quick@example.com');
+    const before = env.sent.length;
+    const r = await addPoints(e.entryId, 5);
+    expect(r.status).toBe(200);
+    await env.settle();
+    expect(env.sent.slice(before).map((m) => [m.to, m.text.includes('QUICK5')])).toEqual([['quick@example.com', true]]);
+    // the reward.unlocked event was delivered too
+    const pending = await query(
+      env.db,
+      sql`select 1 from event_deliveries d join events ev on ev.id = d.event_id
+          where ev.type = 'reward.unlocked' and ev.data->>'entryId' = ${e.entryId} and d.status <> 'delivered'`,
+    );
+    expect(pending).toEqual([]);
+  });
+  // a write in a contest without rewards sends no statement more: test/round-trips.test.ts counts them all
+});

@@ -6,6 +6,7 @@
  * (src/mail/team-texts.ts), that text, filled with the email's placeholders, replaces the default.
  */
 import { type SQL, sql } from 'drizzle-orm';
+import { REWARDS_MAY_COLUMN } from '../db/client.js';
 
 /** What the outbox_kind check allows. */
 export type EmailKind = 'confirmation' | 'prize' | 'status_link' | 'winner' | 'admitted' | 'reward';
@@ -64,6 +65,15 @@ export function sqlQueueEmail(
       ) x left join email_texts t on t.contest_id = x.contest_id and t.kind = ${sql.raw(`'${teamKind}'`)}
       returning id`;
 }
+
+/**
+ * `, exists (…) as ce_rewards_may`, for the final SELECT of a statement that may move points or
+ * make entries count in the contest `contestId`: true when the contest has rewards, whose
+ * triggers may then have queued reward emails and events; the app sends them right after the
+ * answer. A contest without rewards costs no statement more.
+ */
+export const sqlRewardsMay = (contestId: SQL): SQL =>
+  sql`, exists (select 1 from rewards r where r.contest_id = ${contestId} and r.deleted_at is null) as ${sql.raw(REWARDS_MAY_COLUMN)}`;
 
 /** `{{name}}`: the person's name, or "there" without one. */
 export const sqlNameVar = (name: SQL): SQL => sql`coalesce((${name})::text, 'there')`;

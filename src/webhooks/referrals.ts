@@ -15,6 +15,7 @@
  * ledger row (the total capped like every points change).
  */
 import { sql } from 'drizzle-orm';
+import { sqlRewardsMay } from '../sql/outbox.js';
 import { type Db, num, queryOne } from '../db/client.js';
 import { Errors } from '../errors.js';
 import { normalizeEmail } from '../lib/email.js';
@@ -291,7 +292,7 @@ export async function creditReferredSale(
                  (select id from ins) as purchase_id, (select referrer_entry_id from ins) as referrer_entry_id,
                  (select points_awarded from ins) as points_awarded, (select commission_awarded from ins) as commission_awarded,
                  (select id from existing) as existing_id, (select referrer_entry_id from existing) as existing_referrer,
-                 ${sqlEventDeliveries('ev_purchase', 'ev_ref')}
+                 ${sqlEventDeliveries('ev_purchase', 'ev_ref')}${sqlRewardsMay(sql`c.id`)}
           from (select 1) one left join c on true`,
     );
   } catch (e) {
