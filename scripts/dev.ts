@@ -29,6 +29,8 @@ import { cryptoRandom } from '../src/deps.js';
 import { seedIfEmpty } from '../src/admin/seed.js';
 import { readSettings, SettingsError, WORKER_SETTINGS, type Settings } from '../src/settings.js';
 import { startNeonHttp } from './neon-http.js';
+import { explainDbError } from './db-errors.js';
+import { freePort, startClientIpFront } from './client-ip-front.js';
 import { startWsProxy } from './ws-proxy.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -60,10 +62,19 @@ if (!databaseUrl) {
 
 const started = Date.now();
 
-// 1. migrations + first-run seed, over node-postgres
-const db = await openPg(databaseUrl, { max: 1 });
-const seeded = await seedIfEmpty(db.db, cryptoRandom, new Date());
-await db.close();
+// 1. migrations + first-run seed, over node-postgres; a database that cannot be reached is said in
+//    one sentence, with what to do (no stack trace)
+let seeded: Awaited<ReturnType<typeof seedIfEmpty>>;
+try {
+  const db = await openPg(databaseUrl, { max: 1 });
+  seeded = await seedIfEmpty(db.db, cryptoRandom, new Date());
+  await db.close();
+} catch (e) {
+  console.error(
+    `npm run dev: ${new URL(databaseUrl).host}${new URL(databaseUrl).pathname}: ${explainDbError(databaseUrl, e)}`,
+  );
+  process.exit(1);
+}
 
 // 2. the local Neon HTTP endpoint (http://127.0.0.1:<port>/sql) and the WebSocket proxy
 //    (ws://127.0.0.1:<port>/v2?address=host:5432), both behind the edge latency if asked
@@ -96,14 +107,19 @@ writeFileSync(
 );
 chmodSync(envFile, 0o600);
 
+// 3b. wrangler listens on a port of its own, behind a front on the user's port that sets
+//     CF-Connecting-IP from the socket (what Cloudflare does in production): a client cannot send
+//     one of its own to escape the per-address limits
+const innerPort = settings.WRANGLER_PORT ?? (await freePort());
+const front = await startClientIpFront({ host, port, target: { host: '127.0.0.1', port: innerPort } });
 const wrangler = spawn(
   join(root, 'node_modules', '.bin', 'wrangler'),
   [
     'dev',
     '--port',
-    String(port),
+    String(innerPort),
     '--ip',
-    host,
+    '127.0.0.1',
     '--env-file',
     envFile,
     '--test-scheduled',
@@ -113,6 +129,8 @@ const wrangler = spawn(
   ],
   {
     cwd: root,
+    // a process group of its own (wrangler and workerd), stopped as one by stop()
+    detached: true,
     stdio: ['ignore', 'inherit', 'inherit'],
     env: {
       ...env,
@@ -135,17 +153,39 @@ const wrangler = spawn(
 
 let stopping = false;
 let timer: NodeJS.Timeout | undefined;
+let wranglerExited = false;
+const wranglerGone = new Promise<void>((r) => wrangler.once('exit', () => r()));
+/** SIGTERM to wrangler's whole group (workerd too), SIGKILL after 5 s; nothing is left serving */
+async function stopWrangler() {
+  const signal = (sig: NodeJS.Signals) => {
+    try {
+      process.kill(-wrangler.pid!, sig);
+    } catch {
+      /* the group is gone */
+    }
+  };
+  signal('SIGTERM');
+  const late = setTimeout(() => signal('SIGKILL'), 5_000);
+  if (!wranglerExited) await wranglerGone;
+  // wrangler may exit before its workerd: make sure the group is gone
+  signal('SIGKILL');
+  clearTimeout(late);
+}
 async function stop(code: number) {
   if (stopping) return;
   stopping = true;
   if (timer) clearInterval(timer);
-  wrangler.kill('SIGTERM');
+  await stopWrangler();
+  await front.close().catch(() => {});
   await proxy.close().catch(() => {});
   await httpEndpoint.close().catch(() => {});
   rmSync(envFile, { force: true });
   process.exit(code);
 }
-wrangler.on('exit', (code) => void stop(code ?? 1));
+wrangler.on('exit', (code) => {
+  wranglerExited = true;
+  void stop(code ?? 1);
+});
 process.on('SIGINT', () => void stop(0));
 process.on('SIGTERM', () => void stop(0));
 

@@ -5,6 +5,7 @@
  */
 import pg from 'pg';
 import { openPg } from '../src/db/drivers/pg.js';
+import { explainDbError } from './db-errors.js';
 import { readSettings, SettingsError } from '../src/settings.js';
 
 let url: string | undefined;
@@ -20,27 +21,6 @@ if (!url) {
   process.exit(1);
 }
 const where = `${new URL(url).host}${new URL(url).pathname}`;
-
-/** The innermost cause of a failure (drizzle wraps the driver's error in "Failed query: …"). */
-function rootCause(e: unknown): { message: string; code?: string } {
-  let cur: any = e;
-  while (cur?.cause) cur = cur.cause;
-  if (cur instanceof AggregateError && cur.errors.length) cur = cur.errors[0];
-  return {
-    message: cur instanceof Error ? cur.message : String(cur),
-    code: typeof cur?.code === 'string' ? cur.code : undefined,
-  };
-}
-
-function explain(e: unknown): string {
-  const { message, code } = rootCause(e);
-  if (code === 'ECONNREFUSED')
-    return `nothing answers at ${new URL(url!).host} (connection refused): is Postgres running there?`;
-  if (code === 'ENOTFOUND') return `the host ${new URL(url!).hostname} is not known: check DATABASE_URL`;
-  if (code === '3D000') return `${message}: create it first (createdb, or in the Neon console)`;
-  if (code === '28P01' || code === '28000') return `${message}: check the user and password in DATABASE_URL`;
-  return message;
-}
 
 async function journalCount(): Promise<number> {
   const c = new pg.Client({ connectionString: url, connectionTimeoutMillis: 10_000 });
@@ -68,6 +48,6 @@ try {
       `Applied ${after - before} migration${after - before === 1 ? '' : 's'} to ${where}: ${after} in all (${ms} ms)`,
     );
 } catch (e) {
-  console.error(`Migration of ${where} failed: ${explain(e)}`);
+  console.error(`Migration of ${where} failed: ${explainDbError(url, e)}`);
   process.exit(1);
 }

@@ -285,6 +285,15 @@ export const SETTINGS = [
     schema: int(1, 65535),
   },
   {
+    name: 'WRANGLER_PORT',
+    runtimes: ['dev'],
+    default: 'any free port',
+    meaning:
+      'port of wrangler dev itself, behind the front on PORT that sets CF-Connecting-IP from the connection (as Cloudflare does)',
+    accepts: 'a port number from 1 to 65535',
+    schema: int(1, 65535),
+  },
+  {
     name: 'WS_PROXY_PORT',
     runtimes: ['dev'],
     default: 'any free port',

@@ -185,7 +185,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Adjust points (never below 0); adjustment = change applied */
+        /**
+         * Adjust points (never below 0); adjustment = change applied
+         * @description With an Idempotency-Key header, a retry with the same key for the same entry adds nothing and answers the first answer.
+         */
         post: operations["adjustEntryPoints"];
         delete?: never;
         options?: never;
@@ -1675,7 +1678,7 @@ export interface operations {
                     publicSignup?: boolean;
                     /** @description the consent a sign-up must agree to (`consent: true`); its SHA-256 is kept with the entry */
                     consentText?: string | null;
-                    /** @description the https page that hosts the sign-up widget: the emails' links lead there */
+                    /** @description the https page that hosts the sign-up widget: the emails' links lead there (`http://localhost` and `http://127.0.0.1` pages too, for development) */
                     landingUrl?: string | null;
                     /**
                      * @description `turnstile`: every sign-up carries a Cloudflare Turnstile token, checked before any write
@@ -2052,7 +2055,7 @@ export interface operations {
                     publicSignup?: boolean;
                     /** @description the consent a sign-up must agree to (`consent: true`); its SHA-256 is kept with the entry */
                     consentText?: string | null;
-                    /** @description the https page that hosts the sign-up widget: the emails' links lead there */
+                    /** @description the https page that hosts the sign-up widget: the emails' links lead there (`http://localhost` and `http://127.0.0.1` pages too, for development) */
                     landingUrl?: string | null;
                     /**
                      * @description `turnstile`: every sign-up carries a Cloudflare Turnstile token, checked before any write
@@ -2973,6 +2976,8 @@ export interface operations {
                              * @enum {string}
                              */
                             source: "api" | "signup" | "instant_win" | "webhook";
+                            /** @description when a waitlist let the entry in (POST /contests/{contestId}/admit); null while it waits */
+                            admittedAt: string | null;
                         };
                     };
                 };
@@ -3542,6 +3547,8 @@ export interface operations {
                              * @enum {string}
                              */
                             source: "api" | "signup" | "instant_win" | "webhook";
+                            /** @description when a waitlist let the entry in (POST /contests/{contestId}/admit); null while it waits */
+                            admittedAt: string | null;
                         };
                     };
                 };
@@ -3679,7 +3686,10 @@ export interface operations {
     adjustEntryPoints: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description any 1-200 printable characters: a retry with it answers the first answer */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 entryId: string;
             };
@@ -3713,7 +3723,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid input: `Missing points or reason`, or a message naming the field */
+            /** @description Invalid input: `Missing points or reason`, `Invalid Idempotency-Key`, or a message naming the field */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3862,6 +3872,8 @@ export interface operations {
                             botCheck: "off" | "turnstile";
                             /** @description the site key the widget shows the challenge with */
                             turnstileSiteKey: string | null;
+                            /** @description a sign-up with an email already entered sends its owner a link to their page (the contest has a landingUrl) */
+                            sendsLink: boolean;
                         };
                     };
                 };
@@ -6356,7 +6368,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `Entry is disqualified`, `This contest needs the entry token to complete bonus actions` */
+            /** @description `Entry is disqualified`, `This contest needs the entry token to complete bonus actions`, `Confirm your email before completing bonus actions` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11578,7 +11590,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description RFC 4180 CSV (CRLF, no BOM); header `id,email,name,phone,points,emailConfirmed,disqualified,referralCode,referredBy,referralsCount,riskLevel,createdAt,consentedAt,consentTextSha256` */
+            /** @description RFC 4180 CSV (CRLF, no BOM); header `id,email,name,phone,points,emailConfirmed,disqualified,referralCode,referredBy,referralsCount,riskLevel,createdAt,consentedAt,consentTextSha256,admittedAt` */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -11747,6 +11759,8 @@ export interface operations {
                                  * @enum {string}
                                  */
                                 source: "api" | "signup" | "instant_win" | "webhook";
+                                /** @description when a waitlist let the entry in (POST /contests/{contestId}/admit); null while it waits */
+                                admittedAt: string | null;
                             };
                             ledger: {
                                 delta: number;
@@ -12678,7 +12692,7 @@ export interface operations {
                     publicSignup?: boolean;
                     /** @description the consent a sign-up must agree to (`consent: true`); its SHA-256 is kept with the entry */
                     consentText?: string | null;
-                    /** @description the https page that hosts the sign-up widget: the emails' links lead there */
+                    /** @description the https page that hosts the sign-up widget: the emails' links lead there (`http://localhost` and `http://127.0.0.1` pages too, for development) */
                     landingUrl?: string | null;
                     /**
                      * @description `turnstile`: every sign-up carries a Cloudflare Turnstile token, checked before any write
@@ -12938,7 +12952,7 @@ export interface operations {
                     publicSignup?: boolean;
                     /** @description the consent a sign-up must agree to (`consent: true`); its SHA-256 is kept with the entry */
                     consentText?: string | null;
-                    /** @description the https page that hosts the sign-up widget: the emails' links lead there */
+                    /** @description the https page that hosts the sign-up widget: the emails' links lead there (`http://localhost` and `http://127.0.0.1` pages too, for development) */
                     landingUrl?: string | null;
                     /**
                      * @description `turnstile`: every sign-up carries a Cloudflare Turnstile token, checked before any write

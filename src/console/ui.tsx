@@ -4,6 +4,7 @@ import type { Child } from 'hono/jsx/dom';
 import { useEffect, useState } from 'hono/jsx/dom';
 import { messageOf, pagesKey } from './api.js';
 import { navigate } from './router.js';
+import { counted } from '../lib/plural.js';
 
 /** An in-app link: the browser's own link, without a page load. */
 export function Link(props: { href: string; children?: Child; class?: string; current?: boolean }) {
@@ -201,7 +202,8 @@ export async function eachInTurn<T>(
   return { done, failed };
 }
 
-export const plural = (n: number, noun: string, many = `${noun}s`) => `${n.toLocaleString()} ${n === 1 ? noun : many}`;
+/** `plural(3, 'game')`: "3 games", by the language's plural rules (src/lib/plural.ts) */
+export const plural = (n: number, noun: string, many = `${noun}s`) => counted(n, noun, many, navigator.language);
 
 export const when = (iso: string | null | undefined) => (iso ? new Date(iso).toLocaleString() : '—');
 

@@ -14,6 +14,7 @@
  */
 import { sql } from 'drizzle-orm';
 import { sqlRewardsMay } from '../sql/outbox.js';
+import { pluralForm } from '../lib/plural.js';
 import * as v from 'valibot';
 import { type Db, num, pgError, queryOne } from '../db/client.js';
 import type { Team } from '../db/team.js';
@@ -227,7 +228,7 @@ export async function recordPurchase(
       entryId: row.entry_id,
       pointsAwarded: points,
       alreadyExists: false,
-      message: `Purchase recorded; ${points} ${points === 1 ? 'point' : 'points'} awarded`,
+      message: `Purchase recorded; ${points} ${pluralForm(points, { one: 'point', other: 'points' })} awarded`,
     },
   };
 }

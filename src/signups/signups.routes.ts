@@ -122,6 +122,7 @@ export function signupRoutes() {
             fetch: deps.fetch ?? ((input, init) => globalThis.fetch(input, init)),
           })
         : 'failed';
+      const visitor = c.var.auth.type === 'public';
       const own = await newEntryToken(deps.random);
       const link = await newEntryToken(deps.random);
       const result = await createEntry(
@@ -139,12 +140,17 @@ export function signupRoutes() {
           name: body.name ?? undefined,
           referralCode: body.referralCode ?? undefined,
           customFieldData: body.customFields ?? undefined,
-          // the visitor's address and browser go to the risk rules, as a private create's ipAddress does
-          ipAddress: ipOrNull(deps.clientIp(c)),
-          userAgent: c.req.header('user-agent')?.slice(0, USER_AGENT_MAX) ?? null,
+          // a page's visitor: their address and browser go to the risk rules, as a private create's
+          // ipAddress does (with a private key the caller is the team's server, not the visitor)
+          ...(visitor
+            ? {
+                ipAddress: ipOrNull(deps.clientIp(c)),
+                userAgent: c.req.header('user-agent')?.slice(0, USER_AGENT_MAX) ?? null,
+              }
+            : {}),
         },
         {
-          forceConfirmation: c.var.auth.type === 'public',
+          forceConfirmation: visitor,
           consent: body.consent === true,
           botChecked: outcome === 'ok',
           botCheckError: outcome === 'unavailable' ? Errors.botCheckUnavailable() : Errors.botCheckFailed(),

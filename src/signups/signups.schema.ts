@@ -71,6 +71,12 @@ export const SignupConfig = v.strictObject({
   consentText: v.nullable(v.string()),
   botCheck: v.picklist(['off', 'turnstile']),
   turnstileSiteKey: v.pipe(v.nullable(v.string()), v.description('the site key the widget shows the challenge with')),
+  sendsLink: v.pipe(
+    v.boolean(),
+    v.description(
+      'a sign-up with an email already entered sends its owner a link to their page (the contest has a landingUrl)',
+    ),
+  ),
 });
 
 export const Me = v.strictObject({

@@ -240,7 +240,7 @@ describe('POST /contests/{contestId}/signup', () => {
     const entry = await env.request('GET', `/api/v1/entries/${ok.body.data.entryId}`, { key: t.privateKey });
     expect(entry.body.data.consent).toEqual({ at: expect.any(String), textSha256: sha256(text) });
     const csv = await env.request('GET', `/api/v1/contests/${id}/entries/export`, { key: t.privateKey });
-    expect(csv.text.split('\r\n')[0]).toMatch(/,consentedAt,consentTextSha256$/);
+    expect(csv.text.split('\r\n')[0]).toMatch(/,consentedAt,consentTextSha256,admittedAt$/);
     expect(csv.text).toContain(sha256(text));
     // erasure takes the consent record and the tokens with the person
     expect((await env.request('DELETE', `/api/v1/entries/${ok.body.data.entryId}`, { key: t.privateKey })).status).toBe(
@@ -290,6 +290,7 @@ describe('POST /contests/{contestId}/signup', () => {
       consentText: 'Yes.',
       botCheck: 'turnstile',
       turnstileSiteKey: 'site-key-1',
+      sendsLink: false,
     });
     expect((await env.request('GET', `/api/v1/contests/${id}/signup`, { key: other.publicKey })).status).toBe(404);
     expect(

@@ -22,10 +22,11 @@ export async function signupConfig(db: Db, team: Team, contestId: string, turnst
     public_signup: boolean;
     consent_text: string | null;
     bot_check: 'off' | 'turnstile';
+    sends_link: boolean;
   }>(
     db,
     sql`with ${team.cte} c as (select * from contests c where c.id = ${contestId} and ${sqlOfTeam(team, 'c')})
-        select id, title, description, mode, public_signup, consent_text, bot_check from c`,
+        select id, title, description, mode, public_signup, consent_text, bot_check, landing_url is not null as sends_link from c`,
   );
   if (!row) throw Errors.contestNotFound();
   return {
@@ -37,6 +38,7 @@ export async function signupConfig(db: Db, team: Team, contestId: string, turnst
     consentText: row.consent_text,
     botCheck: row.bot_check,
     turnstileSiteKey: row.bot_check === 'turnstile' ? turnstileSiteKey : null,
+    sendsLink: row.sends_link,
   };
 }
 

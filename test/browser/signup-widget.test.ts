@@ -98,7 +98,11 @@ describe.skipIf(!CHROMIUM)('the sign-up widget in a real browser, on a page of a
     contestId = c.id;
     const patched = await env.request('PATCH', `/api/v1/contests/${c.id}`, {
       key: team.privateKey,
-      body: { publicSignup: true, consentText: 'I agree to hear from Acme about early access.' },
+      body: {
+        publicSignup: true,
+        consentText: 'I agree to hear from Acme about early access.',
+        landingUrl: `${shopOrigin}/`,
+      },
     });
     expect(patched.status, patched.text).toBe(200);
     // someone already there, whose link the visitor follows
@@ -132,11 +136,24 @@ describe.skipIf(!CHROMIUM)('the sign-up widget in a real browser, on a page of a
     );
     expect(entry).toMatchObject({ referred_by: friend.body.data.entryId, email_confirmed: false });
 
-    // the confirmation link from the email
+    // the confirmation link from the email, opened in another tab: it leads back to the shop with
+    // a fresh token, and the first tab (still open) turns to the visitor's place without a reload
     await env.settle();
     const mail = env.sent.find((m) => m.to === 'visitor@example.com')!;
     const confirm = /\/api\/confirm\/([A-Za-z0-9]{32})/.exec(mail.text)![1]!;
-    expect((await env.request('GET', `/api/confirm/${confirm}`)).status).toBe(200);
+    const answerToken = await page.evaluate((k) => localStorage.getItem(k), `ce-entry:${c.id}`);
+    const second = await ctx.newPage();
+    await second.goto(`${apiOrigin}/api/confirm/${confirm}`);
+    await second
+      .locator('contest-signup')
+      .getByText(/You are #\d+ of \d+/)
+      .waitFor();
+    expect(new URL(second.url()).origin).toBe(shopOrigin);
+    await w.getByText(/You are #\d+ of \d+/).waitFor();
+    const fresh = await page.evaluate((k) => localStorage.getItem(k), `ce-entry:${c.id}`);
+    expect(fresh).toMatch(/^et_[A-Za-z0-9]{40}$/);
+    expect(fresh).not.toBe(answerToken);
+    await second.close();
 
     // rewards: one the visitor reaches with 10 points (its code shown), one still ahead
     for (const body of [
@@ -186,6 +203,48 @@ describe.skipIf(!CHROMIUM)('the sign-up widget in a real browser, on a page of a
       .waitFor();
     expect(new URL(page.url()).hash).toBe('');
     expect(await page.evaluate((k) => localStorage.getItem(k), `ce-entry:${contestId}`)).toBe(r.body.data.entryToken);
+    await ctx.close();
+  });
+
+  it('asks before switching to the entry of a link for another entry, and says so when its own link ended', async () => {
+    const mk = async (email: string) => {
+      const r = await env.request('POST', `/api/v1/contests/${contestId}/signup`, {
+        key: team.privateKey,
+        body: { email, consent: true },
+      });
+      expect(r.status, r.text).toBe(201);
+      await queryOne(env.db, sql`update entries set email_confirmed = true where id = ${r.body.data.entryId}`);
+      return r.body.data.entryToken as string;
+    };
+    const mine = await mk('mine@example.com');
+    const theirs = await mk('stranger@example.com');
+    const ctx = await browser.newContext();
+    const page = await ctx.newPage();
+    const w = page.locator('contest-signup');
+    const stored = () => page.evaluate((k) => localStorage.getItem(k), `ce-entry:${contestId}`);
+    await page.goto(`${shopOrigin}/#ce-entry=${mine}`);
+    await w.getByText(/You are #\d+ of \d+/).waitFor();
+    // a stranger's link: whose entry, masked, and nothing switched until the visitor says so
+    await page.goto(`${shopOrigin}/?x=1#ce-entry=${theirs}`);
+    await w.getByText('This link opens the entry of s***@example.com. Switch to it?').waitFor();
+    expect(await stored()).toBe(mine);
+    await axe(page, 'switch');
+    await w.getByRole('button', { name: 'Keep my entry' }).press('Enter');
+    await w.getByText(/You are #\d+ of \d+/).waitFor();
+    expect(await stored()).toBe(mine);
+    await page.goto(`${shopOrigin}/?x=2#ce-entry=${theirs}`);
+    await w.getByRole('button', { name: 'Switch' }).press('Enter');
+    await w.getByText(/You are #\d+ of \d+/).waitFor();
+    expect(await stored()).toBe(theirs);
+    // its token ended (here: the entry's tokens were taken away): the widget says so and offers the form
+    await queryOne(
+      env.db,
+      sql`delete from entry_tokens where token_hash = encode(sha256(convert_to(${theirs}, 'UTF8')), 'hex')`,
+    );
+    await page.goto(`${shopOrigin}/?x=3`);
+    await w.getByText(/Your link to this page has ended/).waitFor();
+    await w.getByLabel('Email').waitFor();
+    expect(await stored()).toBeNull();
     await ctx.close();
   });
 });

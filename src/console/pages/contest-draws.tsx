@@ -1,7 +1,7 @@
 /** A contest's giveaway draws in the console: create, commit, reveal, replace a winner, verify. */
 import { useState } from 'hono/jsx/dom';
 import { apiClient, must, pagesKey } from '../api.js';
-import { Action, ErrorLine, Link, PublicKeyForm, submitWith, useLoad, when } from '../ui.js';
+import { Action, ErrorLine, Link, PublicKeyForm, plural, submitWith, useLoad, when } from '../ui.js';
 import type { Credential } from '../api.js';
 
 type Team = Extract<Credential, { kind: 'team' }>;
@@ -64,8 +64,8 @@ export function Draws(props: { cred: Team; contestId: string }) {
             {d.label ?? 'Draw'} <span class={`badge ${d.status}`}>{d.status}</span>
           </h3>
           <p>
-            {d.eligibleCount} eligible entries, total weight {d.totalWeight}, {d.winners} winner
-            {d.winners === 1 ? '' : 's'}.
+            {plural(d.eligibleCount, 'eligible entry', 'eligible entries')}, total weight {d.totalWeight},{' '}
+            {plural(d.winners, 'winner')}.
           </p>
           <p class="mono">
             snapshot SHA-256 <code class="hash">{d.snapshotHash}</code>

@@ -423,12 +423,14 @@ function Export(props: { cred: Team; contestId: string; filter: URLSearchParams 
         parts.push(value);
         bytes += value.byteLength;
         for (const b of value) if (b === 10) lines++;
-        setProgress(`${Math.max(0, lines - 1).toLocaleString()} entries, ${(bytes / 1024).toFixed(0)} KiB received…`);
+        setProgress(
+          `${plural(Math.max(0, lines - 1), 'entry', 'entries')}, ${(bytes / 1024).toFixed(0)} KiB received…`,
+        );
       }
       const blob = new Blob(parts as BlobPart[], { type: 'text/csv' });
       const url = URL.createObjectURL(blob);
       setHref({ url, name });
-      setProgress(`${Math.max(0, lines - 1).toLocaleString()} entries, ${(bytes / 1024).toFixed(0)} KiB: ready.`);
+      setProgress(`${plural(Math.max(0, lines - 1), 'entry', 'entries')}, ${(bytes / 1024).toFixed(0)} KiB: ready.`);
       const a = document.createElement('a');
       a.href = url;
       a.download = name;

@@ -6,7 +6,7 @@
  */
 import { useState } from 'hono/jsx/dom';
 import { apiClient, type Credential, must } from '../api.js';
-import { Action, ErrorLine, Link, submitWith, useLoad, when } from '../ui.js';
+import { Action, ErrorLine, Link, plural, submitWith, useLoad, when } from '../ui.js';
 
 type Team = Extract<Credential, { kind: 'team' }>;
 
@@ -61,7 +61,9 @@ export function Rewards(props: { cred: Team; contestId: string }) {
                   {r.description ? <div class="muted">{r.description}</div> : null}
                 </td>
                 <td>
-                  {r.referralsRequired !== null ? `${r.referralsRequired} referrals` : `${r.pointsRequired} points`}
+                  {r.referralsRequired !== null
+                    ? plural(r.referralsRequired, 'referral')
+                    : plural(r.pointsRequired ?? 0, 'point')}
                 </td>
                 <td>
                   {r.gives === 'codes'

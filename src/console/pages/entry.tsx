@@ -3,7 +3,7 @@
 import { useState } from 'hono/jsx/dom';
 import { type Credential, apiClient, messageOf, must } from '../api.js';
 import { navigate } from '../router.js';
-import { Action, ErrorLine, Link, formValues, submitWith, useLoad, when } from '../ui.js';
+import { Action, ErrorLine, Link, formValues, plural, submitWith, useLoad, when } from '../ui.js';
 import { completionInWords, riskInWords, sourceInWords } from './words.js';
 
 type Team = Extract<Credential, { kind: 'team' }>;
@@ -279,7 +279,7 @@ export function EntryPage(props: { cred: Team; entryId: string }) {
       <section aria-labelledby="referrals-h">
         <h2 id="referrals-h">Referrals</h2>
         <p>
-          {e.referralsCount} referral{e.referralsCount === 1 ? '' : 's'} credited to this entry.{' '}
+          {plural(e.referralsCount, 'referral')} credited to this entry.{' '}
           <Link href={`/console/contests/${e.contestId}/entries?referredBy=${e.id}`}>See the entries it referred</Link>
         </p>
       </section>

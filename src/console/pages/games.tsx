@@ -9,7 +9,7 @@ import { useState } from 'hono/jsx/dom';
 import { type Credential, apiClient, must, pagesKey } from '../api.js';
 import { LineChart, bucketLabel } from '../chart.js';
 import { chiSquare } from '../stats.js';
-import { Action, ErrorLine, Link, PublicKeyForm, submitWith, useLoad, when } from '../ui.js';
+import { Action, ErrorLine, Link, PublicKeyForm, plural, submitWith, useLoad, when } from '../ui.js';
 import { navigate } from '../router.js';
 import { EditTiers } from './game-tiers.js';
 
@@ -161,7 +161,7 @@ export function GamesPage(props: { cred: Team }) {
           <p>No game yet.</p>
         ) : (
           <table>
-            <caption>{list.data.data.length} games</caption>
+            <caption>{plural(list.data.data.length, 'game')}</caption>
             <thead>
               <tr>
                 <th scope="col">Game</th>
@@ -242,7 +242,7 @@ function RealisedOdds(props: {
         <>
           <table id="realised-odds">
             <caption>
-              {plays} plays since {from}: what the random number drew per tier, against the configured odds
+              {plural(plays, 'play')} since {from}: what the random number drew per tier, against the configured odds
             </caption>
             <thead>
               <tr>
@@ -402,8 +402,8 @@ export function GamePage(props: { cred: Team; gameId: string }) {
         <>
           <h1>{g.title}</h1>
           <p>
-            <span class={`badge ${g.status}`}>{g.status}</span> {g.mechanic}, {g.stats.plays} plays, {g.stats.wins}{' '}
-            prizes, {g.stats.claims} claimed
+            <span class={`badge ${g.status}`}>{g.status}</span> {g.mechanic}, {plural(g.stats.plays, 'play')},{' '}
+            {plural(g.stats.wins, 'prize')}, {g.stats.claims} claimed
           </p>
           <table id="tiers">
             <caption>Prize tiers</caption>

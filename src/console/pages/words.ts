@@ -1,4 +1,5 @@
 /** What the API says in codes, in the operator's words. */
+import { counted } from '../../lib/plural.js';
 
 const REASONS: Record<string, string> = {
   disposable_email: 'a throwaway email address',
@@ -27,7 +28,7 @@ const STATUS: Record<string, string> = {
 export function completionInWords(b: Record<string, unknown>, when: (iso: string | null) => string): string {
   const parts = [
     STATUS[String(b.status)] ?? String(b.status ?? ''),
-    `${Number(b.pointsAwarded ?? 0)} point${Number(b.pointsAwarded) === 1 ? '' : 's'}`,
+    counted(Number(b.pointsAwarded ?? 0), 'point', 'points'),
     when((b.completedAt as string | null) ?? null),
   ];
   if (b.proof) parts.push(`proof: ${String(b.proof)}`);

@@ -2,6 +2,7 @@
  * Every failure the widget can meet, as one clear sentence for the player (never a blank widget,
  * never a raw status code). Pure: unit-tested without a browser.
  */
+import { pluralForm } from '../../lib/plural.js';
 
 export interface FailureLike {
   status: number;
@@ -48,7 +49,7 @@ export function failureSentence(f: FailureLike, stage: Stage): string {
     case 429: {
       const s = f.retryAfter;
       const wait = s
-        ? `Please wait ${s} second${s === 1 ? '' : 's'} and try again.`
+        ? `Please wait ${s} ${pluralForm(s, { one: 'second', other: 'seconds' })} and try again.`
         : 'Please wait a minute and try again.';
       return `Too many attempts in a short time. ${wait}`;
     }

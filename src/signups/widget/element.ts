@@ -17,8 +17,12 @@ interface Config {
   consentText: string | null;
   botCheck: 'off' | 'turnstile';
   turnstileSiteKey: string | null;
+  /** an email already entered is sent a link to its page (the contest has a page to send it to) */
+  sendsLink: boolean;
 }
 interface Me {
+  entryId: string;
+  email: string | null;
   position: number | null;
   total: number;
   points: number;
@@ -79,7 +83,12 @@ export class ContestSignup extends HTMLElement {
   }
 
   connectedCallback() {
+    window.addEventListener('storage', this.onStorage);
     void this.load();
+  }
+
+  disconnectedCallback() {
+    window.removeEventListener('storage', this.onStorage);
   }
 
   attributeChangedCallback() {
@@ -94,6 +103,10 @@ export class ContestSignup extends HTMLElement {
   }
   private get pageLang() {
     return this.getAttribute('lang') || document.documentElement.lang || undefined;
+  }
+  /** a string of the widget's, with its placeholders filled (plural forms chosen by `count`) */
+  private t(key: keyof Strings, values: Record<string, number | string> = {}, count?: string): string {
+    return fill(this.s[key], values, this.pageLang, count);
   }
 
   private async api<T>(method: string, path: string, opts: { body?: unknown; token?: string } = {}): Promise<T> {
@@ -114,21 +127,59 @@ export class ContestSignup extends HTMLElement {
   private async load() {
     const gen = ++this.generation;
     this.s = stringsFrom(this.getAttribute('strings'));
-    if (!/^pk_/.test(this.getAttribute('api-key') ?? '')) return this.fatal(this.s.noKey);
+    if (!/^pk_/.test(this.getAttribute('api-key') ?? '')) return this.fatal(this.t('noKey'));
     try {
       const config = await this.api<Config>('GET', `/api/v1/contests/${encodeURIComponent(this.contest)}/signup`);
       if (gen !== this.generation) return;
       this.config = config;
     } catch {
-      if (gen === this.generation) this.fatal(this.s.error);
+      if (gen === this.generation) this.fatal(this.t('error'));
       return;
     }
     const fromLink = tokenFromLink();
+    const stored = this.stored();
+    if (fromLink && stored && fromLink !== stored) return this.offerSwitch(fromLink, stored, gen);
     if (fromLink) this.remember(fromLink);
-    const token = fromLink ?? this.stored();
+    const token = fromLink ?? stored;
     if (token) return this.showEntry(token, gen);
     this.showForm();
   }
+
+  /**
+   * A `#ce-entry=` link for another entry than the one this browser keeps: whose entry it opens
+   * (its email masked), and a switch only when the visitor says so. A link of the same entry (a
+   * fresh token after the confirmation), or one whose stored token ended, is taken at once.
+   */
+  private async offerSwitch(fromLink: string, stored: string, gen: number) {
+    const read = (token: string) => this.api<Me>('GET', '/api/v1/me', { token }).catch(() => null);
+    const [linked, mine] = await Promise.all([read(fromLink), read(stored)]);
+    if (gen !== this.generation) return;
+    if (!linked) return this.showEntry(stored, gen);
+    if (!mine || mine.entryId === linked.entryId) {
+      this.remember(fromLink);
+      return this.showEntry(fromLink, gen);
+    }
+    const yes = el('button', { type: 'button' }, this.t('switchYes'));
+    const no = el('button', { type: 'button', class: 'link' }, this.t('switchNo'));
+    yes.addEventListener('click', () => {
+      this.remember(fromLink);
+      void this.showEntry(fromLink, this.generation);
+    });
+    no.addEventListener('click', () => void this.showEntry(stored, this.generation));
+    this.box.replaceChildren(
+      ...this.header(),
+      el('p', { class: 'msg', role: 'status' }, this.t('switchPrompt', { email: maskEmail(linked.email ?? '') })),
+      el('div', { class: 'share' }, yes, no),
+    );
+    yes.focus();
+  }
+
+  /** Another tab of this page changed the stored token (a confirmation's fresh one): follow it. */
+  private readonly onStorage = (e: StorageEvent) => {
+    if (e.key !== storageKey(this.contest) || !this.config) return;
+    if (e.newValue) void this.showEntry(e.newValue, ++this.generation);
+    else this.showForm();
+  };
 
   private stored(): string | null {
     try {
@@ -159,7 +210,7 @@ export class ContestSignup extends HTMLElement {
   private showForm(notice?: string) {
     const c = this.config!;
     if (!c.publicSignup) {
-      this.box.replaceChildren(...this.header(), el('p', { class: 'msg' }, this.s.closed));
+      this.box.replaceChildren(...this.header(), el('p', { class: 'msg' }, this.t('closed')));
       return;
     }
     const email = el('input', {
@@ -172,14 +223,14 @@ export class ContestSignup extends HTMLElement {
     const name = el('input', { id: 'cs-name', type: 'text', name: 'name', autocomplete: 'name' }) as HTMLInputElement;
     const consent = el('input', { id: 'cs-consent', type: 'checkbox', name: 'consent' }) as HTMLInputElement;
     const msg = el('p', { class: 'msg', role: 'status', 'aria-live': 'polite' }, notice ?? '');
-    const submit = el('button', { type: 'submit' }, this.s.submit);
+    const submit = el('button', { type: 'submit' }, this.t('submit'));
     const bot = el('div', { class: 'bot' });
     const form = el(
       'form',
       { novalidate: '' },
-      el('label', { for: 'cs-email' }, this.s.email),
+      el('label', { for: 'cs-email' }, this.t('email')),
       email,
-      el('label', { for: 'cs-name' }, this.s.name),
+      el('label', { for: 'cs-name' }, this.t('name')),
       name,
       ...(c.consentText
         ? [el('label', { class: 'consent', for: 'cs-consent' }, consent, el('span', {}, c.consentText))]
@@ -233,18 +284,18 @@ export class ContestSignup extends HTMLElement {
     };
     const email = f.email.value.trim();
     if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email)) {
-      say(this.s.invalidEmail, true);
+      say(this.t('invalidEmail'), true);
       f.email.setAttribute('aria-invalid', 'true');
       f.email.focus();
       return;
     }
     if (this.config!.consentText && !f.consent.checked) {
-      say(this.s.consentRequired, true);
+      say(this.t('consentRequired'), true);
       f.consent.focus();
       return;
     }
     f.submit.setAttribute('aria-disabled', 'true');
-    say(this.s.joining);
+    say(this.t('joining'));
     const ref = new URLSearchParams(location.search).get('ref');
     try {
       const created = await this.api<{ entryToken?: string; confirmationRequired?: boolean; alreadyExists?: boolean }>(
@@ -260,7 +311,7 @@ export class ContestSignup extends HTMLElement {
           },
         },
       );
-      if (created.alreadyExists) return this.showForm(this.s.already);
+      if (created.alreadyExists) return this.showForm(this.t(this.config!.sendsLink ? 'already' : 'alreadyNoLink'));
       this.remember(created.entryToken!);
       await this.showEntry(created.entryToken!, this.generation);
       (this.root.querySelector('h2') as HTMLElement | null)?.focus();
@@ -275,7 +326,7 @@ export class ContestSignup extends HTMLElement {
       };
       const key: keyof Strings =
         known[err.message] ?? (err.status === 429 ? 'tooMany' : err.status === 503 ? 'unavailable' : 'error');
-      say(this.s[key], true);
+      say(this.t(key), true);
     }
   }
 
@@ -286,19 +337,26 @@ export class ContestSignup extends HTMLElement {
     } catch (e) {
       if (gen !== this.generation) return;
       if (e instanceof ApiError && e.status === 401) {
+        // the token ended (the email was confirmed elsewhere, the entry was erased): say so, and
+        // the form sends the "your link" email to whoever owns the address
+        const ended = this.stored() === token;
         this.remember(null);
-        return this.showForm();
+        return this.showForm(ended ? this.t('ended') : undefined);
       }
-      return this.fatal(this.s.error);
+      return this.fatal(this.t('error'));
     }
     if (gen !== this.generation) return;
-    const leave = el('button', { type: 'button', class: 'link' }, this.s.leave);
+    const leave = el('button', { type: 'button', class: 'link' }, this.t('leave'));
     leave.addEventListener('click', () => {
       this.remember(null);
       this.showForm();
     });
     if (!me.confirmed) {
-      this.box.replaceChildren(...this.header(), el('p', { class: 'msg', role: 'status' }, this.s.checkInbox), leave);
+      this.box.replaceChildren(
+        ...this.header(),
+        el('p', { class: 'msg', role: 'status' }, this.t('checkInbox')),
+        leave,
+      );
       return;
     }
     const lang = this.pageLang;
@@ -307,7 +365,7 @@ export class ContestSignup extends HTMLElement {
     url.searchParams.set('ref', me.referralCode);
     const link = url.toString();
     const linkInput = el('input', { id: 'cs-link', type: 'text', readonly: '', value: link }) as HTMLInputElement;
-    const copy = el('button', { type: 'button' }, this.s.copy);
+    const copy = el('button', { type: 'button' }, this.t('copy'));
     const copied = el('p', { class: 'msg', role: 'status', 'aria-live': 'polite' });
     copy.addEventListener('click', async () => {
       try {
@@ -315,11 +373,11 @@ export class ContestSignup extends HTMLElement {
       } catch {
         linkInput.select();
       }
-      copied.textContent = this.s.copied;
+      copied.textContent = this.t('copied');
     });
     const actions: HTMLElement[] = [linkInput, copy];
     if (typeof navigator.share === 'function') {
-      const share = el('button', { type: 'button' }, this.s.share);
+      const share = el('button', { type: 'button' }, this.t('share'));
       share.addEventListener(
         'click',
         () => void navigator.share({ url: link, title: this.config!.title }).catch(() => {}),
@@ -332,15 +390,15 @@ export class ContestSignup extends HTMLElement {
         'p',
         { class: 'big' },
         me.admittedAt !== null
-          ? this.s.admitted
+          ? this.t('admitted')
           : me.position === null
-            ? this.s.notCounted
-            : fill(this.s.position, { position: me.position, total: me.total }, lang),
+            ? this.t('notCounted')
+            : this.t('position', { position: me.position, total: me.total }, 'total'),
       ),
-      el('p', {}, fill(this.s.points, { points: me.points }, lang)),
-      el('p', {}, fill(this.s.referrals, { referrals: me.referralsCount }, lang)),
+      el('p', {}, this.t('points', { points: me.points }, 'points')),
+      el('p', {}, this.t('referrals', { referrals: me.referralsCount }, 'referrals')),
       ...this.rewards(me, lang),
-      el('label', { for: 'cs-link' }, this.s.shareTitle),
+      el('label', { for: 'cs-link' }, this.t('shareTitle')),
       el('div', { class: 'share' }, ...actions),
       copied,
       leave,
@@ -353,22 +411,22 @@ export class ContestSignup extends HTMLElement {
     const { unlocked, next } = me.rewards;
     if (unlocked.length) {
       out.push(
-        el('h3', {}, this.s.rewardsTitle),
-        el('ul', { class: 'rewards' }, ...unlocked.map((r) => rewardLine(this.s, r, lang))),
+        el('h3', {}, this.t('rewardsTitle')),
+        el('ul', { class: 'rewards' }, ...unlocked.map((r) => this.rewardLine(r))),
       );
     }
     if (next) {
       const missing = next.referralsMissing ?? next.pointsMissing ?? 0;
-      const line = next.referralsMissing !== null ? this.s.nextReferrals : this.s.nextPoints;
-      out.push(el('p', { class: 'next' }, fill(line, { missing, reward: next.name }, lang)));
+      const line = next.referralsMissing !== null ? 'nextReferrals' : 'nextPoints';
+      out.push(el('p', { class: 'next' }, this.t(line, { missing, reward: next.name }, 'missing')));
     }
     return out;
   }
-}
 
-function rewardLine(s: Strings, r: Me['rewards']['unlocked'][number], lang: string | undefined): HTMLElement {
-  if (r.code !== null) return el('li', {}, `${r.name}: `, el('code', {}, fill(s.rewardCode, { code: r.code }, lang)));
-  return el('li', {}, r.waitingForCode ? `${r.name}: ${s.rewardWaiting}` : r.name);
+  private rewardLine(r: Me['rewards']['unlocked'][number]): HTMLElement {
+    if (r.code !== null) return el('li', {}, `${r.name}: `, el('code', {}, this.t('rewardCode', { code: r.code })));
+    return el('li', {}, r.waitingForCode ? `${r.name}: ${this.t('rewardWaiting')}` : r.name);
+  }
 }
 
 function el(tag: string, attrs: Record<string, string> = {}, ...children: (Node | string)[]): HTMLElement {
@@ -379,4 +437,10 @@ function el(tag: string, attrs: Record<string, string> = {}, ...children: (Node 
   }
   for (const c of children) e.appendChild(typeof c === 'string' ? document.createTextNode(c) : c);
   return e;
+}
+
+/** `a***@example.com`: enough to tell whose entry a link opens, not the address */
+function maskEmail(email: string): string {
+  const at = email.lastIndexOf('@');
+  return at < 1 ? '***' : `${email[0]}***${email.slice(at)}`;
 }
