@@ -26,6 +26,9 @@ interface Target {
   seededPublicKey?: string;
   output?: () => string;
   stop?: () => Promise<void>;
+  /** the npm process this run started (its process group has the same id) */
+  pid?: number;
+  exited?: () => boolean;
 }
 
 async function freePort(): Promise<number> {
@@ -84,6 +87,8 @@ async function startServer(name: string, npmArgs: string[], env: Record<string, 
     adminToken: ADMIN,
     seededPublicKey: /public key:\s+(pk_\w+)/.exec(out)?.[1],
     output: () => out,
+    pid: child.pid,
+    exited: () => exited,
     stop: async () => {
       if (exited || child.pid === undefined) return;
       const gone = new Promise((r) => child.once('exit', r));
@@ -254,6 +259,19 @@ describe.skipIf(!canStart).each(names)('black box: %s', (name) => {
     expect(emails[0].text).toMatch(/\/api\/confirm\/\S+/);
   });
 
+  it("a client-sent CF-Connecting-IP does not reset a per-address limit (the visitor's /me: 120 a minute)", async () => {
+    const server = t();
+    const answers: number[] = [];
+    for (let i = 0; i < 121; i++) {
+      const r = await fetch(`${server.url}/api/v1/me`, {
+        headers: { authorization: `Bearer et_${'x'.repeat(40)}`, 'cf-connecting-ip': `198.51.100.${i % 250}` },
+      });
+      answers.push(r.status);
+    }
+    expect(answers.slice(0, 120).every((s) => s === 401)).toBe(true);
+    expect(answers[120]).toBe(429);
+  });
+
   it('auth and input errors answer the documented envelope', async () => {
     expect(await call(t(), 'GET', '/api/v1/contests')).toMatchObject({
       status: 401,
@@ -306,4 +324,66 @@ describe.skipIf(!canStart).each(names)('black box: %s', (name) => {
     expect(doc.body.openapi).toMatch(/^3\.1\./);
     expect(Object.keys(doc.body.paths)).toContain('/api/v1/contests');
   });
+});
+
+describe.skipIf(!canStart || !!external)('npm run dev as a user runs it', () => {
+  const groupAlive = (pid: number) => {
+    try {
+      process.kill(-pid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+
+  it('SIGTERM or SIGINT to the npm process the user started stops it with every child: the port stops answering', async () => {
+    const admin = new pg.Client({ connectionString: baseUrl });
+    await admin.connect();
+    const names = [`ce_bb_${runId}_sig1`, `ce_bb_${runId}_sig2`];
+    for (const d of names) await admin.query(`create database ${d}`);
+    try {
+      for (const [i, signal] of (['SIGTERM', 'SIGINT'] as const).entries()) {
+        const inner = await freePort();
+        const t = await startServer(`npm run dev (${signal})`, ['run', 'dev', '--silent'], {
+          DATABASE_URL: withDb(names[i]!),
+          WRANGLER_PORT: String(inner),
+        });
+        expect((await fetch(`http://127.0.0.1:${inner}/health`)).status).toBe(200);
+        const t0 = Date.now();
+        // to npm alone, as a terminal's kill or a process manager would send it
+        process.kill(t.pid!, signal);
+        while (!t.exited!() && Date.now() - t0 < 20_000) await new Promise((r) => setTimeout(r, 100));
+        expect(t.exited!(), `${signal}: npm still running`).toBe(true);
+        // wrangler and workerd went with it: nothing is left in the group, nothing answers
+        while (groupAlive(t.pid!) && Date.now() - t0 < 20_000) await new Promise((r) => setTimeout(r, 100));
+        const left = groupAlive(t.pid!);
+        if (left) process.kill(-t.pid!, 'SIGKILL');
+        expect(left, `${signal}: a child of npm run dev is still running`).toBe(false);
+        await expect(fetch(`${t.url}/health`)).rejects.toThrow();
+        // wrangler's own port (its process group) too
+        await expect(fetch(`http://127.0.0.1:${inner}/health`)).rejects.toThrow();
+        console.log(`npm run dev stopped on ${signal} in ${Date.now() - t0} ms`);
+      }
+    } finally {
+      for (const d of names) await admin.query(`drop database if exists ${d} with (force)`);
+      await admin.end();
+    }
+  }, 240_000);
+
+  it('a database that does not exist: one sentence saying how to create it, no stack trace, exit 1', async () => {
+    const missing = `ce_missing_${runId}`;
+    const child = spawn('npm', ['run', 'dev', '--silent'], {
+      cwd: root,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, DATABASE_URL: withDb(missing), PORT: String(await freePort()) },
+    });
+    let out = '';
+    child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
+    const code = await new Promise<number | null>((r) => child.once('exit', r));
+    expect(code).toBe(1);
+    expect(out).toContain(`database "${missing}" does not exist: create it first with \`createdb -h`);
+    expect(out).toContain(` ${missing}\``);
+    expect(out).not.toMatch(/^\s+at /m);
+  }, 60_000);
 });
