@@ -217,3 +217,22 @@ function App() {
 }
 
 render(<App />, document.getElementById('console')!);
+
+/**
+ * A table wider than the window scrolls on its own (styles.css): it is then a tab stop, so that
+ * the keyboard can scroll it too (axe: scrollable-region-focusable). One that fits is not.
+ */
+function focusableWhenScrolling() {
+  for (const t of document.querySelectorAll('table')) {
+    const scrolls = t.scrollWidth > t.clientWidth + 1;
+    if (scrolls && t.tabIndex !== 0) t.tabIndex = 0;
+    else if (!scrolls && t.hasAttribute('tabindex')) t.removeAttribute('tabindex');
+  }
+}
+let pending = 0;
+const soon = () => {
+  cancelAnimationFrame(pending);
+  pending = requestAnimationFrame(focusableWhenScrolling);
+};
+new MutationObserver(soon).observe(document.body, { childList: true, subtree: true, characterData: true });
+window.addEventListener('resize', soon);
