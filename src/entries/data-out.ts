@@ -289,6 +289,12 @@ export async function eraseEntry(db: Db, team: Team, entryId: string, now: Date)
           -- the visitor's entry tokens: dead with the entry
           delete from entry_tokens et using t where et.entry_id = t.id
           returning 1
+        ), mailbox as (
+          -- the confirmation emails their mailbox was sent this hour (keyed by the address's hash)
+          delete from mailbox_windows w using t
+          where w.contest_id = t.contest_id and t.email is not null
+            and w.mailbox = encode(sha256(convert_to(ce_email_norm(t.email), 'UTF8')), 'hex')
+          returning 1
         ), proofs as (
           -- what the person wrote for manual bonus actions (a profile URL, a sentence)
           update bonus_completions bc set proof = null, answer = null

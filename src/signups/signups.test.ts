@@ -578,5 +578,14 @@ describe('no flooding', () => {
     expect((await signup(id, { email: 'victim+5@gmail.com' })).status).toBe(201);
     await env.settle();
     expect(toVictim()).toHaveLength(4);
+    // erasing the person takes their mailbox's count with them
+    const box = sql`select count(*)::int as n from mailbox_windows where contest_id = ${id}`;
+    expect((await queryOne<{ n: number }>(env.db, box))!.n).toBe(2);
+    const victim = await queryOne<{ id: string }>(
+      env.db,
+      sql`select id from entries where email = 'victim+5@gmail.com'`,
+    );
+    expect((await env.request('DELETE', `/api/v1/entries/${victim!.id}`, { key: t.privateKey })).status).toBe(200);
+    expect((await queryOne<{ n: number }>(env.db, box))!.n).toBe(1);
   });
 });
