@@ -46,7 +46,57 @@ describe.skipIf(!hasPostgres)('sign-ups on the Worker', () => {
     );
     const confirm = /\/api\/confirm\/([A-Za-z0-9]{32})/.exec(mail.body.text)![1]!;
     expect((await call('GET', `/api/confirm/${confirm}`)).status).toBe(200);
-    expect((await me()).body.data).toMatchObject({ position: 1, total: 1, confirmed: true });
+    // the token of the sign-up's answer ended with the confirmation (whoever signed up held it)
+    expect((await me()).status).toBe(401);
+    const entry = await call('GET', `/api/v1/entries/${r.body.data.entryId}`, { key: team.privateKey });
+    expect(entry.body.data).toMatchObject({ position: 1, emailConfirmed: true });
+  });
+
+  it("the visitor's address (CF-Connecting-IP) in the risk rules; credit on proof; a fresh token with the confirmation's redirect", async () => {
+    const c = await makeContest(team.teamId, {
+      requireEmailConfirmation: false,
+      publicSignup: true,
+      landingUrl: 'https://shop.example/join',
+      referral: { advocatePoints: 10, friendPoints: 5 },
+      risk: { maxEntriesPerIpPerHour: 2 },
+    });
+    const ann = await call('POST', `/api/v1/contests/${c.id}/signup`, {
+      key: team.privateKey,
+      body: { email: `ann-${tag}@example.com` },
+    });
+    expect(ann.status, ann.text).toBe(201);
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const r = await call('POST', `/api/v1/contests/${c.id}/signup`, {
+        key: team.publicKey,
+        body: { email: `ip${i}-${tag}@example.com`, referralCode: ann.body.data.referralCode },
+        headers: { 'cf-connecting-ip': '198.51.100.44' },
+      });
+      expect(r.status, r.text).toBe(201);
+      ids.push(r.body.data.entryId);
+    }
+    const risk = async (id: string) =>
+      (await call('GET', `/api/v1/entries/${id}`, { key: team.privateKey })).body.data.risk.reasons;
+    expect([await risk(ids[0]!), await risk(ids[2]!)]).toEqual([[], ['ip_velocity']]);
+    // nobody was credited before a confirmation
+    const annPoints = async () =>
+      (await call('GET', `/api/v1/entries/${ann.body.data.entryId}`, { key: team.privateKey })).body.data.points;
+    expect(await annPoints()).toBe(0);
+    const email = `ip0-${tag}@example.com`;
+    const mail = await eventually(
+      async () =>
+        (await resendLog()).delivered.find((d) => d.body?.to?.[0] === email) as { body: { text: string } } | undefined,
+    );
+    expect(mail.body.text).not.toContain('ce-entry');
+    const confirm = /\/api\/confirm\/([A-Za-z0-9]{32})/.exec(mail.body.text)![1]!;
+    const res = await call('GET', `/api/confirm/${confirm}`, { headers: { accept: 'text/html' }, redirect: 'manual' });
+    expect(res.status).toBe(303);
+    const fresh = /^https:\/\/shop\.example\/join#ce-entry=(et_[A-Za-z0-9]{40})$/.exec(
+      res.headers.get('location')!,
+    )![1]!;
+    const me = await call('GET', '/api/v1/me', { headers: { authorization: `Bearer ${fresh}` } });
+    expect(me.body.data).toMatchObject({ entryId: ids[0], confirmed: true, points: 5 });
+    expect(await annPoints()).toBe(10);
   });
 
   it('a contest without public sign-ups, or without the consent asked for: refused, nothing written', async () => {

@@ -33,7 +33,14 @@ export interface Res<T = any> {
 export async function call<T = any>(
   method: string,
   path: string,
-  opts: { key?: string; admin?: boolean; body?: unknown; headers?: Record<string, string> } = {},
+  opts: {
+    key?: string;
+    admin?: boolean;
+    body?: unknown;
+    headers?: Record<string, string>;
+    /** `manual`: a redirect is answered as it is (its Location read by the test) */
+    redirect?: RequestRedirect;
+  } = {},
 ): Promise<Res<T>> {
   const headers: Record<string, string> = { ...opts.headers };
   if (opts.key) headers['x-api-key'] = opts.key;
@@ -43,6 +50,7 @@ export async function call<T = any>(
     method,
     headers,
     body: opts.body === undefined ? undefined : JSON.stringify(opts.body),
+    ...(opts.redirect ? { redirect: opts.redirect } : {}),
   });
   const text = await res.text();
   // every answer is held to the Worker's own OpenAPI document (test/support/contract.ts)
