@@ -21,7 +21,7 @@
  * DB_TRANSPORT (http | ws), EDGE_LATENCY_MS (0), NEON_HTTP_PORT / WS_PROXY_PORT (ephemeral).
  */
 import { spawn } from 'node:child_process';
-import { chmodSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { openPg } from '../src/db/drivers/pg.js';
@@ -107,6 +107,14 @@ writeFileSync(
 );
 chmodSync(envFile, 0o600);
 
+// 3a. the docs assets copied here, once, and wrangler run with a copy of wrangler.toml without its
+//     [build] section: wrangler dev otherwise runs the build command again as soon as its file
+//     watcher is ready ("The file … changed, restarting build…") and reloads the Worker, once at
+//     start and at every change under the watched folder
+await import('./docs-assets.js');
+const devConfig = join(root, `.wrangler-dev-${process.pid}.toml`);
+writeFileSync(devConfig, withoutBuildSection(readFileSync(join(root, 'wrangler.toml'), 'utf8')));
+
 // 3b. wrangler listens on a port of its own, behind a front on the user's port that sets
 //     CF-Connecting-IP from the socket (what Cloudflare does in production): a client cannot send
 //     one of its own to escape the per-address limits
@@ -116,6 +124,8 @@ const wrangler = spawn(
   join(root, 'node_modules', '.bin', 'wrangler'),
   [
     'dev',
+    '--config',
+    devConfig,
     '--port',
     String(innerPort),
     '--ip',
@@ -180,6 +190,7 @@ async function stop(code: number) {
   await proxy.close().catch(() => {});
   await httpEndpoint.close().catch(() => {});
   rmSync(envFile, { force: true });
+  rmSync(devConfig, { force: true });
   process.exit(code);
 }
 wrangler.on('exit', (code) => {
@@ -227,3 +238,8 @@ const fireCron = () => {
 };
 timer = setInterval(fireCron, settings.JOBS_INTERVAL_MS ?? 60_000);
 fireCron();
+
+/** wrangler.toml's text without its `[build]` table (up to the next table header) */
+function withoutBuildSection(toml: string): string {
+  return toml.replace(/^\[build\]\n(?:(?!\[)[^\n]*\n?)*/m, '');
+}

@@ -11,6 +11,8 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
+import { utimesSync } from 'node:fs';
+import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_PG } from './support/global-setup.js';
@@ -349,6 +351,16 @@ describe.skipIf(!canStart || !!external)('npm run dev as a user runs it', () => 
           WRANGLER_PORT: String(inner),
         });
         expect((await fetch(`http://127.0.0.1:${inner}/health`)).status).toBe(200);
+        if (i === 0) {
+          // a file under src changing (a generated file written, an editor saving) does not make
+          // wrangler run its build command again, nor restart onto its own port
+          const file = join(root, 'src/lib/plural.ts');
+          const now = new Date();
+          utimesSync(file, now, now);
+          await new Promise((r) => setTimeout(r, 3000));
+          expect(t.output!()).not.toContain('restarting build');
+          expect((await fetch(`${t.url}/health`)).status).toBe(200);
+        }
         const t0 = Date.now();
         // to npm alone, as a terminal's kill or a process manager would send it
         process.kill(t.pid!, signal);
