@@ -359,7 +359,6 @@ export class ContestSignup extends HTMLElement {
       );
       return;
     }
-    const lang = this.pageLang;
     const url = new URL(location.href);
     url.hash = '';
     url.searchParams.set('ref', me.referralCode);
@@ -397,7 +396,7 @@ export class ContestSignup extends HTMLElement {
       ),
       el('p', {}, this.t('points', { points: me.points }, 'points')),
       el('p', {}, this.t('referrals', { referrals: me.referralsCount }, 'referrals')),
-      ...this.rewards(me, lang),
+      ...this.rewards(me),
       el('label', { for: 'cs-link' }, this.t('shareTitle')),
       el('div', { class: 'share' }, ...actions),
       copied,
@@ -406,7 +405,7 @@ export class ContestSignup extends HTMLElement {
   }
 
   /** What the entry unlocked (with its codes) and what it is closest to. */
-  private rewards(me: Me, lang: string | undefined): HTMLElement[] {
+  private rewards(me: Me): HTMLElement[] {
     const out: HTMLElement[] = [];
     const { unlocked, next } = me.rewards;
     if (unlocked.length) {
