@@ -97,7 +97,7 @@ export interface AppConfig {
   /** ALLOW_HTTP_WEBHOOKS=1: event receivers may be http://localhost and private addresses (development) */
   allowHttpWebhooks?: boolean;
   /** Cloudflare Turnstile, for contests whose sign-ups ask for it (TURNSTILE_*) */
-  turnstile?: { secretKey?: string; siteKey?: string; verifyUrl?: string };
+  turnstile?: { secretKey?: string; siteKey?: string; verifyUrl?: string; timeoutMs?: number };
 }
 
 export interface Deps {

@@ -8,7 +8,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { sql } from 'drizzle-orm';
-import type { Db } from './client.js';
+import { type Db, pgError } from './client.js';
 
 export const FUNCTIONS_DIR = fileURLToPath(new URL('./functions/', import.meta.url));
 const SEPARATOR = /^-- ce:function$/m;
@@ -27,13 +27,27 @@ export function databaseFunctionFiles(): { file: string; definitions: string[] }
     }));
 }
 
+/** Postgres's "undefined function": a definition that calls one applied later (an SQL function is checked when made) */
+const UNDEFINED_FUNCTION = '42883';
+
 export async function installDatabaseFunctions(db: Db): Promise<number> {
-  let n = 0;
-  for (const { definitions } of databaseFunctionFiles()) {
-    for (const d of definitions) {
-      await db.execute(sql.raw(d));
-      n++;
+  let waiting = databaseFunctionFiles().flatMap((f) => f.definitions);
+  const total = waiting.length;
+  // in file order; a definition that needs one further down waits for the next round
+  while (waiting.length > 0) {
+    const next: string[] = [];
+    let lastError: unknown;
+    for (const d of waiting) {
+      try {
+        await db.execute(sql.raw(d));
+      } catch (e) {
+        if (pgError(e)?.code !== UNDEFINED_FUNCTION) throw e;
+        next.push(d);
+        lastError = e;
+      }
     }
+    if (next.length === waiting.length) throw lastError;
+    waiting = next;
   }
-  return n;
+  return total;
 }

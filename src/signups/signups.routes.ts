@@ -117,6 +117,7 @@ export function signupRoutes() {
         ? await verifyTurnstile({
             secretKey: deps.config.turnstile?.secretKey,
             verifyUrl: deps.config.turnstile?.verifyUrl,
+            timeoutMs: deps.config.turnstile?.timeoutMs,
             token: body.turnstileToken!,
             remoteIp: deps.clientIp(c),
             fetch: deps.fetch ?? ((input, init) => globalThis.fetch(input, init)),

@@ -40,7 +40,14 @@ beforeAll(async () => {
   });
   await new Promise<void>((r) => siteverify.listen(0, '127.0.0.1', r));
   siteverifyUrl = `http://127.0.0.1:${(siteverify.address() as AddressInfo).port}/siteverify`;
-  env.deps.config.turnstile = { secretKey: 'turnstile-secret', siteKey: 'site-key-1', verifyUrl: siteverifyUrl };
+  // the stand-in answers from this process, which PGlite may keep busy for seconds on a loaded
+  // machine: siteverify's 5 s limit would then answer 503 for nothing
+  env.deps.config.turnstile = {
+    secretKey: 'turnstile-secret',
+    siteKey: 'site-key-1',
+    verifyUrl: siteverifyUrl,
+    timeoutMs: 60_000,
+  };
 });
 afterAll(async () => {
   await env.close();

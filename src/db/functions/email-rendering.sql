@@ -1,8 +1,43 @@
 -- Email rendering: a team's own email text (email_texts, src/mail/team-texts.ts) filled with its
--- placeholders and made into the HTML part, in the statement that queues the email.
--- Relied on by: the outbox insert (src/sql/outbox.ts), the email texts' preview
--- (src/email-texts/email-texts.ts) and the reward emails (ce_reward_notify, rewards.sql).
--- Maintains no table and has no trigger.
+-- placeholders and made into the HTML part, in the statement that queues the email; what is kept
+-- of an email once sent.
+-- Triggers: none.
+-- Relied on by: the outbox insert (sqlQueueEmail, src/sql/outbox.ts), the email texts' preview
+-- (src/email-texts/email-texts.ts), the reward emails (ce_reward_notify, rewards.sql), the
+-- outbox's "sent" mark (src/mail/outbox.ts: ce_scrub_credentials).
+
+-- ce:function
+-- A team's text with its placeholders filled in one pass: a value that itself looks like a
+-- placeholder is left as it is. Placeholders not in `vars` stay as written (the API refuses them).
+-- STRICT: no text (the team wrote none) gives null, and the caller falls back to the default.
+CREATE OR REPLACE FUNCTION ce_email_fill(tpl text, vars jsonb)
+ RETURNS text
+ LANGUAGE plpgsql
+ IMMUTABLE STRICT
+AS $function$
+DECLARE
+  done text := '';
+  rest text := tpl;
+  p int;
+  q int;
+  name text;
+BEGIN
+  LOOP
+    p := strpos(rest, '{{');
+    EXIT WHEN p = 0;
+    q := strpos(substr(rest, p + 2), '}}');
+    EXIT WHEN q = 0;
+    name := substr(rest, p + 2, q - 1);
+    IF vars ? name THEN
+      done := done || substr(rest, 1, p - 1) || coalesce(vars ->> name, '');
+      rest := substr(rest, p + q + 3);
+    ELSE
+      done := done || substr(rest, 1, p + 1);
+      rest := substr(rest, p + 2);
+    END IF;
+  END LOOP;
+  RETURN done || rest;
+END $function$;
 
 -- ce:function
 -- The HTML part of a team's text `tpl` filled with `vars`: everything escaped, line breaks kept.
@@ -10,7 +45,11 @@
 -- the team wrote), but the person's `name` is text and never part of a link, whatever it holds:
 -- a stranger's sign-up cannot put a link of theirs in a mail sent to someone else's address.
 -- Written as a walk over the template, as ce_email_fill is.
-CREATE OR REPLACE FUNCTION ce_email_html(tpl text, vars jsonb) RETURNS text LANGUAGE plpgsql IMMUTABLE STRICT AS $$
+CREATE OR REPLACE FUNCTION ce_email_html(tpl text, vars jsonb)
+ RETURNS text
+ LANGUAGE plpgsql
+ IMMUTABLE STRICT
+AS $function$
 DECLARE
   done text := '';
   rest text := tpl;
@@ -44,18 +83,37 @@ BEGIN
   done := done || regexp_replace(ce_escape_html(lit), '(https?://[^[:space:]<>]+)', '<a href="\1">\1</a>', 'g');
   RETURN '<!doctype html><html><body style="font-family:system-ui,sans-serif;line-height:1.5;color:#111">'
     || replace(done, E'\n', '<br>') || '</body></html>';
-END $$;
+END $function$;
+
+-- ce:function
+-- The subject: one line, no control characters, at most 200 characters.
+CREATE OR REPLACE FUNCTION ce_email_subject(s text)
+ RETURNS text
+ LANGUAGE sql
+ IMMUTABLE
+AS $function$
+  SELECT left(btrim(regexp_replace(s, '[[:cntrl:]]+', ' ', 'g')), 200)
+$function$;
 
 -- ce:function
 -- HTML's five special characters escaped (the twin of escapeHtml in src/mail/templates.ts).
-CREATE OR REPLACE FUNCTION ce_escape_html(t text) RETURNS text LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $$
+CREATE OR REPLACE FUNCTION ce_escape_html(t text)
+ RETURNS text
+ LANGUAGE sql
+ IMMUTABLE PARALLEL SAFE STRICT
+AS $function$
   SELECT replace(replace(replace(replace(replace(t, '&', '&amp;'), '<', '&lt;'), '>', '&gt;'), '"', '&quot;'), '''', '&#39;')
-$$;
+$function$;
 
 -- ce:function
 -- A sent email's stored copy without the credentials its links carried: entry tokens (`et_` and
 -- 40 letters and digits) and confirmation codes (`/api/confirm/` and 32) become `…`. Relied on by
 -- the outbox's "sent" mark (src/mail/outbox.ts).
-CREATE OR REPLACE FUNCTION ce_scrub_credentials(t text) RETURNS text LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $$
+CREATE OR REPLACE FUNCTION ce_scrub_credentials(t text)
+ RETURNS text
+ LANGUAGE sql
+ IMMUTABLE PARALLEL SAFE STRICT
+AS $function$
   SELECT regexp_replace(regexp_replace(t, 'et_[A-Za-z0-9]{40}', 'et_…', 'g'), '/api/confirm/[A-Za-z0-9]{32}', '/api/confirm/…', 'g')
-$$;
+$function$;
+
