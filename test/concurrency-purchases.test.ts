@@ -8,7 +8,7 @@ import { sql } from 'drizzle-orm';
 import { Webhook } from 'standardwebhooks';
 import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ledgerMismatches } from '../src/entries/points.js';
+import { ledgerMismatches } from './support/ledger.js';
 import { listReceipts } from '../src/webhooks/receipts.js';
 import {
   ADMIN_TOKEN,

@@ -244,7 +244,12 @@ export function adminRoutes() {
       },
     }),
     jsonBody(createBonusActionBody),
-    async (c) => ok(c, await createBonusAction(c.var.db(), c.req.param('contestId'), c.req.valid('json')), 201),
+    async (c) =>
+      ok(
+        c,
+        await createBonusAction(c.var.db(), c.req.param('contestId'), c.req.valid('json'), c.var.deps.clock.now()),
+        201,
+      ),
   );
 
   r.post(

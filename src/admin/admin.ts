@@ -5,9 +5,10 @@
 import { eq, sql } from 'drizzle-orm';
 import { type Db, iso, num, query, queryOne } from '../db/client.js';
 import { apiKeys, contests, teams } from '../db/tables/core.js';
-import { bonusActions } from '../db/tables/activity.js';
 import type { RandomSource } from '../deps.js';
 import { Errors } from '../errors.js';
+import { teamOfContest } from '../db/team.js';
+import { createContestBonusAction } from '../bonus-actions/settings.js';
 import { isUuid, randomBase62, sha256Hex, toBase64 } from '../lib/crypto.js';
 
 export async function createTeam(db: Db, name: string) {
@@ -142,50 +143,12 @@ export interface BonusActionInput {
   order?: number;
 }
 
-export function bonusActionJson(row: typeof bonusActions.$inferSelect) {
-  return {
-    id: row.id,
-    contestId: row.contestId,
-    action: row.action,
-    description: row.description,
-    icon: row.icon,
-    iconColor: row.iconColor,
-    points: row.points,
-    confirmationType: row.confirmationType,
-    destinationUrl: row.destinationUrl,
-    order: row.order,
-  };
-}
-
-export async function createBonusAction(db: Db, contestId: string, input: BonusActionInput) {
-  if (!isUuid(contestId)) throw Errors.contestNotFound();
-  const [c] = await db.select({ id: contests.id }).from(contests).where(eq(contests.id, contestId));
-  if (!c) throw Errors.contestNotFound();
-  const order =
-    input.order ??
-    num(
-      (
-        await queryOne<{ n: number }>(
-          db,
-          sql`select coalesce(max("order") + 1, 0) as n from bonus_actions where contest_id = ${contestId}`,
-        )
-      )?.n,
-    );
-  const [row] = await db
-    .insert(bonusActions)
-    .values({
-      contestId,
-      action: input.action,
-      description: input.description ?? '',
-      icon: input.icon ?? '',
-      iconColor: input.iconColor ?? '',
-      points: input.points,
-      confirmationType: input.confirmationType ?? 'auto',
-      destinationUrl: input.destinationUrl ?? null,
-      order,
-    })
-    .returning();
-  return bonusActionJson(row!);
+/**
+ * Adds a bonus action to a contest named by id alone (the admin API, the demo seed): the team's
+ * own statement (createContestBonusAction), scoped to the team that owns the contest.
+ */
+export function createBonusAction(db: Db, contestId: string, input: BonusActionInput, now = new Date()) {
+  return createContestBonusAction(db, teamOfContest(contestId), contestId, input, now);
 }
 
 /** `whsec_` + base64 of 32 random bytes; replaces the old secret. */

@@ -6,7 +6,7 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { query, queryOne } from '../db/client.js';
 import { createBonusAction } from '../admin/admin.js';
-import { getLedger, ledgerMismatches } from '../entries/points.js';
+import { getLedger, ledgerMismatches } from '../../test/support/ledger.js';
 import { createTestEnv, type TeamFixture, type TestEnv } from '../../test/support/harness.js';
 
 let env: TestEnv;

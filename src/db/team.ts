@@ -36,6 +36,11 @@ export function teamById(teamId: string): Team {
   return { cte: sql``, id: sql`${teamId}::uuid`, masked: sql`false` };
 }
 
+/** The team that owns a contest, for code that names the contest alone (the admin API, the seed). */
+export function teamOfContest(contestId: string): Team {
+  return { cte: sql``, id: sql`(select team_id from contests where id = ${contestId}::uuid)`, masked: sql`false` };
+}
+
 /** SQLSTATEs raised by ce_auth() */
 export const KEY_INVALID_SQLSTATE = 'CEK01';
 export const KEY_FORBIDDEN_SQLSTATE = 'CEK03';

@@ -6,7 +6,7 @@
 import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { query, queryOne } from '../db/client.js';
-import { ledgerMismatches } from './points.js';
+import { ledgerMismatches } from '../../test/support/ledger.js';
 import { env, a, b, MISSING_ID, create, entryRow, snapshot } from './entries.fixtures.js';
 
 describe('create entry', () => {

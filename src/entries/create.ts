@@ -305,7 +305,7 @@ export async function createEntry(
   throw new Error('createEntry: no entry created or found after retries');
 }
 
-// ---------------------------------------------------------------- read (the read model: entry-detail.ts)
+// ---------------------------------------------------------------- what a sign-up adds
 
 /**
  * The parts a sign-up adds to the create statement (empty for every other create, whose text

@@ -113,5 +113,3 @@ export const PointsAdjustment = v.strictObject({
   newTotal: nonNegInt,
   adjustment: v.pipe(int, v.description('the change actually applied (a total never goes below 0)')),
 });
-
-// ---------------------------------------------------------------- bonus actions

@@ -135,5 +135,3 @@ export async function getEntry(db: Db, team: Team, entryId: string) {
   if (!r) throw Errors.entryNotFound();
   return entryDetailJson(r);
 }
-
-// ---------------------------------------------------------------- update

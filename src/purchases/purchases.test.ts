@@ -2,7 +2,7 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_POINTS_TOTAL } from '../sql/points.js';
-import { ledgerMismatches } from '../entries/points.js';
+import { ledgerMismatches } from '../../test/support/ledger.js';
 import { createTestEnv, query, type TeamFixture, type TestEnv } from '../../test/support/harness.js';
 
 let env: TestEnv;

@@ -6,7 +6,7 @@
 import { createHmac } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { ledgerMismatches } from '../entries/points.js';
+import { ledgerMismatches } from '../../test/support/ledger.js';
 import { listReceipts } from './receipts.js';
 import { query } from '../../test/support/harness.js';
 import {
