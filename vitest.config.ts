@@ -17,7 +17,7 @@ const BACKEND_INDEPENDENT = [
   'test/robustness.test.ts',
   'src/instant-win/widget/widget.test.ts',
   'src/instant-win/widget/widget-logic.test.ts',
-  'test/settings.test.ts',
+  'test/environment.test.ts',
   'test/docs-generated.test.ts',
   'test/migrate-script.test.ts',
   'test/layering.test.ts',

@@ -11,7 +11,7 @@
 import { writeFileSync } from 'node:fs';
 import { sql } from 'drizzle-orm';
 import { createApiKey, createTeam } from '../src/admin/admin.js';
-import { createContest } from '../src/contests/settings.js';
+import { createContest } from '../src/contests/contest-settings.js';
 import { query, queryOne } from '../src/db/client.js';
 import { openPg } from '../src/db/drivers/pg.js';
 import { cryptoRandom } from '../src/deps.js';

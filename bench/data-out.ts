@@ -18,7 +18,7 @@ import { query } from '../src/db/client.js';
 import { openPg } from '../src/db/drivers/pg.js';
 import { cryptoRandom } from '../src/deps.js';
 import { createApiKey, createTeam } from '../src/admin/admin.js';
-import { createContest } from '../src/contests/settings.js';
+import { createContest } from '../src/contests/contest-settings.js';
 import { deliverDueEvents } from '../src/events/deliver.js';
 import { flag, freshDatabase, startBenchServer } from './support.js';
 

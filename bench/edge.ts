@@ -20,7 +20,7 @@ import { query } from '../src/db/client.js';
 import { openPg } from '../src/db/drivers/pg.js';
 import { cryptoRandom } from '../src/deps.js';
 import { createApiKey, createBonusAction, createTeam } from '../src/admin/admin.js';
-import { createContest } from '../src/contests/settings.js';
+import { createContest } from '../src/contests/contest-settings.js';
 import { hashCookie } from '../src/instant-win/hashing.js';
 import { schedOf } from './cpu.js';
 import { freshDatabase } from './support.js';

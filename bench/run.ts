@@ -26,7 +26,7 @@ import { query } from '../src/db/client.js';
 import { openPg } from '../src/db/drivers/pg.js';
 import { cryptoRandom } from '../src/deps.js';
 import { createApiKey, createBonusAction, createTeam } from '../src/admin/admin.js';
-import { createContest } from '../src/contests/settings.js';
+import { createContest } from '../src/contests/contest-settings.js';
 import { createHash } from 'node:crypto';
 import { teamById } from '../src/db/team.js';
 import { createDraw, revealDraw, SNAPSHOT_HEADER, snapshotPage } from '../src/draws/draws.js';

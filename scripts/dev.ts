@@ -15,7 +15,7 @@
  *    never on the command line), and wrangler kept offline;
  * 4. fires the cron (`scheduled()`) every minute, as Cloudflare would (wrangler dev does not).
  *
- * Settings: src/settings.ts (every setting whose runtimes include the Worker is handed to it).
+ * Settings: src/environment.ts (every setting whose runtimes include the Worker is handed to it).
  * Env: PORT (8787), DATABASE_URL (required), ADMIN_TOKEN, PUBLIC_URL, IP_HASH_SALT, MAIL_TRANSPORT,
  * MAIL_FROM, RESEND_API_KEY, RESEND_API_URL, HOST (127.0.0.1), JOBS_INTERVAL_MS (60000),
  * DB_TRANSPORT (http | ws), EDGE_LATENCY_MS (0), NEON_HTTP_PORT / WS_PROXY_PORT (ephemeral).
@@ -27,7 +27,7 @@ import { fileURLToPath } from 'node:url';
 import { openPg } from '../src/db/drivers/pg.js';
 import { cryptoRandom } from '../src/deps.js';
 import { seedIfEmpty } from '../src/admin/seed.js';
-import { readSettings, SettingsError, WORKER_SETTINGS, type Settings } from '../src/settings.js';
+import { readSettings, SettingsError, WORKER_SETTINGS, type Settings } from '../src/environment.js';
 import { startNeonHttp } from './neon-http.js';
 import { explainDbError } from './db-errors.js';
 import { freePort, startClientIpFront } from './client-ip-front.js';
@@ -86,7 +86,7 @@ const proxy = await startWsProxy({ port: settings.WS_PROXY_PORT ?? 0, latencyMs,
 const wranglerDir = join(root, '.wrangler');
 mkdirSync(join(wranglerDir, 'tmp'), { recursive: true });
 const envFile = join(wranglerDir, 'tmp', `dev-${process.pid}.env`);
-// every setting the Worker reads (src/settings.ts), as it is in this environment, and the ones
+// every setting the Worker reads (src/environment.ts), as it is in this environment, and the ones
 // this script decides: nothing is dropped on the way
 const bindings: Record<string, string | undefined> = {
   ...Object.fromEntries(WORKER_SETTINGS.map((name) => [name, env[name]])),

@@ -1,7 +1,7 @@
 /**
  * `npm run docs`: writes the parts of the docs that restate the code, from the code.
  *
- * - the settings tables of README.md and docs/operations.md, from src/settings.ts;
+ * - the settings tables of README.md and docs/operations.md, from src/environment.ts;
  * - the endpoint list of docs/api.md, from the OpenAPI document (scripts/openapi-document.ts);
  * - the CORS example of docs/api.md, from the app's own answer to a preflight.
  *
@@ -11,7 +11,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { settingsTable } from '../src/settings.js';
+import { settingsTable } from '../src/environment.js';
 import { appWithoutDatabase, openApiDocument } from './openapi-document.js';
 
 const root = join(fileURLToPath(new URL('..', import.meta.url)));

@@ -6,7 +6,7 @@
 import pg from 'pg';
 import { openPg } from '../src/db/drivers/pg.js';
 import { explainDbError } from './db-errors.js';
-import { readSettings, SettingsError } from '../src/settings.js';
+import { readSettings, SettingsError } from '../src/environment.js';
 
 let url: string | undefined;
 try {

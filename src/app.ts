@@ -19,7 +19,7 @@ import { toHex } from './lib/crypto.js';
 import { adminRoutes } from './admin/admin.routes.js';
 import { analyticsRoutes } from './analytics/analytics.routes.js';
 import { seriesRoutes } from './analytics/series.routes.js';
-import { contestBonusActionRoutes } from './bonus-actions/settings.routes.js';
+import { contestBonusActionRoutes } from './bonus-actions/manage.routes.js';
 import { bonusActionRoutes } from './bonus-actions/bonus-actions.routes.js';
 import { confirmRoutes } from './entries/confirm.routes.js';
 import { consoleRoutes } from './console/console.routes.js';

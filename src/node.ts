@@ -26,7 +26,7 @@ import { memoryPublicCache } from './http/public-cache.js';
 import { resendTransport } from './mail/resend.js';
 import { mailConfigProblem, transportKind } from './mail/select.js';
 import { describeError } from './lib/describe-error.js';
-import { readSettings, SettingsError, type Settings } from './settings.js';
+import { readSettings, SettingsError, type Settings } from './environment.js';
 import { pinnedPost } from './lib/pinned-post.js';
 import { stopLoops } from './lib/shared-loop.js';
 import { ipHashSalt } from './db/secrets.js';

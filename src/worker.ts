@@ -10,7 +10,7 @@ import { type Deps, type RateLimiter, consoleLogger, cryptoRandom, memoryRateLim
 import { runScheduledJobs } from './jobs.js';
 import { workerMailer } from './mail/select.js';
 import { type CacheStorageLike, workersPublicCache } from './http/public-cache.js';
-import { readSettings, SettingsError, type Settings } from './settings.js';
+import { readSettings, SettingsError, type Settings } from './environment.js';
 
 export interface Env {
   DATABASE_URL: string;

@@ -1,7 +1,7 @@
 /**
  * Docs that cannot drift from the code:
  * - the settings tables (README.md, docs/operations.md) and the endpoint list (docs/api.md) are
- *   what scripts/gen-docs.ts writes from src/settings.ts and the OpenAPI document;
+ *   what scripts/gen-docs.ts writes from src/environment.ts and the OpenAPI document;
  * - every relative link of README.md and docs/*.md names a file that exists, and every #anchor a
  *   heading of that file (GitHub's rules for heading anchors).
  */

@@ -16,14 +16,14 @@ import {
   revokeApiKey,
   rotateWebhookSecret,
 } from './admin.js';
-import { createContest, updateContest } from '../contests/settings.js';
+import { createContest, updateContest } from '../contests/contest-settings.js';
 import type { AppEnv } from '../http/context.js';
 import { apiKeySchema } from './admin.schema.js';
 import { ok, pagination } from '../http/envelope.js';
 import { Errors } from '../errors.js';
 import { jsonBody, pageParams, pageQuerySchema, queryParams, trimmedString } from '../http/validate.js';
 import { isUuid, timingSafeEqual } from '../lib/crypto.js';
-import { createSettings, updateSettings } from '../contests/settings.schema.js';
+import { createSettings, updateSettings } from '../contests/contest-settings.schema.js';
 import { createBonusActionBody } from '../bonus-actions/bonus-actions.schema.js';
 import { ApiKey, Email, RevokedApiKey, Team, TeamListItem, WebhookSecret } from './admin.schema.js';
 import { BonusAction } from '../bonus-actions/bonus-actions.schema.js';

@@ -8,7 +8,7 @@ import { apiKeys, contests, teams } from '../db/tables/core.js';
 import type { RandomSource } from '../deps.js';
 import { Errors } from '../errors.js';
 import { teamOfContest } from '../db/team.js';
-import { createContestBonusAction } from '../bonus-actions/settings.js';
+import { createContestBonusAction } from '../bonus-actions/manage.js';
 import { isUuid, randomBase62, sha256Hex, toBase64 } from '../lib/crypto.js';
 
 export async function createTeam(db: Db, name: string) {

@@ -6,7 +6,7 @@ import { sql } from 'drizzle-orm';
 import { type Db, queryOne } from '../db/client.js';
 import type { RandomSource } from '../deps.js';
 import { createApiKey, createBonusAction, createTeam } from './admin.js';
-import { createContest } from '../contests/settings.js';
+import { createContest } from '../contests/contest-settings.js';
 
 export interface SeedResult {
   teamId: string;

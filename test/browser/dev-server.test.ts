@@ -87,7 +87,7 @@ describe.skipIf(!CHROMIUM || !hasPostgres)(
           PUBLIC_URL: origin,
           JOBS_INTERVAL_MS: '3600000',
           WRANGLER_LOG_LEVEL: 'error',
-          // handed to the Worker by construction (src/settings.ts): outbound events to localhost
+          // handed to the Worker by construction (src/environment.ts): outbound events to localhost
           ALLOW_HTTP_WEBHOOKS: '1',
         },
       });

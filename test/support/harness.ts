@@ -25,7 +25,7 @@ import {
   memoryRateLimiter,
 } from '../../src/deps.js';
 import { createApiKey, createTeam } from '../../src/admin/admin.js';
-import { createContest, type ContestSettings } from '../../src/contests/settings.js';
+import { createContest, type ContestSettings } from '../../src/contests/contest-settings.js';
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789';
 

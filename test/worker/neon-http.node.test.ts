@@ -31,7 +31,7 @@ import { openPg, type PgHandle } from '../../src/db/drivers/pg.js';
 import { apiKeys, contests, teams } from '../../src/db/tables/core.js';
 import { cryptoRandom } from '../../src/deps.js';
 import { createTeam } from '../../src/admin/admin.js';
-import { createContest, getAdminContest } from '../../src/contests/settings.js';
+import { createContest, getAdminContest } from '../../src/contests/contest-settings.js';
 
 const base = process.env.TEST_DATABASE_URL || process.env.WORKERD_DATABASE_URL;
 let reachable = false;

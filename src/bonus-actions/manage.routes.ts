@@ -13,7 +13,7 @@ import {
   listContestBonusActions,
   updateContestBonusAction,
   deleteContestBonusAction,
-} from './settings.js';
+} from './manage.js';
 import { requireKey } from '../http/auth.js';
 import { publicCached } from '../http/public-cache.js';
 import type { AppEnv } from '../http/context.js';

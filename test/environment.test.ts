@@ -1,5 +1,5 @@
 /**
- * One source of settings (src/settings.ts): every bad value stops `npm start` (Node) and
+ * One source of settings (src/environment.ts): every bad value stops `npm start` (Node) and
  * `npm run dev` (the Worker, before wrangler starts) with one sentence naming the variable and
  * what it accepts; the Worker reads the same declarations; `npm run dev` hands the Worker every
  * setting the Worker reads.
@@ -8,7 +8,7 @@ import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { readSettings, SETTINGS, type SettingsError, WORKER_SETTINGS } from '../src/settings.js';
+import { readSettings, SETTINGS, type SettingsError, WORKER_SETTINGS } from '../src/environment.js';
 
 const root = process.cwd();
 
