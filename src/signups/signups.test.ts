@@ -330,6 +330,30 @@ describe('Turnstile (a local stand-in for siteverify)', () => {
     expect(passed.status, passed.text).toBe(201);
   });
 
+  it('a connection siteverify closes at once (a kept-alive socket it had dropped) is tried once more', async () => {
+    let requests = 0;
+    const flaky = createServer((req, res) => {
+      requests++;
+      if (requests === 1) return void req.socket.destroy();
+      req.resume();
+      req.on('end', () => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ success: true }));
+      });
+    });
+    await new Promise<void>((r) => flaky.listen(0, '127.0.0.1', r));
+    const saved = env.deps.config.turnstile;
+    env.deps.config.turnstile = { ...saved, verifyUrl: `http://127.0.0.1:${(flaky.address() as AddressInfo).port}/` };
+    try {
+      const id = await contest({ botCheck: 'turnstile' });
+      const r = await signup(id, { email: 'retried@example.com', turnstileToken: 'anything' });
+      expect([r.status, requests]).toEqual([201, 2]);
+    } finally {
+      env.deps.config.turnstile = saved;
+      await new Promise<void>((r) => flaky.close(() => r()));
+    }
+  });
+
   it('a contest without the bot check takes sign-ups without a token', async () => {
     const id = await contest();
     expect((await signup(id, { email: 'plain@example.com' })).status).toBe(201);

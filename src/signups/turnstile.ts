@@ -24,16 +24,26 @@ export async function verifyTurnstile(p: {
   if (!p.secretKey) return 'unavailable';
   const body = new URLSearchParams({ secret: p.secretKey, response: p.token });
   if (p.remoteIp) body.set('remoteip', p.remoteIp);
-  let res: Response;
-  try {
-    res = await p.fetch(p.verifyUrl ?? TURNSTILE_VERIFY_URL, {
+  const signal = AbortSignal.timeout(p.timeoutMs ?? TURNSTILE_TIMEOUT_MS);
+  const post = () =>
+    p.fetch(p.verifyUrl ?? TURNSTILE_VERIFY_URL, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
       body,
-      signal: AbortSignal.timeout(p.timeoutMs ?? TURNSTILE_TIMEOUT_MS),
+      signal,
     });
+  let res: Response;
+  try {
+    res = await post();
   } catch {
-    return 'unavailable';
+    // a kept-alive connection the other side had just closed fails at once: one more try, within
+    // the same time limit (a timeout is not tried again)
+    if (signal.aborted) return 'unavailable';
+    try {
+      res = await post();
+    } catch {
+      return 'unavailable';
+    }
   }
   if (!res.ok) {
     await res.body?.cancel().catch(() => {});
