@@ -44,46 +44,22 @@ END $function$;
 -- Addresses become links (the team's own, the `link` placeholder, a `{{code}}` inside an address
 -- the team wrote), but the person's `name` is text and never part of a link, whatever it holds:
 -- a stranger's sign-up cannot put a link of theirs in a mail sent to someone else's address.
--- Written as a walk over the template, as ce_email_fill is.
+-- The text between two `{{name}}` is filled (ce_email_fill), escaped and linked on its own; the
+-- name, escaped, joins them.
 CREATE OR REPLACE FUNCTION ce_email_html(tpl text, vars jsonb)
  RETURNS text
- LANGUAGE plpgsql
+ LANGUAGE sql
  IMMUTABLE STRICT
 AS $function$
-DECLARE
-  done text := '';
-  rest text := tpl;
-  lit text := '';
-  p int;
-  q int;
-  name text;
-BEGIN
-  LOOP
-    p := strpos(rest, '{{');
-    q := CASE WHEN p = 0 THEN 0 ELSE strpos(substr(rest, p + 2), '}}') END;
-    IF p = 0 OR q = 0 THEN
-      lit := lit || rest;
-      EXIT;
-    END IF;
-    name := substr(rest, p + 2, q - 1);
-    IF name = 'name' AND vars ? name THEN
-      -- the text so far, with its addresses as links; then the name as text
-      done := done || regexp_replace(ce_escape_html(lit || substr(rest, 1, p - 1)), '(https?://[^[:space:]<>]+)', '<a href="\1">\1</a>', 'g')
-        || ce_escape_html(coalesce(vars ->> name, ''));
-      lit := '';
-      rest := substr(rest, p + q + 3);
-    ELSIF vars ? name THEN
-      lit := lit || substr(rest, 1, p - 1) || coalesce(vars ->> name, '');
-      rest := substr(rest, p + q + 3);
-    ELSE
-      lit := lit || substr(rest, 1, p + 1);
-      rest := substr(rest, p + 2);
-    END IF;
-  END LOOP;
-  done := done || regexp_replace(ce_escape_html(lit), '(https?://[^[:space:]<>]+)', '<a href="\1">\1</a>', 'g');
-  RETURN '<!doctype html><html><body style="font-family:system-ui,sans-serif;line-height:1.5;color:#111">'
-    || replace(done, E'\n', '<br>') || '</body></html>';
-END $function$;
+  SELECT '<!doctype html><html><body style="font-family:system-ui,sans-serif;line-height:1.5;color:#111">'
+    || replace(coalesce(string_agg(
+         regexp_replace(ce_escape_html(coalesce(ce_email_fill(x.part, vars - 'name'), '')),
+           '(https?://[^[:space:]<>]+)', '<a href="\1">\1</a>', 'g'),
+         ce_escape_html(CASE WHEN vars ? 'name' THEN coalesce(vars ->> 'name', '') ELSE '{{name}}' END)
+         ORDER BY x.i), ''), E'\n', '<br>')
+    || '</body></html>'
+  FROM unnest(string_to_array(tpl, '{{name}}')) WITH ORDINALITY AS x(part, i)
+$function$;
 
 -- ce:function
 -- The subject: one line, no control characters, at most 200 characters.
