@@ -255,7 +255,13 @@ export async function exportPerson(db: Db, team: Team, entryId: string) {
  * cancelled; every recorded event naming the person (its entry, its claimed plays, a draw it won)
  * loses its personal fields, so pending deliveries and retries send it scrubbed; inbound webhook
  * answers kept for replay lose the email; the `entry.erased` event is recorded. Points, ledger amounts, purchases and
- * referral links stay, so every total stays exact.
+ * referral links stay, so every total stays exact. The count of confirmation emails its mailbox
+ * was sent this hour (mailbox_windows) goes.
+ *
+ * What the update of the entry makes the database's triggers do, in the same transaction
+ * (src/db/functions/): entries_risk_update takes its share of the email window (the alias
+ * counter) and drops a window left empty; entries_rewards_update unlinks its reward unlocks (the
+ * codes given stay given); entries_position_update and entries_stats_update stop counting it.
  */
 export async function eraseEntry(db: Db, team: Team, entryId: string, now: Date) {
   if (!isUuid(entryId)) throw Errors.entryNotFound();
