@@ -18,7 +18,7 @@ import { memoryRateLimiter, type Deps, type RateLimiter } from '../deps.js';
 import { statusLinkContent } from './emails.js';
 import { Me, SignupBody, SignupConfig, SignupCreated, SignupExisting } from './signups.schema.js';
 import { botCheckAsked, readMe, signupConfig } from './signups.js';
-import { USER_AGENT_MAX } from '../sql/risk.js';
+import { ipAddressSchema, USER_AGENT_MAX } from '../sql/risk.js';
 import { entryTokenOf, newEntryToken } from '../lib/entry-tokens.js';
 import { verifyTurnstile } from './turnstile.js';
 
@@ -34,9 +34,8 @@ const meLimiter = (deps: Deps) => {
   return l;
 };
 
-const ipSchema = v.pipe(v.string(), v.ip());
 /** the client's address when it is one (a proxy's odd header never turns a sign-up into a 400) */
-const ipOrNull = (ip: string | null) => (ip && v.is(ipSchema, ip) ? ip : null);
+const ipOrNull = (ip: string | null) => (ip && v.is(ipAddressSchema, ip) ? ip : null);
 
 export function signupRoutes() {
   const r = new Hono<AppEnv>();

@@ -35,8 +35,11 @@ export type RiskReason = (typeof RISK_REASONS)[number];
 export type RiskLevel = 'none' | 'review' | 'high';
 
 /** Body fields of entry create (API and signup webhook): the participant's address and browser as the team's server saw them. */
+/** An IP address (v4 or v6), as the risk rules take it */
+export const ipAddressSchema = v.pipe(v.string('Invalid ipAddress'), v.trim(), v.ip('Invalid ipAddress'));
+
 export const riskInputEntries = {
-  ipAddress: v.optional(v.nullable(v.pipe(v.string('Invalid ipAddress'), v.trim(), v.ip('Invalid ipAddress')))),
+  ipAddress: v.optional(v.nullable(ipAddressSchema)),
   userAgent: v.optional(
     v.nullable(
       v.pipe(
