@@ -18,8 +18,6 @@ export interface ConfirmResult {
   email: string | null;
   /** the contest's landing page (sign-ups): the confirmation leads the person back there */
   landingUrl: string | null;
-  /** the contest: where the confirmation leads without a landing page */
-  contestId: string;
 }
 
 /**
@@ -37,7 +35,6 @@ export async function confirmEmail(db: Db, token: string, now: Date, freshTokenH
     title: string;
     email: string | null;
     landing_url: string | null;
-    contest_id: string;
   }>(
     db,
     sql`with t as (
@@ -69,8 +66,7 @@ export async function confirmEmail(db: Db, token: string, now: Date, freshTokenH
           sql`select c.team_id, u.contest_id, u.ev_data as data from u join contests c on c.id = u.contest_id`,
           now,
         )}
-        select t.id, t.email_confirmed as was_confirmed, t.title, t.email, t.landing_url, t.contest_id,
-          (select count(*) from ended) + (select count(*) from fresh) as tokens_changed,
+        select t.id, t.email_confirmed as was_confirmed, t.title, t.email, t.landing_url,
           ${sqlEventDeliveries('ev_confirmed')}${sqlRewardsMay(sql`t.contest_id`)} from t`,
   );
   if (!row) throw Errors.confirmationNotFound();
@@ -81,6 +77,5 @@ export async function confirmEmail(db: Db, token: string, now: Date, freshTokenH
     contestTitle: row.title,
     email: row.email,
     landingUrl: row.landing_url,
-    contestId: row.contest_id,
   };
 }
