@@ -73,7 +73,7 @@ describe.skipIf(!hasPostgres)('Worker in workerd: outbound events, export, erasu
     expect(res.headers.get('content-disposition')).toBe(`attachment; filename="${contest.slug}-entries.csv"`);
     const lines = res.text.split('\r\n');
     expect(lines[0]).toBe(
-      'id,email,name,phone,points,emailConfirmed,disqualified,referralCode,referredBy,referralsCount,riskLevel,createdAt,consentedAt,consentTextSha256',
+      'id,email,name,phone,points,emailConfirmed,disqualified,referralCode,referredBy,referralsCount,riskLevel,createdAt,consentedAt,consentTextSha256,admittedAt',
     );
     expect(lines[1]).toMatch(new RegExp(`^${entryId},ev-${tag}@example.com,,'\\+15550100,0,true,false,`));
     expect(lines[2]).toBe('');
