@@ -14,6 +14,7 @@ import {
 import { createTestEnv, type TestEnv } from '../../../test/support/harness.js';
 import { SIGNUP_JS, SIGNUP_JS_HASH } from './bundle.generated.js';
 import { fill, stringsFrom } from './strings.js';
+import { counted, pluralForm } from '../../lib/plural.js';
 
 let env: TestEnv;
 beforeAll(async () => {
@@ -77,5 +78,41 @@ describe('strings and numbers', () => {
     expect(fill(s.position, { position: 4512, total: 10233 }, 'fr')).toBe('Vous êtes n°4\u202f512 sur 10\u202f233');
     expect(fill('#{position}', { position: 4512 }, 'en')).toBe('#4,512');
     expect(stringsFrom('{not json').submit).toBe('Join');
+  });
+
+  it("words after a number follow the language's plural rules: defaults, a page's own forms, the console and API wording", () => {
+    const s = stringsFrom(null);
+    expect(fill(s.nextReferrals, { missing: 1, reward: 'Gold' }, 'en', 'missing')).toBe(
+      '1 more confirmed friend to unlock Gold',
+    );
+    expect(fill(s.nextReferrals, { missing: 2, reward: 'Gold' }, 'en', 'missing')).toBe(
+      '2 more confirmed friends to unlock Gold',
+    );
+    expect(fill(s.nextPoints, { missing: 1, reward: 'Gold' }, 'en', 'missing')).toBe('1 more point to unlock Gold');
+    // a page's forms, in a language with more of them (Polish: one, few, many)
+    const pl = stringsFrom(
+      JSON.stringify({
+        nextPoints: {
+          one: '{missing} punkt',
+          few: '{missing} punkty',
+          many: '{missing} punktów',
+          other: '{missing} punktu',
+        },
+      }),
+    );
+    expect([1, 3, 5].map((missing) => fill(pl.nextPoints, { missing, reward: '' }, 'pl', 'missing'))).toEqual([
+      '1 punkt',
+      '3 punkty',
+      '5 punktów',
+    ]);
+    // forms that are not strings are ignored (the default stays)
+    expect(stringsFrom(JSON.stringify({ nextPoints: { one: 1 } })).nextPoints).toEqual(s.nextPoints);
+    // the helper the console and the API's messages use
+    expect([counted(1, 'game', 'games'), counted(2, 'game', 'games'), counted(1000, 'entry', 'entries')]).toEqual([
+      '1 game',
+      '2 games',
+      '1,000 entries',
+    ]);
+    expect(pluralForm(1, { one: 'point', other: 'points' })).toBe('point');
   });
 });
