@@ -27,7 +27,9 @@ export async function startClientIpFront(o: {
   const server = createServer((req, res) => {
     const headers = { ...req.headers, 'cf-connecting-ip': clientAddress(req) };
     const upstream = request(
-      { host: o.target.host, port: o.target.port, method: req.method, path: req.url, headers },
+      // a connection of its own per request: a kept-alive socket that wrangler had just closed
+      // would fail the request (502) under load
+      { host: o.target.host, port: o.target.port, method: req.method, path: req.url, headers, agent: false },
       (answer) => {
         res.writeHead(answer.statusCode ?? 502, answer.statusMessage, answer.rawHeaders);
         answer.pipe(res);
