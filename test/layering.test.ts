@@ -8,6 +8,7 @@
  * - no file takes part in an import circle;
  * - domain code (an area's files other than *.routes.ts and *.schema.ts, and sql/, db/, lib/,
  *   mail/) never imports from src/http: errors are a ground-floor module the HTTP layer maps.
+ * - no *.routes.ts declares an object schema: bodies, queries and answers live in *.schema.ts.
  * Tests (*.test.ts, *.fixtures.ts) are left out: they may reach anything.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
@@ -114,5 +115,16 @@ describe('module layering', () => {
   it('domain code never imports from src/http', () => {
     const http = join(src, 'http');
     expect(edges.filter((e) => isDomain(e.from) && e.to.startsWith(http)).map(show)).toEqual([]);
+  });
+
+  it("a route file declares no object schema: every body, query and answer is in its area's *.schema.ts", () => {
+    const declared = files
+      .filter((f) => f.endsWith('.routes.ts'))
+      .flatMap((f) =>
+        [...readFileSync(f, 'utf8').matchAll(/\bv\.(object|strictObject|looseObject|objectWithRest)\(/g)].map(
+          (m) => `${relative(src, f)}: v.${m[1]}(`,
+        ),
+      );
+    expect(declared).toEqual([]);
   });
 });

@@ -21,11 +21,20 @@ import type { AppEnv } from '../http/context.js';
 import { apiKeySchema } from './admin.schema.js';
 import { ok, pagination } from '../http/envelope.js';
 import { Errors } from '../errors.js';
-import { jsonBody, pageParams, pageQuerySchema, queryParams, trimmedString } from '../http/validate.js';
+import { jsonBody, pageParams, pageQueryParams, queryParams } from '../http/validate.js';
 import { isUuid, timingSafeEqual } from '../lib/crypto.js';
 import { createSettings, updateSettings } from '../contests/contest-settings.schema.js';
 import { createBonusActionBody } from '../bonus-actions/bonus-actions.schema.js';
-import { ApiKey, Email, RevokedApiKey, Team, TeamListItem, WebhookSecret } from './admin.schema.js';
+import {
+  ApiKey,
+  CreateApiKeyBody,
+  CreateTeamBody,
+  Email,
+  RevokedApiKey,
+  Team,
+  TeamListItem,
+  WebhookSecret,
+} from './admin.schema.js';
 import { BonusAction } from '../bonus-actions/bonus-actions.schema.js';
 import { AdminContest } from '../contests/contests.schema.js';
 import { adminErrors, okJson, pageJson, pageQuery, security } from '../http/schemas.js';
@@ -76,7 +85,7 @@ export function adminRoutes() {
       summary: 'Create a team',
       responses: { 201: okJson('The new team', Team), ...adminErrors({ 400: true }) },
     }),
-    jsonBody(v.object({ name: v.pipe(trimmedString('name', 200), v.minLength(1, 'name must not be empty')) })),
+    jsonBody(CreateTeamBody),
     async (c) => ok(c, await createTeam(c.var.db(), c.req.valid('json').name), 201),
   );
 
@@ -88,7 +97,7 @@ export function adminRoutes() {
       summary: 'Teams, newest first, with their live keys and contests counted',
       responses: { 200: pageJson('Teams, newest first', TeamListItem), ...adminErrors({ 400: true }) },
     }),
-    queryParams(v.object(pageQuerySchema)),
+    queryParams(pageQueryParams),
     describeRoute({ parameters: pageQuery() }),
     async (c) => {
       const { page, limit, offset } = pageParams(c.req.valid('query'));
@@ -124,31 +133,7 @@ export function adminRoutes() {
         ...adminErrors({ 400: true, 404: ['Team not found'] }),
       },
     }),
-    jsonBody(
-      v.pipe(
-        v.object({
-          type: v.picklist(['public', 'private'], 'type must be public or private'),
-          name: v.optional(v.nullable(trimmedString('name', 200))),
-          // any value on a private key: 400 personalData applies to public keys only (checked first)
-          personalData: v.optional(
-            v.pipe(
-              v.unknown(),
-              v.description(
-                '"full" (default) or "masked": what the key sees of entries\' personal data; public keys only',
-              ),
-            ),
-          ),
-        }),
-        v.check(
-          (b) =>
-            b.type === 'private' ||
-            b.personalData === undefined ||
-            b.personalData === 'full' ||
-            b.personalData === 'masked',
-          'personalData must be full or masked',
-        ),
-      ),
-    ),
+    jsonBody(CreateApiKeyBody),
     async (c) => {
       const body = c.req.valid('json');
       if (body.type === 'private' && body.personalData !== undefined) throw Errors.personalDataPublicOnly();
@@ -277,7 +262,7 @@ export function adminRoutes() {
         ...adminErrors({ 400: true, 404: ['Team not found'] }, false),
       },
     }),
-    queryParams(v.object(pageQuerySchema)),
+    queryParams(pageQueryParams),
     describeRoute({ parameters: pageQuery({ defaultLimit: 50 }) }),
     async (c) => {
       const { page, limit, offset } = pageParams(c.req.valid('query'), { defaultLimit: 50 });

@@ -4,25 +4,12 @@
  */
 import { Hono } from 'hono';
 import { describeRoute } from 'hono-openapi';
-import * as v from 'valibot';
 import { keyInfo } from './keys.js';
 import { requireKey } from '../http/auth.js';
 import type { AppEnv } from '../http/context.js';
 import { ok } from '../http/envelope.js';
 import { apiErrors, okJson, security } from '../http/schemas.js';
-
-export const KeyInfo = v.strictObject({
-  id: v.string(),
-  teamId: v.string(),
-  teamName: v.string(),
-  type: v.picklist(['public', 'private']),
-  name: v.nullable(v.string()),
-  prefix: v.pipe(v.string(), v.description('the first characters of the key, as the key list shows them')),
-  personalData: v.pipe(
-    v.nullable(v.picklist(['full', 'masked'])),
-    v.description('public keys: what they show of entries; private keys: null'),
-  ),
-});
+import { KeyInfo } from './admin.schema.js';
 
 export function keyRoutes() {
   const r = new Hono<AppEnv>();

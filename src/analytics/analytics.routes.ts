@@ -7,14 +7,10 @@ import { publicCached } from '../http/public-cache.js';
 import type { AppEnv } from '../http/context.js';
 import { ok } from '../http/envelope.js';
 import { Errors } from '../errors.js';
-import { pageParams, queryInteger, queryParams } from '../http/validate.js';
+import { pageParams, queryParams } from '../http/validate.js';
 import { requireContestId } from '../http/validate.js';
 import { apiErrors, intQuery, okJson, security } from '../http/schemas.js';
-import { Analytics, LeaderboardMetric, LeaderboardRow } from './analytics.schema.js';
-
-const leaderboardQuery = v.object({
-  limit: v.optional(queryInteger('rows, 1-100, default 25')),
-});
+import { Analytics, LeaderboardMetric, LeaderboardRow, leaderboardQuery } from './analytics.schema.js';
 
 export function analyticsRoutes() {
   const r = new Hono<AppEnv>();

@@ -1,5 +1,6 @@
 import * as v from 'valibot';
 import { int, nonNegInt, timestamp, uuid } from '../http/schemas.js';
+import { queryInteger } from '../http/validate.js';
 
 export const Analytics = v.strictObject({
   totalEntries: nonNegInt,
@@ -26,3 +27,7 @@ export const LeaderboardMetric = v.pipe(
   v.picklist(['points', 'commission']),
   v.description('what the rows are ranked by'),
 );
+
+export const leaderboardQuery = v.object({
+  limit: v.optional(queryInteger('rows, 1-100, default 25')),
+});

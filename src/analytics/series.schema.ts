@@ -38,3 +38,34 @@ export const GameSeries = v.strictObject({
 
 export type ContestBucket = v.InferOutput<typeof ContestSeries>['buckets'][number];
 export type GameBucket = v.InferOutput<typeof GameSeries>['buckets'][number];
+
+const DATE_RE = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2}))?$/;
+
+/** a real calendar day (Date.parse takes 2026-02-30 as March 2) */
+const realDay = (s: string) => {
+  const [y, m, d] = s.slice(0, 10).split('-').map(Number) as [number, number, number];
+  return new Date(Date.UTC(y, m - 1, d)).getUTCDate() === d;
+};
+
+const when = (name: 'from' | 'to', what: string) =>
+  v.optional(
+    v.pipe(
+      v.string(`${name} must be a date (2026-11-01) or a date-time with its offset (2026-11-01T09:00:00Z)`),
+      v.check(
+        (s) => DATE_RE.test(s) && realDay(s) && !Number.isNaN(Date.parse(s)),
+        `${name} must be a date (2026-11-01) or a date-time with its offset (2026-11-01T09:00:00Z)`,
+      ),
+      v.description(what),
+    ),
+  );
+
+export const seriesQuery = v.object({
+  interval: v.optional(
+    v.pipe(
+      v.picklist(['hour', 'day'], 'interval must be hour or day'),
+      v.description('bucket size, in UTC (default hour)'),
+    ),
+  ),
+  from: when('from', 'the first bucket is the one holding this instant (default: 47 hours or 29 days before to)'),
+  to: when('to', 'the last bucket is the one holding this instant (default: now)'),
+});

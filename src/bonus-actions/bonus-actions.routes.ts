@@ -2,13 +2,7 @@ import { Hono } from 'hono';
 import { createMiddleware } from 'hono/factory';
 import { describeRoute } from 'hono-openapi';
 import * as v from 'valibot';
-import {
-  ANSWER_MAX,
-  completeBonusAction,
-  listBonusActionsForEntry,
-  PROOF_MAX,
-  verifyBonusCompletion,
-} from './bonus-actions.js';
+import { completeBonusAction, listBonusActionsForEntry, verifyBonusCompletion } from './bonus-actions.js';
 import { requireKey } from '../http/auth.js';
 import type { AppEnv } from '../http/context.js';
 import { verifyResultSchema } from './bonus-actions.schema.js';
@@ -16,33 +10,9 @@ import { ok } from '../http/envelope.js';
 import { Errors } from '../errors.js';
 import { emailSchema, jsonBody, queryParams } from '../http/validate.js';
 import { apiErrors, okJson, security } from '../http/schemas.js';
-import { BonusCompletion, EntryBonusActions } from './bonus-actions.schema.js';
+import { BonusCompletion, completeBody, EntryBonusActions, lookupQuery, verifyBody } from './bonus-actions.schema.js';
 import { entryTokenOf } from '../lib/entry-tokens.js';
 import { sha256Hex } from '../lib/crypto.js';
-
-const lookupQuery = v.object({
-  email: v.optional(v.pipe(v.string('Invalid email'), v.description("with entryId `lookup`: the entry's email"))),
-  contestId: v.optional(v.pipe(v.string('Invalid contestId'), v.description('with entryId `lookup`: the contest'))),
-});
-
-/** Multi-line text (proof URL, quiz answer): bounded, no NUL; '' and null read as absent. */
-const note = (field: string, max: number) =>
-  v.optional(
-    v.nullable(
-      v.pipe(
-        v.string(`${field} must be a string`),
-        v.trim(),
-        v.maxLength(max, `${field} must be at most ${max} characters`),
-        v.check((s) => !s.includes('\u0000'), `${field} must not contain NUL characters`),
-      ),
-    ),
-  );
-
-const verifyBody = v.object({
-  approve: v.pipe(v.boolean('approve must be a boolean')),
-});
-
-const completeBody = v.object({ proof: note('proof', PROOF_MAX), answer: note('answer', ANSWER_MAX) });
 
 /** Blank path parameters: the reference's `400 Missing entryId or bonusActionId`. */
 const requireCompleteIds = createMiddleware<AppEnv>(async (c, next) => {

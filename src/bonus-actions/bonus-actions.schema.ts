@@ -7,6 +7,8 @@ import { trimmedString } from '../lib/validation.js';
 import { nonNegInt } from '../http/fields.js';
 import { nonNegInt as count, timestamp, uuid } from '../http/schemas.js';
 import { int } from '../http/schemas.js';
+import { ANSWER_MAX, PROOF_MAX } from './bonus-actions.js';
+import { pageQuerySchema } from '../http/validate.js';
 
 export const CONFIRMATION_TYPES = ['auto', 'manual', 'click'] as const;
 
@@ -143,4 +145,38 @@ export const verifyResultSchema = v.object({
   completionStatus: v.picklist(['verified', 'rejected']),
   pointsAdded: v.number(),
   newTotalPoints: v.number(),
+});
+
+export const lookupQuery = v.object({
+  email: v.optional(v.pipe(v.string('Invalid email'), v.description("with entryId `lookup`: the entry's email"))),
+  contestId: v.optional(v.pipe(v.string('Invalid contestId'), v.description('with entryId `lookup`: the contest'))),
+});
+
+/** Multi-line text (proof URL, quiz answer): bounded, no NUL; '' and null read as absent. */
+const note = (field: string, max: number) =>
+  v.optional(
+    v.nullable(
+      v.pipe(
+        v.string(`${field} must be a string`),
+        v.trim(),
+        v.maxLength(max, `${field} must be at most ${max} characters`),
+        v.check((s) => !s.includes('\u0000'), `${field} must not contain NUL characters`),
+      ),
+    ),
+  );
+
+export const verifyBody = v.object({
+  approve: v.pipe(v.boolean('approve must be a boolean')),
+});
+
+export const completeBody = v.object({ proof: note('proof', PROOF_MAX), answer: note('answer', ANSWER_MAX) });
+
+export const completionsQuery = v.object({
+  ...pageQuerySchema,
+  status: v.optional(
+    v.pipe(
+      v.picklist(COMPLETION_STATUSES, 'status must be pending, verified or rejected'),
+      v.description('pending (default): manual completions waiting for review'),
+    ),
+  ),
 });

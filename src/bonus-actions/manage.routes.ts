@@ -7,7 +7,6 @@ import { Hono } from 'hono';
 import { describeRoute } from 'hono-openapi';
 import * as v from 'valibot';
 import {
-  COMPLETION_STATUSES,
   createContestBonusAction,
   listBonusCompletions,
   listContestBonusActions,
@@ -18,21 +17,11 @@ import { requireKey } from '../http/auth.js';
 import { publicCached } from '../http/public-cache.js';
 import type { AppEnv } from '../http/context.js';
 import { ok, pagination } from '../http/envelope.js';
-import { jsonBody, pageParams, pageQuerySchema, queryParams } from '../http/validate.js';
+import { jsonBody, pageParams, queryParams } from '../http/validate.js';
 import { requireContestId } from '../http/validate.js';
 import { BonusAction } from './bonus-actions.schema.js';
-import { Completion, createBonusActionBody, updateBonusActionBody } from './bonus-actions.schema.js';
-import { apiErrors, okJson, pageJson, pageQuery, security, uuid } from '../http/schemas.js';
-
-const completionsQuery = v.object({
-  ...pageQuerySchema,
-  status: v.optional(
-    v.pipe(
-      v.picklist(COMPLETION_STATUSES, 'status must be pending, verified or rejected'),
-      v.description('pending (default): manual completions waiting for review'),
-    ),
-  ),
-});
+import { Completion, completionsQuery, createBonusActionBody, updateBonusActionBody } from './bonus-actions.schema.js';
+import { apiErrors, okJson, pageJson, pageQuery, security, Deleted } from '../http/schemas.js';
 
 export function contestBonusActionRoutes() {
   const r = new Hono<AppEnv>();
@@ -127,7 +116,7 @@ export function contestBonusActionRoutes() {
       summary: 'Remove a bonus action: gone from the lists and cannot be completed; the points it gave stay',
       security: security.privateKey,
       responses: {
-        200: okJson('Removed', v.strictObject({ id: uuid, deleted: v.literal(true) })),
+        200: okJson('Removed', Deleted),
         ...apiErrors({ access: 'private' }, { 404: ['Bonus action not found'] }),
       },
     }),

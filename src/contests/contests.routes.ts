@@ -1,25 +1,19 @@
 import { Hono } from 'hono';
 import { describeRoute } from 'hono-openapi';
-import * as v from 'valibot';
-import { TOOL_TYPES } from '../sql/contests.js';
 import { contestJson, getContest, listContests, recordView } from './contests.js';
 import { requireKey } from '../http/auth.js';
 import { publicCached } from '../http/public-cache.js';
 import type { AppEnv } from '../http/context.js';
 import { ok, pagination } from '../http/envelope.js';
 import { Errors } from '../errors.js';
-import { jsonBody, pageParams, pageQuerySchema, queryParams } from '../http/validate.js';
+import { jsonBody, pageParams, queryParams } from '../http/validate.js';
 import { createTeamContest, getTeamContest, updateTeamContest } from './contest-settings.js';
 import { AdminContest } from './contests.schema.js';
 import { createSettings, updateSettings } from './contest-settings.schema.js';
 import { apiErrors, okJson, pageJson, pageQuery, security } from '../http/schemas.js';
 import { Contest, ContestWithViews, ViewCount } from './contests.schema.js';
 import { requireContestId } from '../http/validate.js';
-
-const listQuery = v.object({
-  toolType: v.optional(v.picklist(TOOL_TYPES, `toolType must be one of ${TOOL_TYPES.join(', ')}`)),
-  ...pageQuerySchema,
-});
+import { contestListQuery } from './contests.schema.js';
 
 export function contestRoutes() {
   const r = new Hono<AppEnv>();
@@ -38,7 +32,7 @@ export function contestRoutes() {
       },
     }),
     publicKey,
-    queryParams(listQuery),
+    queryParams(contestListQuery),
     describeRoute({ parameters: pageQuery() }),
     async (c) => {
       const q = c.req.valid('query');

@@ -1,6 +1,8 @@
 /** Response schemas of the contests routes (a contest as the v1 API and the admin API show it). */
 import * as v from 'valibot';
 import { nonNegInt, timestamp, uuid } from '../http/schemas.js';
+import { TOOL_TYPES } from '../sql/contests.js';
+import { pageQuerySchema } from '../http/validate.js';
 
 export const ContestStatus = v.picklist(['draft', 'active', 'ended', 'paused']);
 
@@ -63,4 +65,9 @@ export const AdminContest = v.strictObject({
     v.strictObject({ shopifySecretSet: v.boolean(), stripeSecretSet: v.boolean(), webhookSecretSet: v.boolean() }),
     v.description('whether each secret is set; secrets themselves are never shown'),
   ),
+});
+
+export const contestListQuery = v.object({
+  toolType: v.optional(v.picklist(TOOL_TYPES, `toolType must be one of ${TOOL_TYPES.join(', ')}`)),
+  ...pageQuerySchema,
 });

@@ -6,7 +6,6 @@
 import { type Context, Hono } from 'hono';
 import { describeRoute } from 'hono-openapi';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import * as v from 'valibot';
 import { createDraw, getDraw, listDraws, replaceWinner, revealDraw, SNAPSHOT_HEADER, snapshotPage } from './draws.js';
 import { VERIFY_JS, verifyPageBody } from './verify-page.js';
 import { requireKey } from '../http/auth.js';
@@ -16,7 +15,8 @@ import type { AppEnv } from '../http/context.js';
 import { htmlPage } from '../http/page.js';
 import { ok, pagination } from '../http/envelope.js';
 import { Errors } from '../errors.js';
-import { jsonBody, pageParams, pageQuerySchema, queryParams } from '../http/validate.js';
+import { jsonBody, pageParams, pageQueryParams, queryParams } from '../http/validate.js';
+import { createDrawSchema, replaceSchema, revealSchema } from './draws.schema.js';
 import { isUuid } from '../lib/crypto.js';
 import { apiErrors, media, okJson, pageJson, security } from '../http/schemas.js';
 import { Draw } from '../instant-win/fairness.schema.js';
@@ -25,51 +25,6 @@ import { triggerEmailDelivery } from '../http/email-trigger.js';
 const tags = ['Draws'];
 /** bytes of snapshot CSV per query: about 2 MB a page (whole blocks), under any per-query response limit */
 export const SNAPSHOT_PAGE_BYTES = 2_000_000;
-
-const int = (msg: string, min: number, max: number) =>
-  v.pipe(v.number(msg), v.integer(msg), v.minValue(min, msg), v.maxValue(max, msg));
-const bool = (field: string) => v.boolean(`${field} must be true or false`);
-
-const createDrawSchema = v.object({
-  winners: v.optional(int('winners must be an integer between 1 and 100', 1, 100), 1),
-  weighting: v.optional(v.picklist(['equal', 'points'], 'weighting must be equal or points'), 'equal'),
-  confirmedOnly: v.optional(bool('confirmedOnly'), true),
-  minPoints: v.optional(int('minPoints must be an integer >= 0', 0, 2147483647), 0),
-  excludePreviousWinners: v.optional(bool('excludePreviousWinners'), true),
-  label: v.optional(
-    v.nullable(v.pipe(v.string('label must be a string'), v.maxLength(200, 'label must be at most 200 characters'))),
-    null,
-  ),
-  notifyWinners: v.optional(
-    v.pipe(
-      bool('notifyWinners'),
-      v.description('email each winner at the reveal (and a replacement when it is drawn), with draw.winner_notified'),
-    ),
-    false,
-  ),
-});
-
-const PRINTABLE_512 = /^[\x20-\x7e]{1,512}$/;
-const revealSchema = v.object({
-  publicRandomness: v.optional(
-    v.nullable(
-      v.pipe(
-        v.string('publicRandomness must be 1 to 512 printable ASCII characters'),
-        v.regex(PRINTABLE_512, 'publicRandomness must be 1 to 512 printable ASCII characters'),
-        v.description('public randomness published after the commit (a drand round, lottery numbers...)'),
-      ),
-    ),
-  ),
-});
-
-const replaceSchema = v.object({
-  // missing: `reason is required`; not a string: `Invalid reason` (the default messages)
-  reason: v.pipe(
-    v.string(),
-    v.minLength(1, 'reason must be 1 to 500 characters'),
-    v.maxLength(500, 'reason must be 1 to 500 characters'),
-  ),
-});
 
 const PUBLIC_KEY_RE = /^pk_[A-Za-z0-9]{16,128}$/;
 const VERIFY_CSS = `code{word-break:break-all}
@@ -134,7 +89,7 @@ export function drawRoutes() {
       },
     }),
     privateKey,
-    queryParams(v.object({ ...pageQuerySchema })),
+    queryParams(pageQueryParams),
     async (c) => {
       const { page: p, limit, offset } = pageParams(c.req.valid('query'));
       const { items, total } = await listDraws(c.var.db(), c.var.auth.team, c.req.param('contestId'), {

@@ -8,6 +8,7 @@ import type { AppContext, AppEnv } from '../http/context.js';
 import { ok } from '../http/envelope.js';
 import { ApiError } from '../errors.js';
 import { ErrorEnvelope, errors, json, okJson, security } from '../http/schemas.js';
+import { Confirmed } from './entries.schema.js';
 import { resolver } from 'hono-openapi';
 import * as v from 'valibot';
 
@@ -50,7 +51,7 @@ export function confirmRoutes() {
         200: (() => {
           const res = okJson(
             'Confirmed (also when it was confirmed before): a page for the person, or with Accept: application/json the envelope',
-            v.strictObject({ entryId: v.pipe(v.string(), v.uuid()), emailConfirmed: v.literal(true) }),
+            Confirmed,
           );
           return { ...res, content: { ...html, ...res.content } };
         })(),

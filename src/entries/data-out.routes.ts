@@ -4,27 +4,14 @@
  */
 import { Hono } from 'hono';
 import { describeRoute } from 'hono-openapi';
-import * as v from 'valibot';
 import { apiErrors, okJson, security } from '../http/schemas.js';
-import { Entry } from './entries.schema.js';
+import { entryFilterParams, Erased, personSchema } from './entries.schema.js';
 import { eraseEntry, exportEntries, exportPerson } from './data-out.js';
 import { requireKey } from '../http/auth.js';
 import type { AppEnv } from '../http/context.js';
 import { ok } from '../http/envelope.js';
 import { queryParams, requireContestId } from '../http/validate.js';
-import { entryFilterQuery, entryFilters } from './entries.routes.js';
-
-const list = v.array(v.record(v.string(), v.unknown()));
-const personSchema = v.object({
-  entry: v.pipe(Entry, v.description('the entry as GET /api/v1/entries/:entryId shows it')),
-  ledger: v.array(v.object({ delta: v.number(), reason: v.string(), source: v.string(), createdAt: v.string() })),
-  bonusActions: list,
-  purchases: list,
-  instantWinPlays: list,
-  emails: v.array(
-    v.object({ type: v.string(), status: v.string(), createdAt: v.string(), sentAt: v.nullable(v.string()) }),
-  ),
-});
+import { entryFilters } from './entries.routes.js';
 
 export function privacyRoutes() {
   const r = new Hono<AppEnv>();
@@ -49,7 +36,7 @@ export function privacyRoutes() {
       },
     }),
     privateKey,
-    queryParams(v.object(entryFilterQuery)),
+    queryParams(entryFilterParams),
     async (c) => {
       const contestId = requireContestId(c.req.param('contestId'));
       const out = await exportEntries(
@@ -94,7 +81,7 @@ export function privacyRoutes() {
       security: security.privateKey,
       summary: 'Erase a person: personal data removed, totals kept; the entry answers 404 from then on',
       responses: {
-        200: okJson('Erased', v.object({ entryId: v.string(), erased: v.literal(true) })),
+        200: okJson('Erased', Erased),
         ...apiErrors({ access: 'private' }, { 404: ['Entry not found'] }),
       },
     }),

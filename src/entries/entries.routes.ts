@@ -1,28 +1,18 @@
 import { Hono } from 'hono';
 import { describeRoute } from 'hono-openapi';
-import * as v from 'valibot';
-import {
-  createEntrySchema,
-  type EntryFilters,
-  getEntry,
-  listEntries,
-  SEARCH_MAX,
-  setDisqualified,
-  updateEntry,
-  updateEntrySchema,
-} from './entries.js';
+import type * as v from 'valibot';
+import { type EntryFilters, getEntry, listEntries, setDisqualified, updateEntry } from './entries.js';
 import { createEntry } from './create.js';
-import { adjustPoints, MAX_POINTS_ADJUSTMENT, REASON_MAX } from './points.js';
-import { riskInputEntries } from '../sql/risk.js';
+import { adjustPoints } from './points.js';
 import { reviewDecisionSchema, reviewEntry } from './review.js';
 import { requireKey } from '../http/auth.js';
 import type { AppContext, AppEnv } from '../http/context.js';
 import { triggerEmailDelivery } from '../http/email-trigger.js';
 import { ok, pagination } from '../http/envelope.js';
 import { Errors } from '../errors.js';
-import { idempotencyKeyOf, jsonBody, pageParams, pageQuerySchema, queryParams } from '../http/validate.js';
+import { idempotencyKeyOf, jsonBody, pageParams, queryParams } from '../http/validate.js';
 import { requireContestId } from '../http/validate.js';
-import { apiErrors, headerParam, jsonRequest, okJson, pageJson, pageQuery, security } from '../http/schemas.js';
+import { apiErrors, headerParam, okJson, pageJson, pageQuery, security } from '../http/schemas.js';
 import {
   CreateEntryBody,
   CreatedEntry,
@@ -34,56 +24,7 @@ import {
   UpdatedEntry,
 } from './entries.schema.js';
 import { ipHashSalt } from '../db/secrets.js';
-
-/** The entries list's filters; the CSV export takes the same (src/entries/data-out.routes.ts). */
-export const entryFilterQuery = {
-  search: v.optional(
-    v.pipe(
-      v.string('Invalid search'),
-      v.maxLength(SEARCH_MAX, `search must be at most ${SEARCH_MAX} characters`),
-      v.description(
-        'case-insensitive substring of the email or the name, or a referral code exactly (a masked public key: a whole email or a referral code)',
-      ),
-    ),
-  ),
-  risk: v.optional(
-    v.pipe(
-      v.picklist(['review', 'high'], 'risk must be review or high'),
-      v.description('entries of exactly this risk level'),
-    ),
-  ),
-  confirmed: v.optional(
-    v.pipe(
-      v.picklist(['true', 'false'], 'confirmed must be true or false'),
-      v.description('entries whose email is (or is not) confirmed'),
-    ),
-  ),
-  disqualified: v.optional(
-    v.pipe(
-      v.picklist(['true', 'false'], 'disqualified must be true or false'),
-      v.description('disqualified entries, or the others'),
-    ),
-  ),
-  referred: v.optional(
-    v.pipe(
-      v.picklist(['true', 'false'], 'referred must be true or false'),
-      v.description('entries that joined with a referral code, or the others'),
-    ),
-  ),
-  referredBy: v.optional(
-    v.pipe(
-      v.string(),
-      v.uuid('referredBy must be an entry id'),
-      v.description("entries that joined with this entry's referral code"),
-    ),
-  ),
-  review: v.optional(
-    v.pipe(
-      v.picklist(['pending'], 'review must be pending'),
-      v.description('pending: entries with risk signals (level review or high) not reviewed yet: the review queue'),
-    ),
-  ),
-};
+import { adjustBody, disqualifyBody, type entryFilterQuery, entryListQuery } from './entries.schema.js';
 
 /** The filters' query values as listEntries and exportEntries take them. */
 export function entryFilters(q: v.InferOutput<v.ObjectSchema<typeof entryFilterQuery, undefined>>): EntryFilters {
@@ -98,60 +39,6 @@ export function entryFilters(q: v.InferOutput<v.ObjectSchema<typeof entryFilterQ
     reviewPending: q.review === 'pending',
   };
 }
-
-const listQuery = v.object({
-  ...pageQuerySchema,
-  ...entryFilterQuery,
-  sort: v.optional(
-    v.pipe(
-      v.picklist(['newest', 'oldest', 'points'], 'sort must be newest, oldest or points'),
-      v.description('newest first (default), oldest first, or most points first'),
-    ),
-  ),
-});
-
-const createBody = v.object({ ...createEntrySchema.entries, ...riskInputEntries });
-
-const disqualifyBody = v.object({
-  disqualify: v.optional(v.boolean('disqualify must be a boolean')),
-  reason: v.optional(
-    v.pipe(
-      v.string('reason must be a string'),
-      v.trim(),
-      v.maxLength(REASON_MAX, `reason must be at most ${REASON_MAX} characters`),
-      v.description(
-        "why (kept in the entry's points history as a row of 0 points and sent in the event's reason); at most 500 characters",
-      ),
-    ),
-  ),
-});
-
-const pointsMessage = `points must be a non-zero integer between -${MAX_POINTS_ADJUSTMENT} and ${MAX_POINTS_ADJUSTMENT}`;
-const adjustBody = v.pipe(
-  v.object({
-    points: v.optional(
-      v.nullable(
-        v.pipe(
-          v.number(pointsMessage),
-          v.integer(pointsMessage),
-          v.minValue(-MAX_POINTS_ADJUSTMENT, pointsMessage),
-          v.maxValue(MAX_POINTS_ADJUSTMENT, pointsMessage),
-          v.notValue(0, pointsMessage),
-        ),
-      ),
-    ),
-    reason: v.optional(
-      v.nullable(
-        v.pipe(
-          v.string('reason must be a string'),
-          v.trim(),
-          v.maxLength(REASON_MAX, `reason must be at most ${REASON_MAX} characters`),
-        ),
-      ),
-    ),
-  }),
-  v.check((b) => b.points != null && !!b.reason, 'Missing points or reason'),
-);
 
 const emailCtx = (c: AppContext) => ({
   now: c.var.deps.clock.now(),
@@ -178,7 +65,7 @@ export function entryRoutes() {
       },
     }),
     publicKey,
-    queryParams(listQuery),
+    queryParams(entryListQuery),
     describeRoute({ parameters: pageQuery() }),
     async (c) => {
       const contestId = requireContestId(c.req.param('contestId'));
@@ -234,8 +121,7 @@ export function entryRoutes() {
       },
     }),
     privateKey,
-    jsonBody(createBody),
-    describeRoute({ requestBody: jsonRequest(CreateEntryBody) }),
+    jsonBody(CreateEntryBody),
     async (c) => {
       const contestId = requireContestId(c.req.param('contestId'));
       const body = c.req.valid('json');
@@ -282,8 +168,7 @@ export function entryRoutes() {
       },
     }),
     privateKey,
-    jsonBody(updateEntrySchema),
-    describeRoute({ requestBody: jsonRequest(UpdateEntryBody) }),
+    jsonBody(UpdateEntryBody),
     async (c) => {
       const result = await updateEntry(
         c.var.db(),

@@ -1,27 +1,16 @@
 import * as v from 'valibot';
 import { riskInputEntries } from '../sql/risk.js';
-import { CUSTOM_FIELDS_MAX_BYTES, CUSTOM_FIELDS_MAX_DEPTH, createEntrySchema, updateEntrySchema } from './entries.js';
+import { createEntrySchema, updateEntrySchema } from './entries.js';
 import { int, nonNegInt, timestamp, uuid } from '../http/schemas.js';
+import { MAX_POINTS_ADJUSTMENT, REASON_MAX } from './points.js';
+import { SEARCH_MAX } from './entries.js';
+import { pageQuerySchema } from '../http/validate.js';
 
-/**
- * customFieldData as the document shows it: the route checks it with a custom check, which
- * JSON Schema cannot express (it would read as "anything").
- */
-const customFieldData = v.optional(
-  v.nullable(
-    v.pipe(
-      v.record(v.string(), v.unknown()),
-      v.description(
-        `any JSON object, at most ${CUSTOM_FIELDS_MAX_DEPTH} levels deep and ${CUSTOM_FIELDS_MAX_BYTES} bytes as UTF-8 JSON; null clears it on update`,
-      ),
-    ),
-  ),
-);
+/** POST /contests/{contestId}/entries: the entry's fields, its referral code and the risk signals. */
+export const CreateEntryBody = v.object({ ...createEntrySchema.entries, ...riskInputEntries });
 
-/** The create-entry and update-entry bodies, from the routes' own schemas. */
-export const CreateEntryBody = v.object({ ...createEntrySchema.entries, ...riskInputEntries, customFieldData });
-
-export const UpdateEntryBody = v.object({ ...updateEntrySchema.entries, customFieldData });
+/** PUT /entries/{entryId} */
+export const UpdateEntryBody = updateEntrySchema;
 
 /** risk signals computed when the entry was created */
 export const Risk = v.strictObject({
@@ -113,3 +102,130 @@ export const PointsAdjustment = v.strictObject({
   newTotal: nonNegInt,
   adjustment: v.pipe(int, v.description('the change actually applied (a total never goes below 0)')),
 });
+
+/** The entries list's filters; the CSV export takes the same (src/entries/data-out.routes.ts). */
+export const entryFilterQuery = {
+  search: v.optional(
+    v.pipe(
+      v.string('Invalid search'),
+      v.maxLength(SEARCH_MAX, `search must be at most ${SEARCH_MAX} characters`),
+      v.description(
+        'case-insensitive substring of the email or the name, or a referral code exactly (a masked public key: a whole email or a referral code)',
+      ),
+    ),
+  ),
+  risk: v.optional(
+    v.pipe(
+      v.picklist(['review', 'high'], 'risk must be review or high'),
+      v.description('entries of exactly this risk level'),
+    ),
+  ),
+  confirmed: v.optional(
+    v.pipe(
+      v.picklist(['true', 'false'], 'confirmed must be true or false'),
+      v.description('entries whose email is (or is not) confirmed'),
+    ),
+  ),
+  disqualified: v.optional(
+    v.pipe(
+      v.picklist(['true', 'false'], 'disqualified must be true or false'),
+      v.description('disqualified entries, or the others'),
+    ),
+  ),
+  referred: v.optional(
+    v.pipe(
+      v.picklist(['true', 'false'], 'referred must be true or false'),
+      v.description('entries that joined with a referral code, or the others'),
+    ),
+  ),
+  referredBy: v.optional(
+    v.pipe(
+      v.string(),
+      v.uuid('referredBy must be an entry id'),
+      v.description("entries that joined with this entry's referral code"),
+    ),
+  ),
+  review: v.optional(
+    v.pipe(
+      v.picklist(['pending'], 'review must be pending'),
+      v.description('pending: entries with risk signals (level review or high) not reviewed yet: the review queue'),
+    ),
+  ),
+};
+
+export const entryListQuery = v.object({
+  ...pageQuerySchema,
+  ...entryFilterQuery,
+  sort: v.optional(
+    v.pipe(
+      v.picklist(['newest', 'oldest', 'points'], 'sort must be newest, oldest or points'),
+      v.description('newest first (default), oldest first, or most points first'),
+    ),
+  ),
+});
+
+export const disqualifyBody = v.object({
+  disqualify: v.optional(v.boolean('disqualify must be a boolean')),
+  reason: v.optional(
+    v.pipe(
+      v.string('reason must be a string'),
+      v.trim(),
+      v.maxLength(REASON_MAX, `reason must be at most ${REASON_MAX} characters`),
+      v.description(
+        "why (kept in the entry's points history as a row of 0 points and sent in the event's reason); at most 500 characters",
+      ),
+    ),
+  ),
+});
+
+const pointsMessage = `points must be a non-zero integer between -${MAX_POINTS_ADJUSTMENT} and ${MAX_POINTS_ADJUSTMENT}`;
+
+export const adjustBody = v.pipe(
+  v.object({
+    points: v.optional(
+      v.nullable(
+        v.pipe(
+          v.number(pointsMessage),
+          v.integer(pointsMessage),
+          v.minValue(-MAX_POINTS_ADJUSTMENT, pointsMessage),
+          v.maxValue(MAX_POINTS_ADJUSTMENT, pointsMessage),
+          v.notValue(0, pointsMessage),
+        ),
+      ),
+    ),
+    reason: v.optional(
+      v.nullable(
+        v.pipe(
+          v.string('reason must be a string'),
+          v.trim(),
+          v.maxLength(REASON_MAX, `reason must be at most ${REASON_MAX} characters`),
+        ),
+      ),
+    ),
+  }),
+  v.check((b) => b.points != null && !!b.reason, 'Missing points or reason'),
+);
+
+// ---------------------------------------------------------------- getting data out
+
+/** The CSV export's filters: the entries list's. */
+export const entryFilterParams = v.object(entryFilterQuery);
+
+const list = v.array(v.record(v.string(), v.unknown()));
+/** GET /entries/{entryId}/export: everything held about the person */
+export const personSchema = v.object({
+  entry: v.pipe(Entry, v.description('the entry as GET /api/v1/entries/:entryId shows it')),
+  ledger: v.array(v.object({ delta: v.number(), reason: v.string(), source: v.string(), createdAt: v.string() })),
+  bonusActions: list,
+  purchases: list,
+  instantWinPlays: list,
+  emails: v.array(
+    v.object({ type: v.string(), status: v.string(), createdAt: v.string(), sentAt: v.nullable(v.string()) }),
+  ),
+});
+
+/** DELETE /entries/{entryId} */
+export const Erased = v.object({ entryId: v.string(), erased: v.literal(true) });
+
+/** GET /api/confirm/{token} with Accept: application/json */
+export const Confirmed = v.strictObject({ entryId: v.pipe(v.string(), v.uuid()), emailConfirmed: v.literal(true) });

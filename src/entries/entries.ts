@@ -12,7 +12,7 @@ import { type Db, num, pgError, query, queryOne } from '../db/client.js';
 import type { Team } from '../db/team.js';
 import type { RandomSource } from '../deps.js';
 import { Errors } from '../errors.js';
-import { assertStorableStrings, emailSchema, issueToError, jsonDepth } from '../lib/validation.js';
+import { assertStorableStrings, documentedAs, emailSchema, issueToError, jsonDepth } from '../lib/validation.js';
 import { isUuid } from '../lib/crypto.js';
 import { newConfirmation } from '../sql/confirmation.js';
 import { sqlEmitEvent, sqlEventDeliveries, sqlEntryEventData } from '../sql/events.js';
@@ -82,7 +82,15 @@ const isPlainObject = (x: unknown): x is Record<string, unknown> =>
 const optionalCustomFields = v.optional(
   v.nullable(
     v.pipe(
-      v.custom<Record<string, unknown>>(isPlainObject, 'customFieldData must be an object'),
+      // a custom check reads as "anything" in the OpenAPI document: it shows as an object
+      documentedAs(v.custom<Record<string, unknown>>(isPlainObject, 'customFieldData must be an object'), {
+        type: 'object',
+        propertyNames: { type: 'string' },
+        additionalProperties: {},
+      }),
+      v.description(
+        `any JSON object, at most ${CUSTOM_FIELDS_MAX_DEPTH} levels deep and ${CUSTOM_FIELDS_MAX_BYTES} bytes as UTF-8 JSON; null clears it on update`,
+      ),
       // one check, in this order: valibot runs every check of a pipe, and JSON.stringify must
       // never see a value nested deeper than the limit
       v.rawCheck(({ dataset, addIssue }) => {

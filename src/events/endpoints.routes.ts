@@ -5,14 +5,12 @@
 import { Hono } from 'hono';
 import { describeRoute } from 'hono-openapi';
 import * as v from 'valibot';
-import { apiErrors, int, nonNegInt, okJson, pageJson, security, timestamp, uuid } from '../http/schemas.js';
+import { apiErrors, okJson, pageJson, security, Deleted } from '../http/schemas.js';
 import { deliveryContext } from './deliver.js';
-import { EVENT_TYPES } from '../sql/events.js';
 import {
   createEndpoint,
   createEndpointSchema,
   deleteEndpoint,
-  DELIVERY_STATUSES,
   listDeliveries,
   listEndpoints,
   retryDelivery,
@@ -22,40 +20,20 @@ import {
   updateEndpoint,
   updateEndpointSchema,
 } from './endpoints.js';
+import {
+  deliveriesQuery,
+  deliverySchema,
+  EndpointWithSecret,
+  endpointSchema,
+  RotatedEndpoint,
+  TestEventSent,
+} from './endpoints.schema.js';
 import { requireKey } from '../http/auth.js';
 import type { AppContext, AppEnv } from '../http/context.js';
 import { ok, pagination } from '../http/envelope.js';
-import { jsonBody, pageParams, pageQuerySchema, queryParams } from '../http/validate.js';
+import { jsonBody, pageParams, queryParams } from '../http/validate.js';
 
-const eventType = v.picklist(EVENT_TYPES);
-const endpointSchema = v.strictObject({
-  id: uuid,
-  url: v.string(),
-  events: v.array(eventType),
-  description: v.nullable(v.string()),
-  enabled: v.boolean(),
-  createdAt: timestamp,
-});
-const deliverySchema = v.strictObject({
-  id: uuid,
-  eventId: uuid,
-  type: eventType,
-  status: v.picklist(DELIVERY_STATUSES),
-  attempts: nonNegInt,
-  lastStatusCode: v.nullable(int),
-  lastError: v.nullable(v.string()),
-  nextAttemptAt: v.nullable(timestamp),
-  deliveredAt: v.nullable(timestamp),
-  createdAt: timestamp,
-});
 const ENDPOINT_404 = ['Webhook endpoint not found'];
-
-const deliveriesQuery = v.object({
-  ...pageQuerySchema,
-  status: v.optional(
-    v.pipe(v.picklist(DELIVERY_STATUSES, 'Invalid status'), v.description('pending, delivered or failed')),
-  ),
-});
 
 export function webhookEndpointRoutes() {
   const r = new Hono<AppEnv>();
@@ -74,7 +52,7 @@ export function webhookEndpointRoutes() {
       security: security.privateKey,
       summary: 'Add a receiver of outbound events (the signing secret is shown only here)',
       responses: {
-        201: okJson('The endpoint, with its secret', v.strictObject({ ...endpointSchema.entries, secret: v.string() })),
+        201: okJson('The endpoint, with its secret', EndpointWithSecret),
         ...apiErrors({ access: 'private', body: true }, { 400: true }),
       },
     }),
@@ -143,7 +121,7 @@ export function webhookEndpointRoutes() {
       security: security.privateKey,
       summary: 'Delete an endpoint and its deliveries log',
       responses: {
-        200: okJson('Deleted', v.strictObject({ id: uuid, deleted: v.literal(true) })),
+        200: okJson('Deleted', Deleted),
         ...apiErrors({ access: 'private' }, { 404: ENDPOINT_404 }),
       },
     }),
@@ -159,7 +137,7 @@ export function webhookEndpointRoutes() {
       security: security.privateKey,
       summary: 'Send a webhook.test event to this endpoint alone (delivered after the answer)',
       responses: {
-        202: okJson('The test event was recorded', v.strictObject({ eventId: uuid })),
+        202: okJson('The test event was recorded', TestEventSent),
         ...apiErrors({ access: 'private' }, { 404: ENDPOINT_404 }),
       },
     }),
@@ -176,17 +154,7 @@ export function webhookEndpointRoutes() {
       security: security.privateKey,
       summary: 'A new signing secret (shown only here); the old one also signs deliveries for previousSecretValidHours',
       responses: {
-        200: okJson(
-          'The endpoint with its new secret',
-          v.strictObject({
-            ...endpointSchema.entries,
-            secret: v.string(),
-            previousSecretExpiresAt: v.pipe(
-              v.nullable(timestamp),
-              v.description('until when deliveries also carry a signature by the old secret; null: not at all'),
-            ),
-          }),
-        ),
+        200: okJson('The endpoint with its new secret', RotatedEndpoint),
         ...apiErrors({ access: 'private', body: true }, { 400: true, 404: ENDPOINT_404 }),
       },
     }),

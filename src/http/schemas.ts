@@ -15,6 +15,9 @@ export type Schema = v.GenericSchema;
 // ---------------------------------------------------------------- scalars
 
 export const uuid = v.pipe(v.string(), v.uuid());
+
+/** What a DELETE answers: the id, and that it is gone. */
+export const Deleted = v.strictObject({ id: uuid, deleted: v.literal(true) });
 export const timestamp = v.pipe(v.string(), v.isoTimestamp(), v.description('ISO 8601 date-time (UTC)'));
 export const int = v.pipe(v.number(), v.integer());
 export const nonNegInt = v.pipe(v.number(), v.integer(), v.minValue(0));

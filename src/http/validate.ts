@@ -15,7 +15,7 @@ import type { Context, MiddlewareHandler, ValidationTargets } from 'hono';
 import { validator } from 'hono-openapi';
 import * as v from 'valibot';
 import { Errors } from '../errors.js';
-import { assertStorableStrings, type Issue, issueToError } from '../lib/validation.js';
+import { assertStorableStrings, documentedAs, docOverrides, type Issue, issueToError } from '../lib/validation.js';
 
 export { emailOf, emailSchema, trimmedString } from '../lib/validation.js';
 
@@ -67,8 +67,6 @@ function readQuery(c: Context): Record<string, string | string[]> {
 
 type Opts = { fallback?: string };
 
-/** How a schema shows in the OpenAPI document when its JSON Schema would mislead (query integers). */
-const docOverrides = new WeakMap<object, Record<string, unknown>>();
 const docOptions = {
   options: {
     overrideSchema: ({ valibotSchema }: { valibotSchema: object }) => docOverrides.get(valibotSchema),
@@ -110,9 +108,7 @@ const intString = v.pipe(v.string(), v.regex(/^-?\d+$/));
 // each pipe, which is where the JSON Schema converter looks)
 /** A query parameter read as a string (parsed by pageParams) and documented as an integer. */
 export const queryInteger = (description: string) => {
-  const base = v.string();
-  docOverrides.set(base, { type: 'integer', minimum: 1 });
-  return v.pipe(base, v.description(description));
+  return v.pipe(documentedAs(v.string(), { type: 'integer', minimum: 1 }), v.description(description));
 };
 const pageString = queryInteger('1-based page number, default 1');
 const limitString = queryInteger('items per page');
@@ -122,6 +118,8 @@ export const pageQuerySchema = {
   page: v.optional(pageString),
   limit: v.optional(limitString),
 };
+/** The page/limit query of a paged list, as one object schema. */
+export const pageQueryParams = v.object(pageQuerySchema);
 
 /** Parses page/limit query strings: integers only, page >= 1, limit 1..maxLimit. */
 export function pageParams(

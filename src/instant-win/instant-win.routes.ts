@@ -10,47 +10,37 @@ import * as v from 'valibot';
 import { claimPlay } from './claim.js';
 import { listSeeds, rotateSeed } from './fairness.js';
 import { createGame, deleteGame, getGame, listGames, updateGame } from './games.js';
-import { hashCookie, newPlayCookie, PLAY_COOKIE_RE } from './hashing.js';
+import { hashCookie, newPlayCookie } from './hashing.js';
 import { hashIp } from '../lib/ip-hash.js';
 import { createGameSchema, updateGameSchema } from './games.schema.js';
 import { playGame } from './play.js';
 import { listPlays } from './plays.js';
-import { PLAY_STATUSES, PRESETS, RETIRED_PRESETS } from './presets.js';
 import { requireKey } from '../http/auth.js';
 import { publicCached } from '../http/public-cache.js';
 import type { AppEnv } from '../http/context.js';
 import { triggerEmailDelivery } from '../http/email-trigger.js';
 import { ok, pagination } from '../http/envelope.js';
 import { Errors } from '../errors.js';
-import { emailSchema, jsonBody, pageParams, pageQuerySchema, queryParams } from '../http/validate.js';
+import { jsonBody, pageParams, queryParams } from '../http/validate.js';
 import { isUuid, randomUuid, sha256Hex } from '../lib/crypto.js';
 import { apiErrors, okJson, pageJson, pageQuery, security } from '../http/schemas.js';
 import { Seed, SeedRotation } from './fairness.schema.js';
-import { Claim, DeletedGame, Game, Play, PlayResult } from './instant-win.schema.js';
+import {
+  Claim,
+  ClaimBody,
+  DeletedGame,
+  DeleteGameQuery,
+  Game,
+  GameListQuery,
+  Play,
+  PlayBody,
+  PlayListQuery,
+  PlayResult,
+} from './instant-win.schema.js';
 import { ipHashSalt } from '../db/secrets.js';
 
 const BASE = '/api/v1/instant-win-games';
 const tags = ['Instant win'];
-const LIST_SLUGS: readonly string[] = [...PRESETS, ...RETIRED_PRESETS];
-
-const playCookieSchema = v.optional(
-  v.nullable(
-    v.pipe(
-      v.string('Invalid playCookie'),
-      v.regex(PLAY_COOKIE_RE, 'Invalid playCookie'),
-      v.description('the device cookie from an earlier play (16-128 characters: letters, digits, _ and -)'),
-    ),
-  ),
-);
-
-const clientSeedSchema = v.optional(
-  v.pipe(
-    v.string('clientSeed must be 1 to 64 printable ASCII characters'),
-    v.regex(/^[\x20-\x7e]{1,64}$/, 'clientSeed must be 1 to 64 printable ASCII characters'),
-    v.description('your own seed for the provably fair number (default: the hex SHA-256 of playCookie)'),
-  ),
-);
-
 /** The caller's IP address as a salted hash (null when the runtime does not know it), once per request. */
 const ipHashes = new WeakMap<Context, Promise<string | null>>();
 function callerIpHash(c: Context<AppEnv>): Promise<string | null> {
@@ -94,12 +84,7 @@ export function instantWinRoutes() {
       },
     }),
     publicKey,
-    queryParams(
-      v.object({
-        slug: v.optional(v.pipe(v.string(), v.picklist(LIST_SLUGS, 'Unknown slug'), v.description('preset filter'))),
-        ...pageQuerySchema,
-      }),
-    ),
+    queryParams(GameListQuery),
     describeRoute({ parameters: pageQuery() }),
     async (c) => {
       const q = c.req.valid('query');
@@ -216,7 +201,7 @@ export function instantWinRoutes() {
       },
     }),
     privateKey,
-    queryParams(v.object({ force: v.optional(v.picklist(['true', 'false'], 'force must be true or false')) })),
+    queryParams(DeleteGameQuery),
     async (c) => {
       const force = c.req.valid('query').force === 'true';
       return ok(c, await deleteGame(c.var.db(), c.var.auth.team, c.req.param('gameId'), force));
@@ -250,7 +235,7 @@ export function instantWinRoutes() {
     }),
     publicKey,
     playRateLimit,
-    jsonBody(v.object({ playCookie: playCookieSchema, clientSeed: clientSeedSchema })),
+    jsonBody(PlayBody),
     async (c) => {
       const d = c.var.deps;
       const body = c.req.valid('json');
@@ -341,7 +326,7 @@ export function instantWinRoutes() {
     publicKey,
     playRateLimit,
     // a missing email answers the same `Invalid email` as a wrong one (docs/instant-win.md)
-    jsonBody(v.object({ email: emailSchema, playCookie: playCookieSchema }, 'Invalid email')),
+    jsonBody(ClaimBody),
     async (c) => {
       const d = c.var.deps;
       const body = c.req.valid('json');
@@ -373,12 +358,7 @@ export function instantWinRoutes() {
       },
     }),
     privateKey,
-    queryParams(
-      v.object({
-        status: v.optional(v.picklist(PLAY_STATUSES, `status must be one of ${PLAY_STATUSES.join(', ')}`)),
-        ...pageQuerySchema,
-      }),
-    ),
+    queryParams(PlayListQuery),
     describeRoute({ parameters: pageQuery() }),
     async (c) => {
       const q = c.req.valid('query');

@@ -11,6 +11,9 @@ import {
 } from './presets.js';
 import { nonNegInt, timestamp, uuid } from '../http/schemas.js';
 import { GameFairness, PlayFairness } from './fairness.schema.js';
+import { PLAY_COOKIE_RE } from './hashing.js';
+import { PRESETS, RETIRED_PRESETS } from './presets.js';
+import { emailSchema, pageQuerySchema } from '../http/validate.js';
 
 export const Tier = v.strictObject({
   id: uuid,
@@ -92,4 +95,49 @@ export const Play = v.strictObject({
   clientSeed: v.nullable(v.string()),
   nonce: v.nullable(nonNegInt),
   seedId: v.nullable(uuid),
+});
+
+// ---------------------------------------------------------------- requests
+
+const LIST_SLUGS: readonly string[] = [...PRESETS, ...RETIRED_PRESETS];
+
+const playCookieSchema = v.optional(
+  v.nullable(
+    v.pipe(
+      v.string('Invalid playCookie'),
+      v.regex(PLAY_COOKIE_RE, 'Invalid playCookie'),
+      v.description('the device cookie from an earlier play (16-128 characters: letters, digits, _ and -)'),
+    ),
+  ),
+);
+
+const clientSeedSchema = v.optional(
+  v.pipe(
+    v.string('clientSeed must be 1 to 64 printable ASCII characters'),
+    v.regex(/^[\x20-\x7e]{1,64}$/, 'clientSeed must be 1 to 64 printable ASCII characters'),
+    v.description('your own seed for the provably fair number (default: the hex SHA-256 of playCookie)'),
+  ),
+);
+
+/** GET /instant-win/games */
+export const GameListQuery = v.object({
+  slug: v.optional(v.pipe(v.string(), v.picklist(LIST_SLUGS, 'Unknown slug'), v.description('preset filter'))),
+  ...pageQuerySchema,
+});
+
+/** DELETE /instant-win/games/{gameId} */
+export const DeleteGameQuery = v.object({
+  force: v.optional(v.picklist(['true', 'false'], 'force must be true or false')),
+});
+
+/** POST /instant-win/games/{gameId}/play */
+export const PlayBody = v.object({ playCookie: playCookieSchema, clientSeed: clientSeedSchema });
+
+/** POST /instant-win/games/{gameId}/plays/{playId}/claim: a missing email answers the same `Invalid email` as a wrong one */
+export const ClaimBody = v.object({ email: emailSchema, playCookie: playCookieSchema }, 'Invalid email');
+
+/** GET /instant-win/games/{gameId}/plays */
+export const PlayListQuery = v.object({
+  status: v.optional(v.picklist(PLAY_STATUSES, `status must be one of ${PLAY_STATUSES.join(', ')}`)),
+  ...pageQuerySchema,
 });

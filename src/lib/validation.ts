@@ -11,6 +11,19 @@ import * as v from 'valibot';
 import { type ApiError, Errors } from '../errors.js';
 import { normalizeEmail } from './email.js';
 
+/**
+ * How a schema shows in the OpenAPI document when its own JSON Schema would mislead: a query
+ * integer read as a string, a custom check that reads as "anything". The document generator
+ * (src/http/validate.ts) asks this map for every schema node it converts.
+ */
+export const docOverrides = new WeakMap<object, Record<string, unknown>>();
+
+/** The schema, shown in the OpenAPI document as `json` (the base of a pipe, where the converter looks). */
+export function documentedAs<S extends object>(schema: S, json: Record<string, unknown>): S {
+  docOverrides.set(schema, json);
+  return schema;
+}
+
 export interface Issue {
   message: string;
   path?: ReadonlyArray<PropertyKey | { key: PropertyKey }>;

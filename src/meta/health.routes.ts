@@ -5,7 +5,7 @@ import { query } from '../db/client.js';
 import { describeError } from '../lib/describe-error.js';
 import type { AppEnv } from '../http/context.js';
 import { htmlPage } from '../http/page.js';
-import * as v from 'valibot';
+import { HealthOk, HealthUnavailable } from './meta.schema.js';
 import { json, security } from '../http/schemas.js';
 
 export function healthRoutes() {
@@ -18,8 +18,8 @@ export function healthRoutes() {
       summary: 'Liveness: 200 once the database answers',
       security: security.none,
       responses: {
-        200: json('The service and its database answer', v.strictObject({ status: v.literal('ok') })),
-        503: json('The database does not answer', v.strictObject({ status: v.literal('unavailable') })),
+        200: json('The service and its database answer', HealthOk),
+        503: json('The database does not answer', HealthUnavailable),
       },
     }),
     async (c) => {

@@ -5,8 +5,8 @@ import * as v from 'valibot';
 import { requireKey } from '../http/auth.js';
 import type { AppEnv } from '../http/context.js';
 import { ok, pagination } from '../http/envelope.js';
-import { apiErrors, jsonRequest, okJson, pageJson, pageQuery, security, uuid } from '../http/schemas.js';
-import { jsonBody, pageParams, pageQuerySchema, queryParams, requireContestId } from '../http/validate.js';
+import { apiErrors, jsonRequest, okJson, pageJson, pageQuery, security, Deleted } from '../http/schemas.js';
+import { jsonBody, pageParams, pageQueryParams, queryParams, requireContestId } from '../http/validate.js';
 import { Errors } from '../errors.js';
 import {
   addCodes,
@@ -27,6 +27,7 @@ import {
   RewardUnlock,
   UpdateRewardBody,
 } from './rewards.schema.js';
+import { CreatedReward } from './rewards.schema.js';
 
 const tags = ['Rewards'];
 const REWARD_404 = ['Contest not found', 'Reward not found'];
@@ -54,10 +55,7 @@ export function rewardRoutes() {
       security: security.privateKey,
       requestBody: jsonRequest(CreateRewardBody),
       responses: {
-        201: okJson(
-          'The reward (codes repeated in the request are counted in `duplicates`)',
-          v.strictObject({ ...Reward.entries, duplicates: v.number() }),
-        ),
+        201: okJson('The reward (codes repeated in the request are counted in `duplicates`)', CreatedReward),
         ...apiErrors({ access: 'private', body: true }, { 400: BODY_400, 404: ['Contest not found'] }),
       },
     }),
@@ -132,7 +130,7 @@ export function rewardRoutes() {
       summary: 'Delete a reward: nobody unlocks it any more; what was unlocked and the codes given stay',
       security: security.privateKey,
       responses: {
-        200: okJson('Deleted', v.strictObject({ id: uuid, deleted: v.literal(true) })),
+        200: okJson('Deleted', Deleted),
         ...apiErrors({ access: 'private' }, { 404: REWARD_404 }),
       },
     }),
@@ -186,7 +184,7 @@ export function rewardRoutes() {
       },
     }),
     privateKey,
-    queryParams(v.object(pageQuerySchema)),
+    queryParams(pageQueryParams),
     async (c) => {
       const { contestId, rewardId } = ids(c);
       const { page, limit, offset } = pageParams(c.req.valid('query'));

@@ -150,3 +150,6 @@ export const EntryRewards = v.strictObject({
     v.description('the reward not unlocked yet that is closest (the smallest share of its threshold missing), or null'),
   ),
 });
+
+/** POST /contests/{contestId}/rewards: codes repeated in the request are counted in `duplicates` */
+export const CreatedReward = v.strictObject({ ...Reward.entries, duplicates: v.number() });

@@ -1,43 +1,14 @@
 /** POST /api/v1/contests/{contestId}/admit: let the first N of a waitlist in, or the entries named. */
 import { Hono } from 'hono';
 import { describeRoute } from 'hono-openapi';
-import * as v from 'valibot';
 import { requireKey } from '../http/auth.js';
 import type { AppEnv } from '../http/context.js';
 import { triggerEmailDelivery } from '../http/email-trigger.js';
 import { ok } from '../http/envelope.js';
-import { apiErrors, headerParam, jsonRequest, okJson, security, uuid } from '../http/schemas.js';
+import { apiErrors, headerParam, jsonRequest, okJson, security } from '../http/schemas.js';
 import { idempotencyKeyOf, jsonBody, requireContestId } from '../http/validate.js';
-import { ADMIT_MAX, admit } from './admit.js';
-
-const countMessage = `count must be an integer between 1 and ${ADMIT_MAX}`;
-export const AdmitBody = v.pipe(
-  v.object({
-    count: v.optional(
-      v.pipe(
-        v.number(countMessage),
-        v.integer(countMessage),
-        v.minValue(1, countMessage),
-        v.maxValue(ADMIT_MAX, countMessage),
-        v.description('admit the first `count` entries still waiting, by position'),
-      ),
-    ),
-    entryIds: v.optional(
-      v.pipe(
-        v.array(v.string('entryIds must be entry ids'), 'entryIds must be a list of entry ids'),
-        v.minLength(1, 'entryIds must not be empty'),
-        v.maxLength(ADMIT_MAX, `entryIds must have at most ${ADMIT_MAX} ids`),
-        v.description('admit these entries (those still waiting; others are left as they are)'),
-      ),
-    ),
-  }),
-  v.check((b) => (b.count === undefined) !== (b.entryIds === undefined), 'Give either count or entryIds'),
-);
-
-const Admitted = v.strictObject({
-  entryIds: v.pipe(v.array(uuid), v.description('the entries this admission let in, by position')),
-  count: v.number(),
-});
+import { admit } from './admit.js';
+import { AdmitBody, Admitted } from './signups.schema.js';
 
 export function admitRoutes() {
   const r = new Hono<AppEnv>();

@@ -4,6 +4,7 @@ import { EntryRewards } from '../rewards/rewards.schema.js';
 import { nonNegInt, timestamp, uuid } from '../http/schemas.js';
 import { CUSTOM_FIELDS_MAX_BYTES, CUSTOM_FIELDS_MAX_DEPTH, createEntrySchema } from '../entries/entries.js';
 import { TURNSTILE_TOKEN_MAX } from './turnstile.js';
+import { ADMIT_MAX } from './admit.js';
 
 /** POST /contests/{contestId}/signup: an entry's fields (email required), consent and the bot check's token. */
 export const SignupBody = v.object({
@@ -99,4 +100,34 @@ export const Me = v.strictObject({
     EntryRewards,
     v.description('what this entry unlocked, with its codes, and the reward it is closest to'),
   ),
+});
+
+const countMessage = `count must be an integer between 1 and ${ADMIT_MAX}`;
+
+export const AdmitBody = v.pipe(
+  v.object({
+    count: v.optional(
+      v.pipe(
+        v.number(countMessage),
+        v.integer(countMessage),
+        v.minValue(1, countMessage),
+        v.maxValue(ADMIT_MAX, countMessage),
+        v.description('admit the first `count` entries still waiting, by position'),
+      ),
+    ),
+    entryIds: v.optional(
+      v.pipe(
+        v.array(v.string('entryIds must be entry ids'), 'entryIds must be a list of entry ids'),
+        v.minLength(1, 'entryIds must not be empty'),
+        v.maxLength(ADMIT_MAX, `entryIds must have at most ${ADMIT_MAX} ids`),
+        v.description('admit these entries (those still waiting; others are left as they are)'),
+      ),
+    ),
+  }),
+  v.check((b) => (b.count === undefined) !== (b.entryIds === undefined), 'Give either count or entryIds'),
+);
+
+export const Admitted = v.strictObject({
+  entryIds: v.pipe(v.array(uuid), v.description('the entries this admission let in, by position')),
+  count: v.number(),
 });

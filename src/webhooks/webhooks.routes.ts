@@ -17,9 +17,7 @@ import type { Context } from 'hono';
 import { Hono } from 'hono';
 import { describeRoute } from 'hono-openapi';
 import * as v from 'valibot';
-import { createEntrySchema } from '../entries/entries.js';
 import { createEntry, type CreateEntryInput } from '../entries/create.js';
-import { riskInputEntries } from '../sql/risk.js';
 import { purchaseInputSchema, recordPurchase, toPurchaseInput } from '../purchases/purchases.js';
 import { loadWebhookContest, type WebhookContest } from './contest.js';
 import {
@@ -51,13 +49,13 @@ import type { AppEnv } from '../http/context.js';
 import { ok, pagination } from '../http/envelope.js';
 import { triggerEmailDelivery } from '../http/email-trigger.js';
 import { Errors } from '../errors.js';
-import { pageParams, pageQuerySchema, queryParams } from '../http/validate.js';
+import { pageParams, queryParams } from '../http/validate.js';
 import { assertStorableStrings, issueToError } from '../lib/validation.js';
 import { requireContestId } from '../http/validate.js';
 import { apiErrors, errors, headerParam as header, okJson, pageJson, pageQuery, security } from '../http/schemas.js';
 import { Purchase } from '../purchases/purchases.schema.js';
-import { CreatedEntry } from '../entries/entries.schema.js';
-import { Ignored, Receipt, ReferralCredit } from './webhooks.schema.js';
+import { CreatedEntry, CreateEntryBody } from '../entries/entries.schema.js';
+import { Ignored, Receipt, ReferralCredit, SignupWebhookBody, WebhookDeliveriesQuery } from './webhooks.schema.js';
 import { resolver } from 'hono-openapi';
 import { ipHashSalt } from '../db/secrets.js';
 
@@ -197,7 +195,7 @@ function signupInput(body: Obj): CreateEntryInput {
   const input: Record<string, unknown> = { email: body.email };
   for (const k of ['name', 'phone', 'referralCode', 'ipAddress', 'userAgent'] as const)
     if (body[k] !== undefined) input[k] = body[k];
-  const parsed = v.safeParse(v.object({ ...createEntrySchema.entries, ...riskInputEntries }), input);
+  const parsed = v.safeParse(CreateEntryBody, input);
   if (!parsed.success) throw issueToError(parsed.issues as unknown as Parameters<typeof issueToError>[0]);
   return input as CreateEntryInput;
 }
@@ -276,12 +274,7 @@ export function webhookRoutes() {
       security: security.none,
       parameters: genericAuthHeaders,
       requestBody: jsonBodyOf(
-        v.object({
-          email: createEntrySchema.entries.email.wrapped,
-          name: createEntrySchema.entries.name,
-          phone: createEntrySchema.entries.phone,
-          referralCode: createEntrySchema.entries.referralCode,
-        }),
+        SignupWebhookBody,
         'The person: `email` required; `name`, `phone`, `referralCode` optional; other fields are ignored',
       ),
       responses: {
@@ -424,23 +417,7 @@ export function webhookRoutes() {
       },
     }),
     requireKey('private'),
-    queryParams(
-      v.object({
-        ...pageQuerySchema,
-        outcome: v.optional(
-          v.picklist(
-            ['processed', 'rejected', 'ignored', 'duplicate'],
-            'outcome must be one of processed, rejected, ignored, duplicate',
-          ),
-        ),
-        source: v.optional(
-          v.picklist(
-            ['purchase', 'signup', 'shopify', 'stripe'],
-            'source must be one of purchase, signup, shopify, stripe',
-          ),
-        ),
-      }),
-    ),
+    queryParams(WebhookDeliveriesQuery),
     describeRoute({ parameters: pageQuery({ defaultLimit: 50 }) }),
     async (c) => {
       const contestId = requireContestId(c.req.param('contestId'));

@@ -1,6 +1,8 @@
 /** Response schemas of the inbound webhooks and their receipts. */
 import * as v from 'valibot';
 import { nonNegInt, timestamp, uuid } from '../http/schemas.js';
+import { createEntrySchema } from '../entries/entries.js';
+import { pageQuerySchema } from '../http/validate.js';
 
 export const Ignored = v.strictObject({
   ignored: v.literal(true),
@@ -27,4 +29,26 @@ export const Receipt = v.strictObject({
   error: v.nullable(v.string()),
   response: v.pipe(v.unknown(), v.description('the JSON body that was answered')),
   createdAt: timestamp,
+});
+
+/** POST /webhooks/signup as the document shows it: the route reads these four fields and ignores the rest */
+export const SignupWebhookBody = v.object({
+  email: createEntrySchema.entries.email.wrapped,
+  name: createEntrySchema.entries.name,
+  phone: createEntrySchema.entries.phone,
+  referralCode: createEntrySchema.entries.referralCode,
+});
+
+/** GET /webhooks/deliveries */
+export const WebhookDeliveriesQuery = v.object({
+  ...pageQuerySchema,
+  outcome: v.optional(
+    v.picklist(
+      ['processed', 'rejected', 'ignored', 'duplicate'],
+      'outcome must be one of processed, rejected, ignored, duplicate',
+    ),
+  ),
+  source: v.optional(
+    v.picklist(['purchase', 'signup', 'shopify', 'stripe'], 'source must be one of purchase, signup, shopify, stripe'),
+  ),
 });
