@@ -6,7 +6,7 @@ import { Hono } from 'hono';
 import * as v from 'valibot';
 import { describeRoute } from 'hono-openapi';
 import { ipHashSalt } from '../db/secrets.js';
-import { createEntry } from '../entries/create.js';
+import { createSignup } from './signup.js';
 import { Errors } from '../errors.js';
 import { requireKey } from '../http/auth.js';
 import type { AppEnv } from '../http/context.js';
@@ -125,7 +125,7 @@ export function signupRoutes() {
       const visitor = c.var.auth.type === 'public';
       const own = await newEntryToken(deps.random);
       const link = await newEntryToken(deps.random);
-      const result = await createEntry(
+      const result = await createSignup(
         c.var.db(),
         {
           now: deps.clock.now(),
@@ -166,8 +166,8 @@ export function signupRoutes() {
           entryId: result.data.entryId,
           referralCode: result.data.referralCode,
           entryToken: own.token,
-          confirmationRequired: result.signup?.confirmationRequired ?? true,
-          position: result.signup?.position ?? null,
+          confirmationRequired: result.signup.confirmationRequired,
+          position: result.signup.position,
         },
         201,
       );

@@ -1,7 +1,6 @@
 /**
  * Sign-ups from a page: the contest's sign-up settings as a widget reads them, and the visitor's
- * own entry read with their token (GET /api/v1/me). The sign-up itself is entry create
- * (src/entries/create.ts) with SignupOptions.
+ * own entry read with their token (GET /api/v1/me). The sign-up itself: src/signups/signup.ts.
  */
 import { sql } from 'drizzle-orm';
 import { type Db, iso, num, queryOne } from '../db/client.js';

@@ -1,0 +1,121 @@
+/**
+ * A sign-up from a page (POST /contests/{contestId}/signup): the shared entry create statement
+ * (src/sql/entry-create.ts) with what a sign-up adds. The contest must take public sign-ups and,
+ * with a consentText, the visitor must have agreed (else nothing is written and the answer says
+ * which); the entry keeps when and the SHA-256 of the text; its token is stored; for an email
+ * already entered, its owner gets a fresh token by email when the contest has a landing page, at
+ * most once per 10 minutes and within the mailbox's hourly allowance.
+ */
+import { type SQL, sql } from 'drizzle-orm';
+import { type Db, num } from '../db/client.js';
+import type { Team } from '../db/team.js';
+import type { RandomSource } from '../deps.js';
+import { Errors } from '../errors.js';
+import { type CreateEntryInput, entryCreateInput } from '../entries/create.js';
+import { sqlContestOpen } from '../sql/contests.js';
+import { type EntryCreateExtension, type EntryCreateResult, runEntryCreate } from '../sql/entry-create.js';
+import { sqlMailboxWindow } from '../sql/mailbox.js';
+import type { SqlEmail } from '../sql/outbox.js';
+import { sqlQueueEmail } from '../sql/outbox.js';
+import { sqlPosition } from '../sql/positions.js';
+
+export interface SignupOptions {
+  /** the email must be confirmed before the entry counts, whatever the contest says (public keys) */
+  forceConfirmation: boolean;
+  /** the visitor agreed to the contest's consentText */
+  consent: boolean;
+  /** a bot-check token came and siteverify accepted it (a contest with botCheck "turnstile" needs it) */
+  botChecked: boolean;
+  /** the answer when the contest needs the bot check and it did not pass (403, or 503 when siteverify was unreachable) */
+  botCheckError?: Error;
+  /** SHA-256 of the new entry's token */
+  tokenHash: string;
+  /** an email already entered: a new token for its owner and the email that carries it */
+  statusLink: { tokenHash: string; mail: (p: { title: SQL; name: SQL; position?: SQL }) => SqlEmail };
+}
+
+export interface SignupResult extends EntryCreateResult {
+  /** whether the email must be confirmed, and the entry's position (null while it does not count) */
+  signup: { confirmationRequired: boolean; position: number | null };
+}
+
+export async function createSignup(
+  db: Db,
+  ctx: { now: Date; random: RandomSource; publicUrl: string; ipHashSalt?: () => Promise<string> },
+  contest: { id: string; team: Team },
+  input: CreateEntryInput,
+  signup: SignupOptions,
+): Promise<SignupResult> {
+  const parsed = entryCreateInput(contest.id, input);
+  const result = await runEntryCreate(
+    db,
+    { ...ctx, source: 'signup' },
+    contest,
+    parsed,
+    signupParts(signup, ctx.now, ctx.now.toISOString()),
+  );
+  const row = result.row;
+  const position = row.new_position;
+  return {
+    ...result,
+    // a sign-up for an email already entered mails its owner a fresh link (at most one per 10 minutes)
+    emailQueued: result.emailQueued || num(row.status_mails as number | string | undefined) > 0,
+    signup: {
+      confirmationRequired: row.new_confirmation_required === true,
+      position: position === null || position === undefined ? null : num(position as number | string),
+    },
+  };
+}
+
+/** The parts a sign-up adds to the entry create statement (the contract: src/sql/entry-create.ts). */
+function signupParts(signup: SignupOptions, at: Date, now: string): EntryCreateExtension {
+  const open = sqlContestOpen(at, 'c');
+  const link = signup.statusLink.mail({ title: sql`c.title`, name: sql`sl.name`, position: sql`sl.position` });
+  return {
+    requireConfirmation: signup.forceConfirmation
+      ? sql`true as require_email_confirmation`
+      : sql`c.require_email_confirmation`,
+    creditOnConfirm: signup.forceConfirmation,
+    refuse: (row) => {
+      if (row.signup_closed) throw Errors.signupClosed();
+      if (row.bot_check_failed) throw signup.botCheckError ?? Errors.botCheckFailed();
+      if (row.consent_missing) throw Errors.consentRequired();
+    },
+    isOpen: sql`(${open} and c.public_signup and (c.bot_check = 'off' or ${signup.botChecked}::boolean)
+              and (c.consent_text is null or ${signup.consent}::boolean))`,
+    contestColumns: sql`, not c.public_signup as signup_closed,
+              (c.public_signup and c.bot_check = 'turnstile' and not ${signup.botChecked}::boolean) as bot_check_failed,
+              (c.public_signup and c.consent_text is not null and not ${signup.consent}::boolean) as consent_missing,
+              c.consent_text, c.landing_url`,
+    insertColumns: sql`, consented_at, consent_text_sha256`,
+    insertValues: sql`,
+              case when c.consent_text is not null then ${now}::timestamptz end,
+              case when c.consent_text is not null then encode(sha256(convert_to(c.consent_text, 'UTF8')), 'hex') end`,
+    returning: sql`, contest_id, created_at, email_confirmed, disqualified, erased_at, admitted_at`,
+    ctes: sql`tok as (
+            insert into entry_tokens (token_hash, entry_id, kind, created_at)
+            select ${signup.tokenHash}, ins.id, 'answer', ${now}::timestamptz from ins
+            returning 1
+          ), ${sqlMailboxWindow({ contest: 'c', entry: 'ins' }, at)} sl as (
+            update entries e set status_link_sent_at = ${now}::timestamptz
+            from existing, c
+            where e.id = existing.id and c.landing_url is not null and e.email is not null and e.erased_at is null
+              and (e.status_link_sent_at is null or e.status_link_sent_at <= ${now}::timestamptz - interval '10 minutes')
+            returning e.id, e.email, e.name, ${sqlPosition('e')} as position
+          ), sl_tok as (
+            insert into entry_tokens (token_hash, entry_id, created_at)
+            select ${signup.statusLink.tokenHash}, sl.id, ${now}::timestamptz from sl
+            returning 1
+          ), sl_mail as (
+            ${sqlQueueEmail('status_link', link, now, { teamId: sql`c.team_id`, contestId: sql`c.id`, to: sql`sl.email`, from: sql`sl, c` })}
+          ), `,
+    select: sql`,
+            coalesce((select signup_closed from c), false) as signup_closed,
+            coalesce((select consent_missing from c), false) as consent_missing,
+            coalesce((select bot_check_failed from c), false) as bot_check_failed,
+            (select require_email_confirmation from c) as new_confirmation_required,
+            (select ${sqlPosition('ins')} from ins) as new_position,
+            (select count(*) from sl_mail) as status_mails`,
+    mailAllowed: sql` and exists (select 1 from mailbox)`,
+  };
+}
