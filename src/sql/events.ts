@@ -8,6 +8,9 @@
  * are committed with it and a deliverer (right after the response, or the every-minute cron)
  * sends them.
  *
+ * Who is subscribed is the database function ce_subscribers (src/db/functions/events.sql),
+ * which the reward triggers' events use too.
+ *
  * How to emit from a statement (any other helper's statement too):
  *
  *   sql`with ${team.cte} d as (
@@ -89,14 +92,12 @@ export function sqlEmitEvent(name: string, type: EventType, source: SQL, now: Da
       insert into events (team_id, contest_id, type, data, created_at)
       select s.team_id, s.contest_id, ${type}::text, s.data::jsonb, ${at}::timestamptz
       from (${source}) s
-      where exists (select 1 from webhook_endpoints w
-                    where w.team_id = s.team_id and w.enabled and (w.events is null or ${type}::text = any(w.events)))
+      where exists (select 1 from ce_subscribers(s.team_id, ${type}::text))
       returning id, team_id, type
     ), ${deliveries} as (
       insert into event_deliveries (event_id, endpoint_id, next_attempt_at, created_at)
       select ev.id, w.id, ${at}::timestamptz, ${at}::timestamptz
-      from ${ev} ev join webhook_endpoints w
-        on w.team_id = ev.team_id and w.enabled and (w.events is null or ev.type = any(w.events))
+      from ${ev} ev cross join lateral ce_subscribers(ev.team_id, ev.type) w(id)
       returning 1
     )`;
 }

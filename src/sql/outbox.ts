@@ -1,9 +1,11 @@
 /**
  * The email outbox's one insert: an email is queued by the statement whose change caused it, in
- * the same transaction, and delivered after the answer (src/mail/outbox.ts). Written once here;
- * entry create, entry update (a new email to confirm), admission, a draw's winners and the
- * instant-win claim use it. When the contest has a text of its own for the kind
- * (src/mail/team-texts.ts), that text, filled with the email's placeholders, replaces the default.
+ * the same transaction, and delivered after the answer (src/mail/outbox.ts). Entry create, entry
+ * update (a new email to confirm), admission, a draw's winners and the instant-win claim use it;
+ * the reward triggers (ce_reward_notify, src/db/functions/rewards.sql) insert theirs themselves.
+ * Both make the email with the database function ce_email_compose: when the contest has a text of
+ * its own for the kind (src/mail/team-texts.ts), that text, filled with the email's placeholders,
+ * replaces the default.
  */
 import { type SQL, sql } from 'drizzle-orm';
 import { REWARDS_MAY_COLUMN } from '../db/client.js';
@@ -53,16 +55,12 @@ export function sqlQueueEmail(
     sql`, `,
   );
   return sql`insert into email_outbox (team_id, contest_id, "to", kind, subject, text, html, created_at, next_attempt_at)
-      select x.team_id, x.contest_id, x."to", ${k},
-        coalesce(ce_email_subject(ce_email_fill(t.subject, x.vars)), x.subject),
-        coalesce(ce_email_fill(t.text, x.vars), x.text),
-        case when t.text is null then x.html else ce_email_html(t.text, x.vars) end,
-        ${at}::timestamptz, ${at}::timestamptz
+      select x.team_id, x.contest_id, x."to", ${k}, m.subject, m.text, m.html, ${at}::timestamptz, ${at}::timestamptz
       from (
         select ${p.teamId} as team_id, ${p.contestId} as contest_id, ${p.to} as "to", ${mail.subject} as subject,
           ${mail.text} as text, ${mail.html} as html, jsonb_build_object(${vars}) as vars
         from ${p.from}
-      ) x left join email_texts t on t.contest_id = x.contest_id and t.kind = ${sql.raw(`'${teamKind}'`)}
+      ) x cross join lateral ce_email_compose(x.contest_id, ${sql.raw(`'${teamKind}'`)}, x.subject, x.text, x.html, x.vars) m
       returning id`;
 }
 

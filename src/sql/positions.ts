@@ -14,11 +14,13 @@
  */
 import { type SQL, sql } from 'drizzle-orm';
 
-/** whether the entry in `alias` counts */
+/**
+ * Whether the entry in `alias` counts: the database function ce_counts
+ * (src/db/functions/positions.sql), which the position triggers call too. The planner inlines
+ * it, so the partial indexes over the same condition still answer.
+ */
 export const sqlCounts = (alias: string): SQL =>
-  sql.raw(
-    `(${alias}.email_confirmed and not ${alias}.disqualified and ${alias}.erased_at is null and ${alias}.admitted_at is null)`,
-  );
+  sql.raw(`ce_counts(${alias}.email_confirmed, ${alias}.disqualified, ${alias}.erased_at, ${alias}.admitted_at)`);
 
 /**
  * The 1-based position of the entry in `alias` (columns contest_id, points, created_at, id and

@@ -93,3 +93,19 @@ AS $function$
   SELECT regexp_replace(regexp_replace(t, 'et_[A-Za-z0-9]{40}', 'et_…', 'g'), '/api/confirm/[A-Za-z0-9]{32}', '/api/confirm/…', 'g')
 $function$;
 
+
+-- ce:function
+-- An email as the outbox stores it: when the contest has a text of its own for the kind
+-- (`p_team_kind`, email_texts.kind), that text filled with `p_vars` replaces the default
+-- subject, text and HTML. The one rule of every queued email: the statements' outbox insert
+-- (sqlQueueEmail, src/sql/outbox.ts) and the reward emails (ce_reward_notify) both call it.
+CREATE OR REPLACE FUNCTION ce_email_compose(p_contest uuid, p_team_kind text, p_subject text, p_text text, p_html text, p_vars jsonb, OUT subject text, OUT text text, OUT html text)
+ RETURNS record
+ LANGUAGE sql
+ STABLE
+AS $function$
+  SELECT coalesce(ce_email_subject(ce_email_fill(t.subject, p_vars)), p_subject),
+    coalesce(ce_email_fill(t.text, p_vars), p_text),
+    CASE WHEN t.text IS NULL THEN p_html ELSE ce_email_html(t.text, p_vars) END
+  FROM (SELECT 1) one LEFT JOIN email_texts t ON t.contest_id = p_contest AND t.kind = p_team_kind
+$function$;

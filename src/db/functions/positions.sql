@@ -41,6 +41,19 @@ BEGIN
 END $function$;
 
 -- ce:function
+-- "Who counts" for positions and the leaderboard: the email confirmed, not disqualified, not
+-- erased, not admitted (a waitlist's admitted entries leave the queue). sqlCounts
+-- (src/sql/positions.ts) writes it into the statements, as these triggers do; one SELECT, inlined
+-- by the planner, so the partial index entries_position_idx still answers.
+CREATE OR REPLACE FUNCTION ce_counts(email_confirmed boolean, disqualified boolean, erased_at timestamp with time zone, admitted_at timestamp with time zone)
+ RETURNS boolean
+ LANGUAGE sql
+ IMMUTABLE PARALLEL SAFE
+AS $function$
+  SELECT email_confirmed AND NOT disqualified AND erased_at IS NULL AND admitted_at IS NULL
+$function$;
+
+-- ce:function
 -- Exact positions (src/sql/positions.ts). An entry counts when its email is confirmed, it is not
 -- disqualified and not erased. The statement-level triggers below append one delta row per
 -- (contest, points, hour of joining) a statement changed: insert-only, so no write ever waits on
@@ -62,7 +75,7 @@ AS $function$
 BEGIN
   INSERT INTO position_deltas (contest_id, points, hour, n)
   SELECT o.contest_id, o.points, ce_hour(o.created_at), -count(*) FROM old_rows o
-  WHERE o.email_confirmed AND NOT o.disqualified AND o.erased_at IS NULL AND o.admitted_at IS NULL
+  WHERE ce_counts(o.email_confirmed, o.disqualified, o.erased_at, o.admitted_at)
     AND EXISTS (SELECT 1 FROM contests c WHERE c.id = o.contest_id)
   GROUP BY 1, 2, 3;
   RETURN NULL;
@@ -79,12 +92,12 @@ CREATE OR REPLACE FUNCTION position_entries_insert()
  LANGUAGE plpgsql
 AS $function$
 BEGIN
-  IF NOT EXISTS (SELECT 1 FROM new_rows WHERE email_confirmed AND NOT disqualified AND erased_at IS NULL AND admitted_at IS NULL) THEN
+  IF NOT EXISTS (SELECT 1 FROM new_rows WHERE ce_counts(email_confirmed, disqualified, erased_at, admitted_at)) THEN
     RETURN NULL;
   END IF;
   INSERT INTO position_deltas (contest_id, points, hour, n)
   SELECT contest_id, points, ce_hour(created_at), count(*) FROM new_rows
-  WHERE email_confirmed AND NOT disqualified AND erased_at IS NULL AND admitted_at IS NULL
+  WHERE ce_counts(email_confirmed, disqualified, erased_at, admitted_at)
   GROUP BY 1, 2, 3;
   RETURN NULL;
 END $function$;
@@ -100,9 +113,9 @@ AS $function$
 BEGIN
   IF NOT EXISTS (
     SELECT 1 FROM old_rows o JOIN new_rows n ON n.id = o.id
-    WHERE (o.email_confirmed AND NOT o.disqualified AND o.erased_at IS NULL AND o.admitted_at IS NULL)
-            IS DISTINCT FROM (n.email_confirmed AND NOT n.disqualified AND n.erased_at IS NULL AND n.admitted_at IS NULL)
-       OR ((n.email_confirmed AND NOT n.disqualified AND n.erased_at IS NULL AND n.admitted_at IS NULL)
+    WHERE ce_counts(o.email_confirmed, o.disqualified, o.erased_at, o.admitted_at)
+            IS DISTINCT FROM ce_counts(n.email_confirmed, n.disqualified, n.erased_at, n.admitted_at)
+       OR (ce_counts(n.email_confirmed, n.disqualified, n.erased_at, n.admitted_at)
            AND (o.points, o.created_at, o.contest_id) IS DISTINCT FROM (n.points, n.created_at, n.contest_id))
   ) THEN
     RETURN NULL;
@@ -110,10 +123,10 @@ BEGIN
   INSERT INTO position_deltas (contest_id, points, hour, n)
   SELECT d.contest_id, d.points, d.hour, sum(d.n) FROM (
     SELECT o.contest_id, o.points, ce_hour(o.created_at) AS hour, -1 AS n
-    FROM old_rows o WHERE o.email_confirmed AND NOT o.disqualified AND o.erased_at IS NULL AND o.admitted_at IS NULL
+    FROM old_rows o WHERE ce_counts(o.email_confirmed, o.disqualified, o.erased_at, o.admitted_at)
     UNION ALL
     SELECT n.contest_id, n.points, ce_hour(n.created_at), 1
-    FROM new_rows n WHERE n.email_confirmed AND NOT n.disqualified AND n.erased_at IS NULL AND n.admitted_at IS NULL
+    FROM new_rows n WHERE ce_counts(n.email_confirmed, n.disqualified, n.erased_at, n.admitted_at)
   ) d
   GROUP BY 1, 2, 3
   HAVING sum(d.n) <> 0;

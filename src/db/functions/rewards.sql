@@ -102,8 +102,9 @@ END $function$;
 -- ce:function
 -- The events (when the team has an endpoint subscribed) and the emails of unlocks: `kind`
 -- 'reward.unlocked' (a pool's unlock without a code yet gets its email with the code, later)
--- or 'reward.code_given' (a pending unlock got its code). The HTML part: ce_email_html(tpl, vars),
--- where the person's name is never a link.
+-- or 'reward.code_given' (a pending unlock got its code). Who is subscribed: ce_subscribers
+-- (events.sql); the email's text: ce_email_compose (email-rendering.sql), as for every queued
+-- email, where the person's name is never a link.
 CREATE OR REPLACE FUNCTION ce_reward_notify(p_unlocks uuid[], p_at timestamp with time zone, p_type text)
  RETURNS void
  LANGUAGE plpgsql
@@ -126,26 +127,25 @@ BEGIN
         'unlockedAt', to_char(s.unlocked_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')),
       p_at
     FROM s
-    WHERE EXISTS (SELECT 1 FROM webhook_endpoints w
-                  WHERE w.team_id = s.team_id AND w.enabled AND (w.events IS NULL OR p_type = ANY (w.events)))
+    WHERE EXISTS (SELECT 1 FROM ce_subscribers(s.team_id, p_type))
     RETURNING id, team_id, type
   ), evd AS (
     INSERT INTO event_deliveries (event_id, endpoint_id, next_attempt_at, created_at)
     SELECT ev.id, w.id, p_at, p_at
-    FROM ev JOIN webhook_endpoints w ON w.team_id = ev.team_id AND w.enabled AND (w.events IS NULL OR ev.type = ANY (w.events))
+    FROM ev CROSS JOIN LATERAL ce_subscribers(ev.team_id, ev.type) w(id)
     RETURNING 1
   ), m AS (
-    SELECT s.*, coalesce(t.subject, d.subject) AS tpl_subject, coalesce(t.text, d.text) AS tpl_text,
+    SELECT s.*, d.subject AS tpl_subject, d.text AS tpl_text,
       jsonb_build_object('name', coalesce(s.name, 'there'), 'contest', s.title, 'reward', s.reward_name, 'code', coalesce(s.code, '')) AS vars
     FROM s
-    LEFT JOIN email_texts t ON t.contest_id = s.contest_id AND t.kind = 'reward'
     CROSS JOIN LATERAL ce_reward_email_default(s.code IS NOT NULL) d
     WHERE s.email IS NOT NULL AND NOT s.code_pending
   )
+  -- the default is a text with placeholders too; the team's own (kind 'reward') replaces it
   INSERT INTO email_outbox (team_id, contest_id, "to", kind, subject, text, html, created_at, next_attempt_at)
-  SELECT m.team_id, m.contest_id, m.email, 'reward', ce_email_subject(ce_email_fill(m.tpl_subject, m.vars)),
-    ce_email_fill(m.tpl_text, m.vars), ce_email_html(m.tpl_text, m.vars), p_at, p_at
-  FROM m;
+  SELECT m.team_id, m.contest_id, m.email, 'reward', x.subject, x.text, x.html, p_at, p_at
+  FROM m CROSS JOIN LATERAL ce_email_compose(m.contest_id, 'reward', ce_email_subject(ce_email_fill(m.tpl_subject, m.vars)),
+    ce_email_fill(m.tpl_text, m.vars), ce_email_html(m.tpl_text, m.vars), m.vars) x;
 END $function$;
 
 -- ce:function
