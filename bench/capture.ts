@@ -6,7 +6,7 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import pg from 'pg';
-import { type DatabaseProvider, type Deps, cryptoRandom, systemClock } from '../src/deps.js';
+import { cryptoRandom, type DatabaseProvider, type Deps, systemClock } from '../src/deps.js';
 
 const unlimited = { limit: async () => ({ success: true, retryAfterSeconds: 0 }) };
 

@@ -14,11 +14,11 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { sql } from 'drizzle-orm';
+import { createApiKey, createTeam } from '../src/admin/admin.js';
+import { createContest } from '../src/contests/contest-settings.js';
 import { query } from '../src/db/client.js';
 import { openPg } from '../src/db/drivers/pg.js';
 import { cryptoRandom } from '../src/deps.js';
-import { createApiKey, createTeam } from '../src/admin/admin.js';
-import { createContest } from '../src/contests/contest-settings.js';
 import { deliverDueEvents } from '../src/events/deliver.js';
 import { flag, freshDatabase, startBenchServer } from './support.js';
 

@@ -8,14 +8,15 @@
  * off shows. Prints, per endpoint, the median execution time, the plan nodes and triggers
  * ranked by their share, and one full plan.
  */
-import { sql } from 'drizzle-orm';
+
 import { readFileSync } from 'node:fs';
+import { sql } from 'drizzle-orm';
 import pg from 'pg';
+import { createApiKey } from '../src/admin/admin.js';
 import { createApp } from '../src/app.js';
 import { query } from '../src/db/client.js';
 import { openPg } from '../src/db/drivers/pg.js';
 import { cryptoRandom } from '../src/deps.js';
-import { createApiKey } from '../src/admin/admin.js';
 import { hashCookie } from '../src/instant-win/hashing.js';
 import { benchDeps, type Captured, statementScope } from './capture.js';
 

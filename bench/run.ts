@@ -17,25 +17,25 @@
  * it. Writes bench/results.json.
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { createServer as createNetServer, type AddressInfo } from 'node:net';
+import { type AddressInfo, createServer as createNetServer } from 'node:net';
 import autocannon from 'autocannon';
 import { sql } from 'drizzle-orm';
 import pg from 'pg';
-import { query } from '../src/db/client.js';
-import { openPg } from '../src/db/drivers/pg.js';
-import { cryptoRandom } from '../src/deps.js';
 import { createApiKey, createBonusAction, createTeam } from '../src/admin/admin.js';
 import { createContest } from '../src/contests/contest-settings.js';
-import { createHash } from 'node:crypto';
+import { query } from '../src/db/client.js';
+import { openPg } from '../src/db/drivers/pg.js';
 import { teamById } from '../src/db/team.js';
+import { cryptoRandom } from '../src/deps.js';
 import { createDraw, revealDraw, SNAPSHOT_HEADER, snapshotPage } from '../src/draws/draws.js';
-import { hashCookie } from '../src/instant-win/hashing.js';
 import { SNAPSHOT_PAGE_BYTES } from '../src/draws/draws.routes.js';
-import { edgeBench, pgCostBench } from './edge.js';
-import { explainWrites } from './explain.js';
+import { hashCookie } from '../src/instant-win/hashing.js';
 import { callCostBench } from './call-cost.js';
 import { cpuMeter } from './cpu.js';
+import { edgeBench, pgCostBench } from './edge.js';
+import { explainWrites } from './explain.js';
 
 const args = process.argv.slice(2);
 const arg = (name: string) => {

@@ -10,7 +10,7 @@
  * they are static assets (public/), so the Worker script does not grow by the console.
  * src/console/console-bundle.test.ts rebuilds in memory and fails when a committed file is stale.
  */
-import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { gzipSync } from 'node:zlib';

@@ -4,8 +4,8 @@
  * in production. Whatever a client sends in that header is replaced, so that it cannot reset the
  * per-address limits by naming another address. Test/dev only.
  */
-import { createServer, request, type IncomingMessage } from 'node:http';
-import { createServer as createNetServer, type AddressInfo } from 'node:net';
+import { createServer, type IncomingMessage, request } from 'node:http';
+import { type AddressInfo, createServer as createNetServer } from 'node:net';
 
 /** A port nothing listens on now (for wrangler, which must be told one). */
 export async function freePort(): Promise<number> {

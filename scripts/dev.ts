@@ -24,13 +24,13 @@ import { spawn } from 'node:child_process';
 import { chmodSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { seedIfEmpty } from '../src/admin/seed.js';
 import { openPg } from '../src/db/drivers/pg.js';
 import { cryptoRandom } from '../src/deps.js';
-import { seedIfEmpty } from '../src/admin/seed.js';
-import { readSettings, SettingsError, WORKER_SETTINGS, type Settings } from '../src/environment.js';
-import { startNeonHttp } from './neon-http.js';
-import { explainDbError } from './db-errors.js';
+import { readSettings, type Settings, SettingsError, WORKER_SETTINGS } from '../src/environment.js';
 import { freePort, startClientIpFront } from './client-ip-front.js';
+import { explainDbError } from './db-errors.js';
+import { startNeonHttp } from './neon-http.js';
 import { startWsProxy } from './ws-proxy.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));

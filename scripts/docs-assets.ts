@@ -4,11 +4,11 @@
  * wrangler runs it before `wrangler dev` and `wrangler deploy` ([build] in wrangler.toml).
  * Node (`npm start`) reads the same files from the package directly (src/meta/docs-files.ts).
  */
-import { copyFileSync, mkdirSync, readFileSync, existsSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { swaggerUiFile } from '../src/meta/docs-files.js';
 import { DOCS_ASSETS, DOCS_ASSETS_DIR } from '../src/meta/docs.routes.js';
+import { swaggerUiFile } from '../src/meta/docs-files.js';
 
 const out = join(fileURLToPath(new URL('..', import.meta.url)), 'public', DOCS_ASSETS_DIR);
 mkdirSync(out, { recursive: true });

@@ -11,8 +11,9 @@
  *
  * Test/dev only.
  */
-import net from 'node:net';
+
 import type { AddressInfo } from 'node:net';
+import net from 'node:net';
 
 export interface LatencyFrontOptions {
   /** the server the front forwards to */

@@ -3,10 +3,11 @@
  * `.tmp/openapi.json` and lints it with Redocly's recommended ruleset. Exit code 1 on any error
  * or warning.
  */
+
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { spawnSync } from 'node:child_process';
 import { openApiDocument } from './openapi-document.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');

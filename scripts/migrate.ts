@@ -5,8 +5,8 @@
  */
 import pg from 'pg';
 import { openPg } from '../src/db/drivers/pg.js';
-import { explainDbError } from './db-errors.js';
 import { readSettings, SettingsError } from '../src/environment.js';
+import { explainDbError } from './db-errors.js';
 
 let url: string | undefined;
 try {

@@ -38,7 +38,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { pathToFileURL } from 'node:url';
 import pg from 'pg';
-import { startLatencyFront, type LatencyFront } from './latency-front.js';
+import { type LatencyFront, startLatencyFront } from './latency-front.js';
 
 export interface NeonHttpOptions {
   port?: number;

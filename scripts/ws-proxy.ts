@@ -14,10 +14,10 @@
  * Test/dev only: it listens on 127.0.0.1 and only forwards to loopback addresses by default.
  */
 import { createServer, type IncomingMessage } from 'node:http';
-import net from 'node:net';
 import type { AddressInfo } from 'node:net';
-import { WebSocketServer, type RawData, type WebSocket } from 'ws';
-import { startLatencyFront, type LatencyFront } from './latency-front.js';
+import net from 'node:net';
+import { type RawData, type WebSocket, WebSocketServer } from 'ws';
+import { type LatencyFront, startLatencyFront } from './latency-front.js';
 
 export interface WsProxy {
   /** host:port of the proxy, the value for NEON_WS_PROXY */

@@ -5,14 +5,15 @@
  * and retries), then due outbound events, then delete event deliveries past their 30 days. Each runs even when the other fails; failures are logged and the next minute
  * tries again.
  */
-import type { Deps } from './deps.js';
-import { describeError } from './lib/describe-error.js';
-import { sweepExpiredPlays } from './instant-win/sweep.js';
-import { deliverDueEmails } from './mail/outbox.js';
-import { cleanupEvents, deliverDueEvents, deliveryContext } from './events/deliver.js';
+
 import { num, queryOne } from './db/client.js';
-import { SQL_FOLD_POSITIONS } from './sql/positions.js';
+import type { Deps } from './deps.js';
+import { cleanupEvents, deliverDueEvents, deliveryContext } from './events/deliver.js';
+import { sweepExpiredPlays } from './instant-win/sweep.js';
+import { describeError } from './lib/describe-error.js';
+import { deliverDueEmails } from './mail/outbox.js';
 import { giveWaitingCodes } from './rewards/rewards.js';
+import { SQL_FOLD_POSITIONS } from './sql/positions.js';
 
 export interface ScheduledResult {
   expiredPlays?: number;

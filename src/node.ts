@@ -6,30 +6,30 @@ import { lookup } from 'node:dns/promises';
 import { mkdirSync } from 'node:fs';
 import { serve } from '@hono/node-server';
 import { getConnInfo } from '@hono/node-server/conninfo';
+import { seedIfEmpty } from './admin/seed.js';
 import { createApp } from './app.js';
 import type { Db } from './db/client.js';
+import { ipHashSalt } from './db/secrets.js';
 import {
-  type Deps,
-  type Logger,
-  type Mailer,
   consoleLogger,
   cryptoRandom,
+  type Deps,
   forwardedClientIp,
+  type Logger,
+  type Mailer,
   memoryRateLimiter,
   systemClock,
 } from './deps.js';
-import { runScheduledJobs } from './jobs.js';
-import { seedIfEmpty } from './admin/seed.js';
-import { docsFiles } from './meta/docs-files.js';
-import { logTransport } from './mail/log.js';
+import { readSettings, type Settings, SettingsError } from './environment.js';
 import { memoryPublicCache } from './http/public-cache.js';
-import { resendTransport } from './mail/resend.js';
-import { mailConfigProblem, transportKind } from './mail/select.js';
+import { runScheduledJobs } from './jobs.js';
 import { describeError } from './lib/describe-error.js';
-import { readSettings, SettingsError, type Settings } from './environment.js';
 import { pinnedPost } from './lib/pinned-post.js';
 import { stopLoops } from './lib/shared-loop.js';
-import { ipHashSalt } from './db/secrets.js';
+import { logTransport } from './mail/log.js';
+import { resendTransport } from './mail/resend.js';
+import { mailConfigProblem, transportKind } from './mail/select.js';
+import { docsFiles } from './meta/docs-files.js';
 
 const env = process.env;
 let settings: Settings;

@@ -4,13 +4,13 @@
  * ctx.waitUntil) and hands them to createApp(). Nothing else knows it runs on Workers.
  * `scheduled()` (cron, every minute) delivers due emails and expires unclaimed instant-win plays.
  */
-import { createApp, type App } from './app.js';
+import { type App, createApp } from './app.js';
 import { neonHttpProvider, neonProvider } from './db/drivers/neon.js';
-import { type Deps, type RateLimiter, consoleLogger, cryptoRandom, memoryRateLimiter, systemClock } from './deps.js';
+import { consoleLogger, cryptoRandom, type Deps, memoryRateLimiter, type RateLimiter, systemClock } from './deps.js';
+import { readSettings, type Settings, SettingsError } from './environment.js';
+import { type CacheStorageLike, workersPublicCache } from './http/public-cache.js';
 import { runScheduledJobs } from './jobs.js';
 import { workerMailer } from './mail/select.js';
-import { type CacheStorageLike, workersPublicCache } from './http/public-cache.js';
-import { readSettings, SettingsError, type Settings } from './environment.js';
 
 export interface Env {
   DATABASE_URL: string;

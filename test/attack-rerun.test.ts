@@ -8,9 +8,9 @@
  */
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApiKey, createBonusAction } from '../src/admin/admin.js';
 import { queryOne } from '../src/db/client.js';
 import { forwardedClientIp } from '../src/deps.js';
-import { createApiKey, createBonusAction } from '../src/admin/admin.js';
 import { createTestEnv, type TeamFixture, type TestEnv, wheelGameBody } from './support/harness.js';
 
 let env: TestEnv;

@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENDPOINTS } from './support/endpoints.js';
-import { createTestEnv, type TeamFixture, type TestEnv, ADMIN_TOKEN } from './support/harness.js';
+import { ADMIN_TOKEN, createTestEnv, type TeamFixture, type TestEnv } from './support/harness.js';
 
 let env: TestEnv;
 let t: TeamFixture;

@@ -5,10 +5,10 @@
  */
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { queryOne } from '../src/db/client.js';
 import { createBonusAction } from '../src/admin/admin.js';
-import { ledgerMismatches } from './support/ledger.js';
+import { queryOne } from '../src/db/client.js';
 import { createTestEnv, hasRealPostgres, type TeamFixture, type TestEnv } from './support/harness.js';
+import { ledgerMismatches } from './support/ledger.js';
 
 describe.skipIf(!hasRealPostgres)('entries under concurrency (real Postgres)', () => {
   let env: TestEnv;

@@ -8,7 +8,6 @@ import { sql } from 'drizzle-orm';
 import { Webhook } from 'standardwebhooks';
 import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ledgerMismatches } from './support/ledger.js';
 import { listReceipts } from '../src/webhooks/receipts.js';
 import {
   ADMIN_TOKEN,
@@ -18,6 +17,7 @@ import {
   type TeamFixture,
   type TestEnv,
 } from './support/harness.js';
+import { ledgerMismatches } from './support/ledger.js';
 
 const SHOPIFY_SECRET = 'shpss_concurrency_secret';
 const STRIPE_SECRET = 'whsec_concurrency_stripe';

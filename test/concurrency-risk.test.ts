@@ -6,8 +6,8 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { query, queryOne } from '../src/db/client.js';
-import { ledgerMismatches } from './support/ledger.js';
 import { createTestEnv, hasRealPostgres, type TeamFixture, type TestEnv } from './support/harness.js';
+import { ledgerMismatches } from './support/ledger.js';
 
 if (!hasRealPostgres) console.warn('*** concurrency-risk.test.ts: SKIPPED (needs TEST_DATABASE_URL) ***');
 

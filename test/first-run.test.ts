@@ -3,7 +3,7 @@
  * on an empty embedded database seeds a demo team, prints its keys once, and serves them.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { createServer as createNetServer, type AddressInfo } from 'node:net';
+import { type AddressInfo, createServer as createNetServer } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
 
 // every server a test started is stopped (the second start must not leave the first running)

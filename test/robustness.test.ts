@@ -15,10 +15,10 @@
  */
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { signShopify, signStripe } from '../src/lib/signatures.js';
 import { maxBodyBytes } from '../src/app.js';
-import { ADMIN_TOKEN, createTestEnv, query, type TeamFixture, type TestEnv, wheelGameBody } from './support/harness.js';
+import { signShopify, signStripe } from '../src/lib/signatures.js';
 import { contractValidator } from './support/contract.js';
+import { ADMIN_TOKEN, createTestEnv, query, type TeamFixture, type TestEnv, wheelGameBody } from './support/harness.js';
 
 let env: TestEnv;
 let t: TeamFixture;

@@ -8,6 +8,7 @@
 import { createHash } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { sql } from 'drizzle-orm';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recordStatements, statementName } from '../src/db/client.js';
@@ -19,7 +20,6 @@ import {
   statementFunctionSql,
 } from '../src/db/statement-functions.js';
 import { createTestEnv, query, type TeamFixture, type TestEnv, wheelGameBody } from './support/harness.js';
-import { sql } from 'drizzle-orm';
 
 const update = process.env.UPDATE_STATEMENT_FUNCTIONS === '1';
 let env: TestEnv;

@@ -6,6 +6,18 @@ import { Hono } from 'hono';
 import { createMiddleware } from 'hono/factory';
 import { describeRoute } from 'hono-openapi';
 import * as v from 'valibot';
+import { BonusAction, createBonusActionBody } from '../bonus-actions/bonus-actions.schema.js';
+import { createContest, updateContest } from '../contests/contest-settings.js';
+import { createSettings, updateSettings } from '../contests/contest-settings.schema.js';
+import { AdminContest } from '../contests/contests.schema.js';
+import type { Deps } from '../deps.js';
+import { Errors } from '../errors.js';
+import type { AppEnv } from '../http/context.js';
+import { ok, pagination } from '../http/envelope.js';
+import { adminErrors, okJson, pageJson, pageQuery, security } from '../http/schemas.js';
+import { jsonBody, pageParams, pageQueryParams, queryParams } from '../http/validate.js';
+import { isUuid, timingSafeEqual } from '../lib/crypto.js';
+import { type FailureLimiter, memoryFailureLimiter } from '../lib/failure-limiter.js';
 import {
   createApiKey,
   createBonusAction,
@@ -16,17 +28,9 @@ import {
   revokeApiKey,
   rotateWebhookSecret,
 } from './admin.js';
-import { createContest, updateContest } from '../contests/contest-settings.js';
-import type { AppEnv } from '../http/context.js';
-import { apiKeySchema } from './admin.schema.js';
-import { ok, pagination } from '../http/envelope.js';
-import { Errors } from '../errors.js';
-import { jsonBody, pageParams, pageQueryParams, queryParams } from '../http/validate.js';
-import { isUuid, timingSafeEqual } from '../lib/crypto.js';
-import { createSettings, updateSettings } from '../contests/contest-settings.schema.js';
-import { createBonusActionBody } from '../bonus-actions/bonus-actions.schema.js';
 import {
   ApiKey,
+  apiKeySchema,
   CreateApiKeyBody,
   CreateTeamBody,
   Email,
@@ -35,11 +39,6 @@ import {
   TeamListItem,
   WebhookSecret,
 } from './admin.schema.js';
-import { BonusAction } from '../bonus-actions/bonus-actions.schema.js';
-import { AdminContest } from '../contests/contests.schema.js';
-import { adminErrors, okJson, pageJson, pageQuery, security } from '../http/schemas.js';
-import type { Deps } from '../deps.js';
-import { type FailureLimiter, memoryFailureLimiter } from '../lib/failure-limiter.js';
 
 /** Failed admin attempts allowed per client address and minute; then 429 until the minute ends. */
 export const ADMIN_FAILURES_PER_MINUTE = 10;

@@ -1,9 +1,9 @@
 /** The admin API, API keys and contest secrets (docs/api.md). */
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ADMIN_TOKEN, createTestEnv, type TestEnv, wheelGameBody } from '../../test/support/harness.js';
 import { query } from '../db/client.js';
 import { sha256Hex } from '../lib/crypto.js';
-import { ADMIN_TOKEN, createTestEnv, type TestEnv, wheelGameBody } from '../../test/support/harness.js';
 
 let env: TestEnv;
 beforeAll(async () => {

@@ -3,12 +3,12 @@
  * webhook secrets, the email log. Not team-scoped: the admin token is the operator's.
  */
 import { eq, sql } from 'drizzle-orm';
+import { createContestBonusAction } from '../bonus-actions/manage.js';
 import { type Db, iso, num, query, queryOne } from '../db/client.js';
 import { apiKeys, contests, teams } from '../db/tables/core.js';
+import { teamOfContest } from '../db/team.js';
 import type { RandomSource } from '../deps.js';
 import { Errors } from '../errors.js';
-import { teamOfContest } from '../db/team.js';
-import { createContestBonusAction } from '../bonus-actions/manage.js';
 import { isUuid, randomBase62, sha256Hex, toBase64 } from '../lib/crypto.js';
 
 export async function createTeam(db: Db, name: string) {

@@ -4,12 +4,12 @@
  */
 import { Hono } from 'hono';
 import { describeRoute } from 'hono-openapi';
-import { keyInfo } from './keys.js';
 import { requireKey } from '../http/auth.js';
 import type { AppEnv } from '../http/context.js';
 import { ok } from '../http/envelope.js';
 import { apiErrors, okJson, security } from '../http/schemas.js';
 import { KeyInfo } from './admin.schema.js';
+import { keyInfo } from './keys.js';
 
 export function keyRoutes() {
   const r = new Hono<AppEnv>();

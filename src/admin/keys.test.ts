@@ -1,7 +1,7 @@
 /** GET /api/v1/key: the key of the request, its team and mode; never the key itself. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApiKey } from './admin.js';
 import { ADMIN_TOKEN, createTestEnv, type TeamFixture, type TestEnv } from '../../test/support/harness.js';
+import { createApiKey } from './admin.js';
 
 let env: TestEnv;
 let t: TeamFixture;

@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
-import type { Team } from '../db/team.js';
 import { type Db, queryOne } from '../db/client.js';
+import type { Team } from '../db/team.js';
 import { Errors } from '../errors.js';
 
 /** The key a request was made with: its team (with the name), type and personal-data mode. One statement. */

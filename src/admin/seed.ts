@@ -3,10 +3,10 @@
  * contest and three bonus actions, so `npm start` answers real requests at once.
  */
 import { sql } from 'drizzle-orm';
+import { createContest } from '../contests/contest-settings.js';
 import { type Db, queryOne } from '../db/client.js';
 import type { RandomSource } from '../deps.js';
 import { createApiKey, createBonusAction, createTeam } from './admin.js';
-import { createContest } from '../contests/contest-settings.js';
 
 export interface SeedResult {
   teamId: string;

@@ -1,15 +1,14 @@
 import { Hono } from 'hono';
 import { describeRoute } from 'hono-openapi';
 import * as v from 'valibot';
-import { getAnalytics, getLeaderboard } from './analytics.js';
+import { Errors } from '../errors.js';
 import { requireKey } from '../http/auth.js';
-import { publicCached } from '../http/public-cache.js';
 import type { AppEnv } from '../http/context.js';
 import { ok } from '../http/envelope.js';
-import { Errors } from '../errors.js';
-import { pageParams, queryParams } from '../http/validate.js';
-import { requireContestId } from '../http/validate.js';
+import { publicCached } from '../http/public-cache.js';
 import { apiErrors, intQuery, okJson, security } from '../http/schemas.js';
+import { pageParams, queryParams, requireContestId } from '../http/validate.js';
+import { getAnalytics, getLeaderboard } from './analytics.js';
 import { Analytics, LeaderboardMetric, LeaderboardRow, leaderboardQuery } from './analytics.schema.js';
 
 export function analyticsRoutes() {

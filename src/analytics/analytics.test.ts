@@ -1,8 +1,8 @@
 /** GET /api/v1/contests/:contestId/analytics: every field, exact, real time. */
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createBonusAction } from '../admin/admin.js';
 import { createTestEnv, type TeamFixture, type TestEnv } from '../../test/support/harness.js';
+import { createBonusAction } from '../admin/admin.js';
 
 let env: TestEnv;
 let a: TeamFixture;

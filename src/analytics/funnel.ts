@@ -8,13 +8,14 @@
  * an hour has settled, the last minutes counted live) with the top referrers as extra rows
  * (sqlTopReferrers).
  */
+
+import { type SQL, sql } from 'drizzle-orm';
 import { type Db, num, query } from '../db/client.js';
 import type { Team } from '../db/team.js';
 import { Errors } from '../errors.js';
 import { isUuid } from '../lib/crypto.js';
-import { type SQL, sql } from 'drizzle-orm';
-import { byBucket, CONTEST_SERIES, type Row, type SeriesRange, seriesStatement, sqlContestOwner } from './series.js';
 import type { Funnel } from './funnel.schema.js';
+import { byBucket, CONTEST_SERIES, type Row, type SeriesRange, seriesStatement, sqlContestOwner } from './series.js';
 
 /** how many top referrers the funnel names */
 export const FUNNEL_TOP_REFERRERS = 10;

@@ -1,8 +1,8 @@
 /** GET /api/v1/contests/:contestId/leaderboard */
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { queryOne } from '../db/client.js';
 import { createTestEnv, type TeamFixture, type TestEnv } from '../../test/support/harness.js';
+import { queryOne } from '../db/client.js';
 
 let env: TestEnv;
 let a: TeamFixture;

@@ -5,16 +5,15 @@
 import { Hono } from 'hono';
 import { describeRoute } from 'hono-openapi';
 import type * as v from 'valibot';
-import { contestSeries, gameSeries, SERIES_MAX_BUCKETS, type SeriesRange, seriesRange } from './series.js';
 import { requireKey } from '../http/auth.js';
 import type { AppContext, AppEnv } from '../http/context.js';
 import { ok } from '../http/envelope.js';
-import { queryParams } from '../http/validate.js';
-import { requireContestId } from '../http/validate.js';
 import { apiErrors, okJson, security } from '../http/schemas.js';
-import { ContestSeries, GameSeries, seriesQuery } from './series.schema.js';
+import { queryParams, requireContestId } from '../http/validate.js';
 import { contestFunnel } from './funnel.js';
 import { Funnel } from './funnel.schema.js';
+import { contestSeries, gameSeries, SERIES_MAX_BUCKETS, type SeriesRange, seriesRange } from './series.js';
+import { ContestSeries, GameSeries, seriesQuery } from './series.schema.js';
 
 function rangeOf(c: AppContext, q: v.InferOutput<typeof seriesQuery>, interval: 'hour' | 'day' = 'hour'): SeriesRange {
   return seriesRange(

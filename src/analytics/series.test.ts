@@ -6,8 +6,8 @@
  */
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createBonusAction } from '../admin/admin.js';
 import { createTestEnv, query, type TeamFixture, type TestEnv } from '../../test/support/harness.js';
+import { createBonusAction } from '../admin/admin.js';
 
 let env: TestEnv;
 let t: TeamFixture;

@@ -2,17 +2,23 @@ import { Hono } from 'hono';
 import { createMiddleware } from 'hono/factory';
 import { describeRoute } from 'hono-openapi';
 import * as v from 'valibot';
-import { completeBonusAction, listBonusActionsForEntry, verifyBonusCompletion } from './bonus-actions.js';
+import { Errors } from '../errors.js';
 import { requireKey } from '../http/auth.js';
 import type { AppEnv } from '../http/context.js';
-import { verifyResultSchema } from './bonus-actions.schema.js';
 import { ok } from '../http/envelope.js';
-import { Errors } from '../errors.js';
-import { emailSchema, jsonBody, queryParams } from '../http/validate.js';
 import { apiErrors, okJson, security } from '../http/schemas.js';
-import { BonusCompletion, completeBody, EntryBonusActions, lookupQuery, verifyBody } from './bonus-actions.schema.js';
-import { entryTokenOf } from '../lib/entry-tokens.js';
+import { emailSchema, jsonBody, queryParams } from '../http/validate.js';
 import { sha256Hex } from '../lib/crypto.js';
+import { entryTokenOf } from '../lib/entry-tokens.js';
+import { completeBonusAction, listBonusActionsForEntry, verifyBonusCompletion } from './bonus-actions.js';
+import {
+  BonusCompletion,
+  completeBody,
+  EntryBonusActions,
+  lookupQuery,
+  verifyBody,
+  verifyResultSchema,
+} from './bonus-actions.schema.js';
 
 /** Blank path parameters: the reference's `400 Missing entryId or bonusActionId`. */
 const requireCompleteIds = createMiddleware<AppEnv>(async (c, next) => {

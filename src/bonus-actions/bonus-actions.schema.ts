@@ -3,12 +3,11 @@
  * team's private key (create and change), with the same messages.
  */
 import * as v from 'valibot';
-import { trimmedString } from '../lib/validation.js';
 import { nonNegInt } from '../http/fields.js';
-import { nonNegInt as count, timestamp, uuid } from '../http/schemas.js';
-import { int } from '../http/schemas.js';
-import { ANSWER_MAX, PROOF_MAX } from './bonus-actions.js';
+import { nonNegInt as count, int, timestamp, uuid } from '../http/schemas.js';
 import { pageQuerySchema } from '../http/validate.js';
+import { trimmedString } from '../lib/validation.js';
+import { ANSWER_MAX, PROOF_MAX } from './bonus-actions.js';
 
 export const CONFIRMATION_TYPES = ['auto', 'manual', 'click'] as const;
 

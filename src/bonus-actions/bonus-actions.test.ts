@@ -4,10 +4,10 @@
  */
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { query, queryOne } from '../db/client.js';
-import { createBonusAction } from '../admin/admin.js';
-import { getLedger, ledgerMismatches } from '../../test/support/ledger.js';
 import { createTestEnv, type TeamFixture, type TestEnv } from '../../test/support/harness.js';
+import { getLedger, ledgerMismatches } from '../../test/support/ledger.js';
+import { createBonusAction } from '../admin/admin.js';
+import { query, queryOne } from '../db/client.js';
 
 let env: TestEnv;
 let a: TeamFixture;

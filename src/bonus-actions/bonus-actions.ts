@@ -3,15 +3,15 @@
  * in the same statement as the completion row and the ledger row).
  */
 import { type SQL, sql } from 'drizzle-orm';
-import { sqlRewardsMay } from '../sql/outbox.js';
 import { type Db, iso, num, query, queryOne } from '../db/client.js';
 import type { Team } from '../db/team.js';
 import { Errors } from '../errors.js';
 import { isUuid } from '../lib/crypto.js';
 import { sqlContestOpen } from '../sql/contests.js';
-import { MAX_POINTS_TOTAL } from '../sql/points.js';
 import { sqlEmitEvent, sqlEventDeliveries, sqlIso } from '../sql/events.js';
 import { sqlEmail } from '../sql/masking.js';
+import { sqlRewardsMay } from '../sql/outbox.js';
+import { MAX_POINTS_TOTAL } from '../sql/points.js';
 import { sqlNotErased, sqlOfTeam } from '../sql/scope.js';
 
 export const PROOF_MAX = 2000;

@@ -6,22 +6,26 @@
 import { Hono } from 'hono';
 import { describeRoute } from 'hono-openapi';
 import * as v from 'valibot';
+import { requireKey } from '../http/auth.js';
+import type { AppEnv } from '../http/context.js';
+import { ok, pagination } from '../http/envelope.js';
+import { publicCached } from '../http/public-cache.js';
+import { apiErrors, Deleted, okJson, pageJson, pageQuery, security } from '../http/schemas.js';
+import { jsonBody, pageParams, queryParams, requireContestId } from '../http/validate.js';
+import {
+  BonusAction,
+  Completion,
+  completionsQuery,
+  createBonusActionBody,
+  updateBonusActionBody,
+} from './bonus-actions.schema.js';
 import {
   createContestBonusAction,
+  deleteContestBonusAction,
   listBonusCompletions,
   listContestBonusActions,
   updateContestBonusAction,
-  deleteContestBonusAction,
 } from './manage.js';
-import { requireKey } from '../http/auth.js';
-import { publicCached } from '../http/public-cache.js';
-import type { AppEnv } from '../http/context.js';
-import { ok, pagination } from '../http/envelope.js';
-import { jsonBody, pageParams, queryParams } from '../http/validate.js';
-import { requireContestId } from '../http/validate.js';
-import { BonusAction } from './bonus-actions.schema.js';
-import { Completion, completionsQuery, createBonusActionBody, updateBonusActionBody } from './bonus-actions.schema.js';
-import { apiErrors, okJson, pageJson, pageQuery, security, Deleted } from '../http/schemas.js';
 
 export function contestBonusActionRoutes() {
   const r = new Hono<AppEnv>();

@@ -9,14 +9,14 @@ import { type Db, iso, num, query, queryOne } from '../db/client.js';
 import type { Team } from '../db/team.js';
 import { Errors } from '../errors.js';
 import { isUuid } from '../lib/crypto.js';
+import { sqlOfTeam } from '../sql/scope.js';
 import type { BonusAction } from './bonus-actions.schema.js';
 import {
-  type Completion,
   COMPLETION_STATUSES,
+  type Completion,
   type createBonusActionBody,
   type updateBonusActionBody,
 } from './bonus-actions.schema.js';
-import { sqlOfTeam } from '../sql/scope.js';
 
 const ACTION_COLUMNS = sql`ba.id, ba.contest_id as "contestId", ba.action, ba.description, ba.icon, ba.icon_color as "iconColor", ba.points,
   ba.confirmation_type as "confirmationType", ba.destination_url as "destinationUrl", ba."order"`;

@@ -8,8 +8,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiTypes, bundleConsole, gzipSize, OUT_DIR, TYPES_FILE } from '../../scripts/build-console.js';
-import { docsFiles } from '../meta/docs-files.js';
 import { createTestEnv, type TestEnv } from '../../test/support/harness.js';
+import { docsFiles } from '../meta/docs-files.js';
 
 let env: TestEnv;
 beforeAll(async () => {

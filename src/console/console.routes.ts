@@ -5,11 +5,10 @@
  * the Worker runs (the Worker script does not grow by the console); on Node `deps.staticFiles`
  * reads them. Only the app's own origin: CSP 'self', no inline script or style, works offline.
  */
-import { Hono, type Context } from 'hono';
+import { type Context, Hono } from 'hono';
 import { describeRoute } from 'hono-openapi';
 import type { AppEnv } from '../http/context.js';
-import { serveStaticFile } from '../http/static-file.js';
-import { compressUnlessPlatform } from '../http/static-file.js';
+import { compressUnlessPlatform, serveStaticFile } from '../http/static-file.js';
 
 export const CONSOLE_DIR = 'console';
 export const CONSOLE_ASSETS: Readonly<Record<string, string>> = {

@@ -6,21 +6,21 @@
 import { render, useEffect, useState } from 'hono/jsx/dom';
 import {
   ApiFailure,
-  type Credential,
   apiClient,
+  type Credential,
+  forgetEverything,
   loadCredential,
   messageOf,
-  forgetEverything,
   must,
   saveCredential,
 } from './api.js';
-import { match, navigate, useLocation } from './router.js';
-import { ErrorLine, Link } from './ui.js';
-import { TeamPage, TeamsPage } from './pages/teams.js';
 import { ContestPage, ContestsPage } from './pages/contests.js';
 import { EntryPage } from './pages/entry.js';
 import { EndpointPage, EventsPage } from './pages/events.js';
 import { GamePage, GamesPage } from './pages/games.js';
+import { TeamPage, TeamsPage } from './pages/teams.js';
+import { match, navigate, useLocation } from './router.js';
+import { ErrorLine, Link } from './ui.js';
 
 /** What a credential is, asked of the API itself; a sentence when it cannot sign in. */
 async function signIn(secret: string): Promise<Credential> {

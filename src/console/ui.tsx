@@ -2,9 +2,9 @@
 /** Shared pieces of the console's pages. */
 import type { Child } from 'hono/jsx/dom';
 import { useEffect, useState } from 'hono/jsx/dom';
+import { counted } from '../lib/plural.js';
 import { messageOf, pagesKey } from './api.js';
 import { navigate } from './router.js';
-import { counted } from '../lib/plural.js';
 
 /** An in-app link: the browser's own link, without a page load. */
 export function Link(props: { href: string; children?: Child; class?: string; current?: boolean }) {

@@ -3,8 +3,8 @@
  * one set of schemas and messages for both.
  */
 import * as v from 'valibot';
-import { trimmedString } from '../http/validate.js';
 import { nonNegInt, publicCacheSeconds } from '../http/fields.js';
+import { trimmedString } from '../http/validate.js';
 
 const riskLimit = (field: string) =>
   v.pipe(

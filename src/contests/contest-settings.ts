@@ -1,13 +1,13 @@
 import { and, eq, type SQL, sql } from 'drizzle-orm';
-import type { Team } from '../db/team.js';
 import { type Db, isUniqueViolation, num, pgError, queryOne } from '../db/client.js';
 import { contests, teams } from '../db/tables/core.js';
+import type { Team } from '../db/team.js';
 import type { RandomSource } from '../deps.js';
 import { Errors } from '../errors.js';
 import { isUuid, randomBase62 } from '../lib/crypto.js';
 import type { ContestRow } from '../sql/contests.js';
-import { contestJson } from './contests.js';
 import { sqlOfTeam } from '../sql/scope.js';
+import { contestJson } from './contests.js';
 
 export interface ContestSettings {
   title?: string;

@@ -4,7 +4,6 @@
  */
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { query } from '../db/client.js';
 import {
   ADMIN_TOKEN,
   createTestEnv,
@@ -12,6 +11,7 @@ import {
   type TeamFixture,
   type TestEnv,
 } from '../../test/support/harness.js';
+import { query } from '../db/client.js';
 
 async function recount(env: TestEnv, contestId: string) {
   const [stats] = await query<Record<string, string | number>>(

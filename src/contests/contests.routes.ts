@@ -1,19 +1,16 @@
 import { Hono } from 'hono';
 import { describeRoute } from 'hono-openapi';
-import { contestJson, getContest, listContests, recordView } from './contests.js';
+import { Errors } from '../errors.js';
 import { requireKey } from '../http/auth.js';
-import { publicCached } from '../http/public-cache.js';
 import type { AppEnv } from '../http/context.js';
 import { ok, pagination } from '../http/envelope.js';
-import { Errors } from '../errors.js';
-import { jsonBody, pageParams, queryParams } from '../http/validate.js';
-import { createTeamContest, getTeamContest, updateTeamContest } from './contest-settings.js';
-import { AdminContest } from './contests.schema.js';
-import { createSettings, updateSettings } from './contest-settings.schema.js';
+import { publicCached } from '../http/public-cache.js';
 import { apiErrors, okJson, pageJson, pageQuery, security } from '../http/schemas.js';
-import { Contest, ContestWithViews, ViewCount } from './contests.schema.js';
-import { requireContestId } from '../http/validate.js';
-import { contestListQuery } from './contests.schema.js';
+import { jsonBody, pageParams, queryParams, requireContestId } from '../http/validate.js';
+import { createTeamContest, getTeamContest, updateTeamContest } from './contest-settings.js';
+import { createSettings, updateSettings } from './contest-settings.schema.js';
+import { contestJson, getContest, listContests, recordView } from './contests.js';
+import { AdminContest, Contest, ContestWithViews, contestListQuery, ViewCount } from './contests.schema.js';
 
 export function contestRoutes() {
   const r = new Hono<AppEnv>();

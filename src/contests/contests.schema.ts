@@ -1,8 +1,8 @@
 /** Response schemas of the contests routes (a contest as the v1 API and the admin API show it). */
 import * as v from 'valibot';
 import { nonNegInt, timestamp, uuid } from '../http/schemas.js';
-import { TOOL_TYPES } from '../sql/contests.js';
 import { pageQuerySchema } from '../http/validate.js';
+import { TOOL_TYPES } from '../sql/contests.js';
 
 export const ContestStatus = v.picklist(['draft', 'active', 'ended', 'paused']);
 

@@ -1,8 +1,8 @@
 /** GET /api/v1/contests, GET /api/v1/contests/:id, POST /api/v1/contests/:id/views */
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { query } from '../db/client.js';
 import { createTestEnv, type TeamFixture, type TestEnv } from '../../test/support/harness.js';
+import { query } from '../db/client.js';
 
 let env: TestEnv;
 let a: TeamFixture;

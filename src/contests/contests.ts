@@ -1,8 +1,8 @@
-import { type ContestRow, effectiveStatus, type ToolType } from '../sql/contests.js';
 import { sql } from 'drizzle-orm';
-import type { Team } from '../db/team.js';
 import { type Db, iso, num, query, queryOne } from '../db/client.js';
+import type { Team } from '../db/team.js';
 import { isUuid } from '../lib/crypto.js';
+import { type ContestRow, effectiveStatus, type ToolType } from '../sql/contests.js';
 import { sqlOfTeam } from '../sql/scope.js';
 
 export function contestJson(row: ContestRow, now: Date, opts: { withViews?: boolean } = {}) {

@@ -11,7 +11,8 @@
  * tables/games.ts (instant-win games and giveaway draws) and tables/rewards.ts (rewards, their codes
  * and unlocks, the email texts a team writes).
  */
-export * from './tables/core.js';
+
 export * from './tables/activity.js';
+export * from './tables/core.js';
 export * from './tables/games.js';
 export * from './tables/rewards.js';

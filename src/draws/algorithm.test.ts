@@ -1,22 +1,22 @@
 import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { query, queryOne } from '../db/client.js';
 import { drawPicks, u64 } from '../../test/support/fairness.js';
+import { query, queryOne } from '../db/client.js';
 import {
-  seedQueue,
-  env,
   a,
-  TWO64,
-  type E,
   addEntries,
-  sha256,
   draw,
-  reveal,
-  replace,
-  snapshotCsv,
+  type E,
+  env,
   FIXED_SNAPSHOT_HASH,
   FIXED_WINNERS,
+  replace,
+  reveal,
+  seedQueue,
+  sha256,
+  snapshotCsv,
   snapshotOf,
+  TWO64,
 } from './draws.fixtures.js';
 
 describe('fixed vector', () => {

@@ -9,9 +9,9 @@
 import { createHash } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll } from 'vitest';
+import { createTestEnv, type TeamFixture, type TestEnv } from '../../test/support/harness.js';
 import { query } from '../db/client.js';
 import { cryptoRandom, type RandomSource } from '../deps.js';
-import { createTestEnv, type TeamFixture, type TestEnv } from '../../test/support/harness.js';
 
 /** crypto randomness, except that queued 32-byte reads (draw seeds) return the bytes given */
 export const seedQueue: Uint8Array[] = [];

@@ -4,23 +4,23 @@
  * src/draws/draws.ts and verify-page.ts.
  */
 import { type Context, Hono } from 'hono';
-import { describeRoute } from 'hono-openapi';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import { createDraw, getDraw, listDraws, replaceWinner, revealDraw, SNAPSHOT_HEADER, snapshotPage } from './draws.js';
-import { VERIFY_JS, verifyPageBody } from './verify-page.js';
-import { requireKey } from '../http/auth.js';
-import { publicCached } from '../http/public-cache.js';
-import { PUBLIC_CACHE_MAX_SECONDS } from '../http/fields.js';
-import type { AppEnv } from '../http/context.js';
-import { htmlPage } from '../http/page.js';
-import { ok, pagination } from '../http/envelope.js';
+import { describeRoute } from 'hono-openapi';
 import { Errors } from '../errors.js';
-import { jsonBody, pageParams, pageQueryParams, queryParams } from '../http/validate.js';
-import { createDrawSchema, replaceSchema, revealSchema } from './draws.schema.js';
-import { isUuid } from '../lib/crypto.js';
-import { apiErrors, media, okJson, pageJson, security } from '../http/schemas.js';
-import { Draw } from '../instant-win/fairness.schema.js';
+import { requireKey } from '../http/auth.js';
+import type { AppEnv } from '../http/context.js';
 import { triggerEmailDelivery } from '../http/email-trigger.js';
+import { ok, pagination } from '../http/envelope.js';
+import { PUBLIC_CACHE_MAX_SECONDS } from '../http/fields.js';
+import { htmlPage } from '../http/page.js';
+import { publicCached } from '../http/public-cache.js';
+import { apiErrors, media, okJson, pageJson, security } from '../http/schemas.js';
+import { jsonBody, pageParams, pageQueryParams, queryParams } from '../http/validate.js';
+import { Draw } from '../instant-win/fairness.schema.js';
+import { isUuid } from '../lib/crypto.js';
+import { createDraw, getDraw, listDraws, replaceWinner, revealDraw, SNAPSHOT_HEADER, snapshotPage } from './draws.js';
+import { createDrawSchema, replaceSchema, revealSchema } from './draws.schema.js';
+import { VERIFY_JS, verifyPageBody } from './verify-page.js';
 
 const tags = ['Draws'];
 /** bytes of snapshot CSV per query: about 2 MB a page (whole blocks), under any per-query response limit */

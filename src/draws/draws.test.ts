@@ -2,24 +2,24 @@ import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
+import { verifyDraw } from '../../scripts/verify-draw.js';
+import { createApiKey } from '../admin/admin.js';
 import { query } from '../db/client.js';
 import { cryptoRandom } from '../deps.js';
-import { createApiKey } from '../admin/admin.js';
-import { verifyDraw } from '../../scripts/verify-draw.js';
 import {
-  env,
   a,
-  b,
-  MISSING,
   addEntries,
-  uuidN,
-  sha256,
+  b,
   draw,
-  reveal,
+  env,
+  MISSING,
   replace,
+  reveal,
+  sha256,
   snapshotCsv,
-  state,
   snapshotOf,
+  state,
+  uuidN,
 } from './draws.fixtures.js';
 
 describe('eligibility', () => {

@@ -16,13 +16,13 @@ import { batch, type Db, iso, num, query } from '../db/client.js';
 import type { Team } from '../db/team.js';
 import type { RandomSource } from '../deps.js';
 import { Errors } from '../errors.js';
+import { newSeed } from '../instant-win/fairness-seed.js';
 import { isUuid, randomUuid } from '../lib/crypto.js';
 import { sqlEmitEvent, sqlEventDeliveries, sqlIso } from '../sql/events.js';
-import { newSeed } from '../instant-win/fairness-seed.js';
 import { sqlEmail, sqlName } from '../sql/masking.js';
+import { type SqlEmail, sqlQueueEmail } from '../sql/outbox.js';
 import { sqlNotErased, sqlOfTeam } from '../sql/scope.js';
 import { winnerContent } from './emails.js';
-import { type SqlEmail, sqlQueueEmail } from '../sql/outbox.js';
 
 export type Weighting = 'equal' | 'points';
 

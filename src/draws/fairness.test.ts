@@ -10,11 +10,11 @@ import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { query, queryOne } from '../db/client.js';
-import { cryptoRandom, type RandomSource } from '../deps.js';
 import { verifyPlays } from '../../scripts/verify-plays.js';
 import { cookieClientSeed, currentSeed, playNumber } from '../../test/support/fairness.js';
 import { createTestEnv, hasRealPostgres, type TeamFixture, type TestEnv } from '../../test/support/harness.js';
+import { query, queryOne } from '../db/client.js';
+import { cryptoRandom, type RandomSource } from '../deps.js';
 
 const seedQueue: Uint8Array[] = [];
 const random: RandomSource = {

@@ -1,16 +1,15 @@
 import { Hono } from 'hono';
-import { describeRoute } from 'hono-openapi';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import { confirmEmail } from './confirm.js';
-import { newEntryToken } from '../lib/entry-tokens.js';
-import { escapeHtml } from '../mail/templates.js';
+import { describeRoute, resolver } from 'hono-openapi';
+import * as v from 'valibot';
+import { ApiError } from '../errors.js';
 import type { AppContext, AppEnv } from '../http/context.js';
 import { ok } from '../http/envelope.js';
-import { ApiError } from '../errors.js';
 import { ErrorEnvelope, errors, json, okJson, security } from '../http/schemas.js';
+import { newEntryToken } from '../lib/entry-tokens.js';
+import { escapeHtml } from '../mail/templates.js';
+import { confirmEmail } from './confirm.js';
 import { Confirmed } from './entries.schema.js';
-import { resolver } from 'hono-openapi';
-import * as v from 'valibot';
 
 const html = { 'text/html': { schema: resolver(v.string()) } };
 /** An error: an HTML page by default, the error envelope with Accept: application/json. */

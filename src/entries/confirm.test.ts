@@ -4,11 +4,11 @@
  */
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { queryOne } from '../db/client.js';
-import { newConfirmation } from '../sql/confirmation.js';
-import { confirmationEmail } from '../mail/templates.js';
-import { sha256Hex } from '../lib/crypto.js';
 import { createTestEnv, type TeamFixture, type TestEnv } from '../../test/support/harness.js';
+import { queryOne } from '../db/client.js';
+import { sha256Hex } from '../lib/crypto.js';
+import { confirmationEmail } from '../mail/templates.js';
+import { newConfirmation } from '../sql/confirmation.js';
 
 let env: TestEnv;
 let a: TeamFixture;

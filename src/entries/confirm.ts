@@ -1,10 +1,10 @@
-import { TOKEN_RE } from '../sql/confirmation.js';
-import { sqlRewardsMay } from '../sql/outbox.js';
 import { sql } from 'drizzle-orm';
 import { type Db, queryOne } from '../db/client.js';
 import { Errors } from '../errors.js';
 import { sha256Hex } from '../lib/crypto.js';
-import { sqlEmitEvent, sqlEventDeliveries, sqlEntryEventData } from '../sql/events.js';
+import { TOKEN_RE } from '../sql/confirmation.js';
+import { sqlEmitEvent, sqlEntryEventData, sqlEventDeliveries } from '../sql/events.js';
+import { sqlRewardsMay } from '../sql/outbox.js';
 import { sqlClampedTotal } from '../sql/points.js';
 import { sqlOwnReleased, sqlReleaseOnConfirm } from '../sql/risk.js';
 import { sqlNotErased } from '../sql/scope.js';

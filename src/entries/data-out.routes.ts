@@ -4,14 +4,14 @@
  */
 import { Hono } from 'hono';
 import { describeRoute } from 'hono-openapi';
-import { apiErrors, okJson, security } from '../http/schemas.js';
-import { entryFilterParams, Erased, personSchema } from './entries.schema.js';
-import { eraseEntry, exportEntries, exportPerson } from './data-out.js';
 import { requireKey } from '../http/auth.js';
 import type { AppEnv } from '../http/context.js';
 import { ok } from '../http/envelope.js';
+import { apiErrors, okJson, security } from '../http/schemas.js';
 import { queryParams, requireContestId } from '../http/validate.js';
+import { eraseEntry, exportEntries, exportPerson } from './data-out.js';
 import { entryFilters } from './entries.routes.js';
+import { Erased, entryFilterParams, personSchema } from './entries.schema.js';
 
 export function privacyRoutes() {
   const r = new Hono<AppEnv>();

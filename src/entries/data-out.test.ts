@@ -5,11 +5,11 @@
  */
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestEnv, type TeamFixture, type TestEnv } from '../../test/support/harness.js';
+import { createBonusAction } from '../admin/admin.js';
 import { query } from '../db/client.js';
 import { teamById } from '../db/team.js';
-import { createBonusAction } from '../admin/admin.js';
 import { csvCell, EXPORT_HEADER, exportEntries } from './data-out.js';
-import { createTestEnv, type TeamFixture, type TestEnv } from '../../test/support/harness.js';
 
 let env: TestEnv;
 let t: TeamFixture;

@@ -16,10 +16,10 @@ import { type Db, iso, num, query, queryOne } from '../db/client.js';
 import type { Team } from '../db/team.js';
 import { Errors } from '../errors.js';
 import { isUuid } from '../lib/crypto.js';
-import { entryDetailJson, entryDetailSql } from './entry-detail.js';
-import { type EntryFilters, searchTerms, sqlEntryConditions, sqlSearchMatches } from './entries.js';
 import { sqlEmitEvent, sqlEventDeliveries } from '../sql/events.js';
 import { sqlNotErased, sqlOfTeam } from '../sql/scope.js';
+import { type EntryFilters, searchTerms, sqlEntryConditions, sqlSearchMatches } from './entries.js';
+import { entryDetailJson, entryDetailSql } from './entry-detail.js';
 
 export const EXPORT_HEADER =
   'id,email,name,phone,points,emailConfirmed,disqualified,referralCode,referredBy,referralsCount,riskLevel,createdAt,consentedAt,consentTextSha256,admittedAt';

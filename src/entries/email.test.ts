@@ -6,7 +6,6 @@
 import { sql } from 'drizzle-orm';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { normalizeEmail } from '../lib/email.js';
 import {
   ADMIN_TOKEN,
   createTestEnv,
@@ -15,6 +14,7 @@ import {
   type TestEnv,
   wheelGameBody,
 } from '../../test/support/harness.js';
+import { normalizeEmail } from '../lib/email.js';
 
 /** accepted: as sent → as stored */
 const ACCEPTED: [string, string][] = [

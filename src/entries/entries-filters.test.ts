@@ -4,8 +4,8 @@
  * 400 naming the parameter; a masked key sees the same rows, masked.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApiKey } from '../admin/admin.js';
 import { createTestEnv, type TeamFixture, type TestEnv } from '../../test/support/harness.js';
+import { createApiKey } from '../admin/admin.js';
 
 let env: TestEnv;
 let t: TeamFixture;

@@ -5,8 +5,8 @@
  */
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll } from 'vitest';
-import { query, queryOne } from '../db/client.js';
 import { createTestEnv, type TeamFixture, type TestEnv } from '../../test/support/harness.js';
+import { query, queryOne } from '../db/client.js';
 
 export let env: TestEnv;
 export let a: TeamFixture;

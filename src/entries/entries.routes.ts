@@ -1,30 +1,32 @@
 import { Hono } from 'hono';
 import { describeRoute } from 'hono-openapi';
 import type * as v from 'valibot';
-import { type EntryFilters, getEntry, listEntries, setDisqualified, updateEntry } from './entries.js';
-import { createEntry } from './create.js';
-import { adjustPoints } from './points.js';
-import { reviewDecisionSchema, reviewEntry } from './review.js';
+import { ipHashSalt } from '../db/secrets.js';
+import { Errors } from '../errors.js';
 import { requireKey } from '../http/auth.js';
 import type { AppContext, AppEnv } from '../http/context.js';
 import { triggerEmailDelivery } from '../http/email-trigger.js';
 import { ok, pagination } from '../http/envelope.js';
-import { Errors } from '../errors.js';
-import { idempotencyKeyOf, jsonBody, pageParams, queryParams } from '../http/validate.js';
-import { requireContestId } from '../http/validate.js';
 import { apiErrors, headerParam, okJson, pageJson, pageQuery, security } from '../http/schemas.js';
+import { idempotencyKeyOf, jsonBody, pageParams, queryParams, requireContestId } from '../http/validate.js';
+import { createEntry } from './create.js';
+import { type EntryFilters, getEntry, listEntries, setDisqualified, updateEntry } from './entries.js';
 import {
-  CreateEntryBody,
+  adjustBody,
   CreatedEntry,
+  CreateEntryBody,
   Disqualification,
-  UpdateEntryBody,
+  disqualifyBody,
   Entry,
   EntryListItem,
+  type entryFilterQuery,
+  entryListQuery,
   PointsAdjustment,
   UpdatedEntry,
+  UpdateEntryBody,
 } from './entries.schema.js';
-import { ipHashSalt } from '../db/secrets.js';
-import { adjustBody, disqualifyBody, type entryFilterQuery, entryListQuery } from './entries.schema.js';
+import { adjustPoints } from './points.js';
+import { reviewDecisionSchema, reviewEntry } from './review.js';
 
 /** The filters' query values as listEntries and exportEntries take them. */
 export function entryFilters(q: v.InferOutput<v.ObjectSchema<typeof entryFilterQuery, undefined>>): EntryFilters {

@@ -1,10 +1,9 @@
 import * as v from 'valibot';
-import { riskInputEntries } from '../sql/risk.js';
-import { createEntrySchema, updateEntrySchema } from './entries.js';
 import { int, nonNegInt, timestamp, uuid } from '../http/schemas.js';
-import { MAX_POINTS_ADJUSTMENT, REASON_MAX } from './points.js';
-import { SEARCH_MAX } from './entries.js';
 import { pageQuerySchema } from '../http/validate.js';
+import { riskInputEntries } from '../sql/risk.js';
+import { createEntrySchema, SEARCH_MAX, updateEntrySchema } from './entries.js';
+import { MAX_POINTS_ADJUSTMENT, REASON_MAX } from './points.js';
 
 /** POST /contests/{contestId}/entries: the entry's fields, its referral code and the risk signals. */
 export const CreateEntryBody = v.object({ ...createEntrySchema.entries, ...riskInputEntries });

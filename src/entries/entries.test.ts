@@ -6,7 +6,7 @@
 import { sql } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { query, queryOne } from '../db/client.js';
-import { env, a, b, MISSING_ID, create, entryRow, snapshot } from './entries.fixtures.js';
+import { a, b, create, entryRow, env, MISSING_ID, snapshot } from './entries.fixtures.js';
 
 describe('list entries', () => {
   let c: { id: string };

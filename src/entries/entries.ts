@@ -12,12 +12,12 @@ import { type Db, num, pgError, query, queryOne } from '../db/client.js';
 import type { Team } from '../db/team.js';
 import type { RandomSource } from '../deps.js';
 import { Errors } from '../errors.js';
-import { assertStorableStrings, documentedAs, emailSchema, issueToError, jsonDepth } from '../lib/validation.js';
 import { isUuid } from '../lib/crypto.js';
+import { assertStorableStrings, documentedAs, emailSchema, issueToError, jsonDepth } from '../lib/validation.js';
 import { newConfirmation } from '../sql/confirmation.js';
-import { sqlEmitEvent, sqlEventDeliveries, sqlEntryEventData } from '../sql/events.js';
-import { entryListJson, type EntryListItem, type EntryRow, listColumns } from './entry-detail.js';
+import { sqlEmitEvent, sqlEntryEventData, sqlEventDeliveries } from '../sql/events.js';
 import { sqlMasked } from '../sql/masking.js';
+import { type EntryListItem, type EntryRow, entryListJson, listColumns } from './entry-detail.js';
 
 // ---------------------------------------------------------------- input rules
 
@@ -137,16 +137,17 @@ export function parseEntryBody<S extends v.GenericSchema>(schema: S, input: unkn
 // ---------------------------------------------------------------- create
 
 export {
+  type EntryDetail,
+  type EntryListItem,
   entryDetailJson,
   entryDetailSql,
   entryListJson,
   getEntry,
   riskJson,
-  type EntryDetail,
-  type EntryListItem,
 } from './entry-detail.js';
-import { sqlNotErased, sqlOfTeam } from '../sql/scope.js';
+
 import { sqlQueueEmail, sqlRewardsMay } from '../sql/outbox.js';
+import { sqlNotErased, sqlOfTeam } from '../sql/scope.js';
 
 /** `%`, `_` and `\` taken literally in a LIKE pattern (escape character `\`). */
 export const escapeLike = (s: string) => s.replace(/[\\%_]/g, '\\$&');

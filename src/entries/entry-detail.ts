@@ -9,8 +9,8 @@ import type { Team } from '../db/team.js';
 import { Errors } from '../errors.js';
 import { isUuid } from '../lib/crypto.js';
 import { sqlCustomFields, sqlEmail, sqlName, sqlPhone } from '../sql/masking.js';
-import { sqlNotErased, sqlOfTeam } from '../sql/scope.js';
 import { sqlPosition } from '../sql/positions.js';
+import { sqlNotErased, sqlOfTeam } from '../sql/scope.js';
 
 export interface EntryRow {
   id: string;

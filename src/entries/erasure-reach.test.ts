@@ -10,9 +10,9 @@
 import { sql } from 'drizzle-orm';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { deliverDueEvents, deliveryContext } from '../events/deliver.js';
-import { createBonusAction } from '../admin/admin.js';
 import { ADMIN_TOKEN, createTestEnv, query, type TeamFixture, type TestEnv } from '../../test/support/harness.js';
+import { createBonusAction } from '../admin/admin.js';
+import { deliverDueEvents, deliveryContext } from '../events/deliver.js';
 
 interface Received {
   url: string;

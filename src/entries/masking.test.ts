@@ -5,12 +5,12 @@
  */
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ADMIN_TOKEN, createTestEnv, type TeamFixture, type TestEnv } from '../../test/support/harness.js';
+import { ledgerMismatches } from '../../test/support/ledger.js';
+import { createApiKey, createBonusAction } from '../admin/admin.js';
 import { queryOne } from '../db/client.js';
 import { forwardedClientIp, memoryRateLimiter } from '../deps.js';
-import { createApiKey, createBonusAction } from '../admin/admin.js';
-import { ledgerMismatches } from '../../test/support/ledger.js';
 import { maskEmail, maskEntry, maskName, maskPhone } from '../sql/masking.js';
-import { ADMIN_TOKEN, createTestEnv, type TeamFixture, type TestEnv } from '../../test/support/harness.js';
 
 let env: TestEnv;
 let t: TeamFixture;

@@ -5,11 +5,11 @@
  */
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { query, queryOne } from '../db/client.js';
-import { createBonusAction } from '../admin/admin.js';
-import { MAX_POINTS_TOTAL } from '../sql/points.js';
-import { getLedger, ledgerMismatches } from '../../test/support/ledger.js';
 import { createTestEnv, type TeamFixture, type TestEnv } from '../../test/support/harness.js';
+import { getLedger, ledgerMismatches } from '../../test/support/ledger.js';
+import { createBonusAction } from '../admin/admin.js';
+import { query, queryOne } from '../db/client.js';
+import { MAX_POINTS_TOTAL } from '../sql/points.js';
 
 let env: TestEnv;
 let a: TeamFixture;

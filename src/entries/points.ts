@@ -1,11 +1,11 @@
-import { MAX_POINTS_TOTAL, sqlClampedTotal } from '../sql/points.js';
-import { sqlRewardsMay } from '../sql/outbox.js';
 import { sql } from 'drizzle-orm';
 import { type Db, isUniqueViolation, num, queryOne } from '../db/client.js';
 import type { Team } from '../db/team.js';
 import { Errors } from '../errors.js';
 import { isUuid } from '../lib/crypto.js';
 import { sqlEmitEvent, sqlEventDeliveries, sqlIso } from '../sql/events.js';
+import { sqlRewardsMay } from '../sql/outbox.js';
+import { MAX_POINTS_TOTAL, sqlClampedTotal } from '../sql/points.js';
 import { sqlNotErased, sqlOfTeam } from '../sql/scope.js';
 
 /** Largest magnitude of one manual adjustment. */

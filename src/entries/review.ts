@@ -1,13 +1,13 @@
 import { sql } from 'drizzle-orm';
-import { sqlRewardsMay } from '../sql/outbox.js';
 import * as v from 'valibot';
 import { type Db, query } from '../db/client.js';
 import type { Team } from '../db/team.js';
 import { Errors } from '../errors.js';
 import { isUuid } from '../lib/crypto.js';
-import { entryDetailJson, entryDetailSql } from './entry-detail.js';
+import { sqlRewardsMay } from '../sql/outbox.js';
 import { sqlAdvocatePoints, sqlClampedTotal } from '../sql/points.js';
 import { sqlNotErased, sqlOfTeam } from '../sql/scope.js';
+import { entryDetailJson, entryDetailSql } from './entry-detail.js';
 
 /**
  * `POST /entries/:id/review` (private): approve releases held referral points (applied ledger

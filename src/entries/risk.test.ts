@@ -6,10 +6,10 @@
  */
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { query, queryOne } from '../db/client.js';
-import type { ContestSettings } from '../contests/contest-settings.js';
-import { ledgerMismatches } from '../../test/support/ledger.js';
 import { ADMIN_TOKEN, createTestEnv, type TeamFixture, type TestEnv } from '../../test/support/harness.js';
+import { ledgerMismatches } from '../../test/support/ledger.js';
+import type { ContestSettings } from '../contests/contest-settings.js';
+import { query, queryOne } from '../db/client.js';
 
 let env: TestEnv;
 let t: TeamFixture;

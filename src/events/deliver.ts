@@ -22,9 +22,9 @@ import type { Context } from 'hono';
 import { type Db, iso, num, query } from '../db/client.js';
 import type { Deps, Logger } from '../deps.js';
 import { describeError } from '../lib/describe-error.js';
+import type { PostToAddress } from '../lib/pinned-post.js';
 import { joinLoop } from '../lib/shared-loop.js';
 import { signStandardWebhook } from '../lib/signatures.js';
-import type { PostToAddress } from '../lib/pinned-post.js';
 import { checkWebhookUrl, type ResolveHost, resolveChecked } from './urls.js';
 
 /** A 2xx within this time is success; the request is cut after it. */

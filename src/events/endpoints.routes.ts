@@ -5,7 +5,11 @@
 import { Hono } from 'hono';
 import { describeRoute } from 'hono-openapi';
 import * as v from 'valibot';
-import { apiErrors, okJson, pageJson, security, Deleted } from '../http/schemas.js';
+import { requireKey } from '../http/auth.js';
+import type { AppContext, AppEnv } from '../http/context.js';
+import { ok, pagination } from '../http/envelope.js';
+import { apiErrors, Deleted, okJson, pageJson, security } from '../http/schemas.js';
+import { jsonBody, pageParams, queryParams } from '../http/validate.js';
 import { deliveryContext } from './deliver.js';
 import {
   createEndpoint,
@@ -28,10 +32,6 @@ import {
   RotatedEndpoint,
   TestEventSent,
 } from './endpoints.schema.js';
-import { requireKey } from '../http/auth.js';
-import type { AppContext, AppEnv } from '../http/context.js';
-import { ok, pagination } from '../http/envelope.js';
-import { jsonBody, pageParams, queryParams } from '../http/validate.js';
 
 const ENDPOINT_404 = ['Webhook endpoint not found'];
 

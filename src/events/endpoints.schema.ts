@@ -1,9 +1,9 @@
 /** Outbound events: the webhook endpoints' and deliveries' answers and queries. */
 import * as v from 'valibot';
-import { DELIVERY_STATUSES } from './endpoints.js';
-import { EVENT_TYPES } from '../sql/events.js';
 import { int, nonNegInt, timestamp, uuid } from '../http/schemas.js';
 import { pageQuerySchema } from '../http/validate.js';
+import { EVENT_TYPES } from '../sql/events.js';
+import { DELIVERY_STATUSES } from './endpoints.js';
 
 const eventType = v.picklist(EVENT_TYPES);
 

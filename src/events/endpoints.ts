@@ -10,19 +10,19 @@ import type { Team } from '../db/team.js';
 import type { RandomSource } from '../deps.js';
 import { Errors } from '../errors.js';
 import { isUuid, toBase64 } from '../lib/crypto.js';
+import { EVENT_TYPES, type EventType } from '../sql/events.js';
+import { sqlOfTeam } from '../sql/scope.js';
 import {
   attemptDelivery,
   type ClaimedDelivery,
   DELIVERY_COLUMNS,
   type DeliveryContext,
-  deliveryJson,
   type DeliveryRow,
+  deliveryJson,
   LEASE_MS,
   recordOutcomes,
 } from './deliver.js';
-import { EVENT_TYPES, type EventType } from '../sql/events.js';
 import { checkResolved, checkWebhookUrl, WEBHOOK_URL_MAX } from './urls.js';
-import { sqlOfTeam } from '../sql/scope.js';
 
 export const DESCRIPTION_MAX = 500;
 

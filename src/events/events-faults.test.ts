@@ -13,9 +13,9 @@ import { fileURLToPath } from 'node:url';
 import { sql } from 'drizzle-orm';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { query } from '../db/client.js';
-import { LEASE_MS, deliverDueEvents } from './deliver.js';
 import { createTestEnv, hasRealPostgres, type TeamFixture, type TestEnv } from '../../test/support/harness.js';
+import { query } from '../db/client.js';
+import { deliverDueEvents, LEASE_MS } from './deliver.js';
 
 if (!hasRealPostgres) console.warn('*** events-faults.test.ts: SKIPPED (needs TEST_DATABASE_URL) ***');
 

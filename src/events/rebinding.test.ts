@@ -6,7 +6,7 @@
  * this machine (the hook hands every connection to a local server, whatever address it was for).
  */
 import { createServer, type IncomingMessage, type Server } from 'node:http';
-import { connect, type AddressInfo } from 'node:net';
+import { type AddressInfo, connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pinnedPost } from '../lib/pinned-post.js';
 import { attemptDelivery, type ClaimedDelivery, type DeliveryContext } from './deliver.js';

@@ -6,9 +6,9 @@
  */
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestEnv, query, type TeamFixture, type TestEnv } from '../../test/support/harness.js';
 import { deliverDueEvents, deliveryContext } from './deliver.js';
 import { isBlockedAddress } from './urls.js';
-import { createTestEnv, query, type TeamFixture, type TestEnv } from '../../test/support/harness.js';
 
 let env: TestEnv;
 let t: TeamFixture;

@@ -13,10 +13,10 @@ import { createMiddleware } from 'hono/factory';
 import { keyCheckScope, pgError, query } from '../db/client.js';
 import { KEY_FORBIDDEN_SQLSTATE, KEY_INVALID_SQLSTATE, teamOfKey } from '../db/team.js';
 import { type Deps, memoryRateLimiter, type RateLimiter } from '../deps.js';
+import { type ApiError, Errors } from '../errors.js';
 import { sha256Hex } from '../lib/crypto.js';
 import { type FailureLimiter, memoryFailureLimiter } from '../lib/failure-limiter.js';
 import type { AppContext, AppEnv } from './context.js';
-import { type ApiError, Errors } from '../errors.js';
 
 export const KEY_RE = /^(pk|sk)_[A-Za-z0-9]{32,128}$/;
 

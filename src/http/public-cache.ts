@@ -19,8 +19,8 @@
  */
 import { createMiddleware } from 'hono/factory';
 import type { PublicCache, PublicCacheAnswer } from '../deps.js';
-import { PUBLIC_CACHE_MAX_SECONDS } from './fields.js';
 import type { AppEnv } from './context.js';
+import { PUBLIC_CACHE_MAX_SECONDS } from './fields.js';
 
 /** How long a request waits for another request's database read of the same URL before sending its own. */
 const WAIT_MS = 2000;

@@ -4,8 +4,8 @@
  * before the Worker runs; a request that still reaches here names no such file.
  */
 import type { Context, Next } from 'hono';
-import type { AppEnv } from './context.js';
 import { compress } from 'hono/compress';
+import type { AppEnv } from './context.js';
 
 export async function serveStaticFile(c: Context<AppEnv>, path: string, type: string | undefined) {
   const found = type ? await c.var.deps.staticFiles?.read(path) : null;

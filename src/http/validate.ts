@@ -15,7 +15,7 @@ import type { Context, MiddlewareHandler, ValidationTargets } from 'hono';
 import { validator } from 'hono-openapi';
 import * as v from 'valibot';
 import { Errors } from '../errors.js';
-import { assertStorableStrings, documentedAs, docOverrides, type Issue, issueToError } from '../lib/validation.js';
+import { assertStorableStrings, docOverrides, documentedAs, type Issue, issueToError } from '../lib/validation.js';
 
 export { emailOf, emailSchema, trimmedString } from '../lib/validation.js';
 

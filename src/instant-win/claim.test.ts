@@ -6,25 +6,25 @@
 import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { query, queryOne } from '../db/client.js';
-import { sweepExpiredPlays } from './sweep.js';
 import {
-  env,
   a,
-  b,
   BASE,
-  MISSING_ID,
+  b,
+  claim,
+  count,
+  env,
+  getGame,
   HOUR,
-  prize,
+  MISSING_ID,
   miss,
   newGame,
-  getGame,
   play,
-  claim,
-  win,
-  count,
-  tierRow,
+  prize,
   snapshot,
+  tierRow,
+  win,
 } from './instant-win.fixtures.js';
+import { sweepExpiredPlays } from './sweep.js';
 
 describe('claim', () => {
   it('claims a win: entry in the game contest, play claimed, prize email queued with the code', async () => {

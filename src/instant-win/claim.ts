@@ -14,13 +14,13 @@ import { type Db, pgError, queryOne } from '../db/client.js';
 import type { Team } from '../db/team.js';
 import type { RandomSource } from '../deps.js';
 import { Errors } from '../errors.js';
-import { isUuid, randomUuid, timingSafeEqual, toHex } from '../lib/crypto.js';
 import { newReferralCode } from '../lib/codes.js';
+import { isUuid, randomUuid, timingSafeEqual, toHex } from '../lib/crypto.js';
 import { prizeEmail } from '../mail/templates.js';
 import { sqlEscapeHtml } from '../sql/confirmation.js';
-import { sqlEmitEvent, sqlEventDeliveries, sqlEntryEventData, sqlIso } from '../sql/events.js';
-import { sqlRiskCtes } from '../sql/risk.js';
+import { sqlEmitEvent, sqlEntryEventData, sqlEventDeliveries, sqlIso } from '../sql/events.js';
 import { sqlQueueEmail } from '../sql/outbox.js';
+import { sqlRiskCtes } from '../sql/risk.js';
 
 export interface ClaimInput {
   team: Team;

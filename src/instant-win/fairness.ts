@@ -10,8 +10,8 @@ import type { Team } from '../db/team.js';
 import type { RandomSource } from '../deps.js';
 import { Errors } from '../errors.js';
 import { isUuid, randomUuid } from '../lib/crypto.js';
-import { newSeed, type SeedMaterial } from './fairness-seed.js';
 import { sqlOfTeam } from '../sql/scope.js';
+import { newSeed, type SeedMaterial } from './fairness-seed.js';
 
 /** jsonb [{id, name, oddsPercent}] of a game's live tiers in draw order (`gameId`: an SQL uuid expression) */
 export const liveTiersJson = (gameId: SQL) =>

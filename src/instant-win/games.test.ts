@@ -1,16 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { normalizeTiers } from './games.schema.js';
 import {
-  env,
   a,
-  b,
   BASE,
-  MISSING_ID,
-  prize,
-  miss,
+  b,
+  env,
   gameBody,
-  newGame,
   getGame,
+  MISSING_ID,
+  miss,
+  newGame,
+  prize,
   snapshot,
 } from './instant-win.fixtures.js';
 

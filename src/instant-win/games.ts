@@ -13,6 +13,9 @@ import type { RandomSource } from '../deps.js';
 import { Errors } from '../errors.js';
 import { isUuid, randomUuid } from '../lib/crypto.js';
 import { effectiveStatus } from '../sql/contests.js';
+import { sqlOfTeam } from '../sql/scope.js';
+import { SEED_COLUMNS, seedValues, sqlGameFairness } from './fairness.js';
+import { newSeed, type SeedMaterial } from './fairness-seed.js';
 import {
   type CreateGameInput,
   normalizeEmbedUrl,
@@ -21,10 +24,7 @@ import {
   type TierSpec,
   type UpdateGameInput,
 } from './games.schema.js';
-import { newSeed, type SeedMaterial } from './fairness-seed.js';
-import { SEED_COLUMNS, seedValues, sqlGameFairness } from './fairness.js';
 import type { DeliveryType } from './presets.js';
-import { sqlOfTeam } from '../sql/scope.js';
 
 export interface View {
   /** private key: fulfilment fields are included */

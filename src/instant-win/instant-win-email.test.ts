@@ -5,11 +5,11 @@
  */
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestEnv, type TestEnv } from '../../test/support/harness.js';
 import { queryOne } from '../db/client.js';
 import { cryptoRandom } from '../deps.js';
 import { prizeEmail } from '../mail/templates.js';
 import { sqlPrizeEmail } from './claim.js';
-import { createTestEnv, type TestEnv } from '../../test/support/harness.js';
 
 let env: TestEnv;
 beforeAll(async () => {

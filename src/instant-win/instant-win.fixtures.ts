@@ -5,11 +5,11 @@
  */
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, expect } from 'vitest';
+import { clientSeedFor, nextNonce } from '../../test/support/fairness.js';
+import { createTestEnv, type TeamFixture, type TestEnv } from '../../test/support/harness.js';
 import { query, queryOne } from '../db/client.js';
 import { drawTier } from './draw.js';
 import { hashCookie } from './hashing.js';
-import { clientSeedFor, nextNonce } from '../../test/support/fairness.js';
-import { createTestEnv, type TeamFixture, type TestEnv } from '../../test/support/harness.js';
 
 export const neverLimit = { limit: async () => ({ success: true, retryAfterSeconds: 0 }) };
 export let env: TestEnv;

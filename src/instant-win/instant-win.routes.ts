@@ -7,24 +7,23 @@ import { Hono } from 'hono';
 import { createMiddleware } from 'hono/factory';
 import { describeRoute } from 'hono-openapi';
 import * as v from 'valibot';
-import { claimPlay } from './claim.js';
-import { listSeeds, rotateSeed } from './fairness.js';
-import { createGame, deleteGame, getGame, listGames, updateGame } from './games.js';
-import { hashCookie, newPlayCookie } from './hashing.js';
-import { hashIp } from '../lib/ip-hash.js';
-import { createGameSchema, updateGameSchema } from './games.schema.js';
-import { playGame } from './play.js';
-import { listPlays } from './plays.js';
+import { ipHashSalt } from '../db/secrets.js';
+import { Errors } from '../errors.js';
 import { requireKey } from '../http/auth.js';
-import { publicCached } from '../http/public-cache.js';
 import type { AppEnv } from '../http/context.js';
 import { triggerEmailDelivery } from '../http/email-trigger.js';
 import { ok, pagination } from '../http/envelope.js';
-import { Errors } from '../errors.js';
+import { publicCached } from '../http/public-cache.js';
+import { apiErrors, okJson, pageJson, pageQuery, security } from '../http/schemas.js';
 import { jsonBody, pageParams, queryParams } from '../http/validate.js';
 import { isUuid, randomUuid, sha256Hex } from '../lib/crypto.js';
-import { apiErrors, okJson, pageJson, pageQuery, security } from '../http/schemas.js';
+import { hashIp } from '../lib/ip-hash.js';
+import { claimPlay } from './claim.js';
+import { listSeeds, rotateSeed } from './fairness.js';
 import { Seed, SeedRotation } from './fairness.schema.js';
+import { createGame, deleteGame, getGame, listGames, updateGame } from './games.js';
+import { createGameSchema, updateGameSchema } from './games.schema.js';
+import { hashCookie, newPlayCookie } from './hashing.js';
 import {
   Claim,
   ClaimBody,
@@ -37,7 +36,8 @@ import {
   PlayListQuery,
   PlayResult,
 } from './instant-win.schema.js';
-import { ipHashSalt } from '../db/secrets.js';
+import { playGame } from './play.js';
+import { listPlays } from './plays.js';
 
 const BASE = '/api/v1/instant-win-games';
 const tags = ['Instant win'];

@@ -1,5 +1,9 @@
 /** Response schemas of the instant-win routes. */
 import * as v from 'valibot';
+import { nonNegInt, timestamp, uuid } from '../http/schemas.js';
+import { emailSchema, pageQuerySchema } from '../http/validate.js';
+import { GameFairness, PlayFairness } from './fairness.schema.js';
+import { PLAY_COOKIE_RE } from './hashing.js';
 import {
   DELIVERY_TYPES,
   ENTRY_LIMITS,
@@ -7,13 +11,10 @@ import {
   LAYOUTS,
   MECHANICS,
   PLAY_STATUSES,
+  PRESETS,
   PUBLISH_AS,
+  RETIRED_PRESETS,
 } from './presets.js';
-import { nonNegInt, timestamp, uuid } from '../http/schemas.js';
-import { GameFairness, PlayFairness } from './fairness.schema.js';
-import { PLAY_COOKIE_RE } from './hashing.js';
-import { PRESETS, RETIRED_PRESETS } from './presets.js';
-import { emailSchema, pageQuerySchema } from '../http/validate.js';
 
 export const Tier = v.strictObject({
   id: uuid,

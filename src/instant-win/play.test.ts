@@ -8,20 +8,20 @@ import { describe, expect, it } from 'vitest';
 import { query } from '../db/client.js';
 import { drawTier } from './draw.js';
 import {
-  env,
   a,
-  b,
   BASE,
-  MISSING_ID,
+  b,
+  count,
+  env,
+  getGame,
   HOUR,
-  prize,
+  MISSING_ID,
   miss,
   newGame,
-  getGame,
   play,
-  count,
-  tierRow,
+  prize,
   snapshot,
+  tierRow,
 } from './instant-win.fixtures.js';
 
 describe('play', () => {

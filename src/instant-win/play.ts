@@ -27,8 +27,8 @@ import { Errors } from '../errors.js';
 import { isUuid } from '../lib/crypto.js';
 import { sqlContestOpen } from '../sql/contests.js';
 import { sqlEmitEvent, sqlEventDeliveries, sqlIso } from '../sql/events.js';
-import { NO_PRIZE, RESERVATION_MS } from './presets.js';
 import { sqlOfTeam } from '../sql/scope.js';
+import { NO_PRIZE, RESERVATION_MS } from './presets.js';
 
 export interface PlayInput {
   team: Team;

@@ -5,8 +5,8 @@ import type { Team } from '../db/team.js';
 import { Errors } from '../errors.js';
 import { isUuid } from '../lib/crypto.js';
 import { sqlEmail } from '../sql/masking.js';
-import { NO_PRIZE, type PlayStatus } from './presets.js';
 import { sqlOfTeam } from '../sql/scope.js';
+import { NO_PRIZE, type PlayStatus } from './presets.js';
 
 interface Row {
   total: string | number;

@@ -5,28 +5,28 @@
  */
 import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { queryOne } from '../db/client.js';
-import { sweepExpiredPlays } from './sweep.js';
 import { createTestEnv } from '../../test/support/harness.js';
+import { queryOne } from '../db/client.js';
 import {
-  env,
   a,
-  b,
-  emailsSettled,
   BASE,
-  HOUR,
-  prize,
-  miss,
-  gameBody,
-  newGame,
-  getGame,
-  play,
+  b,
   claim,
-  win,
   count,
-  tierRow,
+  emailsSettled,
+  env,
+  gameBody,
+  getGame,
+  HOUR,
+  miss,
+  newGame,
+  play,
+  prize,
   snapshot,
+  tierRow,
+  win,
 } from './instant-win.fixtures.js';
+import { sweepExpiredPlays } from './sweep.js';
 
 describe('update', () => {
   it('changes title, description, status and publish mode; keeps mechanic, layout, entryLimit and slug', async () => {

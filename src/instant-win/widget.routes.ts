@@ -3,17 +3,17 @@
  * scripts/build-widget.ts into bundle.generated.ts, so the Worker needs no file access) and a demo
  * page that embeds it: GET /demo/instant-win/:gameId?key=pk_...
  */
-import { Hono, type Context } from 'hono';
-import { describeRoute } from 'hono-openapi';
+import { type Context, Hono } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import { describeRoute } from 'hono-openapi';
 import type { AppEnv } from '../http/context.js';
 import { htmlPage } from '../http/page.js';
-import { escapeHtml } from '../mail/templates.js';
-import { isUuid, sha256Hex } from '../lib/crypto.js';
-import { publicKeyPersonalData } from '../sql/keys.js';
-import { WIDGET_JS, WIDGET_JS_HASH } from './widget/bundle.generated.js';
 import { demoRouteDoc, keyProblemPage, scriptHandler, scriptRouteDoc } from '../http/script.js';
 import { compressUnlessPlatform } from '../http/static-file.js';
+import { isUuid, sha256Hex } from '../lib/crypto.js';
+import { escapeHtml } from '../mail/templates.js';
+import { publicKeyPersonalData } from '../sql/keys.js';
+import { WIDGET_JS, WIDGET_JS_HASH } from './widget/bundle.generated.js';
 
 const WIDGET_CSS = `h2{font-size:1rem;margin-top:32px}
 .warn{background:#fef3c7;border:1px solid #b45309;color:#1f2937;padding:12px;border-radius:8px}

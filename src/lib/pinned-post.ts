@@ -6,9 +6,10 @@
  * public address at the check and to 127.0.0.1 a millisecond later (DNS rebinding) therefore
  * gets its request at the public address, or nowhere.
  */
-import type { Duplex } from 'node:stream';
+
 import { request as httpRequest } from 'node:http';
 import { connect as netConnect } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { connect as tlsConnect } from 'node:tls';
 
 export interface PostInit {

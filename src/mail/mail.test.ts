@@ -8,16 +8,16 @@ import type { AddressInfo } from 'node:net';
 import { sql } from 'drizzle-orm';
 import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestEnv, queryOne, type TestEnv } from '../../test/support/harness.js';
 import type { Db } from '../db/client.js';
 import type { Logger, OutgoingEmail } from '../deps.js';
-import { prizeEmail, statusLinkEmail } from './templates.js';
-import { deliverDueEmails } from './outbox.js';
 import { MailError } from './errors.js';
 import { logTransport } from './log.js';
+import { deliverDueEmails } from './outbox.js';
 import { resendTransport } from './resend.js';
 import { mailConfigProblem, transportKind, workerMailer } from './select.js';
-import { messageIdFor, smtpTransport, type SmtpMailer } from './smtp.js';
-import { createTestEnv, queryOne, type TestEnv } from '../../test/support/harness.js';
+import { messageIdFor, type SmtpMailer, smtpTransport } from './smtp.js';
+import { prizeEmail, statusLinkEmail } from './templates.js';
 
 // ---- a tiny MIME reader for what the SMTP server received ----
 

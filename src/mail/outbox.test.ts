@@ -6,13 +6,13 @@
  */
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { dbTiming, type Db } from '../db/client.js';
-import type { Mailer, OutgoingEmail } from '../deps.js';
-import { deliverDueEmails } from './outbox.js';
-import { MailError } from './errors.js';
-import { resendTransport } from './resend.js';
-import { startFakeResend, type FakeResend } from '../../test/worker/support/fake-resend.js';
 import { createTestEnv, hasRealPostgres, query, queryOne, type TestEnv } from '../../test/support/harness.js';
+import { type FakeResend, startFakeResend } from '../../test/worker/support/fake-resend.js';
+import { type Db, dbTiming } from '../db/client.js';
+import type { Mailer, OutgoingEmail } from '../deps.js';
+import { MailError } from './errors.js';
+import { deliverDueEmails } from './outbox.js';
+import { resendTransport } from './resend.js';
 
 interface Row {
   id: string;

@@ -14,8 +14,8 @@
  * - Times come from the caller's clock (`now`), never SQL now().
  */
 import { sql } from 'drizzle-orm';
-import { query } from '../db/client.js';
 import type { Db } from '../db/client.js';
+import { query } from '../db/client.js';
 import type { Logger, Mailer, OutgoingEmail } from '../deps.js';
 import { isPermanentMailError, mailErrorMessage } from './errors.js';
 

@@ -9,10 +9,10 @@ import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import type { StaticFiles } from '../deps.js';
 import { fileURLToPath } from 'node:url';
-import { DOCS_ASSETS, DOCS_ASSETS_DIR } from './docs.routes.js';
 import { CONSOLE_ASSETS, CONSOLE_DIR } from '../console/console.routes.js';
+import type { StaticFiles } from '../deps.js';
+import { DOCS_ASSETS, DOCS_ASSETS_DIR } from './docs.routes.js';
 
 const publicDir = fileURLToPath(new URL('../../public/', import.meta.url));
 

@@ -6,9 +6,9 @@
 import { readFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApp, type App } from '../app.js';
-import { docsFiles, swaggerUiFile } from './docs-files.js';
 import { createTestEnv, type TestEnv } from '../../test/support/harness.js';
+import { type App, createApp } from '../app.js';
+import { docsFiles, swaggerUiFile } from './docs-files.js';
 
 let env: TestEnv;
 /** the app as node.ts builds it: static files read from the package */

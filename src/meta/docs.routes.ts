@@ -1,9 +1,8 @@
 import { Hono } from 'hono';
 import { openAPIRouteHandler } from 'hono-openapi';
 import type { AppEnv } from '../http/context.js';
-import { serveStaticFile } from '../http/static-file.js';
+import { compressUnlessPlatform, serveStaticFile } from '../http/static-file.js';
 import { documentOptions } from './document.js';
-import { compressUnlessPlatform } from '../http/static-file.js';
 
 export const OPENAPI_PATH = '/api/v1/openapi.json';
 

@@ -2,11 +2,11 @@ import { sql } from 'drizzle-orm';
 import { Hono } from 'hono';
 import { describeRoute } from 'hono-openapi';
 import { query } from '../db/client.js';
-import { describeError } from '../lib/describe-error.js';
 import type { AppEnv } from '../http/context.js';
 import { htmlPage } from '../http/page.js';
-import { HealthOk, HealthUnavailable } from './meta.schema.js';
 import { json, security } from '../http/schemas.js';
+import { describeError } from '../lib/describe-error.js';
+import { HealthOk, HealthUnavailable } from './meta.schema.js';
 
 export function healthRoutes() {
   const r = new Hono<AppEnv>();

@@ -1,13 +1,12 @@
 import { Hono } from 'hono';
 import { describeRoute } from 'hono-openapi';
-import { purchaseInputSchema, recordPurchase, toPurchaseInput } from './purchases.js';
+import { Errors } from '../errors.js';
 import { requireKey } from '../http/auth.js';
 import type { AppEnv } from '../http/context.js';
 import { ok } from '../http/envelope.js';
-import { Errors } from '../errors.js';
-import { jsonBody } from '../http/validate.js';
-import { requireContestId } from '../http/validate.js';
 import { apiErrors, okJson, security } from '../http/schemas.js';
+import { jsonBody, requireContestId } from '../http/validate.js';
+import { purchaseInputSchema, recordPurchase, toPurchaseInput } from './purchases.js';
 import { Purchase } from './purchases.schema.js';
 
 export function purchaseRoutes() {

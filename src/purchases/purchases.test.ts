@@ -1,9 +1,9 @@
 /** POST /api/v1/contests/:contestId/purchases (docs/api.md). */
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAX_POINTS_TOTAL } from '../sql/points.js';
-import { ledgerMismatches } from '../../test/support/ledger.js';
 import { createTestEnv, query, type TeamFixture, type TestEnv } from '../../test/support/harness.js';
+import { ledgerMismatches } from '../../test/support/ledger.js';
+import { MAX_POINTS_TOTAL } from '../sql/points.js';
 
 let env: TestEnv;
 let t: TeamFixture;

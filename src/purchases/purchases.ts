@@ -13,17 +13,17 @@
  * open (409 `Contest is not active`), entry with that email (404 `Entry not found`).
  */
 import { sql } from 'drizzle-orm';
-import { sqlRewardsMay } from '../sql/outbox.js';
-import { pluralForm } from '../lib/plural.js';
 import * as v from 'valibot';
 import { type Db, num, pgError, queryOne } from '../db/client.js';
 import type { Team } from '../db/team.js';
 import { Errors } from '../errors.js';
-import { emailOf } from '../lib/validation.js';
 import { isUuid } from '../lib/crypto.js';
+import { pluralForm } from '../lib/plural.js';
+import { emailOf } from '../lib/validation.js';
 import { sqlContestOpen } from '../sql/contests.js';
-import { MAX_POINTS_TOTAL, sqlClampedTotal } from '../sql/points.js';
 import { sqlEmitEvent, sqlEventDeliveries, sqlIso } from '../sql/events.js';
+import { sqlRewardsMay } from '../sql/outbox.js';
+import { MAX_POINTS_TOTAL, sqlClampedTotal } from '../sql/points.js';
 
 /** Largest amount accepted (numeric(18,4) holds up to 10^14). */
 export const MAX_AMOUNT = 1_000_000_000_000;

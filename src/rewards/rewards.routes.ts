@@ -2,12 +2,12 @@
 import { Hono } from 'hono';
 import { describeRoute } from 'hono-openapi';
 import * as v from 'valibot';
+import { Errors } from '../errors.js';
 import { requireKey } from '../http/auth.js';
 import type { AppEnv } from '../http/context.js';
 import { ok, pagination } from '../http/envelope.js';
-import { apiErrors, jsonRequest, okJson, pageJson, pageQuery, security, Deleted } from '../http/schemas.js';
+import { apiErrors, Deleted, jsonRequest, okJson, pageJson, pageQuery, security } from '../http/schemas.js';
 import { jsonBody, pageParams, pageQueryParams, queryParams, requireContestId } from '../http/validate.js';
-import { Errors } from '../errors.js';
 import {
   addCodes,
   createReward,
@@ -20,6 +20,7 @@ import {
 import {
   AddCodesBody,
   AddedCodes,
+  CreatedReward,
   CreateRewardBody,
   EntryRewards,
   PublicReward,
@@ -27,7 +28,6 @@ import {
   RewardUnlock,
   UpdateRewardBody,
 } from './rewards.schema.js';
-import { CreatedReward } from './rewards.schema.js';
 
 const tags = ['Rewards'];
 const REWARD_404 = ['Contest not found', 'Reward not found'];

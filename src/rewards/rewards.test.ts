@@ -7,9 +7,9 @@
  */
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestEnv, type TeamFixture, type TestEnv } from '../../test/support/harness.js';
 import { query, queryOne } from '../db/client.js';
 import { runScheduledJobs } from '../jobs.js';
-import { createTestEnv, type TeamFixture, type TestEnv } from '../../test/support/harness.js';
 
 let env: TestEnv;
 let t: TeamFixture;

@@ -5,8 +5,8 @@
  */
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { query, queryOne } from '../db/client.js';
 import { createTestEnv, type TeamFixture, type TestEnv } from '../../test/support/harness.js';
+import { query, queryOne } from '../db/client.js';
 
 let env: TestEnv;
 let t: TeamFixture;

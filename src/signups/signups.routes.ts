@@ -3,10 +3,10 @@
  * widget reads them, the sign-up, and the visitor's own entry read with their entry token.
  */
 import { Hono } from 'hono';
-import * as v from 'valibot';
 import { describeRoute } from 'hono-openapi';
+import * as v from 'valibot';
 import { ipHashSalt } from '../db/secrets.js';
-import { createSignup } from './signup.js';
+import { type Deps, memoryRateLimiter, type RateLimiter } from '../deps.js';
 import { Errors } from '../errors.js';
 import { requireKey } from '../http/auth.js';
 import type { AppEnv } from '../http/context.js';
@@ -14,12 +14,12 @@ import { triggerEmailDelivery } from '../http/email-trigger.js';
 import { ok } from '../http/envelope.js';
 import { apiErrors, errors, json, jsonRequest, okEnvelope, okJson, security } from '../http/schemas.js';
 import { jsonBody, requireContestId } from '../http/validate.js';
-import { memoryRateLimiter, type Deps, type RateLimiter } from '../deps.js';
-import { statusLinkContent } from './emails.js';
-import { Me, SignupBody, SignupConfig, SignupCreated, SignupExisting } from './signups.schema.js';
-import { botCheckAsked, readMe, signupConfig } from './signups.js';
-import { ipAddressSchema, USER_AGENT_MAX } from '../sql/risk.js';
 import { entryTokenOf, newEntryToken } from '../lib/entry-tokens.js';
+import { ipAddressSchema, USER_AGENT_MAX } from '../sql/risk.js';
+import { statusLinkContent } from './emails.js';
+import { createSignup } from './signup.js';
+import { botCheckAsked, readMe, signupConfig } from './signups.js';
+import { Me, SignupBody, SignupConfig, SignupCreated, SignupExisting } from './signups.schema.js';
 import { verifyTurnstile } from './turnstile.js';
 
 /** /me: 120 reads a minute per client address (a page polls it; a guesser gets nowhere: 238-bit tokens) */

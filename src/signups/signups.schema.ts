@@ -1,10 +1,10 @@
 /** Bodies and answers of sign-ups from a page and of the visitor's own entry (/me). */
 import * as v from 'valibot';
-import { EntryRewards } from '../rewards/rewards.schema.js';
-import { nonNegInt, timestamp, uuid } from '../http/schemas.js';
 import { CUSTOM_FIELDS_MAX_BYTES, CUSTOM_FIELDS_MAX_DEPTH, createEntrySchema } from '../entries/entries.js';
-import { TURNSTILE_TOKEN_MAX } from './turnstile.js';
+import { nonNegInt, timestamp, uuid } from '../http/schemas.js';
+import { EntryRewards } from '../rewards/rewards.schema.js';
 import { ADMIT_MAX } from './admit.js';
+import { TURNSTILE_TOKEN_MAX } from './turnstile.js';
 
 /** POST /contests/{contestId}/signup: an entry's fields (email required), consent and the bot check's token. */
 export const SignupBody = v.object({

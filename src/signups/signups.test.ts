@@ -9,9 +9,9 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestEnv, type TeamFixture, type TestEnv } from '../../test/support/harness.js';
 import { createBonusAction } from '../admin/admin.js';
 import { query, queryOne } from '../db/client.js';
-import { createTestEnv, type TeamFixture, type TestEnv } from '../../test/support/harness.js';
 
 let env: TestEnv;
 let t: TeamFixture;

@@ -7,9 +7,9 @@ import { type Db, iso, num, queryOne } from '../db/client.js';
 import type { Team } from '../db/team.js';
 import { Errors } from '../errors.js';
 import { isUuid, sha256Hex } from '../lib/crypto.js';
+import { sqlEntryRewards } from '../rewards/rewards.js';
 import { sqlCountingTotal, sqlPosition } from '../sql/positions.js';
 import { sqlOfTeam } from '../sql/scope.js';
-import { sqlEntryRewards } from '../rewards/rewards.js';
 
 export async function signupConfig(db: Db, team: Team, contestId: string, turnstileSiteKey: string | null) {
   if (!isUuid(contestId)) throw Errors.contestNotFound();

@@ -4,8 +4,8 @@
  * contest: GET /demo/contests/:contestId?key=pk_...
  */
 import { type Context, Hono } from 'hono';
-import { describeRoute } from 'hono-openapi';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import { describeRoute } from 'hono-openapi';
 import type { AppEnv } from '../http/context.js';
 import { htmlPage } from '../http/page.js';
 import { demoRouteDoc, keyProblemPage, scriptHandler, scriptRouteDoc } from '../http/script.js';

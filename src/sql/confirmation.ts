@@ -7,8 +7,8 @@
  */
 import { type SQL, sql } from 'drizzle-orm';
 import type { RandomSource } from '../deps.js';
-import { sha256Hex, toHex } from '../lib/crypto.js';
 import { newEmailToken } from '../lib/codes.js';
+import { sha256Hex, toHex } from '../lib/crypto.js';
 import { confirmationEmail } from '../mail/templates.js';
 import { type SqlEmail, sqlNameVar } from './outbox.js';
 

@@ -15,14 +15,14 @@
  * ledger row (the total capped like every points change).
  */
 import { sql } from 'drizzle-orm';
-import { sqlRewardsMay } from '../sql/outbox.js';
 import { type Db, num, queryOne } from '../db/client.js';
 import { Errors } from '../errors.js';
 import { normalizeEmail } from '../lib/email.js';
-import { sqlContestOpen } from '../sql/contests.js';
-import { sqlClampedTotal } from '../sql/points.js';
-import { sqlEmitEvent, sqlEventDeliveries, sqlIso } from '../sql/events.js';
 import { decimalStringAmount, MAX_AMOUNT, mapAmountOverflow, ORDER_ID_MAX } from '../purchases/purchases.js';
+import { sqlContestOpen } from '../sql/contests.js';
+import { sqlEmitEvent, sqlEventDeliveries, sqlIso } from '../sql/events.js';
+import { sqlRewardsMay } from '../sql/outbox.js';
+import { sqlClampedTotal } from '../sql/points.js';
 import { sqlNotErased } from '../sql/scope.js';
 
 export interface ReferredSale {

@@ -6,23 +6,23 @@
 import { createHmac } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
+import { query } from '../../test/support/harness.js';
 import { ledgerMismatches } from '../../test/support/ledger.js';
 import { listReceipts } from './receipts.js';
-import { query } from '../../test/support/harness.js';
 import {
-  env,
-  t,
-  SHOPIFY_SECRET,
-  UNAUTH,
   BIG_ID,
   contest,
   entry,
   entryRow,
-  purchasesOf,
+  env,
   type OrderOpts,
-  shopifyOrder,
-  shopifyHmac,
+  purchasesOf,
+  SHOPIFY_SECRET,
   shopify,
+  shopifyHmac,
+  shopifyOrder,
+  t,
+  UNAUTH,
 } from './referrals.fixtures.js';
 
 describe('Shopify orders/paid', () => {

@@ -7,22 +7,22 @@ import { createHmac } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
-import { listReceipts } from './receipts.js';
-import { signStandardWebhook, verifyStandardWebhook } from '../lib/signatures.js';
 import { query } from '../../test/support/harness.js';
+import { signStandardWebhook, verifyStandardWebhook } from '../lib/signatures.js';
+import { listReceipts } from './receipts.js';
 import {
-  env,
-  t,
-  UNAUTH,
-  tracking,
-  secretFor,
+  body,
   entry,
+  env,
+  hook,
+  newId,
+  secretFor,
   setup,
   signed,
-  hook,
-  body,
   state,
-  newId,
+  t,
+  tracking,
+  UNAUTH,
 } from './webhooks.fixtures.js';
 
 describe('Standard Webhooks: compatible with the official standardwebhooks package both ways', () => {

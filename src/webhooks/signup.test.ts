@@ -2,8 +2,8 @@
 import { sql } from 'drizzle-orm';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { listReceipts } from './receipts.js';
 import { ADMIN_TOKEN, createTestEnv, query, type TeamFixture, type TestEnv } from '../../test/support/harness.js';
+import { listReceipts } from './receipts.js';
 
 let env: TestEnv;
 let t: TeamFixture;

@@ -1,19 +1,19 @@
 import Stripe from 'stripe';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { listReceipts } from './receipts.js';
-import { minorToDecimal } from './referrals.js';
 import { signStripe } from '../lib/signatures.js';
+import { listReceipts } from './receipts.js';
 import {
-  env,
-  STRIPE_SECRET,
-  UNAUTH,
   contest,
   entry,
   entryRow,
+  env,
   purchasesOf,
-  stripeEvent,
+  STRIPE_SECRET,
   stripe,
+  stripeEvent,
+  UNAUTH,
 } from './referrals.fixtures.js';
+import { minorToDecimal } from './referrals.js';
 
 describe('Stripe checkout sessions', () => {
   it('a paid checkout.session.completed (signed by the stripe package) credits client_reference_id', async () => {

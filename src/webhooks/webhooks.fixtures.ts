@@ -1,8 +1,8 @@
 import { sql } from 'drizzle-orm';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, afterEach, beforeAll, expect } from 'vitest';
-import { listReceipts } from './receipts.js';
 import { ADMIN_TOKEN, createTestEnv, query, type TeamFixture, type TestEnv } from '../../test/support/harness.js';
+import { listReceipts } from './receipts.js';
 
 export let env: TestEnv;
 export let t: TeamFixture;

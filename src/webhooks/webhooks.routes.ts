@@ -15,10 +15,29 @@
  */
 import type { Context } from 'hono';
 import { Hono } from 'hono';
-import { describeRoute } from 'hono-openapi';
+import { describeRoute, resolver } from 'hono-openapi';
 import * as v from 'valibot';
-import { createEntry, type CreateEntryInput } from '../entries/create.js';
+import type { Db } from '../db/client.js';
+import { ipHashSalt } from '../db/secrets.js';
+import { type CreateEntryInput, createEntry } from '../entries/create.js';
+import { CreatedEntry, CreateEntryBody } from '../entries/entries.schema.js';
+import { Errors } from '../errors.js';
+import { requireKey } from '../http/auth.js';
+import type { AppEnv } from '../http/context.js';
+import { triggerEmailDelivery } from '../http/email-trigger.js';
+import { ok, pagination } from '../http/envelope.js';
+import { apiErrors, errors, headerParam as header, okJson, pageJson, pageQuery, security } from '../http/schemas.js';
+import { pageParams, queryParams, requireContestId } from '../http/validate.js';
+import {
+  MAX_EXTERNAL_ID_LENGTH,
+  verifySharedSecret,
+  verifyShopify,
+  verifyStandardWebhook,
+  verifyStripe,
+} from '../lib/signatures.js';
+import { assertStorableStrings, issueToError } from '../lib/validation.js';
 import { purchaseInputSchema, recordPurchase, toPurchaseInput } from '../purchases/purchases.js';
+import { Purchase } from '../purchases/purchases.schema.js';
 import { loadWebhookContest, type WebhookContest } from './contest.js';
 import {
   guardDelivery,
@@ -36,28 +55,7 @@ import {
   type ReferredSale,
   STRIPE_EVENTS,
 } from './referrals.js';
-import {
-  MAX_EXTERNAL_ID_LENGTH,
-  verifySharedSecret,
-  verifyShopify,
-  verifyStandardWebhook,
-  verifyStripe,
-} from '../lib/signatures.js';
-import type { Db } from '../db/client.js';
-import { requireKey } from '../http/auth.js';
-import type { AppEnv } from '../http/context.js';
-import { ok, pagination } from '../http/envelope.js';
-import { triggerEmailDelivery } from '../http/email-trigger.js';
-import { Errors } from '../errors.js';
-import { pageParams, queryParams } from '../http/validate.js';
-import { assertStorableStrings, issueToError } from '../lib/validation.js';
-import { requireContestId } from '../http/validate.js';
-import { apiErrors, errors, headerParam as header, okJson, pageJson, pageQuery, security } from '../http/schemas.js';
-import { Purchase } from '../purchases/purchases.schema.js';
-import { CreatedEntry, CreateEntryBody } from '../entries/entries.schema.js';
 import { Ignored, Receipt, ReferralCredit, SignupWebhookBody, WebhookDeliveriesQuery } from './webhooks.schema.js';
-import { resolver } from 'hono-openapi';
-import { ipHashSalt } from '../db/secrets.js';
 
 /** The generic webhooks' two ways to authenticate (either one). */
 const genericAuthHeaders = [

@@ -1,7 +1,7 @@
 /** Response schemas of the inbound webhooks and their receipts. */
 import * as v from 'valibot';
-import { nonNegInt, timestamp, uuid } from '../http/schemas.js';
 import { createEntrySchema } from '../entries/entries.js';
+import { nonNegInt, timestamp, uuid } from '../http/schemas.js';
 import { pageQuerySchema } from '../http/validate.js';
 
 export const Ignored = v.strictObject({

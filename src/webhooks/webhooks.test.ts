@@ -1,8 +1,8 @@
 import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { listReceipts } from './receipts.js';
 import { query } from '../../test/support/harness.js';
-import { env, t, tracking, secretFor, entry, setup, signed, hook, body, state, newId } from './webhooks.fixtures.js';
+import { listReceipts } from './receipts.js';
+import { body, entry, env, hook, newId, secretFor, setup, signed, state, t, tracking } from './webhooks.fixtures.js';
 
 describe('replay protection by webhook-id', () => {
   it('a delivery seen before is answered as before and not processed again', async () => {

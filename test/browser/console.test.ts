@@ -15,8 +15,6 @@ import { join } from 'node:path';
 import pg from 'pg';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort, pgReachable } from './support/net.js';
-import { CHROMIUM, launchChromium, warnIfNoChromium, watchedPage } from './support/chromium.js';
 import {
   consoleBuildHash,
   DOCS_SHOTS,
@@ -24,6 +22,8 @@ import {
   DOCS_SHOTS_MANIFEST,
   type ShotsManifest,
 } from '../support/console-shots.js';
+import { CHROMIUM, launchChromium, warnIfNoChromium, watchedPage } from './support/chromium.js';
+import { freePort, pgReachable } from './support/net.js';
 
 warnIfNoChromium('the console BROWSER tests');
 

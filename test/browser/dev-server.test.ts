@@ -16,9 +16,9 @@ import { join } from 'node:path';
 import pg from 'pg';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort, pgReachable } from './support/net.js';
 import { CHROMIUM, launchChromium, warnIfNoChromium, watchedPage } from './support/chromium.js';
 import { checkDocsPage } from './support/docs-check.js';
+import { freePort, pgReachable } from './support/net.js';
 
 warnIfNoChromium('the `npm run dev` BROWSER tests');
 

@@ -15,7 +15,7 @@ import { sql } from 'drizzle-orm';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { memoryRateLimiter, type RateLimiter } from '../../src/deps.js';
-import { createTestEnv, query, testClock, type TeamFixture, type TestEnv } from '../support/harness.js';
+import { createTestEnv, query, type TeamFixture, type TestEnv, testClock } from '../support/harness.js';
 import { CHROMIUM, launchChromium, warnIfNoChromium } from './support/chromium.js';
 
 warnIfNoChromium('the widget BROWSER tests');

@@ -7,8 +7,8 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
 import type { TestProject } from 'vitest/node';
-import { openPglite } from '../../src/db/drivers/pglite.js';
 import { openPg } from '../../src/db/drivers/pg.js';
+import { openPglite } from '../../src/db/drivers/pglite.js';
 
 // names unique per run, so parallel runs (several developers or CI) on one server never collide
 const RUN_ID = `${process.pid}_${Date.now().toString(36)}`;

@@ -4,28 +4,29 @@
  * an app built by createApp() with test dependencies (movable clock, in-memory rate limiter,
  * recorded log and mail).
  */
-import { appendFileSync, readFileSync } from 'node:fs';
+
 import { randomBytes } from 'node:crypto';
+import { appendFileSync, readFileSync } from 'node:fs';
 import pg from 'pg';
 import { inject } from 'vitest';
-import { createApp, type App } from '../../src/app.js';
-import { contractValidator } from './contract.js';
-import { memoryPublicCache } from '../../src/http/public-cache.js';
+import { createApiKey, createTeam } from '../../src/admin/admin.js';
+import { type App, createApp } from '../../src/app.js';
+import { type ContestSettings, createContest } from '../../src/contests/contest-settings.js';
 import type { Db } from '../../src/db/client.js';
 import { openPg } from '../../src/db/drivers/pg.js';
 import { openPglite } from '../../src/db/drivers/pglite.js';
 import {
   type Clock,
+  cryptoRandom,
   type Deps,
   type Logger,
+  memoryRateLimiter,
   type OutgoingEmail,
   type RandomSource,
   type RateLimiter,
-  cryptoRandom,
-  memoryRateLimiter,
 } from '../../src/deps.js';
-import { createApiKey, createTeam } from '../../src/admin/admin.js';
-import { createContest, type ContestSettings } from '../../src/contests/contest-settings.js';
+import { memoryPublicCache } from '../../src/http/public-cache.js';
+import { contractValidator } from './contract.js';
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789';
 

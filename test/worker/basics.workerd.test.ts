@@ -2,7 +2,7 @@
  * The real Worker (src/worker.ts) inside workerd, over the real Neon driver → local HTTP endpoint → the
  * local Postgres: health, auth, contests, the admin API.
  */
-import { describe, expect, it, beforeAll } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { call, hasPostgres, makeContest, makeTeam, type Team } from './support/workerd.js';
 
 describe.skipIf(!hasPostgres)('Worker in workerd: health, auth, contests, admin', () => {

@@ -6,7 +6,7 @@
  */
 import { Webhook } from 'standardwebhooks';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { call, eventually, hasPostgres, makeContest, makeTeam, resendLog, wenv, type Team } from './support/workerd.js';
+import { call, eventually, hasPostgres, makeContest, makeTeam, resendLog, type Team, wenv } from './support/workerd.js';
 
 const tag = Math.random().toString(36).slice(2, 8);
 

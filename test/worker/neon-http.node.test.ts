@@ -8,30 +8,31 @@
  * (isolation level, read only, deferrable) are honoured, and latencyMs costs about 2×N per query.
  * Also the delaying TCP front alone (scripts/latency-front.ts).
  */
-import { createServer, type Server } from 'node:net';
+
 import type { AddressInfo } from 'node:net';
-import { neon, neonConfig, type NeonQueryFunction } from '@neondatabase/serverless';
+import { createServer, type Server } from 'node:net';
+import { type NeonQueryFunction, neon, neonConfig } from '@neondatabase/serverless';
 import { eq, sql } from 'drizzle-orm';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLatencyFront } from '../../scripts/latency-front.js';
-import { startNeonHttp, type NeonHttp } from '../../scripts/neon-http.js';
+import { type NeonHttp, startNeonHttp } from '../../scripts/neon-http.js';
+import { createTeam } from '../../src/admin/admin.js';
+import { createContest, getAdminContest } from '../../src/contests/contest-settings.js';
 import {
   batch,
+  type Db,
   isUniqueViolation,
   pgError,
   query,
   statementName,
-  type Db,
   useStatementFunctions,
 } from '../../src/db/client.js';
 import { neonHttpProvider } from '../../src/db/drivers/neon.js';
-import { statementFunctionSql } from '../../src/db/statement-functions.js';
 import { openPg, type PgHandle } from '../../src/db/drivers/pg.js';
+import { statementFunctionSql } from '../../src/db/statement-functions.js';
 import { apiKeys, contests, teams } from '../../src/db/tables/core.js';
 import { cryptoRandom } from '../../src/deps.js';
-import { createTeam } from '../../src/admin/admin.js';
-import { createContest, getAdminContest } from '../../src/contests/contest-settings.js';
 
 const base = process.env.TEST_DATABASE_URL || process.env.WORKERD_DATABASE_URL;
 let reachable = false;

@@ -5,7 +5,7 @@
  * every read reaches the database.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { workersPublicCache, type CacheStorageLike } from '../../src/http/public-cache.js';
+import { type CacheStorageLike, workersPublicCache } from '../../src/http/public-cache.js';
 import { call, hasPostgres, makeContest, makeTeam, quietSqlRequests as quiet, type Team } from './support/workerd.js';
 
 describe.skipIf(!hasPostgres)('public cache on the Worker', () => {

@@ -5,8 +5,9 @@
  * The key check rides inside the request's statement, so a read, a write with a referral, a
  * play, a claim and a game create (one batch: write + read back) are each one HTTP request.
  */
-import { beforeAll, describe, expect, it } from 'vitest';
+
 import { sql } from 'drizzle-orm';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { STATEMENT_FUNCTIONS } from '../../src/db/statement-functions.generated.js';
 import {
   call,

@@ -8,11 +8,11 @@
  *   BLACKBOX_URL=http://localhost:8788 BLACKBOX_ADMIN_TOKEN=... npx vitest run -c vitest.workers.config.ts --project servers
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { createServer } from 'node:net';
-import type { AddressInfo } from 'node:net';
-import { fileURLToPath } from 'node:url';
 import { utimesSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_PG } from './support/global-setup.js';

@@ -5,8 +5,9 @@
  * time and reach the browser as binary. Whatever encoding arrives, decoding it once must give the
  * script / the page.
  */
-import { beforeAll, describe, expect, it } from 'vitest';
+
 import { SELF } from 'cloudflare:test';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { WIDGET_JS, WIDGET_JS_HASH } from '../../src/instant-win/widget/bundle.generated.js';
 import { call, hasPostgres, makeTeam, type Team } from './support/workerd.js';
 

@@ -4,7 +4,7 @@
  * `pool.end()` returning promptly with every proxied connection closed, the latency knob,
  * non-loopback targets refused.
  */
-import { Pool, neonConfig } from '@neondatabase/serverless';
+import { neonConfig, Pool } from '@neondatabase/serverless';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';

@@ -1,8 +1,8 @@
 /** @jsxImportSource hono/jsx/dom */
 /** A contest's activity over time, its bonus actions, and the completions waiting for review. */
 import { useState } from 'hono/jsx/dom';
-import { type Credential, apiClient, must } from '../api.js';
-import { type ChartRange, LineChart, RangeForm, bucketLabel } from '../chart.js';
+import { apiClient, type Credential, must } from '../api.js';
+import { bucketLabel, type ChartRange, LineChart, RangeForm } from '../chart.js';
 import { Action, ErrorLine, eachInTurn, Link, plural, submitWith, useLoad, useSelection, when } from '../ui.js';
 
 type Team = Extract<Credential, { kind: 'team' }>;

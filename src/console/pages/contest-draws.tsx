@@ -1,8 +1,8 @@
 /** A contest's giveaway draws in the console: create, commit, reveal, replace a winner, verify. */
 import { useState } from 'hono/jsx/dom';
+import type { Credential } from '../api.js';
 import { apiClient, must, pagesKey } from '../api.js';
 import { Action, ErrorLine, Link, PublicKeyForm, plural, submitWith, useLoad, when } from '../ui.js';
-import type { Credential } from '../api.js';
 
 type Team = Extract<Credential, { kind: 'team' }>;
 

@@ -4,7 +4,7 @@
  * filter) and its review queue (flagged entries approved or rejected in the list, one or many).
  */
 import { useState } from 'hono/jsx/dom';
-import { type Credential, apiClient, authHeaders, messageOf, must } from '../api.js';
+import { apiClient, authHeaders, type Credential, messageOf, must } from '../api.js';
 import { navigate, useLocation } from '../router.js';
 import {
   Action,

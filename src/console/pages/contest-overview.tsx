@@ -5,8 +5,8 @@
  * while the page is visible.
  */
 import { useState } from 'hono/jsx/dom';
-import { type Credential, apiClient, must } from '../api.js';
-import { type ChartRange, LineChart, RangeForm, bucketLabel } from '../chart.js';
+import { apiClient, type Credential, must } from '../api.js';
+import { bucketLabel, type ChartRange, LineChart, RangeForm } from '../chart.js';
 import { ErrorLine, Link, useLoad } from '../ui.js';
 import { sourceInWords } from './words.js';
 

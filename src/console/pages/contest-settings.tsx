@@ -1,7 +1,7 @@
 /** @jsxImportSource hono/jsx/dom */
 /** A contest's settings (private key): create a contest, and edit every setting of one. */
 import { useState } from 'hono/jsx/dom';
-import { type Credential, apiClient, messageOf, must } from '../api.js';
+import { apiClient, type Credential, messageOf, must } from '../api.js';
 import { navigate } from '../router.js';
 import { ErrorLine, formValues, submitWith, useLoad } from '../ui.js';
 

@@ -5,15 +5,15 @@
  * bonus actions, rewards, waitlist (waitlists), draws, emails, embed, settings.
  */
 import { useState } from 'hono/jsx/dom';
-import { type Credential, apiClient, must } from '../api.js';
+import { apiClient, type Credential, must } from '../api.js';
 import { ErrorLine, Link, Pager, plural, useLoad, when } from '../ui.js';
-import { ContestSettings, NewContest } from './contest-settings.js';
 import { Activity, BonusActions, CompletionsQueue } from './contest-activity.js';
+import { Admission } from './contest-admit.js';
+import { Draws } from './contest-draws.js';
 import { AddEntry, Entries, ReviewQueue } from './contest-entries.js';
 import { Funnel } from './contest-overview.js';
-import { Admission } from './contest-admit.js';
 import { EmailTexts, Rewards } from './contest-rewards.js';
-import { Draws } from './contest-draws.js';
+import { ContestSettings, NewContest } from './contest-settings.js';
 import { SignupEmbed } from './contest-signup.js';
 
 type Team = Extract<Credential, { kind: 'team' }>;

@@ -1,9 +1,9 @@
 /** @jsxImportSource hono/jsx/dom */
 /** One entry: details, risk, points ledger, bonus completions, and the operator's actions. */
 import { useState } from 'hono/jsx/dom';
-import { type Credential, apiClient, messageOf, must } from '../api.js';
+import { apiClient, type Credential, messageOf, must } from '../api.js';
 import { navigate } from '../router.js';
-import { Action, ErrorLine, Link, formValues, plural, submitWith, useLoad, when } from '../ui.js';
+import { Action, ErrorLine, formValues, Link, plural, submitWith, useLoad, when } from '../ui.js';
 import { completionInWords, riskInWords, sourceInWords } from './words.js';
 
 type Team = Extract<Credential, { kind: 'team' }>;

@@ -1,7 +1,7 @@
 /** @jsxImportSource hono/jsx/dom */
 /** Outbound events: endpoints (secret shown once, test, enable/disable) and each one's deliveries log with retry. */
 import { useState } from 'hono/jsx/dom';
-import { type Credential, apiClient, must } from '../api.js';
+import { apiClient, type Credential, must } from '../api.js';
 import { Action, CopyButton, ErrorLine, Link, Pager, submitWith, useLoad, when } from '../ui.js';
 
 type Team = Extract<Credential, { kind: 'team' }>;

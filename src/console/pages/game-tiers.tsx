@@ -1,8 +1,8 @@
 /** A game's tiers in the console: change names, odds and stock, add a tier, archive one. */
 import { useState } from 'hono/jsx/dom';
+import type { Credential } from '../api.js';
 import { apiClient, must } from '../api.js';
 import { ErrorLine, submitWith } from '../ui.js';
-import type { Credential } from '../api.js';
 
 type Team = Extract<Credential, { kind: 'team' }>;
 

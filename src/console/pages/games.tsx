@@ -6,11 +6,11 @@
  * live preview of the widget.
  */
 import { useState } from 'hono/jsx/dom';
-import { type Credential, apiClient, must, pagesKey } from '../api.js';
-import { LineChart, bucketLabel } from '../chart.js';
+import { apiClient, type Credential, must, pagesKey } from '../api.js';
+import { bucketLabel, LineChart } from '../chart.js';
+import { navigate } from '../router.js';
 import { chiSquare } from '../stats.js';
 import { Action, ErrorLine, Link, PublicKeyForm, plural, submitWith, useLoad, when } from '../ui.js';
-import { navigate } from '../router.js';
 import { EditTiers } from './game-tiers.js';
 
 type Team = Extract<Credential, { kind: 'team' }>;

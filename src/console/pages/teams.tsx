@@ -1,7 +1,7 @@
 /** @jsxImportSource hono/jsx/dom */
 /** Teams and keys (admin token). */
 import { useState } from 'hono/jsx/dom';
-import { type Credential, apiClient, messageOf, must } from '../api.js';
+import { apiClient, type Credential, messageOf, must } from '../api.js';
 import { navigate } from '../router.js';
 import { Action, CopyButton, ErrorLine, formValues, Link, Pager, plural, submitWith, useLoad, when } from '../ui.js';
 

@@ -1,11 +1,11 @@
-import { Pool, neon, neonConfig } from '@neondatabase/serverless';
+import { neon, neonConfig, Pool } from '@neondatabase/serverless';
+import type { SQL } from 'drizzle-orm';
 import { drizzle as drizzleHttp } from 'drizzle-orm/neon-http';
 import { drizzle } from 'drizzle-orm/neon-serverless';
 import type { DatabaseProvider } from '../../deps.js';
-import type { SQL } from 'drizzle-orm';
 import { type Db, functionCall, missingFunction, useBatchRunner, useStatementFunctions } from '../client.js';
-import { STATEMENT_FUNCTIONS } from '../statement-functions.generated.js';
 import * as schema from '../schema.js';
+import { STATEMENT_FUNCTIONS } from '../statement-functions.generated.js';
 
 export interface NeonProviderOptions {
   /**

@@ -6,9 +6,9 @@ import type { DatabaseProvider } from '../../deps.js';
 import type { Db } from '../client.js';
 import { loadDisposableDomains } from '../disposable.js';
 import { installDatabaseFunctions } from '../functions.js';
-import { installStatementFunctions } from '../statement-functions.js';
 import { migrationsFolder } from '../migrate.js';
 import * as schema from '../schema.js';
+import { installStatementFunctions } from '../statement-functions.js';
 
 export interface PgliteHandle {
   client: PGlite;

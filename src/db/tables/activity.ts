@@ -1,7 +1,7 @@
 /** What entries do and what flows in and out: bonus actions, purchases, inbound webhook receipts, the email outbox, outbound events. */
 import { sql } from 'drizzle-orm';
 import { boolean, check, index, integer, jsonb, numeric, pgTable, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
-import { ts, createdAt, id } from './columns.js';
+import { createdAt, id, ts } from './columns.js';
 import { contests, entries, teams } from './core.js';
 
 export const bonusActions = pgTable(

@@ -15,7 +15,7 @@ import {
   uniqueIndex,
   uuid,
 } from 'drizzle-orm/pg-core';
-import { bytea, ts, createdAt, id } from './columns.js';
+import { bytea, createdAt, id, ts } from './columns.js';
 
 export const teams = pgTable('teams', {
   id: id(),

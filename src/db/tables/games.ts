@@ -15,7 +15,7 @@ import {
   uniqueIndex,
   uuid,
 } from 'drizzle-orm/pg-core';
-import { bytea, ts, createdAt, id } from './columns.js';
+import { bytea, createdAt, id, ts } from './columns.js';
 import { contests, entries, teams } from './core.js';
 
 /** Instant-win game settings; the game itself is a contest row with tool_type 'instant_win'. */

@@ -6,12 +6,12 @@
  * playCookie per game in localStorage, and on a win offers a claim form and shows the prize.
  * It never decides anything itself and never shows a blank box: every failure is a sentence.
  */
-import { ApiFailure, type Api, type ClaimResult, type Game, type Tier, createApi } from './api.js';
-import { failureSentence, statusSentence, type Stage } from './messages.js';
-import { mechanicInfo, createTile } from './reveal.js';
-import { type Saved, loadSaved, saveSaved } from './storage.js';
+import { type Api, ApiFailure, type ClaimResult, createApi, type Game, type Tier } from './api.js';
+import { failureSentence, type Stage, statusSentence } from './messages.js';
+import { createTile, mechanicInfo } from './reveal.js';
+import { loadSaved, type Saved, saveSaved } from './storage.js';
 import { CSS } from './styles.js';
-import { type StageView, createWheel, tierColor } from './wheel.js';
+import { createWheel, type StageView, tierColor } from './wheel.js';
 
 const DAY_MS = 86_400_000;
 /** the playCookie format the API accepts (docs/instant-win.md: server-made, 128+ random bits) */

@@ -3,7 +3,7 @@
  * its name), spun with the Web Animations API to the segment of the tier the SERVER returned.
  */
 import type { Tier } from './api.js';
-import { PALETTE, RADIUS, polar, segmentPath, shortLabel, targetRotation, textColorOn } from './geometry.js';
+import { PALETTE, polar, RADIUS, segmentPath, shortLabel, targetRotation, textColorOn } from './geometry.js';
 
 export interface StageView {
   el: Element;

@@ -5,10 +5,10 @@
 import { readFileSync } from 'node:fs';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApiKey } from '../../admin/admin.js';
-import { GENERATED_FILE, bundleWidget, generatedModule } from '../../../scripts/build-widget.js';
-import { WIDGET_JS, WIDGET_JS_HASH } from './bundle.generated.js';
+import { bundleWidget, GENERATED_FILE, generatedModule } from '../../../scripts/build-widget.js';
 import { createTestEnv, type TestEnv } from '../../../test/support/harness.js';
+import { createApiKey } from '../../admin/admin.js';
+import { WIDGET_JS, WIDGET_JS_HASH } from './bundle.generated.js';
 
 const GAME = '0b5a2c9e-6a43-4c1e-9d1a-3f7f2a1b9c10';
 const PK = `pk_${'A1b2C3d4E5'.repeat(4)}`;

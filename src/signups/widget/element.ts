@@ -6,8 +6,9 @@
  * in a shadow root with a constructable stylesheet: no inline script or style, so a strict CSP
  * needs nothing but the API's origin in connect-src (and Turnstile's, when the contest uses it).
  */
-import { CSS } from './styles.js';
+
 import { fill, type Strings, stringsFrom } from './strings.js';
+import { CSS } from './styles.js';
 
 interface Config {
   contestId: string;

@@ -6,15 +6,15 @@ import { readFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  SIGNUP_ENTRY,
-  SIGNUP_GENERATED_FILE,
   bundleWidget,
   generatedSignupModule,
+  SIGNUP_ENTRY,
+  SIGNUP_GENERATED_FILE,
 } from '../../../scripts/build-widget.js';
 import { createTestEnv, type TestEnv } from '../../../test/support/harness.js';
+import { counted, pluralForm } from '../../lib/plural.js';
 import { SIGNUP_JS, SIGNUP_JS_HASH } from './bundle.generated.js';
 import { fill, stringsFrom } from './strings.js';
-import { counted, pluralForm } from '../../lib/plural.js';
 
 let env: TestEnv;
 beforeAll(async () => {

@@ -1,5 +1,5 @@
 /** Small helpers of the suites that start their own servers. */
-import { createServer, type AddressInfo } from 'node:net';
+import { type AddressInfo, createServer } from 'node:net';
 import pg from 'pg';
 
 /** A port nothing listens on right now. */

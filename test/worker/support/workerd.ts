@@ -3,10 +3,10 @@
  * export of src/worker.ts), fixtures are made through the admin API, and the database is read
  * with the same Neon driver path the Worker uses (HTTP, through the local endpoint).
  */
-import { SELF, env } from 'cloudflare:test';
-import { neonHttpProvider } from '../../../src/db/drivers/neon.js';
-import { query } from '../../../src/db/client.js';
+import { env, SELF } from 'cloudflare:test';
 import type { SQL } from 'drizzle-orm';
+import { query } from '../../../src/db/client.js';
+import { neonHttpProvider } from '../../../src/db/drivers/neon.js';
 import { type ContractValidator, createValidator } from '../../support/contract.js';
 
 export interface WorkerdEnv {
