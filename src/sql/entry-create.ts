@@ -130,31 +130,6 @@ interface CreateRow {
   deferred: boolean | null;
   pending_friend: number | string | null;
   pending_advocate: number | string | null;
-  signup_closed?: boolean;
-  consent_missing?: boolean;
-  bot_check_failed?: boolean;
-  new_confirmation_required?: boolean;
-  new_position?: number | string | null;
-  status_mails?: number | string;
-}
-
-interface CreateRow {
-  contest_found: boolean;
-  is_open: boolean;
-  new_id: string | null;
-  new_email: string | null;
-  new_referred_by: string | null;
-  friend_points: number | null;
-  advocate_points: number | null;
-  mails: number | string;
-  existing_id: string | null;
-  existing_email: string | null;
-  existing_referred_by: string | null;
-  new_referral_code: string | null;
-  existing_referral_code: string | null;
-  deferred: boolean | null;
-  pending_friend: number | string | null;
-  pending_advocate: number | string | null;
 }
 
 const MAX_CREATE_ATTEMPTS = 8;
