@@ -102,6 +102,10 @@ export const PointsAdjustment = v.strictObject({
   adjustment: v.pipe(int, v.description('the change actually applied (a total never goes below 0)')),
 });
 
+/** A filter of the query string: `true` or `false`. */
+const trueOrFalse = (name: string, description: string) =>
+  v.optional(v.pipe(v.picklist(['true', 'false'], `${name} must be true or false`), v.description(description)));
+
 /** The entries list's filters; the CSV export takes the same (src/entries/data-out.routes.ts). */
 export const entryFilterQuery = {
   search: v.optional(
@@ -119,24 +123,9 @@ export const entryFilterQuery = {
       v.description('entries of exactly this risk level'),
     ),
   ),
-  confirmed: v.optional(
-    v.pipe(
-      v.picklist(['true', 'false'], 'confirmed must be true or false'),
-      v.description('entries whose email is (or is not) confirmed'),
-    ),
-  ),
-  disqualified: v.optional(
-    v.pipe(
-      v.picklist(['true', 'false'], 'disqualified must be true or false'),
-      v.description('disqualified entries, or the others'),
-    ),
-  ),
-  referred: v.optional(
-    v.pipe(
-      v.picklist(['true', 'false'], 'referred must be true or false'),
-      v.description('entries that joined with a referral code, or the others'),
-    ),
-  ),
+  confirmed: trueOrFalse('confirmed', 'entries whose email is (or is not) confirmed'),
+  disqualified: trueOrFalse('disqualified', 'disqualified entries, or the others'),
+  referred: trueOrFalse('referred', 'entries that joined with a referral code, or the others'),
   referredBy: v.optional(
     v.pipe(
       v.string(),
