@@ -37,6 +37,7 @@ import { healthRoutes } from './meta/health.routes.js';
 import { purchaseRoutes } from './purchases/purchases.routes.js';
 import { rewardRoutes } from './rewards/rewards.routes.js';
 import { admitRoutes } from './signups/admit.routes.js';
+import { hostedPageRoutes } from './signups/page.routes.js';
 import { signupRoutes } from './signups/signups.routes.js';
 import { signupWidgetRoutes } from './signups/widget.routes.js';
 import { webhookRoutes } from './webhooks/webhooks.routes.js';
@@ -197,6 +198,7 @@ export function createApp(deps: Deps) {
   app.route('/', adminRoutes());
   app.route('/', widgetRoutes());
   app.route('/', signupWidgetRoutes());
+  app.route('/', hostedPageRoutes());
   app.route('/', drawRoutes());
   app.route('/', consoleRoutes());
   app.route('/', docsRoutes(app));

@@ -14,6 +14,7 @@ import { describeError } from './lib/describe-error.js';
 import { deliverDueEmails } from './mail/outbox.js';
 import { giveWaitingCodes } from './rewards/rewards.js';
 import { SQL_FOLD_POSITIONS } from './sql/positions.js';
+import { sqlFoldVisits } from './sql/sharing.js';
 
 export interface ScheduledResult {
   expiredPlays?: number;
@@ -24,6 +25,8 @@ export interface ScheduledResult {
   rewardCodesGiven?: number;
   /** position deltas folded into the totals (src/sql/positions.ts) */
   positionsFolded?: number;
+  /** share-link visits folded into their referrers' totals (src/sql/sharing.ts) */
+  visitsFolded?: number;
 }
 
 export async function runScheduledJobs(deps: Deps): Promise<ScheduledResult> {
@@ -61,6 +64,11 @@ export async function runScheduledJobs(deps: Deps): Promise<ScheduledResult> {
       out.positionsFolded = num((await queryOne<{ folded: unknown }>(handle.db, SQL_FOLD_POSITIONS))?.folded);
     } catch (e) {
       deps.logger.error('cron: folding positions failed', { ...describeError(e) });
+    }
+    try {
+      out.visitsFolded = num((await queryOne<{ folded: unknown }>(handle.db, sqlFoldVisits(now)))?.folded);
+    } catch (e) {
+      deps.logger.error('cron: folding visits failed', { ...describeError(e) });
     }
   } finally {
     await handle.release();

@@ -114,7 +114,12 @@ describe('OpenAPI document', () => {
       const schemes = (op.security as Record<string, unknown>[]).flatMap((r) => Object.keys(r)).sort();
       const at = `${method} ${path}`;
       if (path.startsWith('/api/admin/')) expect(schemes, at).toEqual(['adminToken']);
-      else if (path === '/api/v1/me') expect(schemes, at).toEqual(['entryToken']);
+      else if (path === '/api/v1/me' || path.startsWith('/api/v1/me/')) expect(schemes, at).toEqual(['entryToken']);
+      else if (path.startsWith('/api/v1/entries/{entryId}/bonus-actions') && method === 'get')
+        // a visitor's own entry token alone reaches its entry (the keyless widget)
+        expect(schemes, at).toEqual(['entryToken', 'privateKey', 'publicKey']);
+      else if (path === '/api/v1/entries/{entryId}/bonus-actions/{bonusActionId}/complete')
+        expect(schemes, at).toEqual(['entryToken', 'privateKey', 'publicKey']);
       else if (path.startsWith('/api/v1/') && path !== '/api/v1/openapi.json') {
         const row = ENDPOINTS.find(
           ([m, p]) =>

@@ -41,7 +41,9 @@ export function analyticsRoutes() {
       operationId: 'getLeaderboard',
       tags,
       summary: 'Leaderboard: confirmed, not disqualified entries; metric points or commission',
-      security: security.publicKey,
+      description:
+        'Without a key: a contest with `publicSignup: true`, names and emails always masked; any other answers 401.',
+      security: security.keyless,
       responses: {
         200: okJson('The top entries, best first', v.array(LeaderboardRow), { metric: LeaderboardMetric }),
         ...apiErrors(
@@ -50,7 +52,7 @@ export function analyticsRoutes() {
         ),
       },
     }),
-    publicKey,
+    requireKey('public', { keyless: 'contest' }),
     queryParams(leaderboardQuery),
     describeRoute({ parameters: [intQuery('limit', 'rows', { min: 1, max: 100, default: 25 })] }),
     publicCached(),

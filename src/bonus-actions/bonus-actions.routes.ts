@@ -39,7 +39,7 @@ export function bonusActionRoutes() {
       tags,
       summary:
         'Bonus actions of an entry with completion state (entryId `lookup` + ?email&contestId finds the entry by email)',
-      security: security.publicKey,
+      security: security.keyOrEntryToken,
       responses: {
         200: okJson("The contest's bonus actions as this entry sees them, in display order", EntryBonusActions),
         ...apiErrors(
@@ -51,11 +51,16 @@ export function bonusActionRoutes() {
         ),
       },
     }),
-    publicKey,
+    requireKey('public', { unauthorized: Errors.invalidKey, keyless: 'entryToken' }),
     queryParams(lookupQuery),
     async (c) => {
       const entryId = c.req.param('entryId');
       const team = c.var.auth.team;
+      if (c.var.auth.keyless) {
+        // an entry token without a key: the token's own entry only
+        const token = entryTokenOf(c.req.header('authorization'))!;
+        return ok(c, await listBonusActionsForEntry(c.var.db(), team, { entryId }, await sha256Hex(token)));
+      }
       if (entryId !== 'lookup') return ok(c, await listBonusActionsForEntry(c.var.db(), team, { entryId }));
       const q = c.req.valid('query');
       const rawEmail = q.email?.trim();
@@ -74,7 +79,7 @@ export function bonusActionRoutes() {
       operationId: 'completeBonusAction',
       tags,
       summary: 'Complete a bonus action (points once; again: alreadyCompleted)',
-      security: security.publicKey,
+      security: security.keyOrEntryToken,
       responses: {
         200: okJson(
           'Completed now (points added), or completed before (alreadyCompleted, nothing added)',
@@ -96,7 +101,7 @@ export function bonusActionRoutes() {
         ),
       },
     }),
-    publicKey,
+    requireKey('public', { unauthorized: Errors.invalidKey, keyless: 'entryToken' }),
     requireCompleteIds,
     jsonBody(completeBody),
     async (c) => {

@@ -41,7 +41,11 @@ export type EntryRef = { entryId: string } | { email: string; contestId: string 
  * The contest's bonus actions as seen by one entry, in display order. The entry is named by id
  * or (the `lookup` form) by email + contest. Another team's entry or contest: not found.
  */
-export async function listBonusActionsForEntry(db: Db, team: Team, ref: EntryRef) {
+/**
+ * @param ownToken the SHA-256 of a keyless visitor's entry token: only the entry of that token
+ *   is found (any other answers Entry not found)
+ */
+export async function listBonusActionsForEntry(db: Db, team: Team, ref: EntryRef, ownToken?: string) {
   let where: SQL;
   let contestFound: SQL;
   if ('entryId' in ref) {
@@ -53,11 +57,15 @@ export async function listBonusActionsForEntry(db: Db, team: Team, ref: EntryRef
     where = sql`e.contest_id = ${ref.contestId} and e.email = ${ref.email.trim().toLowerCase()}`;
     contestFound = sql`exists (select 1 from contests where id = ${ref.contestId} and team_id = ${team.id})`;
   }
+  // a visitor without a key (an entry token): their own entry and nothing else
+  const own = ownToken
+    ? sql` and exists (select 1 from entry_tokens et where et.token_hash = ${ownToken} and et.entry_id = e.id)`
+    : sql``;
   const rows = await query<ActionRow & { contest_found: boolean }>(
     db,
     sql`with ${team.cte} e as (
           select e.id, e.email, e.points, e.contest_id from entries e join contests c on c.id = e.contest_id
-          where ${where} and ${sqlOfTeam(team, 'c')} and ${sqlNotErased('e')}
+          where ${where} and ${sqlOfTeam(team, 'c')} and ${sqlNotErased('e')}${own}
         )
         select ${contestFound} as contest_found, x.* from (select 1) one left join lateral (
           select e.id as entry_id, ${sqlEmail(team, sql`e.email`)} as email, e.points as total_points,

@@ -4,6 +4,17 @@
  */
 import * as v from 'valibot';
 import { nonNegInt, publicCacheSeconds } from '../http/fields.js';
+import { SHARE_CHANNELS, SHARE_MESSAGE_MAX, THEME_FONTS } from '../lib/share-channels.js';
+
+const FONTS = Object.keys(THEME_FONTS) as (keyof typeof THEME_FONTS)[];
+const colour = (field: string) =>
+  v.optional(
+    v.pipe(
+      v.string(`${field} must be a colour #rrggbb`),
+      v.regex(/^#[0-9a-fA-F]{6}$/, `${field} must be a colour #rrggbb`),
+    ),
+  );
+
 import { trimmedString } from '../http/validate.js';
 
 const riskLimit = (field: string) =>
@@ -106,6 +117,59 @@ const settingsEntries = {
   bonusActionsNeedEntryToken: v.pipe(
     v.boolean('bonusActionsNeedEntryToken must be a boolean'),
     v.description("public bonus-action completions need the visitor's entry token (Authorization: Bearer et_…)"),
+  ),
+  imageUrl: v.pipe(
+    v.nullable(
+      v.pipe(
+        v.string('imageUrl must be an https URL'),
+        v.maxLength(2000, 'imageUrl must be at most 2000 characters'),
+        v.url('imageUrl must be an https URL'),
+        v.regex(/^https:\/\//i, 'imageUrl must be an https URL'),
+      ),
+    ),
+    v.description("the image of the contest's hosted page and of its link previews (og:image): an https URL, or null"),
+  ),
+  shareMessage: v.pipe(
+    v.string('shareMessage must be a string'),
+    v.trim(),
+    v.minLength(1, 'shareMessage must hold {{link}}'),
+    v.maxLength(SHARE_MESSAGE_MAX, `shareMessage must be at most ${SHARE_MESSAGE_MAX} characters`),
+    v.check((m) => m.includes('{{link}}'), 'shareMessage must hold {{link}}'),
+    v.check((m) => !/[\u0000-\u0008\u000b-\u001f\u007f]/.test(m), 'shareMessage must not contain control characters'),
+    v.description(
+      `what the share buttons say, up to ${SHARE_MESSAGE_MAX} characters; \`{{link}}\` (required) is the visitor's link. Default \`Join me: {{link}}\``,
+    ),
+  ),
+  shareChannels: v.pipe(
+    v.array(
+      v.picklist(SHARE_CHANNELS, `shareChannels must be a list of ${SHARE_CHANNELS.join(', ')}`),
+      `shareChannels must be a list of ${SHARE_CHANNELS.join(', ')}`,
+    ),
+    v.maxLength(SHARE_CHANNELS.length, `shareChannels must be a list of ${SHARE_CHANNELS.join(', ')}`),
+    v.check((l) => new Set(l).size === l.length, 'shareChannels must not repeat a channel'),
+    v.description('the share buttons, in order; default x, facebook, linkedin, whatsapp, email'),
+  ),
+  theme: v.pipe(
+    v.strictObject(
+      {
+        accent: colour('theme.accent'),
+        background: colour('theme.background'),
+        text: colour('theme.text'),
+        radius: v.optional(
+          v.pipe(
+            v.number('theme.radius must be an integer from 0 to 32'),
+            v.integer('theme.radius must be an integer from 0 to 32'),
+            v.minValue(0, 'theme.radius must be an integer from 0 to 32'),
+            v.maxValue(32, 'theme.radius must be an integer from 0 to 32'),
+          ),
+        ),
+        font: v.optional(v.picklist(FONTS, `theme.font must be one of ${FONTS.join(', ')}`)),
+      },
+      'theme must be an object of accent, background, text, radius, font',
+    ),
+    v.description(
+      "the look of the widget and the hosted page: accent, background and text colours (#rrggbb), radius (0-32 px), font (system, serif, rounded, mono); each optional, the page's own CSS variables still win. A PATCH replaces the whole theme",
+    ),
   ),
 };
 

@@ -5,6 +5,7 @@ import type { Team } from '../db/team.js';
 import type { RandomSource } from '../deps.js';
 import { Errors } from '../errors.js';
 import { isUuid, randomBase62 } from '../lib/crypto.js';
+import type { ShareChannel, Theme } from '../lib/share-channels.js';
 import type { ContestRow } from '../sql/contests.js';
 import { sqlOfTeam } from '../sql/scope.js';
 import { contestJson } from './contests.js';
@@ -34,6 +35,10 @@ export interface ContestSettings {
   landingUrl?: string | null;
   botCheck?: 'off' | 'turnstile';
   bonusActionsNeedEntryToken?: boolean;
+  imageUrl?: string | null;
+  shareMessage?: string;
+  shareChannels?: ShareChannel[];
+  theme?: Theme;
 }
 
 export function slugify(title: string): string {
@@ -83,6 +88,10 @@ function settingsToColumns(s: ContestSettings): Partial<typeof contests.$inferIn
   if (s.landingUrl !== undefined) out.landingUrl = s.landingUrl;
   if (s.botCheck !== undefined) out.botCheck = s.botCheck;
   if (s.bonusActionsNeedEntryToken !== undefined) out.bonusActionsNeedEntryToken = s.bonusActionsNeedEntryToken;
+  if (s.imageUrl !== undefined) out.imageUrl = s.imageUrl;
+  if (s.shareMessage !== undefined) out.shareMessage = s.shareMessage;
+  if (s.shareChannels !== undefined) out.shareChannels = s.shareChannels;
+  if (s.theme !== undefined) out.theme = s.theme;
   return out;
 }
 
@@ -165,6 +174,10 @@ interface AdminContestRow extends ContestRow {
   landing_url: string | null;
   bot_check: string;
   bonus_actions_need_entry_token: boolean;
+  image_url: string | null;
+  share_message: string;
+  share_channels: ShareChannel[];
+  theme: Theme;
 }
 
 /** The columns of a contest with its settings, over `source` (contests, or a CTE of contests rows). */
@@ -205,6 +218,10 @@ function adminContestJson(row: AdminContestRow, now: Date) {
     landingUrl: row.landing_url,
     botCheck: row.bot_check as 'off' | 'turnstile',
     bonusActionsNeedEntryToken: row.bonus_actions_need_entry_token,
+    imageUrl: row.image_url,
+    shareMessage: row.share_message,
+    shareChannels: row.share_channels,
+    theme: row.theme,
     secrets: {
       shopifySecretSet: row.has_shopify_secret,
       stripeSecretSet: row.has_stripe_secret,

@@ -60,7 +60,8 @@ export function contestRoutes() {
       operationId: 'getContest',
       tags: ['Contests'],
       summary: 'Get a contest with viewsCount',
-      security: security.publicKey,
+      description: "Without a key: a contest with `publicSignup: true` (its page's visitors); any other answers 401.",
+      security: security.keyless,
       responses: {
         200: okJson('The contest', ContestWithViews),
         ...apiErrors(
@@ -69,7 +70,7 @@ export function contestRoutes() {
         ),
       },
     }),
-    publicKey,
+    requireKey('public', { unauthorized: Errors.invalidKey, keyless: 'contest' }),
     publicCached(),
     async (c) => {
       const contestId = requireContestId(c.req.param('contestId'));

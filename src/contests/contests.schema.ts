@@ -2,7 +2,17 @@
 import * as v from 'valibot';
 import { nonNegInt, timestamp, uuid } from '../http/schemas.js';
 import { pageQuerySchema } from '../http/validate.js';
+import { SHARE_CHANNELS, THEME_FONTS } from '../lib/share-channels.js';
 import { TOOL_TYPES } from '../sql/contests.js';
+
+/** A contest's look (each part optional: the widget's own default) */
+export const Theme = v.strictObject({
+  accent: v.optional(v.string()),
+  background: v.optional(v.string()),
+  text: v.optional(v.string()),
+  radius: v.optional(v.number()),
+  font: v.optional(v.picklist(Object.keys(THEME_FONTS) as (keyof typeof THEME_FONTS)[])),
+});
 
 export const ContestStatus = v.picklist(['draft', 'active', 'ended', 'paused']);
 
@@ -61,6 +71,10 @@ export const AdminContest = v.strictObject({
   landingUrl: v.nullable(v.string()),
   botCheck: v.picklist(['off', 'turnstile']),
   bonusActionsNeedEntryToken: v.boolean(),
+  imageUrl: v.nullable(v.string()),
+  shareMessage: v.string(),
+  shareChannels: v.array(v.picklist(SHARE_CHANNELS)),
+  theme: Theme,
   secrets: v.pipe(
     v.strictObject({ shopifySecretSet: v.boolean(), stripeSecretSet: v.boolean(), webhookSecretSet: v.boolean() }),
     v.description('whether each secret is set; secrets themselves are never shown'),

@@ -8,11 +8,13 @@
  *
  * The tables are in three files: tables/core.ts (teams, keys, contests, entries and their
  * counters), tables/activity.ts (bonus actions, purchases, webhooks in and out, the email outbox)
- * tables/games.ts (instant-win games and giveaway draws) and tables/rewards.ts (rewards, their codes
- * and unlocks, the email texts a team writes).
+ * tables/games.ts (instant-win games and giveaway draws), tables/rewards.ts (rewards, their codes
+ * and unlocks, the email texts a team writes) and tables/sharing.ts (share links' visits and
+ * share clicks).
  */
 
 export * from './tables/activity.js';
 export * from './tables/core.js';
 export * from './tables/games.js';
 export * from './tables/rewards.js';
+export * from './tables/sharing.js';

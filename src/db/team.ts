@@ -80,3 +80,36 @@ export function teamOfKey(
     keyHash,
   };
 }
+
+/**
+ * The team of a contest that takes public sign-ups, for a visitor's call without a key
+ * (docs/signups.md, "No key in a page"): checked inside the statement as a key is, by
+ * ce_public_contest, which raises CEK01 (401) for an unknown contest or one without public
+ * sign-ups. Personal data is always masked.
+ */
+export function teamOfPublicContest(contestId: string): KeyTeam {
+  return keylessTeam(sql`ce_public_contest(${contestId}::text)`, `contest:${contestId}`);
+}
+
+/**
+ * The team of a visitor's entry token, for the widget's calls about its own entry without a key:
+ * ce_entry_token_team raises CEK01 for an unknown token. Personal data masked.
+ * @param tokenHash hex SHA-256 of the token
+ */
+export function teamOfEntryToken(tokenHash: string): KeyTeam {
+  return keylessTeam(sql`ce_entry_token_team(${tokenHash}::text)`, `token:${tokenHash}`);
+}
+
+function keylessTeam(check: SQL, keyHash: string): KeyTeam {
+  // ce_touch touches nothing (no key id) but, as a data-modifying CTE that reads ce_key, makes
+  // the check run even in a statement that never reads the team
+  const cte = sql`ce_key as materialized (select * from ${check}),
+    ce_touch as (update api_keys set last_used_at = last_used_at where id = (select key_id from ce_key) returning 1),`;
+  return {
+    cte,
+    id: sql`(select team_id from ce_key)`,
+    masked: sql`true`,
+    check: sql`with ${cte} ok as (select 1) select count(*) as n from ce_key`,
+    keyHash,
+  };
+}

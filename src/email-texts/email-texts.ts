@@ -17,6 +17,7 @@ import {
   TEAM_EMAILS,
   type TeamEmailKind,
 } from '../mail/team-texts.js';
+import { sqlLandingUrl } from '../sql/contests.js';
 import { sqlOfTeam } from '../sql/scope.js';
 
 export function teamEmailKind(raw: string | undefined): TeamEmailKind {
@@ -61,7 +62,7 @@ function shape(kind: TeamEmailKind, row: TextRow) {
 }
 
 const sqlContest = (team: Team, contestId: string) =>
-  sql`${team.cte} c as (select c.id, c.title, c.landing_url from contests c where c.id = ${contestId} and ${sqlOfTeam(team, 'c')})`;
+  sql`${team.cte} c as (select c.id, c.title, c.landing_url, c.public_signup from contests c where c.id = ${contestId} and ${sqlOfTeam(team, 'c')})`;
 
 export async function readEmailText(db: Db, team: Team, contestId: string, kind: TeamEmailKind) {
   if (!isUuid(contestId)) throw Errors.contestNotFound();
@@ -166,8 +167,8 @@ export async function previewEmailText(
     kind === 'confirmation'
       ? sql`${`${publicUrl.replace(/\/$/, '')}/api/confirm/SAMPLE0000000000000000000000TOKEN`}::text`
       : kind === 'status-link'
-        ? sql`coalesce(c.landing_url, 'https://example.com/contest') || '#ce-entry=SAMPLE'`
-        : sql`coalesce(c.landing_url, '')`;
+        ? sql`coalesce(${sqlLandingUrl('c', publicUrl)}, 'https://example.com/contest') || '#ce-entry=SAMPLE'`
+        : sql`coalesce(${sqlLandingUrl('c', publicUrl)}, '')`;
   const row = await queryOne<{ contest_found: boolean; subject: string; text: string; html: string }>(
     db,
     sql`with ${sqlContest(team, contestId)}, src as (

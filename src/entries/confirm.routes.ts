@@ -65,7 +65,13 @@ export function confirmRoutes() {
     async (c) => {
       try {
         const fresh = await newEntryToken(c.var.deps.random);
-        const result = await confirmEmail(c.var.db(), c.req.param('token'), c.var.deps.clock.now(), fresh.hash);
+        const result = await confirmEmail(
+          c.var.db(),
+          c.req.param('token'),
+          c.var.deps.clock.now(),
+          fresh.hash,
+          c.var.deps.config.publicUrl,
+        );
         if (wantsJson(c)) return ok(c, { entryId: result.entryId, emailConfirmed: result.emailConfirmed });
         // a contest with a landing page: back there, where the widget shows the person's place with
         // the fresh token in the fragment (never sent to a server); the tokens of sign-up answers ended

@@ -3,6 +3,7 @@ import { type Db, queryOne } from '../db/client.js';
 import { Errors } from '../errors.js';
 import { sha256Hex } from '../lib/crypto.js';
 import { TOKEN_RE } from '../sql/confirmation.js';
+import { sqlLandingUrl } from '../sql/contests.js';
 import { sqlEmitEvent, sqlEntryEventData, sqlEventDeliveries } from '../sql/events.js';
 import { sqlRewardsMay } from '../sql/outbox.js';
 import { sqlClampedTotal } from '../sql/points.js';
@@ -16,7 +17,7 @@ export interface ConfirmResult {
   alreadyConfirmed: boolean;
   contestTitle: string;
   email: string | null;
-  /** the contest's landing page (sign-ups): the confirmation leads the person back there */
+  /** the contest's landing page, or its hosted page while it takes public sign-ups: the confirmation leads the person there */
   landingUrl: string | null;
 }
 
@@ -26,7 +27,13 @@ export interface ConfirmResult {
  * them, not necessarily the email's owner) and stores `freshTokenHash`, a token of kind `email`
  * that the confirmation's redirect hands to whoever clicked the link from the mailbox.
  */
-export async function confirmEmail(db: Db, token: string, now: Date, freshTokenHash: string): Promise<ConfirmResult> {
+export async function confirmEmail(
+  db: Db,
+  token: string,
+  now: Date,
+  freshTokenHash: string,
+  publicUrl: string,
+): Promise<ConfirmResult> {
   if (!TOKEN_RE.test(token)) throw Errors.confirmationNotFound();
   const hash = await sha256Hex(token);
   const row = await queryOne<{
@@ -38,7 +45,7 @@ export async function confirmEmail(db: Db, token: string, now: Date, freshTokenH
   }>(
     db,
     sql`with t as (
-          select e.id, e.email_confirmed, e.email, e.points, e.contest_id, c.title, c.landing_url
+          select e.id, e.email_confirmed, e.email, e.points, e.contest_id, c.title, ${sqlLandingUrl('c', publicUrl)} as landing_url
           from entries e join contests c on c.id = e.contest_id
           where e.confirmation_token_hash = ${hash} and ${sqlNotErased('e')}
           for update of e

@@ -11,10 +11,18 @@
  */
 import { createMiddleware } from 'hono/factory';
 import { keyCheckScope, pgError, query } from '../db/client.js';
-import { KEY_FORBIDDEN_SQLSTATE, KEY_INVALID_SQLSTATE, teamOfKey } from '../db/team.js';
+import {
+  KEY_FORBIDDEN_SQLSTATE,
+  KEY_INVALID_SQLSTATE,
+  type KeyTeam,
+  teamOfEntryToken,
+  teamOfKey,
+  teamOfPublicContest,
+} from '../db/team.js';
 import { type Deps, memoryRateLimiter, type RateLimiter } from '../deps.js';
 import { type ApiError, Errors } from '../errors.js';
 import { sha256Hex } from '../lib/crypto.js';
+import { entryTokenOf } from '../lib/entry-tokens.js';
 import { type FailureLimiter, memoryFailureLimiter } from '../lib/failure-limiter.js';
 import type { AppContext, AppEnv } from './context.js';
 
@@ -51,6 +59,16 @@ const badKeyLimiter = (deps: Deps) => {
 const badKeyClient = (c: AppContext) => `badkey:${c.var.deps.clientIp(c) ?? 'unknown'}`;
 
 interface KeyOptions {
+  /**
+   * `contest`: without an X-API-Key header the route answers a contest's visitor when the contest
+   * (the path's :contestId) takes public sign-ups, limited per client address, personal data
+   * masked (teamOfPublicContest); any other contest answers as a missing key does.
+   * `entryToken`: without an X-API-Key header, a visitor's `Authorization: Bearer et_…` gives
+   * the team of its entry (teamOfEntryToken; 401 Missing or invalid entry token for an unknown
+   * one); the route must still check that the token is the entry's own.
+   * A key, when sent, is checked as always.
+   */
+  keyless?: 'contest' | 'entryToken';
   /** the 401 answer; default `Missing or invalid API key` */
   unauthorized?: () => ApiError;
   /** the 403 answer for a public key on a private route; default `This endpoint requires a private API key` */
@@ -68,6 +86,15 @@ export function requireKey(access: 'public' | 'private', opts: KeyOptions = {}) 
     if (refusedFor > 0) throw Errors.tooManyRequests(refusedFor);
     if (url.searchParams.has('apiKey') || url.searchParams.has('api_key')) throw unauthorized();
     const key = c.req.header('x-api-key')?.trim();
+    const contestId = c.req.param('contestId');
+    if (!key && opts.keyless === 'contest' && access === 'public' && contestId) {
+      return keylessVisitor(c, teamOfPublicContest(contestId.trim()), keyErrors, next);
+    }
+    const token = !key && opts.keyless === 'entryToken' ? entryTokenOf(c.req.header('authorization')) : null;
+    if (token) {
+      const team = teamOfEntryToken(await sha256Hex(token));
+      return keylessVisitor(c, team, { ...keyErrors, unauthorized: Errors.invalidEntryToken }, next);
+    }
     if (!key || !KEY_RE.test(key)) throw unauthorized();
     const type = key.startsWith('sk_') ? 'private' : 'public';
     const keyHash = await sha256Hex(key);
@@ -91,6 +118,24 @@ export function requireKey(access: 'public' | 'private', opts: KeyOptions = {}) 
       await query(c.var.db(), team.check);
     }
   });
+}
+
+/** A visitor without a key: the team of a public contest or of an entry token, checked in the statement. */
+async function keylessVisitor(
+  c: AppContext,
+  team: KeyTeam,
+  keyErrors: NonNullable<AppEnv['Variables']['keyErrors']>,
+  next: () => Promise<void>,
+) {
+  const deps = c.var.deps;
+  const limiter = deps.publicRateLimiter ?? defaultPublicLimiter(deps);
+  const { success, retryAfterSeconds } = await limiter.limit(`keyless:${deps.clientIp(c) ?? 'unknown'}`);
+  if (!success) throw Errors.tooManyRequests(retryAfterSeconds);
+  c.set('auth', { team, type: 'public', keyHash: team.keyHash, keyless: true });
+  c.set('keyErrors', keyErrors);
+  const keyCheck = { cte: team.cte, ran: false };
+  await keyCheckScope.run(keyCheck, next);
+  if (!keyCheck.ran && !c.get('publicCacheHit')) await query(c.var.db(), team.check);
 }
 
 /** The answer for an error raised by the key check inside a statement, in the route's wording. */

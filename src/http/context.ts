@@ -9,8 +9,10 @@ export interface AuthInfo {
   team: KeyTeam;
   /** what the key's prefix says it is (the statement refuses a key whose stored type differs) */
   type: 'public' | 'private';
-  /** hex SHA-256 of the key */
+  /** hex SHA-256 of the key (keyless: `contest:<id>`) */
   keyHash: string;
+  /** a contest's visitor without a key (requireKey's `keyless`): personal data always masked */
+  keyless?: boolean;
 }
 
 export interface AppEnv {

@@ -140,9 +140,16 @@ export const SECURITY_SCHEMES = {
 } as const;
 
 type Requirement = Record<string, string[]>[];
-export const security: Record<'publicKey' | 'privateKey' | 'admin' | 'entryToken' | 'none', Requirement> = {
+export const security: Record<
+  'publicKey' | 'keyless' | 'keyOrEntryToken' | 'privateKey' | 'admin' | 'entryToken' | 'none',
+  Requirement
+> = {
   /** a public or a private key */
   publicKey: [{ publicKey: [] }, { privateKey: [] }],
+  /** a public or a private key, or none for a contest with public sign-ups (a visitor's page) */
+  keyless: [{ publicKey: [] }, { privateKey: [] }, {}],
+  /** a public or a private key, or the visitor's own entry token alone (about its own entry) */
+  keyOrEntryToken: [{ publicKey: [] }, { privateKey: [] }, { entryToken: [] }],
   /** a private key only */
   privateKey: [{ privateKey: [] }],
   admin: [{ adminToken: [] }],

@@ -12,7 +12,8 @@ import type { Team } from '../db/team.js';
 import type { RandomSource } from '../deps.js';
 import { type CreateEntryInput, entryCreateInput } from '../entries/create.js';
 import { Errors } from '../errors.js';
-import { sqlContestOpen } from '../sql/contests.js';
+import type { ShareChannel } from '../lib/share-channels.js';
+import { sqlContestOpen, sqlLandingUrl } from '../sql/contests.js';
 import { type EntryCreateExtension, type EntryCreateResult, runEntryCreate } from '../sql/entry-create.js';
 import { sqlMailboxWindow } from '../sql/mailbox.js';
 import type { SqlEmail } from '../sql/outbox.js';
@@ -30,6 +31,8 @@ export interface SignupOptions {
   botCheckError?: Error;
   /** SHA-256 of the new entry's token */
   tokenHash: string;
+  /** the share channel the visitor came by, or null */
+  channel: ShareChannel | null;
   /** an email already entered: a new token for its owner and the email that carries it */
   statusLink: { tokenHash: string; mail: (p: { title: SQL; name: SQL; position?: SQL }) => SqlEmail };
 }
@@ -52,7 +55,7 @@ export async function createSignup(
     { ...ctx, source: 'signup' },
     contest,
     parsed,
-    signupParts(signup, ctx.now, ctx.now.toISOString()),
+    signupParts(signup, ctx.now, ctx.now.toISOString(), ctx.publicUrl),
   );
   const row = result.row;
   const position = row.new_position;
@@ -68,7 +71,7 @@ export async function createSignup(
 }
 
 /** The parts a sign-up adds to the entry create statement (the contract: src/sql/entry-create.ts). */
-function signupParts(signup: SignupOptions, at: Date, now: string): EntryCreateExtension {
+function signupParts(signup: SignupOptions, at: Date, now: string, publicUrl: string): EntryCreateExtension {
   const open = sqlContestOpen(at, 'c');
   const link = signup.statusLink.mail({ title: sql`c.title`, name: sql`sl.name`, position: sql`sl.position` });
   return {
@@ -86,11 +89,12 @@ function signupParts(signup: SignupOptions, at: Date, now: string): EntryCreateE
     contestColumns: sql`, not c.public_signup as signup_closed,
               (c.public_signup and c.bot_check = 'turnstile' and not ${signup.botChecked}::boolean) as bot_check_failed,
               (c.public_signup and c.consent_text is not null and not ${signup.consent}::boolean) as consent_missing,
-              c.consent_text, c.landing_url`,
-    insertColumns: sql`, consented_at, consent_text_sha256`,
+              c.consent_text, ${sqlLandingUrl('c', publicUrl)} as landing_url`,
+    insertColumns: sql`, consented_at, consent_text_sha256, channel`,
     insertValues: sql`,
               case when c.consent_text is not null then ${now}::timestamptz end,
-              case when c.consent_text is not null then encode(sha256(convert_to(c.consent_text, 'UTF8')), 'hex') end`,
+              case when c.consent_text is not null then encode(sha256(convert_to(c.consent_text, 'UTF8')), 'hex') end,
+              ${signup.channel}::text`,
     returning: sql`, contest_id, created_at, email_confirmed, disqualified, erased_at, admitted_at`,
     ctes: sql`tok as (
             insert into entry_tokens (token_hash, entry_id, kind, created_at)

@@ -17,9 +17,20 @@ import { jsonBody, requireContestId } from '../http/validate.js';
 import { entryTokenOf, newEntryToken } from '../lib/entry-tokens.js';
 import { ipAddressSchema, USER_AGENT_MAX } from '../sql/risk.js';
 import { statusLinkContent } from './emails.js';
+import { recordShare, recordVisit } from './sharing.js';
 import { createSignup } from './signup.js';
 import { botCheckAsked, readMe, signupConfig } from './signups.js';
-import { Me, SignupBody, SignupConfig, SignupCreated, SignupExisting } from './signups.schema.js';
+import {
+  Me,
+  ShareBody,
+  ShareRecorded,
+  SignupBody,
+  SignupConfig,
+  SignupCreated,
+  SignupExisting,
+  VisitBody,
+  VisitReceived,
+} from './signups.schema.js';
 import { verifyTurnstile } from './turnstile.js';
 
 /** /me: 120 reads a minute per client address (a page polls it; a guesser gets nowhere: 238-bit tokens) */
@@ -40,7 +51,7 @@ const ipOrNull = (ip: string | null) => (ip && v.is(ipAddressSchema, ip) ? ip : 
 export function signupRoutes() {
   const r = new Hono<AppEnv>();
   const tags = ['Sign-ups'];
-  const publicKey = requireKey('public');
+  const publicKey = requireKey('public', { keyless: 'contest' });
 
   r.get(
     '/api/v1/contests/:contestId/signup',
@@ -48,7 +59,7 @@ export function signupRoutes() {
       operationId: 'getSignupSettings',
       tags,
       summary: "The contest's sign-up settings, as the sign-up widget reads them",
-      security: security.publicKey,
+      security: security.keyless,
       responses: {
         200: okJson(
           'Title, description, whether public sign-ups are on, the consent text, the bot check',
@@ -61,7 +72,7 @@ export function signupRoutes() {
     async (c) => {
       const contestId = requireContestId(c.req.param('contestId'));
       const siteKey = c.var.deps.config.turnstile?.siteKey ?? null;
-      return ok(c, await signupConfig(c.var.db(), c.var.auth.team, contestId, siteKey));
+      return ok(c, await signupConfig(c.var.db(), c.var.auth.team, contestId, siteKey, c.var.deps.config.publicUrl));
     },
   );
 
@@ -76,7 +87,7 @@ export function signupRoutes() {
         'disposable domains, rate limits). With a public key the email must always be confirmed before the entry ' +
         'counts. An email already entered answers 200 `{alreadyExists: true}` and nothing else; its owner is ' +
         'emailed a link to their own page (at most one such email per 10 minutes).',
-      security: security.publicKey,
+      security: security.keyless,
       responses: {
         201: okJson('The new entry and its token (shown once)', SignupCreated),
         200: json('The email was entered before', okEnvelope(SignupExisting)),
@@ -155,6 +166,7 @@ export function signupRoutes() {
           botChecked: outcome === 'ok',
           botCheckError: outcome === 'unavailable' ? Errors.botCheckUnavailable() : Errors.botCheckFailed(),
           tokenHash: own.hash,
+          channel: body.channel ?? null,
           statusLink: { tokenHash: link.hash, mail: statusLinkContent(deps.random, link.token) },
         },
       );
@@ -193,6 +205,62 @@ export function signupRoutes() {
       const token = entryTokenOf(c.req.header('authorization'));
       if (!token) throw Errors.invalidEntryToken();
       return ok(c, await readMe(c.var.db(), token));
+    },
+  );
+
+  r.post(
+    '/api/v1/contests/:contestId/visits',
+    describeRoute({
+      operationId: 'recordVisit',
+      tags,
+      summary: 'Count a visit of a share link (its referral code and channel); the answer is the same for any code',
+      description:
+        'The sign-up widget sends it once per browser, contest and code, on a page opened with `?ref=`. ' +
+        'Nothing is written for a code the contest does not have, and the answer does not say so. ' +
+        'Without a key: a contest with `publicSignup: true`.',
+      security: security.keyless,
+      responses: {
+        202: okJson('Received', VisitReceived),
+        ...apiErrors({ access: 'public', body: true }, { 400: true, 404: ['Contest not found'] }),
+      },
+    }),
+    publicKey,
+    jsonBody(VisitBody),
+    async (c) => {
+      const contestId = requireContestId(c.req.param('contestId'));
+      const body = c.req.valid('json');
+      await recordVisit(
+        c.var.db(),
+        c.var.auth.team,
+        contestId,
+        { referralCode: body.referralCode, channel: body.channel ?? null },
+        c.var.deps.clock.now(),
+      );
+      return ok(c, { received: true as const }, 202);
+    },
+  );
+
+  r.post(
+    '/api/v1/me/shares',
+    describeRoute({
+      operationId: 'recordShare',
+      tags,
+      summary: "Count a click on one of the visitor's share buttons (Authorization: Bearer et_…)",
+      security: security.entryToken,
+      responses: {
+        201: okJson('Recorded', ShareRecorded),
+        ...errors({ 400: true, 401: ['Missing or invalid entry token'], 413: true, 429: true, 500: true }),
+      },
+    }),
+    jsonBody(ShareBody),
+    async (c) => {
+      const deps = c.var.deps;
+      const limited = await meLimiter(deps).limit(`me:${deps.clientIp(c) ?? 'unknown'}`);
+      if (!limited.success) throw Errors.tooManyRequests(limited.retryAfterSeconds);
+      const token = entryTokenOf(c.req.header('authorization'));
+      if (!token) throw Errors.invalidEntryToken();
+      await recordShare(c.var.db(), token, c.req.valid('json').channel, deps.clock.now());
+      return ok(c, { recorded: true as const }, 201);
     },
   );
 

@@ -2,11 +2,15 @@
 import * as v from 'valibot';
 import { CUSTOM_FIELDS_MAX_BYTES, CUSTOM_FIELDS_MAX_DEPTH, createEntrySchema } from '../entries/entries.js';
 import { nonNegInt, timestamp, uuid } from '../http/schemas.js';
+import { SHARE_CHANNELS } from '../lib/share-channels.js';
 import { EntryRewards } from '../rewards/rewards.schema.js';
 import { ADMIT_MAX } from './admit.js';
 import { TURNSTILE_TOKEN_MAX } from './turnstile.js';
 
 /** POST /contests/{contestId}/signup: an entry's fields (email required), consent and the bot check's token. */
+const CHANNELS = SHARE_CHANNELS.join(', ');
+const channelSchema = (field: string) => v.picklist(SHARE_CHANNELS, `${field} must be one of ${CHANNELS}`);
+
 export const SignupBody = v.object({
   email: v.pipe(
     v.string('Invalid email'),
@@ -29,6 +33,12 @@ export const SignupBody = v.object({
     v.pipe(
       v.boolean('consent must be a boolean'),
       v.description("`true`: the visitor agreed to the contest's consentText (required when it has one)"),
+    ),
+  ),
+  channel: v.optional(
+    v.pipe(
+      v.nullable(channelSchema('channel')),
+      v.description('the share channel the visitor came by (`via=` of the link they opened)'),
     ),
   ),
   turnstileToken: v.optional(
@@ -93,6 +103,8 @@ export const Me = v.strictObject({
   total: v.pipe(nonNegInt, v.description('how many entries count (confirmed, not disqualified)')),
   referralCode: v.string(),
   referralsCount: nonNegInt,
+  visits: v.pipe(nonNegInt, v.description("how many opened the visitor's share link (POST /contests/{id}/visits)")),
+  shares: v.pipe(nonNegInt, v.description('how many times the visitor clicked a share button (POST /me/shares)')),
   confirmed: v.boolean(),
   admittedAt: v.pipe(v.nullable(timestamp), v.description('when a waitlist let this entry in; null while it waits')),
   createdAt: timestamp,
@@ -131,3 +143,29 @@ export const Admitted = v.strictObject({
   entryIds: v.pipe(v.array(uuid), v.description('the entries this admission let in, by position')),
   count: v.number(),
 });
+
+// ---------------------------------------------------------------- sharing
+
+/** POST /contests/{contestId}/visits */
+export const VisitBody = v.object({
+  referralCode: v.pipe(
+    v.string('referralCode must be a string'),
+    v.trim(),
+    v.minLength(1, 'referralCode is required'),
+    v.maxLength(100, 'referralCode must be at most 100 characters'),
+    v.description('the code of the link the visitor opened (`ref=`)'),
+  ),
+  channel: v.optional(
+    v.pipe(v.nullable(channelSchema('channel')), v.description('the channel of the link (`via=`), when it had one')),
+  ),
+});
+
+/** The same answer whether the code is one of the contest's or not */
+export const VisitReceived = v.strictObject({ received: v.literal(true) });
+
+/** POST /me/shares */
+export const ShareBody = v.object({
+  channel: v.pipe(channelSchema('channel'), v.description('the share button clicked')),
+});
+
+export const ShareRecorded = v.strictObject({ recorded: v.literal(true) });

@@ -160,7 +160,8 @@ describe('POST /contests/{contestId}/signup', () => {
       confirmed: false,
       referralsCount: 0,
     });
-    expect(await confirmFromEmail('ann@example.com')).toBeNull();
+    // no landing page: the confirmation leads to the contest's hosted page with a fresh token
+    expect(await confirmFromEmail('ann@example.com')).toMatch(/^et_/);
     // the token of the sign-up's answer ended with the confirmation: whoever signed up held it
     expect([(await me(token)).status, (await me(token)).body.error]).toEqual([401, 'Missing or invalid entry token']);
     const entry = await env.request('GET', `/api/v1/entries/${r.body.data.entryId}`, { key: t.privateKey });
@@ -297,7 +298,8 @@ describe('POST /contests/{contestId}/signup', () => {
       consentText: 'Yes.',
       botCheck: 'turnstile',
       turnstileSiteKey: 'site-key-1',
-      sendsLink: false,
+      // no landingUrl: the hosted page is where the "your link" email leads
+      sendsLink: true,
     });
     expect((await env.request('GET', `/api/v1/contests/${id}/signup`, { key: other.publicKey })).status).toBe(404);
     expect(
@@ -503,7 +505,7 @@ describe('credit on proof', () => {
     expect(await query(env.db, sql`select 1 from bonus_completions where entry_id = ${bob.body.data.entryId}`)).toEqual(
       [],
     );
-    expect(await confirmFromEmail('proof-bob@example.com')).toBeNull();
+    expect(await confirmFromEmail('proof-bob@example.com')).toMatch(/^et_/);
     expect(await points()).toEqual([
       ['proof-ann@example.com', 10, 10],
       ['proof-bob@example.com', 5, 5],

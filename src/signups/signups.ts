@@ -8,10 +8,18 @@ import type { Team } from '../db/team.js';
 import { Errors } from '../errors.js';
 import { isUuid, sha256Hex } from '../lib/crypto.js';
 import { sqlEntryRewards } from '../rewards/rewards.js';
+import { sqlLandingUrl } from '../sql/contests.js';
 import { sqlCountingTotal, sqlPosition } from '../sql/positions.js';
 import { sqlOfTeam } from '../sql/scope.js';
+import { sqlShares, sqlVisits } from '../sql/sharing.js';
 
-export async function signupConfig(db: Db, team: Team, contestId: string, turnstileSiteKey: string | null) {
+export async function signupConfig(
+  db: Db,
+  team: Team,
+  contestId: string,
+  turnstileSiteKey: string | null,
+  publicUrl: string,
+) {
   if (!isUuid(contestId)) throw Errors.contestNotFound();
   const row = await queryOne<{
     id: string;
@@ -25,7 +33,8 @@ export async function signupConfig(db: Db, team: Team, contestId: string, turnst
   }>(
     db,
     sql`with ${team.cte} c as (select * from contests c where c.id = ${contestId} and ${sqlOfTeam(team, 'c')})
-        select id, title, description, mode, public_signup, consent_text, bot_check, landing_url is not null as sends_link from c`,
+        select id, title, description, mode, public_signup, consent_text, bot_check,
+          ${sqlLandingUrl('c', publicUrl)} is not null as sends_link from c`,
   );
   if (!row) throw Errors.contestNotFound();
   return {
@@ -72,6 +81,8 @@ export async function readMe(db: Db, token: string) {
     position: number | string | null;
     total: number | string;
     referrals_count: number | string;
+    visits: number | string;
+    shares: number | string;
     rewards: unknown;
   }>(
     db,
@@ -83,6 +94,7 @@ export async function readMe(db: Db, token: string) {
         )
         select e.*, ${sqlPosition('e')} as position, ${sqlCountingTotal(sql`e.contest_id`)} as total,
           (select count(*) from entries r where r.referred_by = e.id) as referrals_count,
+          ${sqlVisits('e')} as visits, ${sqlShares('e')} as shares,
           ${sqlEntryRewards('e')} as rewards
         from e`,
   );
@@ -97,6 +109,8 @@ export async function readMe(db: Db, token: string) {
     total: num(row.total),
     referralCode: row.referral_code,
     referralsCount: num(row.referrals_count),
+    visits: num(row.visits),
+    shares: num(row.shares),
     confirmed: row.email_confirmed,
     admittedAt: iso(row.admitted_at),
     createdAt: iso(row.created_at)!,

@@ -47,3 +47,13 @@ export function isContestOpen(
   if (effectiveStatus(row, now) !== 'active') return false;
   return !row.start_date || new Date(row.start_date) <= now;
 }
+
+/**
+ * Where a contest's visitors are sent back to (the confirmation's redirect, the "your link"
+ * email), on contest alias `alias`: its landingUrl, or else, while it takes public sign-ups, its
+ * hosted page on this service (`<publicUrl>/c/<id>`, src/signups/page.routes.ts); null otherwise.
+ */
+export function sqlLandingUrl(alias: string, publicUrl: string): SQL {
+  const a = sql.raw(alias);
+  return sql`coalesce(${a}.landing_url, case when ${a}.public_signup then ${`${publicUrl.replace(/\/$/, '')}/c/`}::text || ${a}.id end)`;
+}

@@ -19,6 +19,7 @@ export const ENDPOINTS: Row[] = [
   ['POST', `/api/v1/contests/${ID}/entries`, 'priv', MISSING, PRIVATE],
   ['GET', `/api/v1/contests/${ID}/signup`, 'pub', MISSING],
   ['POST', `/api/v1/contests/${ID}/signup`, 'pub', MISSING],
+  ['POST', `/api/v1/contests/${ID}/visits`, 'pub', MISSING],
   ['PUT', `/api/v1/entries/${ID}`, 'priv', MISSING, PRIVATE],
   ['POST', `/api/v1/entries/${ID}/disqualify`, 'priv', MISSING, PRIVATE],
   ['POST', `/api/v1/entries/${ID}/points`, 'priv', MISSING, PRIVATE_SHORT],

@@ -31,3 +31,51 @@ BEGIN
   RETURN QUERY SELECT k.id, k.team_id, k.type, CASE WHEN k.type = 'public' THEN coalesce(k.personal_data, 'full') END;
 END
 $function$;
+
+-- ce:function
+-- A contest's visitor without a key (docs/signups.md, "No key in a page"): the contest must take
+-- public sign-ups. Answers the contest's team as ce_auth does for a key, with no key id and
+-- personal data masked (keyless calls never see personal data); raises CEK01 (answered 401, as a
+-- missing key) for an unknown contest or one without public sign-ups. Statements use it as
+--   ce_key as materialized (select * from ce_public_contest(contest id))
+CREATE OR REPLACE FUNCTION ce_public_contest(p_contest text)
+ RETURNS TABLE(key_id uuid, team_id uuid, key_type text, personal_data text)
+ LANGUAGE plpgsql
+ STABLE
+AS $function$
+DECLARE
+  t uuid;
+BEGIN
+  IF p_contest ~* '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$' THEN
+    SELECT c.team_id INTO t FROM contests c
+    WHERE c.id = p_contest::uuid AND c.public_signup AND c.tool_type IS DISTINCT FROM 'instant_win';
+  END IF;
+  IF t IS NULL THEN
+    RAISE EXCEPTION 'contest without public sign-ups' USING ERRCODE = 'CEK01';
+  END IF;
+  RETURN QUERY SELECT NULL::uuid, t, 'public'::text, 'masked'::text;
+END
+$function$;
+
+-- ce:function
+-- A visitor's entry token without a key (the sign-up widget on a keyless page): the team of the
+-- token's entry, personal data masked; CEK01 (answered 401 Missing or invalid entry token) for an
+-- unknown token or an erased entry. The route still checks that the token is the entry's own.
+CREATE OR REPLACE FUNCTION ce_entry_token_team(p_hash text)
+ RETURNS TABLE(key_id uuid, team_id uuid, key_type text, personal_data text)
+ LANGUAGE plpgsql
+ STABLE
+AS $function$
+DECLARE
+  t uuid;
+BEGIN
+  SELECT c.team_id INTO t FROM entry_tokens k
+  JOIN entries e ON e.id = k.entry_id
+  JOIN contests c ON c.id = e.contest_id
+  WHERE k.token_hash = p_hash AND e.erased_at IS NULL;
+  IF t IS NULL THEN
+    RAISE EXCEPTION 'unknown entry token' USING ERRCODE = 'CEK01';
+  END IF;
+  RETURN QUERY SELECT NULL::uuid, t, 'public'::text, 'masked'::text;
+END
+$function$;

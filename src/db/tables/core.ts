@@ -109,6 +109,17 @@ export const contests = pgTable(
     botCheck: text('bot_check').notNull().default('off'),
     /** public bonus-action completions need the visitor's entry token */
     bonusActionsNeedEntryToken: boolean('bonus_actions_need_entry_token').notNull().default(false),
+    /** the image of the hosted page and of link previews (https), or null */
+    imageUrl: text('image_url'),
+    /** what a share button says, `{{link}}` the visitor's link */
+    shareMessage: text('share_message').notNull().default('Join me: {{link}}'),
+    /** the share buttons, in order */
+    shareChannels: text('share_channels')
+      .array()
+      .notNull()
+      .default(sql`'{x,facebook,linkedin,whatsapp,email}'::text[]`),
+    /** the look of the widget and the hosted page: {accent, background, text, radius, font}, each optional */
+    theme: jsonb('theme').notNull().default(sql`'{}'::jsonb`),
     updatedAt: ts('updated_at').notNull().defaultNow(),
   },
   (t) => [
@@ -118,6 +129,7 @@ export const contests = pgTable(
     check('contests_mode_ck', sql`${t.mode} in ('giveaway', 'leaderboard', 'waitlist')`),
     check('contests_public_cache_ck', sql`${t.publicCacheSeconds} between 0 and 300`),
     check('contests_bot_check_ck', sql`${t.botCheck} in ('off', 'turnstile')`),
+    check('contests_share_message_ck', sql`char_length(${t.shareMessage}) <= 280`),
     check('contests_status_ck', sql`${t.status} in ('draft', 'active', 'ended', 'paused')`),
     check('contests_campaign_type_ck', sql`${t.campaignType} in ('viral', 'referral', 'affiliate')`),
     check(
@@ -184,6 +196,8 @@ export const entries = pgTable(
     admittedAt: ts('admitted_at'),
     /** how the entry came: 'api' (a team's server), 'signup' (a page, public sign-up), 'instant_win' (a prize claimed), 'webhook' (an inbound sign-up webhook) */
     source: text('source').notNull().default('api'),
+    /** the share channel the visitor came by (`via=` of the link they opened), for sign-ups */
+    channel: text('channel'),
   },
   (t) => [
     uniqueIndex('entries_contest_email_uq').on(t.contestId, t.email).where(sql`${t.email} is not null`),
@@ -232,6 +246,10 @@ export const entries = pgTable(
     check('entries_points_ck', sql`${t.points} >= 0 and ${t.pointsUsed} >= 0`),
     check('entries_commission_ck', sql`${t.commission} >= 0`),
     check('entries_source_ck', sql`${t.source} in ('api', 'signup', 'instant_win', 'webhook')`),
+    check(
+      'entries_channel_ck',
+      sql`${t.channel} is null or ${t.channel} in ('x', 'facebook', 'linkedin', 'whatsapp', 'telegram', 'reddit', 'email', 'sms', 'copy', 'native')`,
+    ),
     check('entries_contact_ck', sql`${t.email} is not null or ${t.phone} is not null or ${t.erasedAt} is not null`),
     index('entries_contest_risk_idx')
       .on(t.contestId, t.riskLevel, t.createdAt, t.id)

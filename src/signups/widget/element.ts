@@ -1,7 +1,8 @@
 /**
- * <contest-signup contest="…" api-key="pk_…">: a contest's sign-up form on any page, then the
- * visitor's own place: position of total, points, referrals and their share link. Talks to the
- * API with the team's public key (the sign-up) and the visitor's entry token (their entry), which
+ * <contest-signup contest="…">: a contest's sign-up form on any page, then the visitor's own
+ * place: position of total, points, referrals and their share link. Talks to the API without a
+ * key (a contest that takes public sign-ups answers its visitors), or with the team's public key
+ * (`api-key="pk_…"`), and with the visitor's entry token for their entry, which
  * it keeps in localStorage per contest and picks up from a `#ce-entry=` link. Everything renders
  * in a shadow root with a constructable stylesheet: no inline script or style, so a strict CSP
  * needs nothing but the API's origin in connect-src (and Turnstile's, when the contest uses it).
@@ -112,8 +113,10 @@ export class ContestSignup extends HTMLElement {
 
   private async api<T>(method: string, path: string, opts: { body?: unknown; token?: string } = {}): Promise<T> {
     const headers: Record<string, string> = {};
+    const key = this.getAttribute('api-key');
     if (opts.token) headers.authorization = `Bearer ${opts.token}`;
-    else headers['x-api-key'] = this.getAttribute('api-key') ?? '';
+    // no key: a contest that takes public sign-ups answers its visitors without one
+    else if (key) headers['x-api-key'] = key;
     if (opts.body !== undefined) headers['content-type'] = 'application/json';
     const res = await fetch(`${this.base}${path}`, {
       method,
@@ -128,7 +131,8 @@ export class ContestSignup extends HTMLElement {
   private async load() {
     const gen = ++this.generation;
     this.s = stringsFrom(this.getAttribute('strings'));
-    if (!/^pk_/.test(this.getAttribute('api-key') ?? '')) return this.fatal(this.t('noKey'));
+    const key = this.getAttribute('api-key');
+    if (key !== null && key !== '' && !/^pk_/.test(key)) return this.fatal(this.t('noKey'));
     try {
       const config = await this.api<Config>('GET', `/api/v1/contests/${encodeURIComponent(this.contest)}/signup`);
       if (gen !== this.generation) return;
@@ -137,6 +141,7 @@ export class ContestSignup extends HTMLElement {
       if (gen === this.generation) this.fatal(this.t('error'));
       return;
     }
+    this.countVisit();
     const fromLink = tokenFromLink();
     const stored = this.stored();
     if (fromLink && stored && fromLink !== stored) return this.offerSwitch(fromLink, stored, gen);
@@ -173,6 +178,26 @@ export class ContestSignup extends HTMLElement {
       el('div', { class: 'share' }, yes, no),
     );
     yes.focus();
+  }
+
+  /**
+   * A page opened from a share link (`?ref=<code>&via=<channel>`): the visit is counted once per
+   * browser, contest and code (remembered in localStorage); a failure is not retried.
+   */
+  private countVisit() {
+    const ref = refOfPage();
+    if (!ref) return;
+    const seen = `ce-visit:${this.contest}:${ref}`;
+    try {
+      if (localStorage.getItem(seen)) return;
+      localStorage.setItem(seen, '1');
+    } catch {
+      return; // no storage: counting on every load would overcount
+    }
+    const via = viaOfPage();
+    void this.api('POST', `/api/v1/contests/${encodeURIComponent(this.contest)}/visits`, {
+      body: { referralCode: ref, ...(via ? { channel: via } : {}) },
+    }).catch(() => {});
   }
 
   /** Another tab of this page changed the stored token (a confirmation's fresh one): follow it. */
@@ -297,7 +322,8 @@ export class ContestSignup extends HTMLElement {
     }
     f.submit.setAttribute('aria-disabled', 'true');
     say(this.t('joining'));
-    const ref = new URLSearchParams(location.search).get('ref');
+    const ref = refOfPage();
+    const via = viaOfPage();
     try {
       const created = await this.api<{ entryToken?: string; confirmationRequired?: boolean; alreadyExists?: boolean }>(
         'POST',
@@ -307,6 +333,7 @@ export class ContestSignup extends HTMLElement {
             email,
             ...(f.name.value.trim() ? { name: f.name.value.trim() } : {}),
             ...(ref ? { referralCode: ref } : {}),
+            ...(via ? { channel: via } : {}),
             ...(this.config!.consentText ? { consent: true } : {}),
             ...(this.turnstileToken ? { turnstileToken: this.turnstileToken } : {}),
           },
@@ -360,10 +387,7 @@ export class ContestSignup extends HTMLElement {
       );
       return;
     }
-    const url = new URL(location.href);
-    url.hash = '';
-    url.searchParams.set('ref', me.referralCode);
-    const link = url.toString();
+    const link = shareLink(me.referralCode, 'copy');
     const linkInput = el('input', { id: 'cs-link', type: 'text', readonly: '', value: link }) as HTMLInputElement;
     const copy = el('button', { type: 'button' }, this.t('copy'));
     const copied = el('p', { class: 'msg', role: 'status', 'aria-live': 'polite' });
@@ -380,7 +404,10 @@ export class ContestSignup extends HTMLElement {
       const share = el('button', { type: 'button' }, this.t('share'));
       share.addEventListener(
         'click',
-        () => void navigator.share({ url: link, title: this.config!.title }).catch(() => {}),
+        () =>
+          void navigator
+            .share({ url: shareLink(me.referralCode, 'native'), title: this.config!.title })
+            .catch(() => {}),
       );
       actions.push(share);
     }
@@ -427,6 +454,27 @@ export class ContestSignup extends HTMLElement {
     if (r.code !== null) return el('li', {}, `${r.name}: `, el('code', {}, this.t('rewardCode', { code: r.code })));
     return el('li', {}, r.waitingForCode ? `${r.name}: ${this.t('rewardWaiting')}` : r.name);
   }
+}
+
+const CHANNELS = ['x', 'facebook', 'linkedin', 'whatsapp', 'telegram', 'reddit', 'email', 'sms', 'copy', 'native'];
+
+/** the referral code of a share link this page was opened with (`?ref=`) */
+function refOfPage(): string | null {
+  const ref = new URLSearchParams(location.search).get('ref')?.trim();
+  return ref && ref.length <= 100 ? ref : null;
+}
+/** its channel (`&via=`), when it is one the service knows */
+function viaOfPage(): string | null {
+  const via = new URLSearchParams(location.search).get('via');
+  return via && CHANNELS.includes(via) ? via : null;
+}
+/** this page's address as the visitor's share link for `channel` */
+function shareLink(code: string, channel: string): string {
+  const url = new URL(location.href);
+  url.hash = '';
+  url.searchParams.set('ref', code);
+  url.searchParams.set('via', channel);
+  return url.toString();
 }
 
 function el(tag: string, attrs: Record<string, string> = {}, ...children: (Node | string)[]): HTMLElement {

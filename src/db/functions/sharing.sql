@@ -1,0 +1,55 @@
+-- Share links: their visits and share clicks (link_visits, link_shares), appended one row each,
+-- and each referrer's visits folded into visit_counts by the every-minute job (src/jobs.ts).
+-- Triggers: contests_sharing_delete (AFTER DELETE ON contests) removes a deleted contest's
+-- visits and share clicks (the tables have no foreign keys: a key check would lock the
+-- referrer's row on every visit).
+-- Relied on by: POST /contests/{id}/visits and /me/shares (src/signups/sharing.ts), /me's
+-- `visits` and `shares` (sqlVisits, src/sql/sharing.ts), the funnel (src/analytics/series.ts).
+
+-- ce:function
+-- Folds the visits made before `p_now` minus a minute (no visit statement that read its clock
+-- before then can still commit) into visit_counts, and moves visit_fold.until there. One fold
+-- at a time (the row is locked); answers how many visits it folded.
+CREATE OR REPLACE FUNCTION ce_fold_visits(p_now timestamp with time zone)
+ RETURNS bigint
+ LANGUAGE plpgsql
+AS $function$
+DECLARE
+  since timestamptz;
+  upto timestamptz := p_now - interval '1 minute';
+  folded bigint;
+BEGIN
+  SELECT f.until INTO since FROM visit_fold f WHERE f.id = 1 FOR UPDATE;
+  IF since IS NULL THEN
+    INSERT INTO visit_fold (id, until) VALUES (1, '-infinity') ON CONFLICT (id) DO NOTHING;
+    SELECT f.until INTO since FROM visit_fold f WHERE f.id = 1 FOR UPDATE;
+  END IF;
+  IF upto <= since THEN RETURN 0; END IF;
+  WITH v AS (
+    SELECT x.entry_id, count(*) AS n FROM link_visits x
+    WHERE x.created_at >= since AND x.created_at < upto
+    GROUP BY x.entry_id
+  ), up AS (
+    INSERT INTO visit_counts AS c (entry_id, n)
+    SELECT v.entry_id, v.n FROM v WHERE EXISTS (SELECT 1 FROM entries e WHERE e.id = v.entry_id)
+    ON CONFLICT (entry_id) DO UPDATE SET n = c.n + excluded.n
+    RETURNING 1
+  )
+  SELECT coalesce(sum(v.n), 0) INTO folded FROM v;
+  UPDATE visit_fold SET until = upto WHERE id = 1;
+  RETURN folded;
+END $function$;
+
+-- ce:function
+CREATE OR REPLACE FUNCTION sharing_contests_delete()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+BEGIN
+  DELETE FROM link_visits v USING old_rows o WHERE v.contest_id = o.id;
+  DELETE FROM link_shares s USING old_rows o WHERE s.contest_id = o.id;
+  RETURN NULL;
+END $function$;
+
+-- ce:function
+CREATE OR REPLACE TRIGGER contests_sharing_delete AFTER DELETE ON contests REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION sharing_contests_delete();

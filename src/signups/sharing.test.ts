@@ -1,0 +1,403 @@
+/**
+ * A page of its own: keyless calls for a contest that takes public sign-ups (on, off, another
+ * contest, never personal data), the hosted page (tags, 404s, cache, CSP), the confirmation and
+ * the "your link" email leading there, share-link visits and share clicks counted (the same
+ * answer for an unknown code, /me's visits and shares exact before and after the fold), and the
+ * sharing settings refused with a 400 naming the field.
+ */
+import { sql } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestEnv, type TeamFixture, type TestEnv } from '../../test/support/harness.js';
+import { createBonusAction } from '../admin/admin.js';
+import { query, queryOne } from '../db/client.js';
+import { runScheduledJobs } from '../jobs.js';
+
+let env: TestEnv;
+let t: TeamFixture;
+let other: TeamFixture;
+
+beforeAll(async () => {
+  env = await createTestEnv();
+  t = await env.team();
+  other = await env.team('Other');
+});
+afterAll(async () => {
+  await env.close();
+});
+
+async function contest(settings: Record<string, unknown> = {}, team = t) {
+  const c = await env.contest(team.teamId, { requireEmailConfirmation: false });
+  const r = await env.request('PATCH', `/api/v1/contests/${c.id}`, {
+    key: team.privateKey,
+    body: { publicSignup: true, ...settings },
+  });
+  expect(r.status, r.text).toBe(200);
+  return c.id;
+}
+/** a call without any key */
+const keyless = (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
+  env.request(method, path, { body, headers });
+const signup = (contestId: string, body: Record<string, unknown>) =>
+  keyless('POST', `/api/v1/contests/${contestId}/signup`, body);
+const me = (token: string) => env.request('GET', '/api/v1/me', { headers: { authorization: `Bearer ${token}` } });
+const rows = async (table: 'link_visits' | 'link_shares' | 'entries') =>
+  (await queryOne<{ n: number }>(env.db, sql`select count(*)::int as n from ${sql.raw(table)}`))!.n;
+
+/** signs up and confirms `email` keylessly; answers the entry, its code and a token that reads it */
+async function confirmedEntry(contestId: string, email: string, extra: Record<string, unknown> = {}) {
+  const r = await signup(contestId, { email, ...extra });
+  expect(r.status, r.text).toBe(201);
+  await env.settle();
+  const mail = env.sent.filter((m) => m.to === email).at(-1)!;
+  const code = /\/api\/confirm\/([A-Za-z0-9]{32})\b/.exec(mail.text)![1]!;
+  const res = await env.app.request(`/api/confirm/${code}`, { headers: { accept: 'text/html' } });
+  expect(res.status).toBe(303);
+  const location = res.headers.get('location')!;
+  const token = /#ce-entry=(et_[A-Za-z0-9]{40})$/.exec(location)![1]!;
+  return { entryId: r.body.data.entryId as string, code: r.body.data.referralCode as string, token, location };
+}
+
+describe('no key in a page', () => {
+  it('a contest with publicSignup answers its visitor without a key: settings, sign-up, contest, leaderboard', async () => {
+    const id = await contest();
+    const config = await keyless('GET', `/api/v1/contests/${id}/signup`);
+    expect(config.status, config.text).toBe(200);
+    expect(config.body.data).toMatchObject({ contestId: id, publicSignup: true, sendsLink: true });
+    const r = await signup(id, { email: 'kl-ann@example.com', name: 'Ann Keyless' });
+    expect(r.status, r.text).toBe(201);
+    expect(r.body.data).toMatchObject({ confirmationRequired: true, position: null });
+    expect(r.body.data.entryToken).toMatch(/^et_/);
+    const view = await keyless('GET', `/api/v1/contests/${id}`);
+    expect(view.status, view.text).toBe(200);
+    expect(view.body.data.id).toBe(id);
+    // the leaderboard without a key never shows a name or an email
+    await env.request('POST', `/api/v1/contests/${id}/entries`, {
+      key: t.privateKey,
+      body: { email: 'kl-top@example.com', name: 'Top Person' },
+    });
+    const board = await keyless('GET', `/api/v1/contests/${id}/leaderboard`);
+    expect(board.status, board.text).toBe(200);
+    expect(board.body.data.length).toBeGreaterThan(0);
+    for (const row of board.body.data) {
+      expect(row.email ?? '').not.toContain('kl-top@example.com');
+      expect(row.name ?? '').not.toBe('Top Person');
+    }
+    // the same leaderboard with the private key: the real name
+    const full = await env.request('GET', `/api/v1/contests/${id}/leaderboard`, { key: t.privateKey });
+    expect(full.body.data.map((x: { name: string }) => x.name)).toContain('Top Person');
+  });
+
+  it('a contest without publicSignup, an unknown contest, a malformed id: 401 as without a key, nothing written', async () => {
+    const off = (await env.contest(t.teamId, { requireEmailConfirmation: false })).id;
+    const before = await rows('entries');
+    for (const id of [off, '00000000-0000-4000-8000-000000000000', 'not-a-contest']) {
+      for (const [method, path, body] of [
+        ['GET', `/api/v1/contests/${id}/signup`, undefined],
+        ['POST', `/api/v1/contests/${id}/signup`, { email: 'kl-nobody@example.com' }],
+        ['POST', `/api/v1/contests/${id}/visits`, { referralCode: 'ABC' }],
+        ['GET', `/api/v1/contests/${id}/leaderboard`, undefined],
+      ] as const) {
+        const r = await keyless(method, path, body);
+        expect([method, path, r.status, r.body.error]).toEqual([method, path, 401, 'Missing or invalid API key']);
+      }
+      const view = await keyless('GET', `/api/v1/contests/${id}`);
+      expect([view.status, view.body.error]).toEqual([401, 'Invalid API key']);
+    }
+    expect(await rows('entries')).toBe(before);
+    expect(await rows('link_visits')).toBe(0);
+  });
+
+  it('keys keep working; a key of another team still answers 404', async () => {
+    const id = await contest();
+    expect((await env.request('GET', `/api/v1/contests/${id}/signup`, { key: t.publicKey })).status).toBe(200);
+    expect((await env.request('GET', `/api/v1/contests/${id}/signup`, { key: other.publicKey })).status).toBe(404);
+    // a made-up key is refused, never read as "no key"
+    const bad = await env.request('GET', `/api/v1/contests/${id}/signup`, { key: `pk_${'x'.repeat(32)}` });
+    expect([bad.status, bad.body.error]).toEqual([401, 'Missing or invalid API key']);
+  });
+
+  it("an entry token alone lists and completes its own entry's bonus actions, and nobody else's", async () => {
+    const id = await contest();
+    const action = await createBonusAction(env.db, id, { action: 'Follow us', points: 3, confirmationType: 'auto' });
+    const ann = await confirmedEntry(id, 'kl-bonus-ann@example.com');
+    const bob = await confirmedEntry(id, 'kl-bonus-bob@example.com');
+    const auth = (token: string) => ({ authorization: `Bearer ${token}` });
+    const list = await keyless('GET', `/api/v1/entries/${ann.entryId}/bonus-actions`, undefined, auth(ann.token));
+    expect(list.status, list.text).toBe(200);
+    expect(list.body.data.actions.map((a: { id: string }) => a.id)).toEqual([action.id]);
+    // Ann's token on Bob's entry: not found (her token reaches her entry only)
+    const peek = await keyless('GET', `/api/v1/entries/${bob.entryId}/bonus-actions`, undefined, auth(ann.token));
+    expect([peek.status, peek.body.error]).toEqual([404, 'Entry not found']);
+    const steal = await keyless(
+      'POST',
+      `/api/v1/entries/${bob.entryId}/bonus-actions/${action.id}/complete`,
+      {},
+      auth(ann.token),
+    );
+    expect([steal.status, steal.body.error]).toEqual([401, 'Missing or invalid entry token']);
+    const done = await keyless(
+      'POST',
+      `/api/v1/entries/${ann.entryId}/bonus-actions/${action.id}/complete`,
+      {},
+      auth(ann.token),
+    );
+    expect(done.status, done.text).toBe(200);
+    expect(done.body.data).toMatchObject({ alreadyCompleted: false, pointsAdded: 3 });
+    expect((await me(bob.token)).body.data.points).toBe(0);
+    // a made-up token: 401, nothing written
+    const fake = `et_${'A'.repeat(40)}`;
+    const nope = await keyless('GET', `/api/v1/entries/${ann.entryId}/bonus-actions`, undefined, auth(fake));
+    expect([nope.status, nope.body.error]).toEqual([401, 'Missing or invalid entry token']);
+  });
+});
+
+describe('the hosted page', () => {
+  it('GET /c/{contestId}: title, description, image, the widget without a key, Open Graph and Twitter tags', async () => {
+    const id = await contest({
+      title: 'Win a <b>bike</b> & more',
+      description: 'Sign up, share "your" link.',
+      imageUrl: 'https://cdn.example.com/bike.png',
+      publicCacheSeconds: 60,
+    });
+    const res = await env.app.request(`/c/${id}`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(res.headers.get('cache-control')).toBe('public, max-age=60');
+    const html = await res.text();
+    const url = `${env.deps.config.publicUrl.replace(/\/$/, '')}/c/${id}`;
+    const tag = (attr: string, name: string) =>
+      new RegExp(`<meta ${attr}="${name}" content="([^"]*)">`).exec(html)?.[1] ?? null;
+    expect(tag('property', 'og:title')).toBe('Win a &lt;b&gt;bike&lt;/b&gt; &amp; more');
+    expect(tag('property', 'og:description')).toBe('Sign up, share &quot;your&quot; link.');
+    expect(tag('property', 'og:image')).toBe('https://cdn.example.com/bike.png');
+    expect(tag('property', 'og:url')).toBe(url);
+    expect(tag('name', 'twitter:card')).toBe('summary_large_image');
+    expect(html).toContain(`<contest-signup contest="${id}"></contest-signup>`);
+    expect(html).toContain('<script src="/signup.js" defer></script>');
+    expect(html).not.toContain('<b>bike</b>');
+    expect(html).not.toContain('api-key');
+    // the CSP: scripts and calls only to this origin, the one inline stylesheet by its hash
+    const csp = res.headers.get('content-security-policy')!;
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).toContain("connect-src 'self'");
+    expect(csp).toMatch(/style-src 'sha256-[A-Za-z0-9+/=]+'/);
+    expect(csp).toContain("frame-ancestors 'none'");
+    expect(csp).not.toContain('unsafe-inline');
+    const style = /<style>([\s\S]*?)<\/style>/.exec(html)![1]!;
+    const { createHash } = await import('node:crypto');
+    expect(csp).toContain(`'sha256-${createHash('sha256').update(style).digest('base64')}'`);
+  });
+
+  it('without an image: no og:image, a summary card; publicCacheSeconds 0: no-cache; the theme in the page', async () => {
+    const id = await contest({ theme: { accent: '#ff0066', radius: 4, font: 'serif' } });
+    const res = await env.app.request(`/c/${id}`);
+    const html = await res.text();
+    expect(html).not.toContain('og:image');
+    expect(html).toContain('<meta name="twitter:card" content="summary">');
+    expect(res.headers.get('cache-control')).toBe('no-cache');
+    expect(html).toContain('--cs-accent:#ff0066');
+    expect(html).toContain('--cs-radius:4px');
+    expect(html).toContain('--cs-font:Georgia');
+  });
+
+  it('404 while publicSignup is off, for an unknown or malformed id, and for a game', async () => {
+    const off = (await env.contest(t.teamId)).id;
+    for (const id of [off, '00000000-0000-4000-8000-000000000000', 'nope']) {
+      const res = await env.app.request(`/c/${id}`);
+      expect(res.status).toBe(404);
+      expect(res.headers.get('cache-control')).toBe('no-store');
+      expect(await res.text()).toContain('Contest not found');
+    }
+    const id = await contest();
+    expect((await env.app.request(`/c/${id}`)).status).toBe(200);
+    await env.request('PATCH', `/api/v1/contests/${id}`, { key: t.privateKey, body: { publicSignup: false } });
+    expect((await env.app.request(`/c/${id}`)).status).toBe(404);
+  });
+
+  it('without a landingUrl the confirmation leads to the hosted page, and "your link" is emailed with it', async () => {
+    const id = await contest();
+    const ann = await confirmedEntry(id, 'kl-page-ann@example.com');
+    const page = `${env.deps.config.publicUrl.replace(/\/$/, '')}/c/${id}`;
+    expect(ann.location).toBe(`${page}#ce-entry=${ann.token}`);
+    expect((await me(ann.token)).body.data).toMatchObject({ entryId: ann.entryId, confirmed: true });
+    // the same email again: its owner is emailed a link to the hosted page
+    const again = await signup(id, { email: 'kl-page-ann@example.com' });
+    expect([again.status, again.body.data]).toEqual([200, { alreadyExists: true }]);
+    await env.settle();
+    const link = env.sent.filter((m) => m.to === 'kl-page-ann@example.com').at(-1)!;
+    const token = new RegExp(`${page.replace(/[./]/g, '\\$&')}#ce-entry=(et_[A-Za-z0-9]{40})`).exec(link.text)?.[1];
+    expect(token).toMatch(/^et_/);
+    expect((await me(token!)).body.data.entryId).toBe(ann.entryId);
+    // a landingUrl still wins
+    await env.request('PATCH', `/api/v1/contests/${id}`, {
+      key: t.privateKey,
+      body: { landingUrl: 'https://brand.example.com/join' },
+    });
+    const bob = await confirmedEntry(id, 'kl-page-bob@example.com');
+    expect(bob.location).toMatch(/^https:\/\/brand\.example\.com\/join#ce-entry=et_/);
+  });
+});
+
+describe('share links: visits and share clicks', () => {
+  it("a visit of a code is counted in /me's visits; an unknown code gets the same answer and writes nothing", async () => {
+    const id = await contest();
+    const ann = await confirmedEntry(id, 'kl-visit-ann@example.com');
+    const before = await rows('link_visits');
+    const visit = (referralCode: string, channel?: string) =>
+      keyless('POST', `/api/v1/contests/${id}/visits`, { referralCode, ...(channel ? { channel } : {}) });
+    const known = await visit(ann.code, 'whatsapp');
+    const unknown = await visit('NOSUCHCODE', 'whatsapp');
+    expect([known.status, known.body]).toEqual([202, { success: true, data: { received: true } }]);
+    expect([unknown.status, unknown.body]).toEqual([known.status, known.body]);
+    expect(await rows('link_visits')).toBe(before + 1);
+    // another contest's code: nothing either
+    const elsewhere = await contest();
+    const other = await confirmedEntry(elsewhere, 'kl-visit-else@example.com');
+    expect((await visit(other.code)).status).toBe(202);
+    expect(await rows('link_visits')).toBe(before + 1);
+    await visit(ann.code);
+    await visit(ann.code, 'x');
+    expect((await me(ann.token)).body.data).toMatchObject({ visits: 3, shares: 0 });
+    const stored = await query<{ channel: string | null }>(
+      env.db,
+      sql`select channel from link_visits where entry_id = ${ann.entryId} order by id`,
+    );
+    expect(stored.map((r) => r.channel)).toEqual(['whatsapp', null, 'x']);
+  });
+
+  it('/me counts the same before and after the fold, and after more visits', async () => {
+    const id = await contest();
+    const ann = await confirmedEntry(id, 'kl-fold-ann@example.com');
+    const visit = () => keyless('POST', `/api/v1/contests/${id}/visits`, { referralCode: ann.code, channel: 'x' });
+    for (let i = 0; i < 5; i++) expect((await visit()).status).toBe(202);
+    expect((await me(ann.token)).body.data.visits).toBe(5);
+    env.clock.advance(2 * 60_000);
+    const jobs = await runScheduledJobs(env.deps);
+    expect(jobs.visitsFolded).toBeGreaterThanOrEqual(5);
+    expect(
+      (await queryOne<{ n: number }>(env.db, sql`select n::int from visit_counts where entry_id = ${ann.entryId}`))!.n,
+    ).toBe(5);
+    expect((await me(ann.token)).body.data.visits).toBe(5);
+    for (let i = 0; i < 3; i++) await visit();
+    expect((await me(ann.token)).body.data.visits).toBe(8);
+    // a second fold right away folds nothing new of the last minute, and the count holds
+    await runScheduledJobs(env.deps);
+    expect((await me(ann.token)).body.data.visits).toBe(8);
+  });
+
+  it('POST /me/shares records a click per channel; a bad token 401, a bad channel 400, nothing written', async () => {
+    const id = await contest();
+    const ann = await confirmedEntry(id, 'kl-share-ann@example.com');
+    const share = (channel: unknown, token = ann.token) =>
+      env.request('POST', '/api/v1/me/shares', { body: { channel }, headers: { authorization: `Bearer ${token}` } });
+    const ok = await share('linkedin');
+    expect([ok.status, ok.body]).toEqual([201, { success: true, data: { recorded: true } }]);
+    await share('copy');
+    const before = await rows('link_shares');
+    const bad = await share('myspace');
+    expect([bad.status, bad.body.error]).toEqual([
+      400,
+      'channel must be one of x, facebook, linkedin, whatsapp, telegram, reddit, email, sms, copy, native',
+    ]);
+    const noToken = await env.request('POST', '/api/v1/me/shares', { body: { channel: 'x' } });
+    expect([noToken.status, noToken.body.error]).toEqual([401, 'Missing or invalid entry token']);
+    const fake = await share('x', `et_${'B'.repeat(40)}`);
+    expect([fake.status, fake.body.error]).toEqual([401, 'Missing or invalid entry token']);
+    expect(await rows('link_shares')).toBe(before);
+    expect((await me(ann.token)).body.data.shares).toBe(2);
+  });
+
+  it('a sign-up keeps the channel it came by; a visit with a bad channel or code is a 400', async () => {
+    const id = await contest();
+    const ann = await confirmedEntry(id, 'kl-ch-ann@example.com');
+    const bob = await signup(id, { email: 'kl-ch-bob@example.com', referralCode: ann.code, channel: 'telegram' });
+    expect(bob.status, bob.text).toBe(201);
+    const row = await queryOne<{ channel: string }>(
+      env.db,
+      sql`select channel from entries where id = ${bob.body.data.entryId}`,
+    );
+    expect(row!.channel).toBe('telegram');
+    const badSignup = await signup(id, { email: 'kl-ch-cy@example.com', channel: 'fax' });
+    expect([badSignup.status, badSignup.body.error]).toEqual([
+      400,
+      'channel must be one of x, facebook, linkedin, whatsapp, telegram, reddit, email, sms, copy, native',
+    ]);
+    const before = await rows('link_visits');
+    for (const [body, error] of [
+      [
+        { referralCode: ann.code, channel: 'fax' },
+        'channel must be one of x, facebook, linkedin, whatsapp, telegram, reddit, email, sms, copy, native',
+      ],
+      [{}, 'referralCode is required'],
+      [{ referralCode: 42 }, 'referralCode must be a string'],
+      [{ referralCode: '' }, 'referralCode is required'],
+      [{ referralCode: 'x'.repeat(101) }, 'referralCode must be at most 100 characters'],
+    ] as const) {
+      const r = await keyless('POST', `/api/v1/contests/${id}/visits`, body);
+      expect([r.status, r.body.error]).toEqual([400, error]);
+    }
+    expect(await rows('link_visits')).toBe(before);
+  });
+});
+
+describe('sharing settings', () => {
+  it('imageUrl, shareMessage, shareChannels, theme: defaults, saved, and each bad value a 400 naming the field', async () => {
+    const id = await contest();
+    const get = async () =>
+      (await env.request('GET', `/api/v1/contests/${id}/settings`, { key: t.privateKey })).body.data;
+    expect(await get()).toMatchObject({
+      imageUrl: null,
+      shareMessage: 'Join me: {{link}}',
+      shareChannels: ['x', 'facebook', 'linkedin', 'whatsapp', 'email'],
+      theme: {},
+    });
+    const patch = (body: Record<string, unknown>) =>
+      env.request('PATCH', `/api/v1/contests/${id}`, { key: t.privateKey, body });
+    const good = await patch({
+      imageUrl: 'https://cdn.example.com/a.png',
+      shareMessage: 'I joined {{contest}}? No: {{link}}',
+      shareChannels: ['whatsapp', 'copy', 'native'],
+      theme: { accent: '#112233', background: '#FFFFFF', text: '#000000', radius: 0, font: 'mono' },
+    });
+    expect(good.status, good.text).toBe(200);
+    expect(await get()).toMatchObject({
+      imageUrl: 'https://cdn.example.com/a.png',
+      shareMessage: 'I joined {{contest}}? No: {{link}}',
+      shareChannels: ['whatsapp', 'copy', 'native'],
+      theme: { accent: '#112233', background: '#FFFFFF', text: '#000000', radius: 0, font: 'mono' },
+    });
+    const saved = await get();
+    for (const [body, error] of [
+      [{ imageUrl: 'http://cdn.example.com/a.png' }, 'imageUrl must be an https URL'],
+      [{ imageUrl: 'javascript:alert(1)' }, 'imageUrl must be an https URL'],
+      [{ shareMessage: 'Join me!' }, 'shareMessage must hold {{link}}'],
+      [{ shareMessage: `${'x'.repeat(280)}{{link}}` }, 'shareMessage must be at most 280 characters'],
+      [
+        { shareChannels: ['x', 'myspace'] },
+        'shareChannels must be a list of x, facebook, linkedin, whatsapp, telegram, reddit, email, sms, copy, native',
+      ],
+      [{ shareChannels: ['x', 'x'] }, 'shareChannels must not repeat a channel'],
+      [
+        { shareChannels: 'x' },
+        'shareChannels must be a list of x, facebook, linkedin, whatsapp, telegram, reddit, email, sms, copy, native',
+      ],
+      [{ theme: { accent: 'red' } }, 'theme.accent must be a colour #rrggbb'],
+      [{ theme: { background: '#fff' } }, 'theme.background must be a colour #rrggbb'],
+      [{ theme: { radius: 33 } }, 'theme.radius must be an integer from 0 to 32'],
+      [{ theme: { radius: 1.5 } }, 'theme.radius must be an integer from 0 to 32'],
+      [{ theme: { font: 'Comic Sans' } }, 'theme.font must be one of system, serif, rounded, mono'],
+      [{ theme: 'dark' }, 'theme must be an object of accent, background, text, radius, font'],
+    ] as const) {
+      const r = await patch(body);
+      expect([JSON.stringify(body), r.status, r.body.error]).toEqual([JSON.stringify(body), 400, error]);
+    }
+    expect(await get()).toEqual(saved);
+    // a contest created with them
+    const created = await env.request('POST', '/api/v1/contests', {
+      key: t.privateKey,
+      body: { title: 'Made with a look', shareChannels: ['sms'], theme: { accent: '#00aa00' } },
+    });
+    expect(created.status, created.text).toBe(201);
+    expect(created.body.data).toMatchObject({ shareChannels: ['sms'], theme: { accent: '#00aa00' } });
+  });
+});
