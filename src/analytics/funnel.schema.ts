@@ -1,8 +1,10 @@
 /** The funnel's answer (src/analytics/funnel.ts). */
 import * as v from 'valibot';
 import { nonNegInt, timestamp } from '../http/schemas.js';
+import { SHARE_CHANNELS } from '../lib/share-channels.js';
 
 const counts = {
+  visits: v.pipe(nonNegInt, v.description('share-link visits (POST /contests/{id}/visits)')),
   signups: v.pipe(nonNegInt, v.description('entries created')),
   confirmed: v.pipe(nonNegInt, v.description('emails confirmed (when confirmation is off: at creation)')),
   referredSignups: v.pipe(nonNegInt, v.description('entries created with a referral code')),
@@ -30,12 +32,25 @@ export const Funnel = v.strictObject({
     v.description('sign-ups of the range by how they came'),
   ),
   buckets: v.array(v.strictObject({ start: timestamp, ...counts })),
+  channels: v.pipe(
+    v.array(
+      v.strictObject({
+        channel: v.picklist(SHARE_CHANNELS),
+        visits: v.pipe(nonNegInt, v.description('visits of share links of this channel (`via=`)')),
+        shares: v.pipe(nonNegInt, v.description('clicks on share buttons of this channel')),
+        signups: v.pipe(nonNegInt, v.description('entries that came by this channel')),
+        confirmed: v.pipe(nonNegInt, v.description('of them, confirmed in the range')),
+      }),
+    ),
+    v.description('the range by share channel, every channel in a fixed order (zeros too)'),
+  ),
   topReferrers: v.pipe(
     v.array(
       v.strictObject({
         entryId: v.string(),
         email: v.nullable(v.string()),
         name: v.nullable(v.string()),
+        visits: v.pipe(nonNegInt, v.description("visits of this entry's share link in the range")),
         referredSignups: v.pipe(nonNegInt, v.description('entries created in the range with their code')),
       }),
     ),

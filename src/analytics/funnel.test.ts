@@ -23,6 +23,7 @@ beforeAll(async () => {
 });
 afterAll(() => env.close());
 
+const CHANNELS = ['x', 'facebook', 'linkedin', 'whatsapp', 'telegram', 'reddit', 'email', 'sms', 'copy', 'native'];
 const funnel = (id: string, q = '', key = t.privateKey) =>
   env.request('GET', `/api/v1/contests/${id}/funnel${q}`, { key });
 let n = 0;
@@ -61,11 +62,12 @@ describe('GET /contests/{contestId}/funnel', () => {
       interval: 'hour',
       from: '2026-03-10T10:00:00.000Z',
       to: '2026-03-10T11:00:00.000Z',
-      totals: { signups: 6, confirmed: 5, referredSignups: 4, referredConfirmed: 3, viralCoefficient: 0.6 },
+      totals: { visits: 0, signups: 6, confirmed: 5, referredSignups: 4, referredConfirmed: 3, viralCoefficient: 0.6 },
       sources: { api: 5, signup: 1, instantWin: 0, webhook: 0 },
       buckets: [
         {
           start: '2026-03-10T10:00:00.000Z',
+          visits: 0,
           signups: 5,
           confirmed: 5,
           referredSignups: 3,
@@ -74,6 +76,7 @@ describe('GET /contests/{contestId}/funnel', () => {
         },
         {
           start: '2026-03-10T11:00:00.000Z',
+          visits: 0,
           signups: 1,
           confirmed: 0,
           referredSignups: 1,
@@ -82,9 +85,10 @@ describe('GET /contests/{contestId}/funnel', () => {
         },
       ],
       topReferrers: [
-        { entryId: ann.body.data.entryId, email: ann.body.data.email, name: 'Ann', referredSignups: 2 },
-        { entryId: bob.body.data.entryId, email: bob.body.data.email, name: 'Bob', referredSignups: 2 },
+        { entryId: ann.body.data.entryId, email: ann.body.data.email, name: 'Ann', visits: 0, referredSignups: 2 },
+        { entryId: bob.body.data.entryId, email: bob.body.data.email, name: 'Bob', visits: 0, referredSignups: 2 },
       ].sort((a, b) => (a.entryId < b.entryId ? -1 : 1)),
+      channels: CHANNELS.map((channel) => ({ channel, visits: 0, shares: 0, signups: 0, confirmed: 0 })),
     };
     expect(live.body.data).toEqual(expected);
 
@@ -100,7 +104,7 @@ describe('GET /contests/{contestId}/funnel', () => {
     // a narrower range: hour 11 alone has Bob's one referral, and the sign-up's source
     const h11 = await funnel(c.id, '?interval=hour&from=2026-03-10T11:00:00Z&to=2026-03-10T11:00:00Z');
     expect(h11.body.data.topReferrers).toEqual([
-      { entryId: bob.body.data.entryId, email: bob.body.data.email, name: 'Bob', referredSignups: 1 },
+      { entryId: bob.body.data.entryId, email: bob.body.data.email, name: 'Bob', visits: 0, referredSignups: 1 },
     ]);
     expect(h11.body.data.sources).toEqual({ api: 0, signup: 1, instantWin: 0, webhook: 0 });
 
@@ -188,11 +192,129 @@ describe('GET /contests/{contestId}/funnel', () => {
     expect(gone).toMatchObject({ email: null, name: null });
   });
 
+  it('visits, share clicks and sign-ups by channel equal a direct count over every range, live or settled', async () => {
+    const c = await env.contest(t.teamId, { requireEmailConfirmation: false });
+    await env.request('PATCH', `/api/v1/contests/${c.id}`, { key: t.privateKey, body: { publicSignup: true } });
+    const T = new Date('2026-06-01T00:30:00.000Z');
+    env.clock.set(T);
+    const refs: { id: string; code: string; token: string }[] = [];
+    for (let i = 0; i < 3; i++) {
+      const r = await env.request('POST', `/api/v1/contests/${c.id}/signup`, {
+        body: { email: `ch-ref${i}@example.com` },
+      });
+      expect(r.status, r.text).toBe(201);
+      refs.push({ id: r.body.data.entryId, code: r.body.data.referralCode, token: r.body.data.entryToken });
+    }
+    let k = 0;
+    for (let h = 0; h < 8; h++) {
+      env.clock.set(new Date(T.getTime() + h * HOUR));
+      for (let i = 0; i < 1 + (h % 3); i++) {
+        const ref = refs[(h + i) % 3]!;
+        const channel = CHANNELS[(h * 3 + i) % 10]!;
+        const v = await env.request('POST', `/api/v1/contests/${c.id}/visits`, {
+          body: { referralCode: ref.code, ...(i === 2 ? {} : { channel }) },
+        });
+        expect(v.status, v.text).toBe(202);
+        if (h % 2 === 0) {
+          const sh = await env.request('POST', '/api/v1/me/shares', {
+            body: { channel },
+            headers: { authorization: `Bearer ${ref.token}` },
+          });
+          expect(sh.status, sh.text).toBe(201);
+        }
+        if (i === 0) {
+          const s = await env.request('POST', `/api/v1/contests/${c.id}/signup`, {
+            body: { email: `ch-friend${++k}@example.com`, referralCode: ref.code, channel },
+          });
+          expect(s.status, s.text).toBe(201);
+        }
+      }
+    }
+    // some friends confirm in hour 9
+    env.clock.set(new Date(T.getTime() + 9 * HOUR));
+    await env.settle();
+    for (const email of ['ch-friend1@example.com', 'ch-friend4@example.com', 'ch-friend6@example.com']) {
+      const mail = env.sent.filter((m) => m.to === email).at(-1)!;
+      const code = /\/api\/confirm\/([A-Za-z0-9]{32})\b/.exec(mail.text)![1]!;
+      expect((await env.app.request(`/api/confirm/${code}`, { headers: { accept: 'application/json' } })).status).toBe(
+        200,
+      );
+    }
+    const count = async (q: ReturnType<typeof sql>) => (await query<{ n: number }>(env.db, q))[0]!.n;
+    const bounds = (from: string, to: string) => (col: string) =>
+      sql`${sql.raw(col)} >= date_trunc('hour', ${from}::timestamptz) and ${sql.raw(col)} < date_trunc('hour', ${to}::timestamptz) + interval '1 hour'`;
+    const directChannels = async (from: string, to: string) => {
+      const out = [];
+      for (const channel of CHANNELS) {
+        const range = bounds(from, to);
+        out.push({
+          channel,
+          visits:
+            await count(sql`select count(*)::int as n from link_visits where contest_id = ${c.id} and channel = ${channel}
+            and ${range('created_at')}`),
+          shares:
+            await count(sql`select count(*)::int as n from link_shares where contest_id = ${c.id} and channel = ${channel}
+            and ${range('created_at')}`),
+          signups:
+            await count(sql`select count(*)::int as n from entries where contest_id = ${c.id} and channel = ${channel}
+            and ${range('created_at')}`),
+          confirmed:
+            await count(sql`select count(*)::int as n from entries where contest_id = ${c.id} and channel = ${channel}
+            and ${range('confirmed_at')}`),
+        });
+      }
+      return out;
+    };
+    const check = async () => {
+      for (const [a, b] of [
+        [0, 9],
+        [0, 0],
+        [1, 6],
+        [4, 9],
+        [7, 7],
+        [2, 3],
+      ] as const) {
+        const from = `${new Date(T.getTime() + a * HOUR).toISOString().slice(0, 13)}:00:00Z`;
+        const to = `${new Date(T.getTime() + b * HOUR).toISOString().slice(0, 13)}:00:00Z`;
+        const r = await funnel(c.id, `?interval=hour&from=${from}&to=${to}`);
+        expect(r.status, r.text).toBe(200);
+        const at = `${from} to ${to}`;
+        const range = bounds(from, to);
+        expect(r.body.data.channels, at).toEqual(await directChannels(from, to));
+        expect(r.body.data.totals.visits, at).toBe(
+          await count(
+            sql`select count(*)::int as n from link_visits where contest_id = ${c.id} and ${range('created_at')}`,
+          ),
+        );
+        for (const b of r.body.data.buckets)
+          expect(b.visits, `${at} ${b.start}`).toBe(
+            await count(sql`select count(*)::int as n from link_visits where contest_id = ${c.id}
+              and created_at >= ${b.start}::timestamptz and created_at < ${b.start}::timestamptz + interval '1 hour'`),
+          );
+        for (const x of r.body.data.topReferrers)
+          expect(x.visits, `${at} ${x.entryId}`).toBe(
+            await count(
+              sql`select count(*)::int as n from link_visits where entry_id = ${x.entryId} and ${range('created_at')}`,
+            ),
+          );
+      }
+    };
+    // live, then settled (kept hours), then settled with more after
+    await check();
+    env.clock.set(new Date(T.getTime() + 20 * HOUR));
+    await check();
+    await check();
+    await env.request('POST', `/api/v1/contests/${c.id}/visits`, {
+      body: { referralCode: refs[0]!.code, channel: 'x' },
+    });
+    await check();
+  });
+
   it('an empty contest: zeros, null coefficients, no referrers', async () => {
     const c = await env.contest(t.teamId);
     const r = await funnel(c.id, '?interval=day&from=2026-03-09&to=2026-03-10');
     expect(r.body.data).toMatchObject({
-      totals: { signups: 0, confirmed: 0, referredSignups: 0, referredConfirmed: 0, viralCoefficient: null },
+      totals: { visits: 0, signups: 0, confirmed: 0, referredSignups: 0, referredConfirmed: 0, viralCoefficient: null },
       sources: { api: 0, signup: 0, instantWin: 0, webhook: 0 },
       topReferrers: [],
     });

@@ -1,5 +1,5 @@
 /**
- * A contest's funnel over a range (GET /contests/:id/funnel): sign-ups, confirmations, referred
+ * A contest's funnel over a range (GET /contests/:id/funnel): share-link visits, sign-ups, confirmations, referred
  * sign-ups and referred confirmations per bucket and in total, the viral coefficient (confirmed
  * referred entries per confirmed entry) per bucket and over the range, the sign-ups by source,
  * and the top referrers of the range.
@@ -14,6 +14,7 @@ import { type Db, num, query } from '../db/client.js';
 import type { Team } from '../db/team.js';
 import { Errors } from '../errors.js';
 import { isUuid } from '../lib/crypto.js';
+import { SHARE_CHANNELS } from '../lib/share-channels.js';
 import type { Funnel } from './funnel.schema.js';
 import { byBucket, CONTEST_SERIES, type Row, type SeriesRange, seriesStatement, sqlContestOwner } from './series.js';
 
@@ -37,7 +38,8 @@ export function sqlTopReferrers(lo: SQL, hi: SQL, limit: number): SQL {
   // the contest's id as a parameter of the plan (an InitPlan), so that every scan below is an
   // index range scan on it, in the index's order where one is wanted
   const referred = sql`x.contest_id = (select w.id from w) and x.referred_by is not null`;
-  return sql`select null::timestamptz, 'top_referrer'::text, t.n, json_build_object('entryId', r.id, 'email', r.email, 'name', r.name)
+  return sql`select null::timestamptz, 'top_referrer'::text, t.n, json_build_object('entryId', r.id, 'email', r.email, 'name', r.name,
+      'visits', (select count(*) from link_visits v where v.entry_id = r.id and v.created_at >= ${lo} and v.created_at < ${hi}))
     from (
       with pick as (
         select coalesce(sum(s.n) filter (where s.hour < ${lo} or s.hour >= ${hi}), 0)
@@ -76,10 +78,18 @@ export function sqlTopReferrers(lo: SQL, hi: SQL, limit: number): SQL {
     ) t join entries r on r.id = t.id`;
 }
 
-type Counts = { signups: number; confirmed: number; referredSignups: number; referredConfirmed: number };
+type Counts = {
+  visits: number;
+  signups: number;
+  confirmed: number;
+  referredSignups: number;
+  referredConfirmed: number;
+};
+type Channel = Funnel['channels'][number];
 type Bucket = Funnel['buckets'][number];
 
 const FIELD: Record<string, keyof Counts> = {
+  visits: 'visits',
   entries: 'signups',
   confirmations: 'confirmed',
   referrals: 'referredSignups',
@@ -103,7 +113,9 @@ export async function contestFunnel(
   now: Date,
 ): Promise<Omit<Funnel, 'interval' | 'from' | 'to'>> {
   if (!isUuid(contestId)) throw Errors.contestNotFound();
-  const rows = await query<Row & { info: { entryId: string; email: string | null; name: string | null } | null }>(
+  const rows = await query<
+    Row & { info: { entryId: string; email: string | null; name: string | null; visits: number | string } | null }
+  >(
     db,
     seriesStatement(team, sqlContestOwner(team, contestId), CONTEST_SERIES, range, now, (lo, hi) =>
       sqlTopReferrers(lo, hi, FUNNEL_TOP_REFERRERS),
@@ -112,10 +124,21 @@ export async function contestFunnel(
   if (rows.length === 0) throw Errors.contestNotFound();
   const top = rows.filter((r) => r.start === null);
   const sources: Funnel['sources'] = { api: 0, signup: 0, instantWin: 0, webhook: 0 };
-  const totals: Counts = { signups: 0, confirmed: 0, referredSignups: 0, referredConfirmed: 0 };
+  const totals: Counts = { visits: 0, signups: 0, confirmed: 0, referredSignups: 0, referredConfirmed: 0 };
+  const channels = new Map<string, Channel>(
+    SHARE_CHANNELS.map((channel) => [channel, { channel, visits: 0, shares: 0, signups: 0, confirmed: 0 }]),
+  );
   const buckets = byBucket<Bucket>(
     rows.filter((r) => r.start !== null),
-    (start) => ({ start, signups: 0, confirmed: 0, referredSignups: 0, referredConfirmed: 0, viralCoefficient: null }),
+    (start) => ({
+      start,
+      visits: 0,
+      signups: 0,
+      confirmed: 0,
+      referredSignups: 0,
+      referredConfirmed: 0,
+      viralCoefficient: null,
+    }),
     (b, metric, n) => {
       const f = FIELD[metric];
       if (f) {
@@ -124,6 +147,9 @@ export async function contestFunnel(
       }
       const s = SOURCES[metric as keyof typeof SOURCES];
       if (s) sources[s] += n;
+      const [what, channel] = metric.split(':') as [string, string | undefined];
+      const row = channel === undefined ? undefined : channels.get(channel);
+      if (row && (what === 'visits' || what === 'shares' || what === 'signups' || what === 'confirmed')) row[what] += n;
     },
   );
   for (const b of buckets) b.viralCoefficient = viral(b);
@@ -131,8 +157,9 @@ export async function contestFunnel(
     totals: { ...totals, viralCoefficient: viral(totals) },
     sources,
     buckets,
+    channels: [...channels.values()],
     topReferrers: top
-      .map((r) => ({ ...r.info!, referredSignups: num(r.n) }))
+      .map((r) => ({ ...r.info!, visits: num(r.info!.visits), referredSignups: num(r.n) }))
       .sort((a, b) => b.referredSignups - a.referredSignups || (a.entryId < b.entryId ? -1 : 1)),
   };
 }

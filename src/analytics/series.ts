@@ -1,5 +1,6 @@
 /**
- * Time series: what happened in a contest (entries, confirmations, referrals, bonus completions)
+ * Time series: what happened in a contest (entries, confirmations, referrals, bonus completions,
+ * share-link visits and share clicks)
  * or an instant-win game (plays, wins and draws per tier) per UTC hour or day, over a range.
  *
  * One statement per read, fast at any size. Rows written more than SETTLE ago (no write that
@@ -68,18 +69,34 @@ type Counter = (owner: SQL, lo: SQL, hi: SQL) => SQL;
 const hourOf = (col: SQL) => sql`date_trunc('hour', ${col}, 'UTC')`;
 
 const contestCounters: Counter[] = [
-  // entries (also by source: source:api, source:signup, ...) and referred entries, by creation time
+  // entries (also by source: source:api, source:signup, ...; by share channel: signups:x, ...) and
+  // referred entries, by creation time
   (owner, lo, hi) => sql`
     select m.metric, x.h, m.n from (
-      select ${hourOf(sql`e.created_at`)} as h, e.source, count(*) as n, count(*) filter (where e.referred_by is not null) as r
-      from entries e where e.contest_id = ${owner} and e.created_at >= ${lo} and e.created_at < ${hi} group by 1, 2
-    ) x cross join lateral (values ('entries'::text, x.n), ('referrals'::text, x.r), ('source:' || x.source, x.n)) m(metric, n)`,
-  // confirmations, and those of referred entries (the funnel's viral coefficient), by confirmation time
+      select ${hourOf(sql`e.created_at`)} as h, e.source, e.channel, count(*) as n, count(*) filter (where e.referred_by is not null) as r
+      from entries e where e.contest_id = ${owner} and e.created_at >= ${lo} and e.created_at < ${hi} group by 1, 2, 3
+    ) x cross join lateral (values ('entries'::text, x.n), ('referrals'::text, x.r), ('source:' || x.source, x.n),
+      ('signups:' || x.channel, x.n)) m(metric, n)
+    where m.metric is not null`,
+  // confirmations, and those of referred entries (the funnel's viral coefficient), by confirmation
+  // time; by share channel (confirmed:x, ...)
   (owner, lo, hi) => sql`
     select m.metric, x.h, m.n from (
-      select ${hourOf(sql`e.confirmed_at`)} as h, count(*) as n, count(*) filter (where e.referred_by is not null) as r
-      from entries e where e.contest_id = ${owner} and e.confirmed_at >= ${lo} and e.confirmed_at < ${hi} group by 1
-    ) x cross join lateral (values ('confirmations'::text, x.n), ('referred_confirmations'::text, x.r)) m(metric, n)`,
+      select ${hourOf(sql`e.confirmed_at`)} as h, e.channel, count(*) as n, count(*) filter (where e.referred_by is not null) as r
+      from entries e where e.contest_id = ${owner} and e.confirmed_at >= ${lo} and e.confirmed_at < ${hi} group by 1, 2
+    ) x cross join lateral (values ('confirmations'::text, x.n), ('referred_confirmations'::text, x.r),
+      ('confirmed:' || x.channel, x.n)) m(metric, n)
+    where m.metric is not null`,
+  // share-link visits (visits, and visits:x ... by channel) and share clicks (shares:x ...)
+  (owner, lo, hi) => sql`
+    select m.metric, x.h, m.n from (
+      select ${hourOf(sql`v.created_at`)} as h, v.channel, count(*) as n
+      from link_visits v where v.contest_id = ${owner} and v.created_at >= ${lo} and v.created_at < ${hi} group by 1, 2
+    ) x cross join lateral (values ('visits'::text, x.n), ('visits:' || x.channel, x.n)) m(metric, n)
+    where m.metric is not null`,
+  (owner, lo, hi) => sql`
+    select 'shares:' || s.channel, ${hourOf(sql`s.created_at`)}, count(*)
+    from link_shares s where s.contest_id = ${owner} and s.created_at >= ${lo} and s.created_at < ${hi} group by 1, 2`,
   (owner, lo, hi) => sql`
     select 'bonus_completions'::text, ${hourOf(sql`b.completed_at`)}, count(*)
     from bonus_completions b where b.contest_id = ${owner} and b.completed_at >= ${lo} and b.completed_at < ${hi} group by 2`,
