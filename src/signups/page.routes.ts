@@ -18,7 +18,10 @@ export function hostedPageRoutes() {
       security: [],
       responses: {
         200: { description: 'The page (HTML)', content: { 'text/html': { schema: { type: 'string' } } } },
-        404: { description: 'No such contest, or it takes no public sign-ups (HTML)' },
+        404: {
+          description: 'No such contest, or it takes no public sign-ups (HTML)',
+          content: { 'text/html': { schema: { type: 'string' } } },
+        },
       },
     }),
     async (c) => {
