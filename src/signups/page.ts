@@ -132,7 +132,7 @@ ${meta}
 <header class="hero">
 ${image ? `<img src="${e(image)}" alt="">\n` : ''}<h1>${e(c.title)}</h1>
 ${c.description ? `<p class="lead">${e(c.description)}</p>\n` : ''}</header>
-<contest-signup contest="${e(c.id)}"></contest-signup>
+<contest-signup contest="${e(c.id)}" no-header></contest-signup>
 <noscript><p>This page needs JavaScript to sign you up.</p></noscript>
 </main>
 </body>

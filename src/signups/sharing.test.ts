@@ -172,7 +172,7 @@ describe('the hosted page', () => {
     expect(tag('property', 'og:image')).toBe('https://cdn.example.com/bike.png');
     expect(tag('property', 'og:url')).toBe(url);
     expect(tag('name', 'twitter:card')).toBe('summary_large_image');
-    expect(html).toContain(`<contest-signup contest="${id}"></contest-signup>`);
+    expect(html).toContain(`<contest-signup contest="${id}" no-header></contest-signup>`);
     expect(html).toContain('<script src="/signup.js" defer></script>');
     expect(html).not.toContain('<b>bike</b>');
     expect(html).not.toContain('api-key');

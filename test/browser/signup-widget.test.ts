@@ -181,7 +181,7 @@ describe.skipIf(!CHROMIUM)('the sign-up widget in a real browser, on a page of a
       env.db,
       sql`select referral_code from entries where email = 'visitor@example.com'`,
     );
-    expect(link).toBe(`${shopOrigin}/?ref=${own!.referral_code}`);
+    expect(link).toBe(`${shopOrigin}/?ref=${own!.referral_code}&via=copy`);
     await axe(page, 'status');
     expect(problems).toEqual([]);
     await ctx.close();

@@ -43,7 +43,7 @@ describe.skipIf(!hasPostgres)('a page of its own on the Worker', () => {
     expect(page.headers.get('content-security-policy')).toMatch(/script-src 'self'.*style-src 'sha256-/);
     expect(page.text).toContain('<meta property="og:title" content="Edge giveaway">');
     expect(page.text).toContain('<meta property="og:image" content="https://cdn.example.com/edge.png">');
-    expect(page.text).toContain(`<contest-signup contest="${c.id}"></contest-signup>`);
+    expect(page.text).toContain(`<contest-signup contest="${c.id}" no-header></contest-signup>`);
     expect((await call('GET', '/c/00000000-0000-4000-8000-000000000000')).status).toBe(404);
 
     const email = `edge-${tag}@example.com`;

@@ -66,7 +66,7 @@ function tokenFromLink(): string | null {
 }
 
 export class ContestSignup extends HTMLElement {
-  static observedAttributes = ['contest', 'api-key', 'api-base', 'strings', 'lang'];
+  static observedAttributes = ['contest', 'api-key', 'api-base', 'strings', 'lang', 'no-header'];
   private root: ShadowRoot;
   private box: HTMLElement;
   private s: Strings = stringsFrom(null);
@@ -225,6 +225,8 @@ export class ContestSignup extends HTMLElement {
 
   private header(): HTMLElement[] {
     const c = this.config!;
+    // a page that shows the contest's title itself (the hosted page): the widget does not repeat it
+    if (this.hasAttribute('no-header')) return [];
     const h = el('h2', { tabindex: '-1' }, c.title);
     return c.description ? [h, el('p', { class: 'desc' }, c.description)] : [h];
   }
