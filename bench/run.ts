@@ -51,7 +51,7 @@ const N = Number(arg('entries') ?? 1_000_000);
 const smoke = args.includes('--smoke');
 const duration = Number(arg('duration') ?? (quick || smoke ? 2 : 10));
 const connections = Number(arg('connections') ?? 10);
-/** --only WORD: measure only the endpoints whose name contains WORD (the floors always) */
+/** --only WORD[,WORD...]: measure only the endpoints whose name contains one of the words (the floors always) */
 const only = arg('only');
 const baseUrl = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 /** BENCH_PORT, or a free port chosen now (before the seed, so a taken port never wastes it) */
@@ -113,6 +113,8 @@ async function main() {
         requireEmailConfirmation: false,
         referral: { advocatePoints: 10, friendPoints: 5 },
         purchaseTracking: { enabled: true, pointsPerPurchase: 5, pointsPerCurrencyUnit: 1 },
+        // its visitors' calls without a key (share-link visits)
+        publicSignup: true,
       },
       new Date(),
     );
@@ -341,6 +343,24 @@ async function main() {
           referralCode: pick(sample).referral_code,
         }),
       },
+      // share-link visits, keyless: one referrer's code opened by everyone at once (a viral link),
+      // and codes spread over the contest; neither may wait on a row another visit holds
+      {
+        name: 'visit (hot code)',
+        method: 'POST',
+        key: null,
+        write: true,
+        path: () => `/api/v1/contests/${contest.id}/visits`,
+        body: () => ({ referralCode: sample[0]!.referral_code, channel: 'x' }),
+      },
+      {
+        name: 'visit (spread codes)',
+        method: 'POST',
+        key: null,
+        write: true,
+        path: () => `/api/v1/contests/${contest.id}/visits`,
+        body: () => ({ referralCode: pick(sample).referral_code, channel: 'whatsapp' }),
+      },
       {
         name: 'bonus complete',
         method: 'POST',
@@ -446,7 +466,7 @@ async function main() {
         path: () =>
           `/api/v1/instant-win-games/${gameId}/series?interval=day&from=${new Date(Date.now() - 6 * 86_400_000).toISOString().slice(0, 10)}`,
       },
-    ].filter((ep) => !only || ep.name.includes(only) || ep.name.includes('floor'));
+    ].filter((ep) => !only || only.split(',').some((w) => ep.name.includes(w)) || ep.name.includes('floor'));
 
     // the time series' first read counts the whole history once (src/analytics/series.ts); timed here, then warm in the load
     for (const path of [

@@ -16,7 +16,12 @@ import { appWithoutDatabase, openApiDocument } from './openapi-document.js';
 
 const root = join(fileURLToPath(new URL('..', import.meta.url)));
 
-const AUTH: Record<string, string> = { publicKey: 'public', privateKey: 'private', adminToken: 'admin token' };
+const AUTH: Record<string, string> = {
+  publicKey: 'public',
+  privateKey: 'private',
+  adminToken: 'admin token',
+  entryToken: 'entry token',
+};
 
 /** The endpoint table of docs/api.md: every operation of the document, in its order. */
 export function endpointTable(doc: Record<string, any>): string {
@@ -25,11 +30,17 @@ export function endpointTable(doc: Record<string, any>): string {
     for (const [method, op] of Object.entries<any>(ops)) {
       const schemes: string[] = (op.security ?? []).flatMap((s: Record<string, unknown>) => Object.keys(s));
       // a route that takes either key needs only the public one
+      // an empty requirement: the route also answers without a key (a contest with publicSignup)
+      const keyless = (op.security ?? []).some((s: Record<string, unknown>) => Object.keys(s).length === 0);
       const auth =
         schemes.length === 0
           ? 'none'
           : schemes.includes('publicKey')
-            ? AUTH.publicKey
+            ? keyless
+              ? 'public, or none (`publicSignup`)'
+              : schemes.includes('entryToken')
+                ? 'public, or entry token'
+                : AUTH.publicKey
             : schemes.map((s) => AUTH[s] ?? s).join(', ');
       const summary = String(op.summary ?? '').replace(/\|/g, '\\|');
       rows.push(`| ${method.toUpperCase()} | \`${path.replace(/\{(\w+)\}/g, ':$1')}\` | ${auth} | ${summary} |`);

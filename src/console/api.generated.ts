@@ -60,7 +60,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get a contest with viewsCount */
+        /**
+         * Get a contest with viewsCount
+         * @description Without a key: a contest with `publicSignup: true` (its page's visitors); any other answers 401.
+         */
         get: operations["getContest"];
         put?: never;
         post?: never;
@@ -228,6 +231,43 @@ export interface paths {
         get: operations["getMyEntry"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/contests/{contestId}/visits": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Count a visit of a share link (its referral code and channel); the answer is the same for any code
+         * @description The sign-up widget sends it once per browser, contest and code, on a page opened with `?ref=`. Nothing is written for a code the contest does not have, and the answer does not say so. Without a key: a contest with `publicSignup: true`.
+         */
+        post: operations["recordVisit"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/me/shares": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Count a click on one of the visitor's share buttons (Authorization: Bearer et_…) */
+        post: operations["recordShare"];
         delete?: never;
         options?: never;
         head?: never;
@@ -534,7 +574,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Leaderboard: confirmed, not disqualified entries; metric points or commission */
+        /**
+         * Leaderboard: confirmed, not disqualified entries; metric points or commission
+         * @description Without a key: a contest with `publicSignup: true`, names and emails always masked; any other answers 401.
+         */
         get: operations["getLeaderboard"];
         put?: never;
         post?: never;
@@ -1197,6 +1240,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/c/{contestId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A contest's hosted page: its title, description, image and the sign-up widget, with link-preview tags
+         * @description Only while the contest takes public sign-ups (else 404). Cached for the contest's `publicCacheSeconds`; share links differ only in `?ref=` and `via=`, which the widget reads in the browser.
+         */
+        get: operations["getContestPage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/contests/{contestId}/draws": {
         parameters: {
             query?: never;
@@ -1687,6 +1750,21 @@ export interface operations {
                     botCheck?: "off" | "turnstile";
                     /** @description public bonus-action completions need the visitor's entry token (Authorization: Bearer et_…) */
                     bonusActionsNeedEntryToken?: boolean;
+                    /** @description the image of the contest's hosted page and of its link previews (og:image): an https URL, or null */
+                    imageUrl?: string | null;
+                    /** @description what the share buttons say, up to 280 characters; `{{link}}` (required) is the visitor's link. Default `Join me: {{link}}` */
+                    shareMessage?: string;
+                    /** @description the share buttons, in order; default x, facebook, linkedin, whatsapp, email */
+                    shareChannels?: ("x" | "facebook" | "linkedin" | "whatsapp" | "telegram" | "reddit" | "email" | "sms" | "copy" | "native")[];
+                    /** @description the look of the widget and the hosted page: accent, background and text colours (#rrggbb), radius (0-32 px), font (system, serif, rounded, mono); each optional, the page's own CSS variables still win. A PATCH replaces the whole theme */
+                    theme?: {
+                        accent?: string;
+                        background?: string;
+                        text?: string;
+                        radius?: number;
+                        /** @enum {string} */
+                        font?: "system" | "serif" | "rounded" | "mono";
+                    };
                 };
             };
         };
@@ -1755,6 +1833,17 @@ export interface operations {
                             /** @enum {string} */
                             botCheck: "off" | "turnstile";
                             bonusActionsNeedEntryToken: boolean;
+                            imageUrl: string | null;
+                            shareMessage: string;
+                            shareChannels: ("x" | "facebook" | "linkedin" | "whatsapp" | "telegram" | "reddit" | "email" | "sms" | "copy" | "native")[];
+                            theme: {
+                                accent?: string;
+                                background?: string;
+                                text?: string;
+                                radius?: number;
+                                /** @enum {string} */
+                                font?: "system" | "serif" | "rounded" | "mono";
+                            };
                             /** @description whether each secret is set; secrets themselves are never shown */
                             secrets: {
                                 shopifySecretSet: boolean;
@@ -2064,6 +2153,21 @@ export interface operations {
                     botCheck?: "off" | "turnstile";
                     /** @description public bonus-action completions need the visitor's entry token (Authorization: Bearer et_…) */
                     bonusActionsNeedEntryToken?: boolean;
+                    /** @description the image of the contest's hosted page and of its link previews (og:image): an https URL, or null */
+                    imageUrl?: string | null;
+                    /** @description what the share buttons say, up to 280 characters; `{{link}}` (required) is the visitor's link. Default `Join me: {{link}}` */
+                    shareMessage?: string;
+                    /** @description the share buttons, in order; default x, facebook, linkedin, whatsapp, email */
+                    shareChannels?: ("x" | "facebook" | "linkedin" | "whatsapp" | "telegram" | "reddit" | "email" | "sms" | "copy" | "native")[];
+                    /** @description the look of the widget and the hosted page: accent, background and text colours (#rrggbb), radius (0-32 px), font (system, serif, rounded, mono); each optional, the page's own CSS variables still win. A PATCH replaces the whole theme */
+                    theme?: {
+                        accent?: string;
+                        background?: string;
+                        text?: string;
+                        radius?: number;
+                        /** @enum {string} */
+                        font?: "system" | "serif" | "rounded" | "mono";
+                    };
                 };
             };
         };
@@ -2132,6 +2236,17 @@ export interface operations {
                             /** @enum {string} */
                             botCheck: "off" | "turnstile";
                             bonusActionsNeedEntryToken: boolean;
+                            imageUrl: string | null;
+                            shareMessage: string;
+                            shareChannels: ("x" | "facebook" | "linkedin" | "whatsapp" | "telegram" | "reddit" | "email" | "sms" | "copy" | "native")[];
+                            theme: {
+                                accent?: string;
+                                background?: string;
+                                text?: string;
+                                radius?: number;
+                                /** @enum {string} */
+                                font?: "system" | "serif" | "rounded" | "mono";
+                            };
                             /** @description whether each secret is set; secrets themselves are never shown */
                             secrets: {
                                 shopifySecretSet: boolean;
@@ -2347,6 +2462,17 @@ export interface operations {
                             /** @enum {string} */
                             botCheck: "off" | "turnstile";
                             bonusActionsNeedEntryToken: boolean;
+                            imageUrl: string | null;
+                            shareMessage: string;
+                            shareChannels: ("x" | "facebook" | "linkedin" | "whatsapp" | "telegram" | "reddit" | "email" | "sms" | "copy" | "native")[];
+                            theme: {
+                                accent?: string;
+                                background?: string;
+                                text?: string;
+                                radius?: number;
+                                /** @enum {string} */
+                                font?: "system" | "serif" | "rounded" | "mono";
+                            };
                             /** @description whether each secret is set; secrets themselves are never shown */
                             secrets: {
                                 shopifySecretSet: boolean;
@@ -3960,6 +4086,8 @@ export interface operations {
                     } | null;
                     /** @description `true`: the visitor agreed to the contest's consentText (required when it has one) */
                     consent?: boolean;
+                    /** @description the share channel the visitor came by (`via=` of the link they opened) */
+                    channel?: ("x" | "facebook" | "linkedin" | "whatsapp" | "telegram" | "reddit" | "email" | "sms" | "copy" | "native") | null;
                     /** @description the Cloudflare Turnstile token, for a contest with botCheck "turnstile" */
                     turnstileToken?: string;
                 };
@@ -4183,6 +4311,10 @@ export interface operations {
                             total: number;
                             referralCode: string;
                             referralsCount: number;
+                            /** @description how many opened the visitor's share link (POST /contests/{id}/visits) */
+                            visits: number;
+                            /** @description how many times the visitor clicked a share button (POST /me/shares) */
+                            shares: number;
                             confirmed: boolean;
                             /** @description when a waitlist let this entry in; null while it waits */
                             admittedAt: string | null;
@@ -4229,6 +4361,253 @@ export interface operations {
             };
             /** @description `Missing or invalid entry token` */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `Too many requests`; `Retry-After` says when to try again */
+            429: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `Internal server error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+        };
+    };
+    recordVisit: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                contestId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description the code of the link the visitor opened (`ref=`) */
+                    referralCode: string;
+                    /** @description the channel of the link (`via=`), when it had one */
+                    channel?: ("x" | "facebook" | "linkedin" | "whatsapp" | "telegram" | "reddit" | "email" | "sms" | "copy" | "native") | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Received */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: {
+                            /** @constant */
+                            received: true;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input; the message names the field (`Invalid email`, `page must be a positive integer`, `Invalid request body`...) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `Missing or invalid API key` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `Contest not found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `Request body too large` (64 KiB; 1 MiB on the store/payment webhooks) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `Content-Type must be application/json` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `Too many requests`; `Retry-After` says when to try again */
+            429: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `Internal server error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+        };
+    };
+    recordShare: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description the share button clicked
+                     * @enum {string}
+                     */
+                    channel: "x" | "facebook" | "linkedin" | "whatsapp" | "telegram" | "reddit" | "email" | "sms" | "copy" | "native";
+                };
+            };
+        };
+        responses: {
+            /** @description Recorded */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: {
+                            /** @constant */
+                            recorded: true;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input; the message names the field (`Invalid email`, `page must be a positive integer`, `Invalid request body`...) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `Missing or invalid entry token` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `Request body too large` (64 KiB; 1 MiB on the store/payment webhooks) */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7734,6 +8113,8 @@ export interface operations {
                             to: string;
                             /** @description the whole range */
                             totals: {
+                                /** @description share-link visits (POST /contests/{id}/visits) */
+                                visits: number;
                                 /** @description entries created */
                                 signups: number;
                                 /** @description emails confirmed (when confirmation is off: at creation) */
@@ -7762,6 +8143,8 @@ export interface operations {
                                  * @description ISO 8601 date-time (UTC)
                                  */
                                 start: string;
+                                /** @description share-link visits (POST /contests/{id}/visits) */
+                                visits: number;
                                 /** @description entries created */
                                 signups: number;
                                 /** @description emails confirmed (when confirmation is off: at creation) */
@@ -7773,11 +8156,26 @@ export interface operations {
                                 /** @description confirmed referred entries per confirmed entry (referredConfirmed / confirmed), 3 decimals; null when none confirmed */
                                 viralCoefficient: number | null;
                             }[];
+                            /** @description the range by share channel, every channel in a fixed order (zeros too) */
+                            channels: {
+                                /** @enum {string} */
+                                channel: "x" | "facebook" | "linkedin" | "whatsapp" | "telegram" | "reddit" | "email" | "sms" | "copy" | "native";
+                                /** @description visits of share links of this channel (`via=`) */
+                                visits: number;
+                                /** @description clicks on share buttons of this channel */
+                                shares: number;
+                                /** @description entries that came by this channel */
+                                signups: number;
+                                /** @description of them, confirmed in the range */
+                                confirmed: number;
+                            }[];
                             /** @description the entries whose code brought the most sign-ups in the range (at most 10), most first */
                             topReferrers: {
                                 entryId: string;
                                 email: string | null;
                                 name: string | null;
+                                /** @description visits of this entry's share link in the range */
+                                visits: number;
                                 /** @description entries created in the range with their code */
                                 referredSignups: number;
                             }[];
@@ -12701,6 +13099,21 @@ export interface operations {
                     botCheck?: "off" | "turnstile";
                     /** @description public bonus-action completions need the visitor's entry token (Authorization: Bearer et_…) */
                     bonusActionsNeedEntryToken?: boolean;
+                    /** @description the image of the contest's hosted page and of its link previews (og:image): an https URL, or null */
+                    imageUrl?: string | null;
+                    /** @description what the share buttons say, up to 280 characters; `{{link}}` (required) is the visitor's link. Default `Join me: {{link}}` */
+                    shareMessage?: string;
+                    /** @description the share buttons, in order; default x, facebook, linkedin, whatsapp, email */
+                    shareChannels?: ("x" | "facebook" | "linkedin" | "whatsapp" | "telegram" | "reddit" | "email" | "sms" | "copy" | "native")[];
+                    /** @description the look of the widget and the hosted page: accent, background and text colours (#rrggbb), radius (0-32 px), font (system, serif, rounded, mono); each optional, the page's own CSS variables still win. A PATCH replaces the whole theme */
+                    theme?: {
+                        accent?: string;
+                        background?: string;
+                        text?: string;
+                        radius?: number;
+                        /** @enum {string} */
+                        font?: "system" | "serif" | "rounded" | "mono";
+                    };
                 };
             };
         };
@@ -12769,6 +13182,17 @@ export interface operations {
                             /** @enum {string} */
                             botCheck: "off" | "turnstile";
                             bonusActionsNeedEntryToken: boolean;
+                            imageUrl: string | null;
+                            shareMessage: string;
+                            shareChannels: ("x" | "facebook" | "linkedin" | "whatsapp" | "telegram" | "reddit" | "email" | "sms" | "copy" | "native")[];
+                            theme: {
+                                accent?: string;
+                                background?: string;
+                                text?: string;
+                                radius?: number;
+                                /** @enum {string} */
+                                font?: "system" | "serif" | "rounded" | "mono";
+                            };
                             /** @description whether each secret is set; secrets themselves are never shown */
                             secrets: {
                                 shopifySecretSet: boolean;
@@ -12961,6 +13385,21 @@ export interface operations {
                     botCheck?: "off" | "turnstile";
                     /** @description public bonus-action completions need the visitor's entry token (Authorization: Bearer et_…) */
                     bonusActionsNeedEntryToken?: boolean;
+                    /** @description the image of the contest's hosted page and of its link previews (og:image): an https URL, or null */
+                    imageUrl?: string | null;
+                    /** @description what the share buttons say, up to 280 characters; `{{link}}` (required) is the visitor's link. Default `Join me: {{link}}` */
+                    shareMessage?: string;
+                    /** @description the share buttons, in order; default x, facebook, linkedin, whatsapp, email */
+                    shareChannels?: ("x" | "facebook" | "linkedin" | "whatsapp" | "telegram" | "reddit" | "email" | "sms" | "copy" | "native")[];
+                    /** @description the look of the widget and the hosted page: accent, background and text colours (#rrggbb), radius (0-32 px), font (system, serif, rounded, mono); each optional, the page's own CSS variables still win. A PATCH replaces the whole theme */
+                    theme?: {
+                        accent?: string;
+                        background?: string;
+                        text?: string;
+                        radius?: number;
+                        /** @enum {string} */
+                        font?: "system" | "serif" | "rounded" | "mono";
+                    };
                 };
             };
         };
@@ -13029,6 +13468,17 @@ export interface operations {
                             /** @enum {string} */
                             botCheck: "off" | "turnstile";
                             bonusActionsNeedEntryToken: boolean;
+                            imageUrl: string | null;
+                            shareMessage: string;
+                            shareChannels: ("x" | "facebook" | "linkedin" | "whatsapp" | "telegram" | "reddit" | "email" | "sms" | "copy" | "native")[];
+                            theme: {
+                                accent?: string;
+                                background?: string;
+                                text?: string;
+                                radius?: number;
+                                /** @enum {string} */
+                                font?: "system" | "serif" | "rounded" | "mono";
+                            };
                             /** @description whether each secret is set; secrets themselves are never shown */
                             secrets: {
                                 shopifySecretSet: boolean;
@@ -13736,6 +14186,37 @@ export interface operations {
                         /** @description the exact message; clients may match on it */
                         error: string;
                     };
+                };
+            };
+        };
+    };
+    getContestPage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                contestId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The page (HTML) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description No such contest, or it takes no public sign-ups (HTML) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
                 };
             };
         };

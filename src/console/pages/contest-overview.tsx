@@ -1,6 +1,7 @@
 /** @jsxImportSource hono/jsx/dom */
 /**
- * A contest's overview: the funnel over a chosen range (sign-ups, confirmed, referred sign-ups,
+ * A contest's overview: the funnel over a chosen range (share-link visits, sign-ups, confirmed, referred sign-ups,
+ * the share channels,
  * the viral coefficient and its trend, where sign-ups came from, the top referrers), read again
  * while the page is visible.
  */
@@ -8,7 +9,7 @@ import { useState } from 'hono/jsx/dom';
 import { apiClient, type Credential, must } from '../api.js';
 import { bucketLabel, type ChartRange, LineChart, RangeForm } from '../chart.js';
 import { ErrorLine, Link, useLoad } from '../ui.js';
-import { sourceInWords } from './words.js';
+import { channelInWords, sourceInWords } from './words.js';
 
 type Team = Extract<Credential, { kind: 'team' }>;
 
@@ -43,6 +44,9 @@ export function Funnel(props: { cred: Team; contestId: string }) {
             {f.from.slice(0, 10)} to {f.to.slice(0, 10)} (UTC)
           </p>
           <ol class="funnel" id="funnel-steps">
+            <li>
+              <span class="n">{t.visits.toLocaleString()}</span> share-link visits
+            </li>
             <li>
               <span class="n">{t.signups.toLocaleString()}</span> sign-ups
             </li>
@@ -100,6 +104,33 @@ export function Funnel(props: { cred: Team; contestId: string }) {
               </tbody>
             </table>
             <div>
+              <table id="funnel-channels">
+                <caption>By share channel</caption>
+                <thead>
+                  <tr>
+                    <th scope="col">Channel</th>
+                    <th scope="col">Visits</th>
+                    <th scope="col">Share clicks</th>
+                    <th scope="col">Sign-ups</th>
+                    <th scope="col">Confirmed</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {f.channels.map((c) => (
+                    <tr>
+                      <td>{channelInWords(c.channel)}</td>
+                      <td>{c.visits.toLocaleString()}</td>
+                      <td>{c.shares.toLocaleString()}</td>
+                      <td>{c.signups.toLocaleString()}</td>
+                      <td>{c.confirmed.toLocaleString()}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          </div>
+          <div class="two">
+            <div>
               <h3 id="top-referrers-h">Top referrers</h3>
               {f.topReferrers.length === 0 ? (
                 <p>No referred sign-ups in this range.</p>
@@ -108,7 +139,8 @@ export function Funnel(props: { cred: Team; contestId: string }) {
                   {f.topReferrers.map((r) => (
                     <li>
                       <Link href={`/console/entries/${r.entryId}`}>{r.name ?? r.email ?? 'an erased entry'}</Link>:{' '}
-                      {r.referredSignups.toLocaleString()} sign-up{r.referredSignups === 1 ? '' : 's'}
+                      {r.referredSignups.toLocaleString()} sign-up{r.referredSignups === 1 ? '' : 's'} from{' '}
+                      {r.visits.toLocaleString()} visit{r.visits === 1 ? '' : 's'}
                     </li>
                   ))}
                 </ol>

@@ -4,6 +4,7 @@ import { useState } from 'hono/jsx/dom';
 import { apiClient, type Credential, messageOf, must } from '../api.js';
 import { navigate } from '../router.js';
 import { ErrorLine, formValues, submitWith, useLoad } from '../ui.js';
+import { channelInWords } from './words.js';
 
 type Team = Extract<Credential, { kind: 'team' }>;
 
@@ -18,6 +19,19 @@ const toLocal = (iso: string | null | undefined) => {
 };
 const fromLocal = (v: string | undefined) => (v ? new Date(v).toISOString() : null);
 const int = (v: string | undefined) => Number(v ?? '');
+
+const CHANNELS = ['x', 'facebook', 'linkedin', 'whatsapp', 'telegram', 'reddit', 'email', 'sms', 'copy', 'native'] as const;
+const FONTS = ['system', 'serif', 'rounded', 'mono'] as const;
+const THEME_LABELS = { accent: 'Accent', background: 'Background', text: 'Text' } as const;
+/** the theme's fields of the form: empty ones are left out (the widget's own) */
+function themeOf(v: Record<string, string | undefined>) {
+  const theme: { accent?: string; background?: string; text?: string; radius?: number; font?: (typeof FONTS)[number] } =
+    {};
+  for (const k of ['accent', 'background', 'text'] as const) if (v[`theme-${k}`]?.trim()) theme[k] = v[`theme-${k}`]!.trim();
+  if (v['theme-radius']?.trim()) theme.radius = Number(v['theme-radius']);
+  if (v['theme-font']) theme.font = v['theme-font'] as (typeof FONTS)[number];
+  return theme;
+}
 
 export function NewContest(props: { cred: Team }) {
   const api = apiClient(props.cred);
@@ -107,6 +121,10 @@ export function ContestSettings(props: { cred: Team; contestId: string; onSaved:
                   landingUrl: v.landingUrl?.trim() ? v.landingUrl.trim() : null,
                   botCheck: v.botCheck === 'turnstile' ? 'turnstile' : 'off',
                   bonusActionsNeedEntryToken: v.bonusActionsNeedEntryToken === 'on',
+                  imageUrl: v.imageUrl?.trim() ? v.imageUrl.trim() : null,
+                  shareMessage: v.shareMessage ?? '',
+                  shareChannels: CHANNELS.filter((ch) => v[`share-${ch}`] === 'on'),
+                  theme: themeOf(v),
                 },
               }),
             );
@@ -283,6 +301,58 @@ export function ContestSettings(props: { cred: Team; contestId: string; onSaved:
             <input type="checkbox" name="bonusActionsNeedEntryToken" checked={c.bonusActionsNeedEntryToken} /> A page
             needs the visitor's own token to give them bonus points
           </label>
+        </fieldset>
+        <fieldset>
+          <legend>Sharing and the look</legend>
+          <label for="s-image">Image of the hosted page and of link previews (https)</label>
+          <input id="s-image" name="imageUrl" type="url" value={c.imageUrl ?? ''} placeholder="https://" />
+          <label for="s-share-message">What the share buttons say ({'{{link}}'} is the visitor's link)</label>
+          <input id="s-share-message" name="shareMessage" required maxlength={280} value={c.shareMessage} />
+          <fieldset class="choices">
+            <legend>Share buttons</legend>
+            {CHANNELS.map((ch) => (
+              <label>
+                <input type="checkbox" name={`share-${ch}`} checked={c.shareChannels.includes(ch)} />{' '}
+                {channelInWords(ch)}
+              </label>
+            ))}
+          </fieldset>
+          {(['accent', 'background', 'text'] as const).map((k) => (
+            <>
+              <label for={`s-theme-${k}`}>{THEME_LABELS[k]} colour (#rrggbb; empty: the widget's own)</label>
+              <input
+                id={`s-theme-${k}`}
+                name={`theme-${k}`}
+                pattern="#[0-9a-fA-F]{6}"
+                placeholder="#4338ca"
+                value={c.theme[k] ?? ''}
+              />
+            </>
+          ))}
+          <label for="s-theme-radius">Corner radius in px (0-32; empty: the widget's own)</label>
+          <input
+            id="s-theme-radius"
+            name="theme-radius"
+            type="number"
+            min={0}
+            max={32}
+            value={c.theme.radius === undefined ? '' : String(c.theme.radius)}
+          />
+          <label for="s-theme-font">Font</label>
+          <select id="s-theme-font" name="theme-font">
+            <option value="" selected={!c.theme.font}>
+              the widget's own
+            </option>
+            {FONTS.map((f) => (
+              <option value={f} selected={c.theme.font === f}>
+                {f}
+              </option>
+            ))}
+          </select>
+          <p>
+            The hosted page, <a href={`/c/${props.contestId}`}>/c/{props.contestId}</a>, exists while sign-ups from a page
+            are on.
+          </p>
         </fieldset>
         <button type="submit">Save settings</button>
         {saved ? (

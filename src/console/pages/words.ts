@@ -43,3 +43,18 @@ const SOURCES: Record<string, string> = {
   webhook: 'an inbound webhook',
 };
 export const sourceInWords = (s: string) => SOURCES[s] ?? s;
+
+const CHANNELS: Record<string, string> = {
+  x: 'X',
+  facebook: 'Facebook',
+  linkedin: 'LinkedIn',
+  whatsapp: 'WhatsApp',
+  telegram: 'Telegram',
+  reddit: 'Reddit',
+  email: 'Email',
+  sms: 'SMS',
+  copy: 'Copied link',
+  native: "The device's share sheet",
+};
+/** A share channel as the console says it. */
+export const channelInWords = (c: string) => CHANNELS[c] ?? c;
