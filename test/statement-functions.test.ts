@@ -45,6 +45,7 @@ async function hotRequests(): Promise<[string, Hot][]> {
     requireEmailConfirmation: false,
     referral: { advocatePoints: 10, friendPoints: 5 },
     purchaseTracking: { enabled: true, pointsPerPurchase: 5, pointsPerCurrencyUnit: 1 },
+    publicSignup: true,
   } as never);
   const priv = { key: t.privateKey };
   const ann = (
@@ -106,6 +107,14 @@ async function hotRequests(): Promise<[string, Hot][]> {
         }),
     ],
     ['me', () => env.request('GET', '/api/v1/me', { headers: { authorization: `Bearer ${token}` } })],
+    [
+      // a share link's visit, without a key: the viral path
+      'visit',
+      () =>
+        env.request('POST', `/api/v1/contests/${c.id}/visits`, {
+          body: { referralCode: ann.referralCode, channel: 'x' },
+        }),
+    ],
     ['contest view', () => env.request('POST', `/api/v1/contests/${c.id}/views`, { ...pub, body: {} })],
     ['contests list', () => env.request('GET', '/api/v1/contests', pub)],
     ['plays list', () => env.request('GET', `/api/v1/instant-win-games/${game.id}/plays?limit=20`, priv)],

@@ -296,6 +296,24 @@ BEGIN
 END
 $ce_fn$
 -- ce:function
+-- visit
+CREATE OR REPLACE FUNCTION ce_2d6e35f15eb78299(ce_a1 text, ce_a2 uuid, ce_a3 text, ce_a4 timestamp with time zone, ce_a5 text) RETURNS TABLE ("found" boolean) LANGUAGE plpgsql VOLATILE AS $ce_fn$
+#variable_conflict use_column
+BEGIN
+  RETURN QUERY with ce_key as materialized (select * from ce_public_contest(ce_a1::text)),
+    ce_touch as (update api_keys set last_used_at = last_used_at where id = (select key_id from ce_key) returning 1), c as (
+          select c.id from contests c where c.id = ce_a2 and c.team_id = (select team_id from ce_key)
+        ), ins as (
+          insert into link_visits (contest_id, entry_id, channel, created_at)
+          select e.contest_id, e.id, ce_a3::text, ce_a4::timestamptz
+          from entries e join c on e.contest_id = c.id
+          where e.referral_code = ce_a5::text and e.erased_at is null
+          returning 1
+        )
+        select exists (select 1 from c) as found;
+END
+$ce_fn$
+-- ce:function
 -- contest get (private)
 CREATE OR REPLACE FUNCTION ce_303f0a8a428ed816(ce_a1 text, ce_a2 text, ce_a3 text, ce_a4 timestamp with time zone, ce_a5 timestamp with time zone, ce_a6 uuid) RETURNS TABLE ("id" uuid, "team_id" uuid, "tool_type" text, "title" text, "description" text, "status" text, "start_date" timestamp with time zone, "end_date" timestamp with time zone, "is_evergreen" boolean, "mode" text, "slug" text, "views_count" bigint, "public_cache_seconds" integer, "entries_count" numeric) LANGUAGE plpgsql VOLATILE AS $ce_fn$
 #variable_conflict use_column
@@ -310,56 +328,6 @@ BEGIN
         select c.id, c.team_id, c.tool_type, c.title, c.description, c.status, c.start_date, c.end_date,
   c.is_evergreen, c.mode, c.slug, c.views_count, c.public_cache_seconds,
   (select coalesce(sum(s.entries), 0) from contest_stats s where s.contest_id = c.id) as entries_count from contests c where c.id = ce_a6 and c.team_id = (select team_id from ce_key);
-END
-$ce_fn$
--- ce:function
--- me
-CREATE OR REPLACE FUNCTION ce_3f5a817e7176543(ce_a1 text) RETURNS TABLE ("id" uuid, "contest_id" uuid, "email" text, "name" text, "points" integer, "referral_code" text, "email_confirmed" boolean, "disqualified" boolean, "erased_at" timestamp with time zone, "admitted_at" timestamp with time zone, "created_at" timestamp with time zone, "position" numeric, "total" numeric, "referrals_count" bigint, "rewards" json) LANGUAGE plpgsql VOLATILE AS $ce_fn$
-#variable_conflict use_column
-BEGIN
-  RETURN QUERY with e as (
-          select e.id, e.contest_id, e.email, e.name, e.points, e.referral_code, e.email_confirmed, e.disqualified,
-            e.erased_at, e.admitted_at, e.created_at
-          from entry_tokens t join entries e on e.id = t.entry_id
-          where t.token_hash = ce_a1 and e.erased_at is null
-        )
-        select e.*, case when ce_counts(e.email_confirmed, e.disqualified, e.erased_at, e.admitted_at) then 1
-      + coalesce((select sum(q.n) from position_points q where q.contest_id = e.contest_id and q.points > e.points), 0)
-      + coalesce((select sum(q.n) from position_hours q
-                  where q.contest_id = e.contest_id and q.points = e.points and q.hour < ce_hour(e.created_at)), 0)
-      + coalesce((select sum(q.n) from position_deltas q where q.contest_id = e.contest_id and q.points > e.points), 0)
-      + coalesce((select sum(q.n) from position_deltas q
-                  where q.contest_id = e.contest_id and q.points = e.points and q.hour < ce_hour(e.created_at)), 0)
-      + (select count(*) from entries o
-         where o.contest_id = e.contest_id and o.points = e.points
-           and ce_counts(o.email_confirmed, o.disqualified, o.erased_at, o.admitted_at)
-           and o.created_at >= to_timestamp(ce_hour(e.created_at) * 3600) and (o.created_at, o.id) < (e.created_at, e.id))
-    end as position, (coalesce((select sum(q.n) from position_points q where q.contest_id = e.contest_id), 0)
-      + coalesce((select sum(q.n) from position_deltas q where q.contest_id = e.contest_id), 0)) as total,
-          (select count(*) from entries r where r.referred_by = e.id) as referrals_count,
-          json_build_object(
-    'unlocked', coalesce((
-      select json_agg(json_build_object('rewardId', r.id, 'name', r.name, 'description', r.description,
-        'code', coalesce(k.code, r.code), 'waitingForCode', u.code_pending, 'unlockedAt', to_char((u.unlocked_at) at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))
-        order by u.unlocked_at, u.id)
-      from reward_unlocks u join rewards r on r.id = u.reward_id left join reward_codes k on k.unlock_id = u.id
-      where u.entry_id = e.id), '[]'::json),
-    'next', (
-      select json_build_object('rewardId', n.id, 'name', n.name, 'description', n.description,
-        'referralsRequired', n.referrals_required, 'pointsRequired', n.points_required,
-        'referralsMissing', case when n.referrals_required is not null then greatest(0, n.referrals_required - n.have) end,
-        'pointsMissing', case when n.points_required is not null then greatest(0, n.points_required - n.have) end)
-      from (
-        select r.*, case when r.referrals_required is not null then (select count(*) from entries f where f.referred_by = e.id
-    and ce_reward_counts(f.email_confirmed, f.disqualified, f.erased_at, f.risk_level, f.risk_review)) else e.points end as have
-        from rewards r
-        where r.contest_id = e.contest_id and r.deleted_at is null
-          and not exists (select 1 from reward_unlocks u where u.reward_id = r.id and u.entry_id = e.id)
-      ) n
-      order by greatest(0, coalesce(n.referrals_required, n.points_required) - n.have)::float8
-        / coalesce(n.referrals_required, n.points_required), coalesce(n.referrals_required, n.points_required), n.created_at, n.id
-      limit 1)) as rewards
-        from e;
 END
 $ce_fn$
 -- ce:function
@@ -915,6 +883,59 @@ BEGIN
         left join contest_stats s on s.contest_id = c.id
         where c.id = ce_a6 and c.team_id = (select team_id from ce_key)
         group by c.id;
+END
+$ce_fn$
+-- ce:function
+-- me
+CREATE OR REPLACE FUNCTION ce_b1840163bcd5857a(ce_a1 text) RETURNS TABLE ("id" uuid, "contest_id" uuid, "email" text, "name" text, "points" integer, "referral_code" text, "email_confirmed" boolean, "disqualified" boolean, "erased_at" timestamp with time zone, "admitted_at" timestamp with time zone, "created_at" timestamp with time zone, "position" numeric, "total" numeric, "referrals_count" bigint, "visits" bigint, "shares" bigint, "rewards" json) LANGUAGE plpgsql VOLATILE AS $ce_fn$
+#variable_conflict use_column
+BEGIN
+  RETURN QUERY with e as (
+          select e.id, e.contest_id, e.email, e.name, e.points, e.referral_code, e.email_confirmed, e.disqualified,
+            e.erased_at, e.admitted_at, e.created_at
+          from entry_tokens t join entries e on e.id = t.entry_id
+          where t.token_hash = ce_a1 and e.erased_at is null
+        )
+        select e.*, case when ce_counts(e.email_confirmed, e.disqualified, e.erased_at, e.admitted_at) then 1
+      + coalesce((select sum(q.n) from position_points q where q.contest_id = e.contest_id and q.points > e.points), 0)
+      + coalesce((select sum(q.n) from position_hours q
+                  where q.contest_id = e.contest_id and q.points = e.points and q.hour < ce_hour(e.created_at)), 0)
+      + coalesce((select sum(q.n) from position_deltas q where q.contest_id = e.contest_id and q.points > e.points), 0)
+      + coalesce((select sum(q.n) from position_deltas q
+                  where q.contest_id = e.contest_id and q.points = e.points and q.hour < ce_hour(e.created_at)), 0)
+      + (select count(*) from entries o
+         where o.contest_id = e.contest_id and o.points = e.points
+           and ce_counts(o.email_confirmed, o.disqualified, o.erased_at, o.admitted_at)
+           and o.created_at >= to_timestamp(ce_hour(e.created_at) * 3600) and (o.created_at, o.id) < (e.created_at, e.id))
+    end as position, (coalesce((select sum(q.n) from position_points q where q.contest_id = e.contest_id), 0)
+      + coalesce((select sum(q.n) from position_deltas q where q.contest_id = e.contest_id), 0)) as total,
+          (select count(*) from entries r where r.referred_by = e.id) as referrals_count,
+          (coalesce((select k.n from visit_counts k where k.entry_id = e.id), 0)
+      + (select count(*) from link_visits v where v.entry_id = e.id
+         and v.created_at >= coalesce((select f.until from visit_fold f where f.id = 1), '-infinity'))) as visits, (select count(*) from link_shares s where s.entry_id = e.id) as shares,
+          json_build_object(
+    'unlocked', coalesce((
+      select json_agg(json_build_object('rewardId', r.id, 'name', r.name, 'description', r.description,
+        'code', coalesce(k.code, r.code), 'waitingForCode', u.code_pending, 'unlockedAt', to_char((u.unlocked_at) at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))
+        order by u.unlocked_at, u.id)
+      from reward_unlocks u join rewards r on r.id = u.reward_id left join reward_codes k on k.unlock_id = u.id
+      where u.entry_id = e.id), '[]'::json),
+    'next', (
+      select json_build_object('rewardId', n.id, 'name', n.name, 'description', n.description,
+        'referralsRequired', n.referrals_required, 'pointsRequired', n.points_required,
+        'referralsMissing', case when n.referrals_required is not null then greatest(0, n.referrals_required - n.have) end,
+        'pointsMissing', case when n.points_required is not null then greatest(0, n.points_required - n.have) end)
+      from (
+        select r.*, case when r.referrals_required is not null then (select count(*) from entries f where f.referred_by = e.id
+    and ce_reward_counts(f.email_confirmed, f.disqualified, f.erased_at, f.risk_level, f.risk_review)) else e.points end as have
+        from rewards r
+        where r.contest_id = e.contest_id and r.deleted_at is null
+          and not exists (select 1 from reward_unlocks u where u.reward_id = r.id and u.entry_id = e.id)
+      ) n
+      order by greatest(0, coalesce(n.referrals_required, n.points_required) - n.have)::float8
+        / coalesce(n.referrals_required, n.points_required), coalesce(n.referrals_required, n.points_required), n.created_at, n.id
+      limit 1)) as rewards
+        from e;
 END
 $ce_fn$
 -- ce:function
