@@ -1,5 +1,6 @@
 /** Bodies and answers of sign-ups from a page and of the visitor's own entry (/me). */
 import * as v from 'valibot';
+import { Theme } from '../contests/contests.schema.js';
 import { CUSTOM_FIELDS_MAX_BYTES, CUSTOM_FIELDS_MAX_DEPTH, createEntrySchema } from '../entries/entries.js';
 import { nonNegInt, timestamp, uuid } from '../http/schemas.js';
 import { SHARE_CHANNELS } from '../lib/share-channels.js';
@@ -85,9 +86,12 @@ export const SignupConfig = v.strictObject({
   sendsLink: v.pipe(
     v.boolean(),
     v.description(
-      'a sign-up with an email already entered sends its owner a link to their page (the contest has a landingUrl)',
+      'a sign-up with an email already entered sends its owner a link to their page (the contest has a landingUrl, or its hosted page)',
     ),
   ),
+  shareMessage: v.pipe(v.string(), v.description("what the share buttons say; `{{link}}` is the visitor's link")),
+  shareChannels: v.pipe(v.array(v.picklist(SHARE_CHANNELS)), v.description('the share buttons, in order')),
+  theme: v.pipe(Theme, v.description("the contest's look (each part optional)")),
 });
 
 export const Me = v.strictObject({

@@ -7,6 +7,7 @@ import { type Db, iso, num, queryOne } from '../db/client.js';
 import type { Team } from '../db/team.js';
 import { Errors } from '../errors.js';
 import { isUuid, sha256Hex } from '../lib/crypto.js';
+import type { ShareChannel, Theme } from '../lib/share-channels.js';
 import { sqlEntryRewards } from '../rewards/rewards.js';
 import { sqlLandingUrl } from '../sql/contests.js';
 import { sqlCountingTotal, sqlPosition } from '../sql/positions.js';
@@ -30,11 +31,14 @@ export async function signupConfig(
     consent_text: string | null;
     bot_check: 'off' | 'turnstile';
     sends_link: boolean;
+    share_message: string;
+    share_channels: ShareChannel[];
+    theme: Theme | null;
   }>(
     db,
     sql`with ${team.cte} c as (select * from contests c where c.id = ${contestId} and ${sqlOfTeam(team, 'c')})
         select id, title, description, mode, public_signup, consent_text, bot_check,
-          ${sqlLandingUrl('c', publicUrl)} is not null as sends_link from c`,
+          ${sqlLandingUrl('c', publicUrl)} is not null as sends_link, share_message, share_channels, theme from c`,
   );
   if (!row) throw Errors.contestNotFound();
   return {
@@ -47,6 +51,9 @@ export async function signupConfig(
     botCheck: row.bot_check,
     turnstileSiteKey: row.bot_check === 'turnstile' ? turnstileSiteKey : null,
     sendsLink: row.sends_link,
+    shareMessage: row.share_message,
+    shareChannels: row.share_channels,
+    theme: row.theme ?? {},
   };
 }
 

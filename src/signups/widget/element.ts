@@ -21,6 +21,9 @@ interface Config {
   turnstileSiteKey: string | null;
   /** an email already entered is sent a link to its page (the contest has a page to send it to) */
   sendsLink: boolean;
+  shareMessage: string;
+  shareChannels: string[];
+  theme: { accent?: string; background?: string; text?: string; radius?: number; font?: string };
 }
 interface Me {
   entryId: string;
@@ -137,6 +140,7 @@ export class ContestSignup extends HTMLElement {
       const config = await this.api<Config>('GET', `/api/v1/contests/${encodeURIComponent(this.contest)}/signup`);
       if (gen !== this.generation) return;
       this.config = config;
+      this.applyTheme(config.theme ?? {});
     } catch {
       if (gen === this.generation) this.fatal(this.t('error'));
       return;
@@ -382,36 +386,16 @@ export class ContestSignup extends HTMLElement {
       this.showForm();
     });
     if (!me.confirmed) {
+      // the link and the buttons at once, while the visitor is still here
       this.box.replaceChildren(
         ...this.header(),
         el('p', { class: 'msg', role: 'status' }, this.t('checkInbox')),
+        ...this.shareSection(me, token),
+        el('p', { class: 'note' }, this.t('friendsNote')),
         leave,
       );
+      this.watchConfirmation(token, gen);
       return;
-    }
-    const link = shareLink(me.referralCode, 'copy');
-    const linkInput = el('input', { id: 'cs-link', type: 'text', readonly: '', value: link }) as HTMLInputElement;
-    const copy = el('button', { type: 'button' }, this.t('copy'));
-    const copied = el('p', { class: 'msg', role: 'status', 'aria-live': 'polite' });
-    copy.addEventListener('click', async () => {
-      try {
-        await navigator.clipboard.writeText(link);
-      } catch {
-        linkInput.select();
-      }
-      copied.textContent = this.t('copied');
-    });
-    const actions: HTMLElement[] = [linkInput, copy];
-    if (typeof navigator.share === 'function') {
-      const share = el('button', { type: 'button' }, this.t('share'));
-      share.addEventListener(
-        'click',
-        () =>
-          void navigator
-            .share({ url: shareLink(me.referralCode, 'native'), title: this.config!.title })
-            .catch(() => {}),
-      );
-      actions.push(share);
     }
     this.box.replaceChildren(
       ...this.header(),
@@ -427,11 +411,102 @@ export class ContestSignup extends HTMLElement {
       el('p', {}, this.t('points', { points: me.points }, 'points')),
       el('p', {}, this.t('referrals', { referrals: me.referralsCount }, 'referrals')),
       ...this.rewards(me),
-      el('label', { for: 'cs-link' }, this.t('shareTitle')),
-      el('div', { class: 'share' }, ...actions),
-      copied,
+      ...this.shareSection(me, token),
       leave,
     );
+  }
+
+  /**
+   * The visitor's link and a button per channel of the contest's `shareChannels`, in that order:
+   * plain links to each network's share address (nothing is loaded from a network until the
+   * visitor clicks), then Copy, then the browser's share sheet where there is one. Each click is
+   * counted (POST /api/v1/me/shares).
+   */
+  private shareSection(me: Me, token: string): HTMLElement[] {
+    const c = this.config!;
+    const count = (channel: string) =>
+      void this.api('POST', '/api/v1/me/shares', { token, body: { channel } }).catch(() => {});
+    const link = shareLink(me.referralCode, 'copy');
+    const linkInput = el('input', { id: 'cs-link', type: 'text', readonly: '', value: link }) as HTMLInputElement;
+    const copied = el('p', { class: 'msg', role: 'status', 'aria-live': 'polite' });
+    const buttons: HTMLElement[] = [];
+    const phone = typeof matchMedia === 'function' && matchMedia('(pointer: coarse)').matches;
+    for (const channel of c.shareChannels ?? []) {
+      if (channel === 'copy' || channel === 'native' || (channel === 'sms' && !phone)) continue;
+      const key = `share${channel[0]!.toUpperCase()}${channel.slice(1)}` as keyof Strings;
+      if (!(key in this.s)) continue;
+      const url = shareUrl(channel, shareLink(me.referralCode, channel), c.shareMessage, c.title);
+      const a = el(
+        'a',
+        { class: 'btn', href: url, target: '_blank', rel: 'noopener noreferrer', 'data-channel': channel },
+        this.t(key),
+      );
+      a.addEventListener('click', () => count(channel));
+      buttons.push(a);
+    }
+    const copy = el('button', { type: 'button', 'data-channel': 'copy' }, this.t('copy'));
+    copy.addEventListener('click', async () => {
+      count('copy');
+      try {
+        await navigator.clipboard.writeText(link);
+      } catch {
+        linkInput.select();
+      }
+      copied.textContent = this.t('copied');
+    });
+    buttons.push(copy);
+    if (typeof navigator.share === 'function') {
+      const native = el('button', { type: 'button', 'data-channel': 'native' }, this.t('share'));
+      native.addEventListener('click', () => {
+        count('native');
+        const url = shareLink(me.referralCode, 'native');
+        void navigator.share({ url, text: message(c.shareMessage, url), title: c.title }).catch(() => {});
+      });
+      buttons.push(native);
+    }
+    return [
+      el('label', { for: 'cs-link' }, this.t('shareTitle')),
+      el('div', { class: 'share' }, linkInput),
+      el('div', { class: 'share', role: 'group', 'aria-label': this.t('shareVia') }, ...buttons),
+      copied,
+    ];
+  }
+
+  /**
+   * While the visitor's email is not confirmed and the page is visible: /me every 5 s at first,
+   * less often as time goes (up to a minute), for 30 minutes. The confirmation opened in another
+   * tab of this browser hands this one its fresh token (the storage event): the view turns to the
+   * visitor's place. Opened on another device, it ends this tab's token: the poll sees it and the
+   * view says so, with the form that emails a fresh link.
+   */
+  private watchConfirmation(token: string, gen: number) {
+    const started = Date.now();
+    let delay = 5000;
+    const tick = async () => {
+      if (gen !== this.generation || !this.isConnected || Date.now() - started > 30 * 60_000) return;
+      if (document.visibilityState === 'visible') {
+        const me = await this.api<Me>('GET', '/api/v1/me', { token }).catch((e: unknown) => e);
+        if (gen !== this.generation) return;
+        // confirmed: the place; the token ended (the email was confirmed on another device, which
+        // ends the sign-up's token): the form says so and sends a fresh link to the mailbox
+        if ((me as Me)?.confirmed || (me instanceof ApiError && me.status === 401))
+          return void this.showEntry(token, ++this.generation);
+        delay = Math.min(60_000, Math.round(delay * 1.3));
+      }
+      setTimeout(tick, delay);
+    };
+    setTimeout(tick, delay);
+  }
+
+  /** The contest's theme as the widget's defaults: a page's own CSS variables still win. */
+  private applyTheme(theme: Config['theme']) {
+    const set = (name: string, value: string | undefined) =>
+      value ? this.style.setProperty(name, value) : this.style.removeProperty(name);
+    set('--cs-t-accent', theme.accent);
+    set('--cs-t-bg', theme.background);
+    set('--cs-t-fg', theme.text);
+    set('--cs-t-radius', theme.radius === undefined ? undefined : `${theme.radius}px`);
+    set('--cs-t-font', theme.font ? FONTS[theme.font] : undefined);
   }
 
   /** What the entry unlocked (with its codes) and what it is closest to. */
@@ -455,6 +530,41 @@ export class ContestSignup extends HTMLElement {
   private rewardLine(r: Me['rewards']['unlocked'][number]): HTMLElement {
     if (r.code !== null) return el('li', {}, `${r.name}: `, el('code', {}, this.t('rewardCode', { code: r.code })));
     return el('li', {}, r.waitingForCode ? `${r.name}: ${this.t('rewardWaiting')}` : r.name);
+  }
+}
+
+const FONTS: Record<string, string> = {
+  system: 'system-ui, -apple-system, "Segoe UI", Roboto, sans-serif',
+  serif: 'Georgia, "Times New Roman", serif',
+  rounded: 'ui-rounded, "SF Pro Rounded", system-ui, sans-serif',
+  mono: 'ui-monospace, "SF Mono", Menlo, Consolas, monospace',
+};
+
+/** the contest's share message with the visitor's link for one channel */
+const message = (template: string, link: string) => template.split('{{link}}').join(link);
+
+/** a network's share address for the link (`template`: the team's words around it) */
+function shareUrl(channel: string, link: string, template: string, title: string): string {
+  const e = encodeURIComponent;
+  const text = message(template, link);
+  const words = template.split('{{link}}').join('').trim() || title;
+  switch (channel) {
+    case 'x':
+      return `https://x.com/intent/post?text=${e(text)}`;
+    case 'facebook':
+      return `https://www.facebook.com/sharer/sharer.php?u=${e(link)}`;
+    case 'linkedin':
+      return `https://www.linkedin.com/sharing/share-offsite/?url=${e(link)}`;
+    case 'whatsapp':
+      return `https://wa.me/?text=${e(text)}`;
+    case 'telegram':
+      return `https://t.me/share/url?url=${e(link)}&text=${e(words)}`;
+    case 'reddit':
+      return `https://www.reddit.com/submit?url=${e(link)}&title=${e(words)}`;
+    case 'email':
+      return `mailto:?subject=${e(title)}&body=${e(text)}`;
+    default:
+      return `sms:?&body=${e(text)}`;
   }
 }
 

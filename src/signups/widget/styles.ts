@@ -1,26 +1,28 @@
 /** The widget's stylesheet, adopted by its shadow root (a constructable sheet: strict CSPs allow it). */
 export const CSS = `
-:host{display:block;color:var(--cs-fg,#1f2937)}
+:host{display:block;color:var(--cs-fg,var(--cs-t-fg,#1f2937))}
 :host([hidden]){display:none}
 *{box-sizing:border-box}
 [hidden]{display:none!important}
-.cs{max-width:var(--cs-max-width,440px);margin:0 auto;padding:20px 16px;background:var(--cs-bg,#fff);border-radius:var(--cs-radius,16px);box-shadow:0 1px 4px rgba(0,0,0,.15);font-family:var(--cs-font,system-ui,-apple-system,"Segoe UI",Roboto,Arial,sans-serif);line-height:1.45;overflow-wrap:anywhere}
+.cs{max-width:var(--cs-max-width,440px);margin:0 auto;padding:20px 16px;background:var(--cs-bg,var(--cs-t-bg,#fff));border-radius:var(--cs-radius,var(--cs-t-radius,16px));box-shadow:0 1px 4px rgba(0,0,0,.15);font-family:var(--cs-font,var(--cs-t-font,system-ui,-apple-system,"Segoe UI",Roboto,Arial,sans-serif));line-height:1.45;overflow-wrap:anywhere}
 h2{font-size:1.3rem;margin:0 0 4px}
 .desc{margin:0 0 12px;color:var(--cs-muted,#4b5563)}
 label{display:block;font-weight:600;margin:10px 0 4px}
 input[type=email],input[type=text]{width:100%;font:inherit;padding:10px 12px;min-height:44px;border:1px solid #6b7280;border-radius:8px;background:#fff;color:#111}
 .consent{display:flex;gap:8px;align-items:flex-start;font-weight:400}
 .consent input{margin-top:4px;width:20px;height:20px;flex:none}
-button{font:inherit;font-weight:700;border:0;border-radius:999px;padding:10px 24px;min-height:44px;cursor:pointer;background:var(--cs-accent,#4338ca);color:var(--cs-accent-text,#fff);margin-top:14px}
-button.link{background:none;color:var(--cs-accent,#4338ca);padding:4px 0;min-height:auto;text-decoration:underline;font-weight:600}
+button,a.btn{font:inherit;font-weight:700;border:0;border-radius:999px;padding:10px 24px;min-height:44px;cursor:pointer;background:var(--cs-accent,var(--cs-t-accent,#4338ca));color:var(--cs-accent-text,#fff);margin-top:14px;display:inline-flex;align-items:center;text-decoration:none}
+button.link{background:none;color:var(--cs-accent,var(--cs-t-accent,#4338ca));padding:4px 0;min-height:auto;text-decoration:underline;font-weight:600}
 button[aria-disabled=true]{opacity:.6;cursor:not-allowed}
-button:focus-visible,input:focus-visible{outline:3px solid var(--cs-focus,#b45309);outline-offset:2px}
+button:focus-visible,input:focus-visible,a:focus-visible{outline:3px solid var(--cs-focus,#b45309);outline-offset:2px}
 .msg{min-height:1.4em;margin:10px 0 0;font-weight:600}
 .err{color:#b91c1c}
 .big{font-size:1.6rem;font-weight:800;margin:4px 0}
 .share{display:flex;flex-wrap:wrap;gap:8px;align-items:center;margin-top:8px}
 .share input{flex:1 1 200px}
-.share button{margin-top:0}
+.share button,.share a.btn{margin-top:0}
+.share a.btn{padding:10px 16px}
+.note{color:var(--cs-muted,#4b5563);font-size:.9rem}
 h3{font-size:1rem;margin:14px 0 4px}
 .rewards{margin:0;padding-left:20px}
 code{font-weight:700;overflow-wrap:anywhere}
