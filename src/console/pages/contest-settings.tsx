@@ -20,14 +20,26 @@ const toLocal = (iso: string | null | undefined) => {
 const fromLocal = (v: string | undefined) => (v ? new Date(v).toISOString() : null);
 const int = (v: string | undefined) => Number(v ?? '');
 
-const CHANNELS = ['x', 'facebook', 'linkedin', 'whatsapp', 'telegram', 'reddit', 'email', 'sms', 'copy', 'native'] as const;
+const CHANNELS = [
+  'x',
+  'facebook',
+  'linkedin',
+  'whatsapp',
+  'telegram',
+  'reddit',
+  'email',
+  'sms',
+  'copy',
+  'native',
+] as const;
 const FONTS = ['system', 'serif', 'rounded', 'mono'] as const;
 const THEME_LABELS = { accent: 'Accent', background: 'Background', text: 'Text' } as const;
 /** the theme's fields of the form: empty ones are left out (the widget's own) */
 function themeOf(v: Record<string, string | undefined>) {
   const theme: { accent?: string; background?: string; text?: string; radius?: number; font?: (typeof FONTS)[number] } =
     {};
-  for (const k of ['accent', 'background', 'text'] as const) if (v[`theme-${k}`]?.trim()) theme[k] = v[`theme-${k}`]!.trim();
+  for (const k of ['accent', 'background', 'text'] as const)
+    if (v[`theme-${k}`]?.trim()) theme[k] = v[`theme-${k}`]!.trim();
   if (v['theme-radius']?.trim()) theme.radius = Number(v['theme-radius']);
   if (v['theme-font']) theme.font = v['theme-font'] as (typeof FONTS)[number];
   return theme;
@@ -350,8 +362,8 @@ export function ContestSettings(props: { cred: Team; contestId: string; onSaved:
             ))}
           </select>
           <p>
-            The hosted page, <a href={`/c/${props.contestId}`}>/c/{props.contestId}</a>, exists while sign-ups from a page
-            are on.
+            The hosted page, <a href={`/c/${props.contestId}`}>/c/{props.contestId}</a>, exists while sign-ups from a
+            page are on.
           </p>
         </fieldset>
         <button type="submit">Save settings</button>
