@@ -3998,8 +3998,21 @@ export interface operations {
                             botCheck: "off" | "turnstile";
                             /** @description the site key the widget shows the challenge with */
                             turnstileSiteKey: string | null;
-                            /** @description a sign-up with an email already entered sends its owner a link to their page (the contest has a landingUrl) */
+                            /** @description a sign-up with an email already entered sends its owner a link to their page (the contest has a landingUrl, or its hosted page) */
                             sendsLink: boolean;
+                            /** @description what the share buttons say; `{{link}}` is the visitor's link */
+                            shareMessage: string;
+                            /** @description the share buttons, in order */
+                            shareChannels: ("x" | "facebook" | "linkedin" | "whatsapp" | "telegram" | "reddit" | "email" | "sms" | "copy" | "native")[];
+                            /** @description the contest's look (each part optional) */
+                            theme: {
+                                accent?: string;
+                                background?: string;
+                                text?: string;
+                                radius?: number;
+                                /** @enum {string} */
+                                font?: "system" | "serif" | "rounded" | "mono";
+                            };
                         };
                     };
                 };

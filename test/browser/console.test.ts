@@ -258,6 +258,12 @@ async function scenario(browser: Browser, origin: string, runtime: string) {
       body: { email: 'ann+2@example.com', name: 'Ann Two', referralCode: ann.body.data.referralCode },
     });
     expect(alias.status).toBe(201);
+    // someone opened Ann's link shared on X
+    const visit = await api(origin, 'POST', `/api/v1/contests/${contestId}/visits`, {
+      key: privateKey,
+      body: { referralCode: ann.body.data.referralCode, channel: 'x' },
+    });
+    expect(visit.status).toBe(202);
     await page.getByRole('link', { name: 'Contests', exact: true }).click();
     await page.getByRole('heading', { name: 'Contests' }).waitFor();
     await checkPage(page, runtime, 'contests', axeResults);
@@ -267,7 +273,9 @@ async function scenario(browser: Browser, origin: string, runtime: string) {
     await expect.poll(() => page.locator('#funnel-steps').textContent()).toContain('3 sign-ups');
     await expect.poll(() => page.locator('#funnel-steps').textContent()).toContain('2 referred sign-ups');
     expect(await page.locator('#viral-coefficient').textContent()).toBe('0.67');
-    expect(await page.locator('ol.top').last().textContent()).toBe('Ann: 2 sign-ups');
+    expect(await page.locator('ol.top').last().textContent()).toBe('Ann: 2 sign-ups from 1 visit');
+    expect(await page.locator('#funnel-steps').textContent()).toContain('1 share-link visit');
+    expect(await page.locator('#funnel-channels tbody tr').first().textContent()).toBe('X1000');
     expect(await page.locator('#funnel-sources tbody tr').first().textContent()).toContain('3');
     await checkPage(page, runtime, 'contest', axeResults);
     // each section has its own URL: the nav marks the one shown

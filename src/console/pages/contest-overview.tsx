@@ -45,7 +45,7 @@ export function Funnel(props: { cred: Team; contestId: string }) {
           </p>
           <ol class="funnel" id="funnel-steps">
             <li>
-              <span class="n">{t.visits.toLocaleString()}</span> share-link visits
+              <span class="n">{t.visits.toLocaleString()}</span> share-link {t.visits === 1 ? 'visit' : 'visits'}
             </li>
             <li>
               <span class="n">{t.signups.toLocaleString()}</span> sign-ups
