@@ -36,7 +36,6 @@ export const DEFAULT_STRINGS = {
   shareEmail: 'Email',
   shareSms: 'Text message',
   friendsNote: 'A friend counts once both of your emails are confirmed.',
-  confirmedNow: 'Your email is confirmed.',
   leave: 'Not you? Sign up with another email',
   closed: 'Sign-ups are closed for now.',
   error: 'Something went wrong. Please try again.',
