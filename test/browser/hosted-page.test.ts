@@ -5,21 +5,18 @@
  * by the email's link and lands back on the page with their place. axe-core at 320 and 1280 px:
  * 0 serious or critical violations on the form and on the visitor's place.
  */
-import { mkdirSync, readFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
 import { serve } from '@hono/node-server';
 import { sql } from 'drizzle-orm';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestEnv, queryOne, type TeamFixture, type TestEnv } from '../support/harness.js';
+import { axeAtTwoWidths } from './support/axe.js';
 import { CHROMIUM, launchChromium, warnIfNoChromium } from './support/chromium.js';
 
 warnIfNoChromium('the hosted page BROWSER tests');
 
-const ARTIFACTS = join(process.cwd(), 'test/artifacts');
-const AXE = readFileSync(join(process.cwd(), 'node_modules/axe-core/axe.min.js'), 'utf8');
 const listening = (s: Server) => new Promise<void>((r) => (s.listening ? r() : s.once('listening', () => r())));
 
 describe.skipIf(!CHROMIUM)('the hosted page in a real browser', () => {
@@ -32,7 +29,6 @@ describe.skipIf(!CHROMIUM)('the hosted page in a real browser', () => {
   beforeAll(async () => {
     env = await createTestEnv();
     team = await env.team('Hosted');
-    mkdirSync(ARTIFACTS, { recursive: true });
     api = serve({ hostname: '127.0.0.1', port: 0, fetch: env.app.fetch }) as Server;
     await listening(api);
     origin = `http://127.0.0.1:${(api.address() as AddressInfo).port}`;
@@ -46,29 +42,7 @@ describe.skipIf(!CHROMIUM)('the hosted page in a real browser', () => {
     await env?.close();
   });
 
-  async function axe(page: Page, name: string) {
-    const bad: string[] = [];
-    for (const width of [320, 1280]) {
-      await page.setViewportSize({ width, height: 900 });
-      await page.evaluate(`${AXE}\n;0`);
-      const violations = (await page.evaluate(async () => {
-        const r = await (
-          window as unknown as {
-            axe: { run(d: Document, o: object): Promise<{ violations: { id: string; impact: string }[] }> };
-          }
-        ).axe.run(document, { resultTypes: ['violations'] });
-        return r.violations.map((v) => ({ id: v.id, impact: v.impact }));
-      })) as { id: string; impact: string }[];
-      bad.push(
-        ...violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${width}px ${v.id}`),
-      );
-      await page.screenshot({ path: join(ARTIFACTS, `hosted-${name}-${width}.png`), fullPage: true });
-      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
-      expect(overflow, `${name} at ${width} px scrolls sideways`).toBeLessThanOrEqual(1);
-    }
-    console.log(`hosted page ${name}: axe serious/critical ${bad.length}`);
-    expect(bad, `${name}: axe serious/critical`).toEqual([]);
-  }
+  const axe = (page: Page, name: string) => axeAtTwoWidths(page, 'hosted', name);
 
   it('renders the widget without a key, counts the visit once, signs up with the channel, confirms back to the page', async () => {
     const c = await env.contest(team.teamId, { requireEmailConfirmation: false, title: 'Hosted giveaway' });

@@ -8,20 +8,17 @@
  * confirmed elsewhere (polling /me); the contest's theme shows, the page's own CSS variable wins.
  * axe-core: 0 serious or critical violations at 320 and 1280 px.
  */
-import { mkdirSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
 import { serve } from '@hono/node-server';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestEnv, type TeamFixture, type TestEnv } from '../support/harness.js';
+import { axeAtTwoWidths } from './support/axe.js';
 import { CHROMIUM, launchChromium, warnIfNoChromium } from './support/chromium.js';
 
 warnIfNoChromium('the widget sharing BROWSER tests');
 
-const ARTIFACTS = join(process.cwd(), 'test/artifacts');
-const AXE = readFileSync(join(process.cwd(), 'node_modules/axe-core/axe.min.js'), 'utf8');
 const listening = (s: Server) => new Promise<void>((r) => (s.listening ? r() : s.once('listening', () => r())));
 
 describe.skipIf(!CHROMIUM)('the widget shares, keyless, on a page of another origin', () => {
@@ -37,7 +34,6 @@ describe.skipIf(!CHROMIUM)('the widget shares, keyless, on a page of another ori
   beforeAll(async () => {
     env = await createTestEnv();
     team = await env.team('Sharing shop');
-    mkdirSync(ARTIFACTS, { recursive: true });
     api = serve({ hostname: '127.0.0.1', port: 0, fetch: env.app.fetch }) as Server;
     await listening(api);
     apiOrigin = `http://127.0.0.1:${(api.address() as AddressInfo).port}`;
@@ -66,29 +62,7 @@ describe.skipIf(!CHROMIUM)('the widget shares, keyless, on a page of another ori
     await env?.close();
   });
 
-  async function axe(page: Page, name: string) {
-    const bad: string[] = [];
-    for (const width of [320, 1280]) {
-      await page.setViewportSize({ width, height: 900 });
-      await page.evaluate(`${AXE}\n;0`);
-      const violations = (await page.evaluate(async () => {
-        const r = await (
-          window as unknown as {
-            axe: { run(d: Document, o: object): Promise<{ violations: { id: string; impact: string }[] }> };
-          }
-        ).axe.run(document, { resultTypes: ['violations'] });
-        return r.violations.map((v) => ({ id: v.id, impact: v.impact }));
-      })) as { id: string; impact: string }[];
-      bad.push(
-        ...violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${width}px ${v.id}`),
-      );
-      await page.screenshot({ path: join(ARTIFACTS, `widget-${name}-${width}.png`), fullPage: true });
-      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
-      expect(overflow, `${name} at ${width} px scrolls sideways`).toBeLessThanOrEqual(1);
-    }
-    console.log(`widget ${name}: axe serious/critical ${bad.length}`);
-    expect(bad, `${name}: axe serious/critical`).toEqual([]);
-  }
+  const axe = (page: Page, name: string) => axeAtTwoWidths(page, 'widget', name);
 
   it('share buttons right after the sign-up, a click counted, the tab turning by itself, the theme', async () => {
     const c = await env.contest(team.teamId, { requireEmailConfirmation: false, title: 'Share and win' });

@@ -1,6 +1,7 @@
 /** @jsxImportSource hono/jsx/dom */
 /** A contest's settings (private key): create a contest, and edit every setting of one. */
 import { useState } from 'hono/jsx/dom';
+import { SHARE_CHANNELS } from '../../lib/share-channels.js';
 import { apiClient, type Credential, messageOf, must } from '../api.js';
 import { navigate } from '../router.js';
 import { ErrorLine, formValues, submitWith, useLoad } from '../ui.js';
@@ -20,18 +21,7 @@ const toLocal = (iso: string | null | undefined) => {
 const fromLocal = (v: string | undefined) => (v ? new Date(v).toISOString() : null);
 const int = (v: string | undefined) => Number(v ?? '');
 
-const CHANNELS = [
-  'x',
-  'facebook',
-  'linkedin',
-  'whatsapp',
-  'telegram',
-  'reddit',
-  'email',
-  'sms',
-  'copy',
-  'native',
-] as const;
+const CHANNELS = SHARE_CHANNELS;
 const FONTS = ['system', 'serif', 'rounded', 'mono'] as const;
 const THEME_LABELS = { accent: 'Accent', background: 'Background', text: 'Text' } as const;
 /** the theme's fields of the form: empty ones are left out (the widget's own) */
