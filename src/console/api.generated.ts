@@ -303,7 +303,7 @@ export interface paths {
         };
         /**
          * The contest's rewards, smallest threshold first
-         * @description A private key sees everything (codes left, unlocks); a public key (a page) sees names, descriptions and thresholds, never a code.
+         * @description A private key sees everything (codes left, unlocks); a public key (a page) sees names, descriptions and thresholds, never a code. Without a key: a contest with `publicSignup: true` (the reward ladder of the sign-up widget), as a public key sees them.
          */
         get: operations["listRewards"];
         put?: never;

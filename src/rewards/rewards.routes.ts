@@ -37,7 +37,6 @@ const BODY_400 =
 export function rewardRoutes() {
   const r = new Hono<AppEnv>();
   const privateKey = requireKey('private');
-  const anyKey = requireKey('public', { unauthorized: Errors.invalidKey });
   const ids = (c: { req: { param: (k: string) => string | undefined } }) => ({
     contestId: requireContestId(c.req.param('contestId')),
     rewardId: c.req.param('rewardId') ?? '',
@@ -81,14 +80,15 @@ export function rewardRoutes() {
       tags,
       summary: "The contest's rewards, smallest threshold first",
       description:
-        'A private key sees everything (codes left, unlocks); a public key (a page) sees names, descriptions and thresholds, never a code.',
-      security: security.publicKey,
+        'A private key sees everything (codes left, unlocks); a public key (a page) sees names, descriptions and thresholds, never a code. ' +
+        'Without a key: a contest with `publicSignup: true` (the reward ladder of the sign-up widget), as a public key sees them.',
+      security: security.keyless,
       responses: {
         200: okJson('The rewards', v.union([v.array(Reward), v.array(PublicReward)])),
         ...apiErrors({ access: 'public', unauthorized: 'Invalid API key' }, { 404: ['Contest not found'] }),
       },
     }),
-    anyKey,
+    requireKey('public', { unauthorized: Errors.invalidKey, keyless: 'contest' }),
     async (c) => {
       const contestId = requireContestId(c.req.param('contestId'));
       return ok(c, await listRewards(c.var.db(), c.var.auth.team, contestId, c.var.auth.type));

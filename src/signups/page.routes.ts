@@ -37,7 +37,7 @@ export function hostedPageRoutes() {
       const pageUrl = `${deps.config.publicUrl.replace(/\/$/, '')}/c/${contest.id}`;
       const page = await hostedPage(contest, pageUrl);
       c.header('Content-Security-Policy', page.csp);
-      c.header('X-Frame-Options', 'DENY');
+      c.header('X-Frame-Options', 'SAMEORIGIN');
       c.header(
         'Cache-Control',
         contest.publicCacheSeconds > 0 ? `public, max-age=${contest.publicCacheSeconds}` : 'no-cache',

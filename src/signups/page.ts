@@ -96,7 +96,8 @@ export async function hostedPage(c: HostedContest, pageUrl: string): Promise<Hos
     turnstile ? `frame-src ${TURNSTILE_ORIGIN}` : '',
     "base-uri 'none'",
     "form-action 'none'",
-    "frame-ancestors 'none'",
+    // only this service's own pages may frame it (the console's live preview)
+    "frame-ancestors 'self'",
   ]
     .filter(Boolean)
     .join('; ');

@@ -181,7 +181,7 @@ describe('the hosted page', () => {
     expect(csp).toContain("script-src 'self'");
     expect(csp).toContain("connect-src 'self'");
     expect(csp).toMatch(/style-src 'sha256-[A-Za-z0-9+/=]+'/);
-    expect(csp).toContain("frame-ancestors 'none'");
+    expect(csp).toContain("frame-ancestors 'self'");
     expect(csp).not.toContain('unsafe-inline');
     const style = /<style>([\s\S]*?)<\/style>/.exec(html)![1]!;
     const { createHash } = await import('node:crypto');

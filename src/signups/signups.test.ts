@@ -300,6 +300,9 @@ describe('POST /contests/{contestId}/signup', () => {
       turnstileSiteKey: 'site-key-1',
       // no landingUrl: the hosted page is where the "your link" email leads
       sendsLink: true,
+      shareMessage: 'Join me: {{link}}',
+      shareChannels: ['x', 'facebook', 'linkedin', 'whatsapp', 'email'],
+      theme: {},
     });
     expect((await env.request('GET', `/api/v1/contests/${id}/signup`, { key: other.publicKey })).status).toBe(404);
     expect(

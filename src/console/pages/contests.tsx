@@ -218,7 +218,7 @@ export function ContestPage(props: { cred: Team; contestId: string; section: str
           ) : props.section === 'emails' ? (
             <EmailTexts cred={cred} contestId={id} />
           ) : props.section === 'embed' ? (
-            <SignupEmbed contestId={id} />
+            <SignupEmbed cred={cred} contestId={id} />
           ) : (
             <ContestSettings cred={cred} contestId={id} onSaved={contest.reload} />
           )}

@@ -36,9 +36,33 @@ interface Me {
   confirmed: boolean;
   admittedAt: string | null;
   rewards: {
-    unlocked: { name: string; code: string | null; waitingForCode: boolean }[];
-    next: { name: string; referralsMissing: number | null; pointsMissing: number | null } | null;
+    unlocked: { rewardId: string; name: string; code: string | null; waitingForCode: boolean }[];
+    next: { rewardId: string; name: string; referralsMissing: number | null; pointsMissing: number | null } | null;
   };
+}
+interface Reward {
+  id: string;
+  name: string;
+  referralsRequired: number | null;
+  pointsRequired: number | null;
+}
+interface Action {
+  id: string;
+  action: string;
+  description: string;
+  iconColor: string;
+  points: number;
+  confirmationType: 'auto' | 'click' | 'manual';
+  destinationUrl: string | null;
+  completed: boolean;
+  completionStatus: string | null;
+}
+interface Row {
+  rank: number;
+  entryId: string;
+  name: string | null;
+  points: number;
+  referralsCount: number;
 }
 class ApiError extends Error {
   constructor(
@@ -69,7 +93,7 @@ function tokenFromLink(): string | null {
 }
 
 export class ContestSignup extends HTMLElement {
-  static observedAttributes = ['contest', 'api-key', 'api-base', 'strings', 'lang', 'no-header'];
+  static observedAttributes = ['contest', 'api-key', 'api-base', 'strings', 'lang', 'no-header', 'leaderboard'];
   private root: ShadowRoot;
   private box: HTMLElement;
   private s: Strings = stringsFrom(null);
@@ -397,6 +421,9 @@ export class ContestSignup extends HTMLElement {
       this.watchConfirmation(token, gen);
       return;
     }
+    const ladder = el('div', { class: 'ladder-box' });
+    const actions = el('div', { class: 'actions-box' });
+    const board = el('div', { class: 'board-box' });
     this.box.replaceChildren(
       ...this.header(),
       el(
@@ -412,8 +439,160 @@ export class ContestSignup extends HTMLElement {
       el('p', {}, this.t('referrals', { referrals: me.referralsCount }, 'referrals')),
       ...this.rewards(me),
       ...this.shareSection(me, token),
+      ladder,
+      actions,
+      board,
       leave,
     );
+    // what needs more reads fills in when they answer (the view shows at once)
+    void this.fillLadder(ladder, me, gen);
+    void this.fillActions(actions, me, token, gen);
+    void this.fillBoard(board, me, gen);
+  }
+
+  /** Every reward with its threshold: the unlocked ones with their code, a progress bar to the next. */
+  private async fillLadder(box: HTMLElement, me: Me, gen: number) {
+    const list = await this.api<Reward[]>('GET', `/api/v1/contests/${encodeURIComponent(this.contest)}/rewards`).catch(
+      () => [] as Reward[],
+    );
+    if (gen !== this.generation || !list.length) return;
+    const unlocked = new Map(me.rewards.unlocked.map((u) => [u.rewardId, u]));
+    const next = me.rewards.next;
+    const items = list.map((r) => {
+      const count = r.referralsRequired ?? r.pointsRequired ?? 0;
+      const what = this.t(r.referralsRequired !== null ? 'ladderReferrals' : 'ladderPoints', { count }, 'count');
+      const li = el('li', {}, el('strong', {}, r.name), ` · ${what}`);
+      const u = unlocked.get(r.id);
+      if (u) {
+        put(li, ` · ${this.t('ladderUnlocked')}`);
+        if (u.code !== null) {
+          const code = u.code;
+          const copy = el('button', { type: 'button', class: 'link' }, this.t('copyCode'));
+          copy.addEventListener('click', () => void navigator.clipboard?.writeText(code).catch(() => {}));
+          put(li, ' ', el('code', {}, this.t('rewardCode', { code })), ' ', copy);
+        } else if (u.waitingForCode) put(li, ` · ${this.t('rewardWaiting')}`);
+      } else if (next?.rewardId === r.id) {
+        const missing = next.referralsMissing ?? next.pointsMissing ?? 0;
+        const value = Math.max(0, count - missing);
+        put(
+          li,
+          el('progress', {
+            max: String(count),
+            value: String(value),
+            'aria-label': this.t('ladderProgress', { reward: r.name }),
+          }),
+          el(
+            'span',
+            { class: 'note' },
+            ` ${this.t(next.referralsMissing !== null ? 'nextReferrals' : 'nextPoints', { missing, reward: r.name }, 'missing')}`,
+          ),
+        );
+      }
+      return li;
+    });
+    box.replaceChildren(el('h3', {}, this.t('ladderTitle')), el('ol', { class: 'ladder' }, ...items));
+  }
+
+  /**
+   * The contest's bonus actions in their order, each done or not: `auto` completes on a click,
+   * `click` opens its address in a new tab and completes, `manual` asks for the answer or a link
+   * and waits for the team's review. Points show at once.
+   */
+  private async fillActions(box: HTMLElement, me: Me, token: string, gen: number) {
+    const path = `/api/v1/entries/${me.entryId}/bonus-actions`;
+    const got = await this.api<{ actions: Action[] }>('GET', path, { token }).catch(() => null);
+    if (gen !== this.generation || !got?.actions.length) return;
+    const complete = async (a: Action, body: Record<string, string> = {}) => {
+      await this.api('POST', `${path}/${a.id}/complete`, { token, body }).catch(() => null);
+      if (gen === this.generation) void this.showEntry(token, ++this.generation);
+    };
+    const items = got.actions.map((a) => {
+      const head = el(
+        'span',
+        { class: 'act' },
+        el('span', { class: 'dot', 'aria-hidden': 'true' }),
+        a.description || a.action,
+        ` ${this.t('actionPoints', { points: a.points }, 'points')}`,
+      );
+      const dot = head.firstChild as HTMLElement;
+      if (/^#[0-9a-fA-F]{6}$/.test(a.iconColor)) dot.style.background = a.iconColor;
+      const li = el('li', {}, head);
+      // a manual completion waits for the team's review (the list counts it as completed)
+      if (a.completionStatus === 'pending') put(li, el('span', { class: 'note' }, this.t('actionWaiting')));
+      else if (a.completed) put(li, el('span', { class: 'done' }, this.t('actionDone')));
+      else if (a.confirmationType === 'manual') {
+        const id = `cs-act-${a.id}`;
+        const input = el('input', { id, type: 'text', maxlength: '2000' }) as HTMLInputElement;
+        const send = el('button', { type: 'button' }, this.t('actionSend'));
+        send.addEventListener('click', () => {
+          const v = input.value.trim();
+          if (v) void complete(a, /^https?:\/\//.test(v) ? { proof: v } : { answer: v });
+        });
+        put(li, el('label', { for: id }, this.t('actionAnswer')), input, send);
+      } else if (a.confirmationType === 'click' && a.destinationUrl) {
+        const go = el(
+          'a',
+          { class: 'btn', href: a.destinationUrl, target: '_blank', rel: 'noopener noreferrer' },
+          this.t('actionVisit'),
+        );
+        go.addEventListener('click', () => void complete(a));
+        put(li, go);
+      } else {
+        const b = el('button', { type: 'button' }, this.t('actionDo'));
+        b.addEventListener('click', () => void complete(a));
+        put(li, b);
+      }
+      return li;
+    });
+    box.replaceChildren(el('h3', {}, this.t('actionsTitle')), el('ul', { class: 'actions' }, ...items));
+  }
+
+  /** `leaderboard="N"`: the top N (names masked), and the visitor's own row when outside them. */
+  private async fillBoard(box: HTMLElement, me: Me, gen: number) {
+    const n = Number(this.getAttribute('leaderboard'));
+    if (!Number.isInteger(n) || n < 1) return;
+    const rows = await this.api<Row[]>(
+      'GET',
+      `/api/v1/contests/${encodeURIComponent(this.contest)}/leaderboard?limit=${Math.min(n, 100)}`,
+    ).catch(() => null);
+    if (gen !== this.generation || !rows) return;
+    const tr = (cells: (string | number)[], mine = false) =>
+      el(
+        'tr',
+        mine ? { class: 'me' } : {},
+        ...cells.map((c, i) => el(i ? 'td' : 'th', i ? {} : { scope: 'row' }, this.num(c))),
+      );
+    const body = rows.map((r) =>
+      tr(
+        [r.rank, r.entryId === me.entryId ? this.t('boardYou') : (r.name ?? '—'), r.points, r.referralsCount],
+        r.entryId === me.entryId,
+      ),
+    );
+    if (me.position !== null && !rows.some((r) => r.entryId === me.entryId))
+      body.push(tr([me.position, this.t('boardYou'), me.points, me.referralsCount], true));
+    box.replaceChildren(
+      el(
+        'table',
+        { class: 'board' },
+        el('caption', {}, this.t('boardTitle')),
+        el(
+          'thead',
+          {},
+          el(
+            'tr',
+            {},
+            ...(['boardRank', 'boardName', 'boardPoints', 'boardReferrals'] as const).map((k) =>
+              el('th', { scope: 'col' }, this.t(k)),
+            ),
+          ),
+        ),
+        el('tbody', {}, ...body),
+      ),
+    );
+  }
+
+  private num(v: string | number): string {
+    return typeof v === 'number' ? fill('{n}', { n: v }, this.pageLang) : v;
   }
 
   /**
@@ -587,6 +766,11 @@ function shareLink(code: string, channel: string): string {
   url.searchParams.set('ref', code);
   url.searchParams.set('via', channel);
   return url.toString();
+}
+
+/** children added to a node (strings as text) */
+function put(node: HTMLElement, ...children: (Node | string)[]) {
+  for (const c of children) node.appendChild(typeof c === 'string' ? document.createTextNode(c) : c);
 }
 
 function el(tag: string, attrs: Record<string, string> = {}, ...children: (Node | string)[]): HTMLElement {

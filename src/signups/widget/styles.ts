@@ -27,4 +27,15 @@ h3{font-size:1rem;margin:14px 0 4px}
 .rewards{margin:0;padding-left:20px}
 code{font-weight:700;overflow-wrap:anywhere}
 .next{color:var(--cs-muted,#4b5563)}
+.ladder,.actions{margin:0;padding-left:20px}
+.ladder li,.actions li{margin:8px 0}
+.actions{list-style:none;padding:0}
+.act{display:block}
+.dot{display:inline-block;width:10px;height:10px;border-radius:50%;background:#6b7280;margin-right:8px}
+.done{font-weight:700;color:#166534}
+progress{display:block;width:100%;height:10px;margin:4px 0;accent-color:var(--cs-accent,var(--cs-t-accent,#4338ca))}
+.board{width:100%;border-collapse:collapse;margin-top:14px}
+.board caption{text-align:left;font-weight:700;margin-bottom:4px}
+.board th,.board td{text-align:left;padding:6px 4px;border-bottom:1px solid #e5e7eb}
+.board tr.me{font-weight:700}
 `;
