@@ -95,6 +95,8 @@ interface Fx {
   deleteBonusActionId: string;
   entryId: string;
   referralCode: string;
+  /** a visitor's entry token of `entryId` (POST /me/shares) */
+  entryToken: string;
   bonusActionId: string;
   gameId: string;
   playId: string;
@@ -305,6 +307,20 @@ const ENDPOINTS: Endpoint[] = [
       customFields: { size: 'S' },
       consent: true,
     }),
+  },
+  {
+    method: 'POST',
+    route: '/api/v1/contests/:contestId/visits',
+    path: () => `/api/v1/contests/${fx.contestId}/visits`,
+    headers: pub,
+    body: () => ({ referralCode: fx.referralCode, channel: 'whatsapp' }),
+  },
+  {
+    method: 'POST',
+    route: '/api/v1/me/shares',
+    path: () => '/api/v1/me/shares',
+    headers: () => ({ authorization: `Bearer ${fx.entryToken}` }),
+    body: () => ({ channel: 'x' }),
   },
   {
     method: 'POST',
@@ -953,8 +969,16 @@ beforeAll(async () => {
   });
   expect(doomedAction.status).toBe(201);
 
+  // a visitor's entry token of the entry (its SHA-256 stored, as a sign-up stores it)
+  const entryToken = `et_${'Robustness'.padEnd(40, 'x')}`;
+  await query(
+    env.db,
+    sql`insert into entry_tokens (token_hash, entry_id) values (encode(sha256(convert_to(${entryToken}, 'UTF8')), 'hex'), ${entry.body.data.entryId})`,
+  );
+
   fx = {
     contestId: c.id,
+    entryToken,
     deleteBonusActionId: doomedAction.body.data.id,
     waitlistId: waitlist.id,
     rewardId: pool.body.data.id,

@@ -249,7 +249,7 @@ export function signupRoutes() {
       security: security.entryToken,
       responses: {
         201: okJson('Recorded', ShareRecorded),
-        ...errors({ 400: true, 401: ['Missing or invalid entry token'], 413: true, 429: true, 500: true }),
+        ...errors({ 400: true, 401: ['Missing or invalid entry token'], 413: true, 415: true, 429: true, 500: true }),
       },
     }),
     jsonBody(ShareBody),

@@ -303,7 +303,7 @@ describe.skipIf(!CHROMIUM || !hasPostgres)(
         await page.goto(`${shopOrigin}/`);
         await w.getByText('You are #2 of 2').waitFor();
         expect(await w.getByLabel('Move up: share your link').inputValue()).toBe(
-          `${shopOrigin}/?ref=${rows[0].referral_code}`,
+          `${shopOrigin}/?ref=${rows[0].referral_code}&via=copy`,
         );
         mkdirSync(ARTIFACTS, { recursive: true });
         await page.screenshot({ path: join(ARTIFACTS, 'dev-signup-widget.png'), fullPage: true });

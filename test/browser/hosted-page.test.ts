@@ -6,18 +6,15 @@
  * 0 serious or critical violations on the form and on the visitor's place.
  */
 import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { serve } from '@hono/node-server';
 import { sql } from 'drizzle-orm';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestEnv, queryOne, type TeamFixture, type TestEnv } from '../support/harness.js';
 import { axeAtTwoWidths } from './support/axe.js';
 import { CHROMIUM, launchChromium, warnIfNoChromium } from './support/chromium.js';
+import { closeAll, serveApp } from './support/shop.js';
 
 warnIfNoChromium('the hosted page BROWSER tests');
-
-const listening = (s: Server) => new Promise<void>((r) => (s.listening ? r() : s.once('listening', () => r())));
 
 describe.skipIf(!CHROMIUM)('the hosted page in a real browser', () => {
   let env: TestEnv;
@@ -29,16 +26,13 @@ describe.skipIf(!CHROMIUM)('the hosted page in a real browser', () => {
   beforeAll(async () => {
     env = await createTestEnv();
     team = await env.team('Hosted');
-    api = serve({ hostname: '127.0.0.1', port: 0, fetch: env.app.fetch }) as Server;
-    await listening(api);
-    origin = `http://127.0.0.1:${(api.address() as AddressInfo).port}`;
     // the page's own links (og:url, the confirmation's redirect) point at this server
-    env.deps.config.publicUrl = origin;
+    ({ server: api, origin } = await serveApp(env));
     browser = await launchChromium();
   });
   afterAll(async () => {
     await browser?.close();
-    await new Promise((r) => api?.close(r));
+    await closeAll(api);
     await env?.close();
   });
 

@@ -6,19 +6,16 @@
  * visit sees their position of total, points, referrals and their own share link. axe-core runs
  * on the form and on the visitor's page at 320 and 1280 px: 0 serious or critical violations.
  */
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { serve } from '@hono/node-server';
+import type { Server } from 'node:http';
 import { sql } from 'drizzle-orm';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestEnv, queryOne, type TeamFixture, type TestEnv } from '../support/harness.js';
 import { axeAtTwoWidths } from './support/axe.js';
 import { CHROMIUM, launchChromium, warnIfNoChromium } from './support/chromium.js';
+import { closeAll, serveApp, serveShop } from './support/shop.js';
 
 warnIfNoChromium('the sign-up widget BROWSER tests');
-
-const listening = (s: Server) => new Promise<void>((r) => (s.listening ? r() : s.once('listening', () => r())));
 
 describe.skipIf(!CHROMIUM)('the sign-up widget in a real browser, on a page of another origin', () => {
   let env: TestEnv;
@@ -33,30 +30,17 @@ describe.skipIf(!CHROMIUM)('the sign-up widget in a real browser, on a page of a
   beforeAll(async () => {
     env = await createTestEnv();
     team = await env.team('Waitlist shop');
-    api = serve({ hostname: '127.0.0.1', port: 0, fetch: env.app.fetch }) as Server;
-    await listening(api);
-    apiOrigin = `http://127.0.0.1:${(api.address() as AddressInfo).port}`;
-    shop = createServer((_req, res) => {
-      res.writeHead(200, {
-        'content-type': 'text/html; charset=utf-8',
-        'content-security-policy': `default-src 'none'; script-src ${apiOrigin}; connect-src ${apiOrigin}; style-src 'none'; img-src 'none'`,
-      });
-      res.end(`<!doctype html><html lang="en"><head><meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1"><title>Join the waitlist</title>
-<script src="${apiOrigin}/signup.js" defer></script></head>
-<body><main><h1>Acme waitlist</h1>
-<contest-signup contest="${contestId}" api-key="${team.publicKey}"></contest-signup>
-</main></body></html>`);
-    });
-    shop.listen(0, '127.0.0.1');
-    await listening(shop);
-    shopOrigin = `http://127.0.0.1:${(shop.address() as AddressInfo).port}`;
+    ({ server: api, origin: apiOrigin } = await serveApp(env));
+    ({ server: shop, origin: shopOrigin } = await serveShop(apiOrigin, () => ({
+      title: 'Join the waitlist',
+      body: `<h1>Acme waitlist</h1>\n<contest-signup contest="${contestId}" api-key="${team.publicKey}"></contest-signup>`,
+    })));
     browser = await launchChromium();
   });
 
   afterAll(async () => {
     await browser?.close();
-    await Promise.all([api, shop].map((s) => s && new Promise((r) => s.close(r))));
+    await closeAll(api, shop);
     await env?.close();
   });
 

@@ -6,19 +6,16 @@
  * when a friend confirms), and `leaderboard="5"` with the visitor's own row below the top five.
  * axe-core: 0 serious or critical violations at 320 and 1280 px.
  */
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { serve } from '@hono/node-server';
+import type { Server } from 'node:http';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBonusAction } from '../../src/admin/admin.js';
 import { createTestEnv, type TeamFixture, type TestEnv } from '../support/harness.js';
 import { axeAtTwoWidths } from './support/axe.js';
 import { CHROMIUM, launchChromium, warnIfNoChromium } from './support/chromium.js';
+import { closeAll, serveApp, serveShop } from './support/shop.js';
 
 warnIfNoChromium('the widget contest BROWSER tests');
-
-const listening = (s: Server) => new Promise<void>((r) => (s.listening ? r() : s.once('listening', () => r())));
 
 describe.skipIf(!CHROMIUM)('the whole contest in the widget, keyless', () => {
   let env: TestEnv;
@@ -34,31 +31,20 @@ describe.skipIf(!CHROMIUM)('the whole contest in the widget, keyless', () => {
   beforeAll(async () => {
     env = await createTestEnv();
     team = await env.team('Contest shop');
-    api = serve({ hostname: '127.0.0.1', port: 0, fetch: env.app.fetch }) as Server;
-    await listening(api);
-    apiOrigin = `http://127.0.0.1:${(api.address() as AddressInfo).port}`;
-    env.deps.config.publicUrl = apiOrigin;
-    shop = createServer((req, res) => {
-      res.writeHead(200, {
-        'content-type': 'text/html; charset=utf-8',
-        'content-security-policy': `default-src 'none'; script-src ${apiOrigin}; connect-src ${apiOrigin}; style-src 'none'; img-src 'none'`,
-      });
-      if (req.url?.startsWith('/thanks')) return res.end('<!doctype html><title>Thanks</title><p>Thanks</p>');
-      res.end(`<!doctype html><html lang="en"><head><meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1"><title>Climb the board</title>
-<script src="${apiOrigin}/signup.js" defer></script></head>
-<body><main><h1>Climb the board</h1>
-<contest-signup contest="${contestId}" leaderboard="5"></contest-signup>
-</main></body></html>`);
-    });
-    shop.listen(0, '127.0.0.1');
-    await listening(shop);
-    shopOrigin = `http://127.0.0.1:${(shop.address() as AddressInfo).port}`;
+    ({ server: api, origin: apiOrigin } = await serveApp(env));
+    ({ server: shop, origin: shopOrigin } = await serveShop(apiOrigin, (path) =>
+      path.startsWith('/thanks')
+        ? { title: 'Thanks', body: '<p>Thanks</p>' }
+        : {
+            title: 'Climb the board',
+            body: `<h1>Climb the board</h1>\n<contest-signup contest="${contestId}" leaderboard="5"></contest-signup>`,
+          },
+    ));
     browser = await launchChromium();
   });
   afterAll(async () => {
     await browser?.close();
-    await Promise.all([api, shop].map((s) => s && new Promise((r) => s.close(r))));
+    await closeAll(api, shop);
     await env?.close();
   });
 

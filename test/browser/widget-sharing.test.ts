@@ -8,18 +8,15 @@
  * confirmed elsewhere (polling /me); the contest's theme shows, the page's own CSS variable wins.
  * axe-core: 0 serious or critical violations at 320 and 1280 px.
  */
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { serve } from '@hono/node-server';
+import type { Server } from 'node:http';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestEnv, type TeamFixture, type TestEnv } from '../support/harness.js';
 import { axeAtTwoWidths } from './support/axe.js';
 import { CHROMIUM, launchChromium, warnIfNoChromium } from './support/chromium.js';
+import { closeAll, serveApp, serveShop } from './support/shop.js';
 
 warnIfNoChromium('the widget sharing BROWSER tests');
-
-const listening = (s: Server) => new Promise<void>((r) => (s.listening ? r() : s.once('listening', () => r())));
 
 describe.skipIf(!CHROMIUM)('the widget shares, keyless, on a page of another origin', () => {
   let env: TestEnv;
@@ -34,31 +31,17 @@ describe.skipIf(!CHROMIUM)('the widget shares, keyless, on a page of another ori
   beforeAll(async () => {
     env = await createTestEnv();
     team = await env.team('Sharing shop');
-    api = serve({ hostname: '127.0.0.1', port: 0, fetch: env.app.fetch }) as Server;
-    await listening(api);
-    apiOrigin = `http://127.0.0.1:${(api.address() as AddressInfo).port}`;
-    env.deps.config.publicUrl = apiOrigin;
-    shop = createServer((_req, res) => {
-      res.writeHead(200, {
-        'content-type': 'text/html; charset=utf-8',
-        'content-security-policy': `default-src 'none'; script-src ${apiOrigin}; connect-src ${apiOrigin}; style-src 'none'; img-src 'none'`,
-      });
-      res.end(`<!doctype html><html lang="en"><head><meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1"><title>Share and win</title>
-<script src="${apiOrigin}/signup.js" defer></script></head>
-<body><main><h1>Share and win</h1>
-<contest-signup contest="${contestId}"></contest-signup>
-</main></body></html>`);
-    });
-    shop.listen(0, '127.0.0.1');
-    await listening(shop);
-    shopOrigin = `http://127.0.0.1:${(shop.address() as AddressInfo).port}`;
+    ({ server: api, origin: apiOrigin } = await serveApp(env));
+    ({ server: shop, origin: shopOrigin } = await serveShop(apiOrigin, () => ({
+      title: 'Share and win',
+      body: `<h1>Share and win</h1>\n<contest-signup contest="${contestId}"></contest-signup>`,
+    })));
     browser = await launchChromium();
   });
 
   afterAll(async () => {
     await browser?.close();
-    await Promise.all([api, shop].map((s) => s && new Promise((r) => s.close(r))));
+    await closeAll(api, shop);
     await env?.close();
   });
 
