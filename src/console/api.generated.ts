@@ -4633,6 +4633,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description `Content-Type must be application/json` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
             /** @description `Too many requests`; `Retry-After` says when to try again */
             429: {
                 headers: {
