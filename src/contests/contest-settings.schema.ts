@@ -4,9 +4,9 @@
  */
 import * as v from 'valibot';
 import { nonNegInt, publicCacheSeconds } from '../http/fields.js';
-import { SHARE_CHANNELS, SHARE_MESSAGE_MAX, THEME_FONTS } from '../lib/share-channels.js';
+import { trimmedString } from '../http/validate.js';
+import { SHARE_CHANNELS, SHARE_MESSAGE_MAX, THEME_FONT_NAMES } from '../lib/share-channels.js';
 
-const FONTS = Object.keys(THEME_FONTS) as (keyof typeof THEME_FONTS)[];
 const colour = (field: string) =>
   v.optional(
     v.pipe(
@@ -14,8 +14,6 @@ const colour = (field: string) =>
       v.regex(/^#[0-9a-fA-F]{6}$/, `${field} must be a colour #rrggbb`),
     ),
   );
-
-import { trimmedString } from '../http/validate.js';
 
 const riskLimit = (field: string) =>
   v.pipe(
@@ -163,7 +161,7 @@ const settingsEntries = {
             v.maxValue(32, 'theme.radius must be an integer from 0 to 32'),
           ),
         ),
-        font: v.optional(v.picklist(FONTS, `theme.font must be one of ${FONTS.join(', ')}`)),
+        font: v.optional(v.picklist(THEME_FONT_NAMES, `theme.font must be one of ${THEME_FONT_NAMES.join(', ')}`)),
       },
       'theme must be an object of accent, background, text, radius, font',
     ),

@@ -2,7 +2,7 @@
 import * as v from 'valibot';
 import { nonNegInt, timestamp, uuid } from '../http/schemas.js';
 import { pageQuerySchema } from '../http/validate.js';
-import { SHARE_CHANNELS, THEME_FONTS } from '../lib/share-channels.js';
+import { SHARE_CHANNELS, THEME_FONT_NAMES } from '../lib/share-channels.js';
 import { TOOL_TYPES } from '../sql/contests.js';
 
 /** A contest's look (each part optional: the widget's own default) */
@@ -11,7 +11,7 @@ export const Theme = v.strictObject({
   background: v.optional(v.string()),
   text: v.optional(v.string()),
   radius: v.optional(v.number()),
-  font: v.optional(v.picklist(Object.keys(THEME_FONTS) as (keyof typeof THEME_FONTS)[])),
+  font: v.optional(v.picklist(THEME_FONT_NAMES)),
 });
 
 export const ContestStatus = v.picklist(['draft', 'active', 'ended', 'paused']);

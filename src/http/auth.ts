@@ -14,7 +14,6 @@ import { keyCheckScope, pgError, query } from '../db/client.js';
 import {
   KEY_FORBIDDEN_SQLSTATE,
   KEY_INVALID_SQLSTATE,
-  type KeyTeam,
   teamOfEntryToken,
   teamOfKey,
   teamOfPublicContest,
@@ -24,7 +23,7 @@ import { type ApiError, Errors } from '../errors.js';
 import { sha256Hex } from '../lib/crypto.js';
 import { entryTokenOf } from '../lib/entry-tokens.js';
 import { type FailureLimiter, memoryFailureLimiter } from '../lib/failure-limiter.js';
-import type { AppContext, AppEnv } from './context.js';
+import type { AppContext, AppEnv, AuthInfo } from './context.js';
 
 export const KEY_RE = /^(pk|sk)_[A-Za-z0-9]{32,128}$/;
 
@@ -87,55 +86,48 @@ export function requireKey(access: 'public' | 'private', opts: KeyOptions = {}) 
     if (url.searchParams.has('apiKey') || url.searchParams.has('api_key')) throw unauthorized();
     const key = c.req.header('x-api-key')?.trim();
     const contestId = c.req.param('contestId');
-    if (!key && opts.keyless === 'contest' && access === 'public' && contestId) {
-      return keylessVisitor(c, teamOfPublicContest(contestId.trim()), keyErrors, next);
-    }
     const token = !key && opts.keyless === 'entryToken' ? entryTokenOf(c.req.header('authorization')) : null;
-    if (token) {
+    let auth: AuthInfo;
+    let errors = keyErrors;
+    if (!key && opts.keyless === 'contest' && access === 'public' && contestId) {
+      // a contest's visitor without a key: limited per client address
+      await limitPublic(c, 'keyless');
+      const team = teamOfPublicContest(contestId.trim());
+      auth = { team, type: 'public', keyHash: team.keyHash, keyless: true };
+    } else if (token) {
+      await limitPublic(c, 'keyless');
       const team = teamOfEntryToken(await sha256Hex(token));
-      return keylessVisitor(c, team, { ...keyErrors, unauthorized: Errors.invalidEntryToken }, next);
-    }
-    if (!key || !KEY_RE.test(key)) throw unauthorized();
-    const type = key.startsWith('sk_') ? 'private' : 'public';
-    const keyHash = await sha256Hex(key);
-    if (type === 'public' && !OWN_LIMIT_PATH.test(c.req.path)) {
+      auth = { team, type: 'public', keyHash: team.keyHash, keyless: true };
+      errors = { ...keyErrors, unauthorized: Errors.invalidEntryToken };
+    } else {
+      if (!key || !KEY_RE.test(key)) throw unauthorized();
+      const type = key.startsWith('sk_') ? 'private' : 'public';
+      const keyHash = await sha256Hex(key);
       // a public key is in page source: its requests are limited per (key, client IP), before any database work
-      const deps = c.var.deps;
-      const limiter = deps.publicRateLimiter ?? defaultPublicLimiter(deps);
-      const { success, retryAfterSeconds } = await limiter.limit(`pk:${keyHash}:${deps.clientIp(c) ?? 'unknown'}`);
-      if (!success) throw Errors.tooManyRequests(retryAfterSeconds);
+      if (type === 'public' && !OWN_LIMIT_PATH.test(c.req.path)) await limitPublic(c, `pk:${keyHash}`);
+      const team = teamOfKey(keyHash, type, access, c.var.deps.clock.now());
+      auth = { team, type, keyHash: team.keyHash };
     }
-    const team = teamOfKey(keyHash, type, access, c.var.deps.clock.now());
-    c.set('auth', { team, type, keyHash: team.keyHash });
-    c.set('keyErrors', keyErrors);
+    c.set('auth', auth);
+    c.set('keyErrors', errors);
     // a statement that raised the key check's SQLSTATE is answered by app.onError (keyError below)
-    const keyCheck = { cte: team.cte, ran: false };
+    const keyCheck = { cte: auth.team.cte, ran: false };
     await keyCheckScope.run(keyCheck, next);
     if (!keyCheck.ran && !c.get('publicCacheHit')) {
       // no statement carried the key check (a 400 for a bad body, a 404 for a malformed id, a
       // 429...): check the key now, so a bad key answers 401/403 first, as it always did (an
       // answer from the public cache was stored for this very key after a statement accepted it)
-      await query(c.var.db(), team.check);
+      await query(c.var.db(), auth.team.check);
     }
   });
 }
 
-/** A visitor without a key: the team of a public contest or of an entry token, checked in the statement. */
-async function keylessVisitor(
-  c: AppContext,
-  team: KeyTeam,
-  keyErrors: NonNullable<AppEnv['Variables']['keyErrors']>,
-  next: () => Promise<void>,
-) {
+/** The public limit (per `bucket` and client address, before any database work): 429 past it. */
+async function limitPublic(c: AppContext, bucket: string) {
   const deps = c.var.deps;
   const limiter = deps.publicRateLimiter ?? defaultPublicLimiter(deps);
-  const { success, retryAfterSeconds } = await limiter.limit(`keyless:${deps.clientIp(c) ?? 'unknown'}`);
+  const { success, retryAfterSeconds } = await limiter.limit(`${bucket}:${deps.clientIp(c) ?? 'unknown'}`);
   if (!success) throw Errors.tooManyRequests(retryAfterSeconds);
-  c.set('auth', { team, type: 'public', keyHash: team.keyHash, keyless: true });
-  c.set('keyErrors', keyErrors);
-  const keyCheck = { cte: team.cte, ran: false };
-  await keyCheckScope.run(keyCheck, next);
-  if (!keyCheck.ran && !c.get('publicCacheHit')) await query(c.var.db(), team.check);
 }
 
 /** The answer for an error raised by the key check inside a statement, in the route's wording. */

@@ -2,7 +2,8 @@
  * Where a visitor shares their link, in the order the widget shows them when a contest does not
  * choose (docs/signups.md, "Sharing"): a share link carries `ref=<code>` and `via=<channel>`,
  * and every visit, share click and sign-up is counted by channel. Used by the contest settings,
- * the visits and shares, the funnel, and the widget (browser code: no import of its own).
+ * the visits and shares, the funnel, the hosted page, the console and the widget (browser code:
+ * nothing here may need Node).
  */
 export const SHARE_CHANNELS = [
   'x',
@@ -33,6 +34,7 @@ export const THEME_FONTS = {
   mono: 'ui-monospace, "SF Mono", Menlo, Consolas, monospace',
 } as const;
 export type ThemeFont = keyof typeof THEME_FONTS;
+export const THEME_FONT_NAMES = Object.keys(THEME_FONTS) as ThemeFont[];
 
 /** A contest's look in the widget and on its hosted page; each part optional (the widget's own default). */
 export interface Theme {
@@ -41,4 +43,20 @@ export interface Theme {
   text?: string;
   radius?: number;
   font?: ThemeFont;
+}
+
+/**
+ * A theme as the widget's CSS custom properties: `--<prefix>accent`, `…bg`, `…fg`, `…radius`,
+ * `…font`, for the parts the theme sets. The hosted page writes them as `--cs-…` (the page's own
+ * variables); the widget as its defaults `--cs-t-…`, under whatever the page sets.
+ */
+export function themeVariables(theme: Theme, prefix: string): [string, string][] {
+  const out: [string, string | undefined][] = [
+    [`${prefix}accent`, theme.accent],
+    [`${prefix}bg`, theme.background],
+    [`${prefix}fg`, theme.text],
+    [`${prefix}radius`, theme.radius === undefined ? undefined : `${theme.radius}px`],
+    [`${prefix}font`, theme.font ? THEME_FONTS[theme.font] : undefined],
+  ];
+  return out.filter((v): v is [string, string] => v[1] !== undefined);
 }

@@ -8,7 +8,7 @@
 import { sql } from 'drizzle-orm';
 import { type Db, queryOne } from '../db/client.js';
 import { isUuid, toBase64 } from '../lib/crypto.js';
-import { THEME_FONTS, type Theme } from '../lib/share-channels.js';
+import { type Theme, themeVariables } from '../lib/share-channels.js';
 import { escapeHtml } from '../mail/templates.js';
 
 export interface HostedContest {
@@ -29,7 +29,7 @@ export async function hostedContest(db: Db, contestId: string): Promise<HostedCo
     title: string;
     description: string | null;
     image_url: string | null;
-    theme: Theme | null;
+    theme: Theme;
     bot_check: 'off' | 'turnstile';
     public_cache_seconds: number;
   }>(
@@ -43,7 +43,7 @@ export async function hostedContest(db: Db, contestId: string): Promise<HostedCo
     title: row.title,
     description: row.description,
     imageUrl: row.image_url,
-    theme: row.theme ?? {},
+    theme: row.theme,
     botCheck: row.bot_check,
     publicCacheSeconds: row.public_cache_seconds,
   };
@@ -59,13 +59,7 @@ function summary(c: HostedContest): string {
 
 /** The page's own stylesheet: the contest's theme as the widget's CSS variables, the layout. */
 function pageCss(theme: Theme): string {
-  const vars = [
-    theme.accent ? `--cs-accent:${theme.accent}` : '',
-    theme.background ? `--cs-bg:${theme.background}` : '',
-    theme.text ? `--cs-fg:${theme.text}` : '',
-    theme.radius !== undefined ? `--cs-radius:${theme.radius}px` : '',
-    theme.font ? `--cs-font:${THEME_FONTS[theme.font]}` : '',
-  ].filter(Boolean);
+  const vars = themeVariables(theme, '--cs-').map(([name, value]) => `${name}:${value}`);
   return `:root{${vars.join(';')}}
 *{box-sizing:border-box}
 body{margin:0;padding:24px 12px 48px;background:#f3f4f6;color:#1f2937;font-family:var(--cs-font,system-ui,-apple-system,"Segoe UI",Roboto,Arial,sans-serif);line-height:1.5}

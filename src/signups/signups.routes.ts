@@ -9,7 +9,7 @@ import { ipHashSalt } from '../db/secrets.js';
 import { type Deps, memoryRateLimiter, type RateLimiter } from '../deps.js';
 import { Errors } from '../errors.js';
 import { requireKey } from '../http/auth.js';
-import type { AppEnv } from '../http/context.js';
+import type { AppContext, AppEnv } from '../http/context.js';
 import { triggerEmailDelivery } from '../http/email-trigger.js';
 import { ok } from '../http/envelope.js';
 import { apiErrors, errors, json, jsonRequest, okEnvelope, okJson, security } from '../http/schemas.js';
@@ -44,6 +44,19 @@ const meLimiter = (deps: Deps) => {
   }
   return l;
 };
+
+/**
+ * The visitor's entry token of a /me route (`Authorization: Bearer et_…`), after the /me limit of
+ * the client's address: 429 past it, 401 Missing or invalid entry token without a token.
+ */
+async function visitorToken(c: AppContext): Promise<string> {
+  const deps = c.var.deps;
+  const limited = await meLimiter(deps).limit(`me:${deps.clientIp(c) ?? 'unknown'}`);
+  if (!limited.success) throw Errors.tooManyRequests(limited.retryAfterSeconds);
+  const token = entryTokenOf(c.req.header('authorization'));
+  if (!token) throw Errors.invalidEntryToken();
+  return token;
+}
 
 /** the client's address when it is one (a proxy's odd header never turns a sign-up into a 400) */
 const ipOrNull = (ip: string | null) => (ip && v.is(ipAddressSchema, ip) ? ip : null);
@@ -199,12 +212,7 @@ export function signupRoutes() {
       },
     }),
     async (c) => {
-      const deps = c.var.deps;
-      const limited = await meLimiter(deps).limit(`me:${deps.clientIp(c) ?? 'unknown'}`);
-      if (!limited.success) throw Errors.tooManyRequests(limited.retryAfterSeconds);
-      const token = entryTokenOf(c.req.header('authorization'));
-      if (!token) throw Errors.invalidEntryToken();
-      return ok(c, await readMe(c.var.db(), token));
+      return ok(c, await readMe(c.var.db(), await visitorToken(c)));
     },
   );
 
@@ -254,12 +262,8 @@ export function signupRoutes() {
     }),
     jsonBody(ShareBody),
     async (c) => {
-      const deps = c.var.deps;
-      const limited = await meLimiter(deps).limit(`me:${deps.clientIp(c) ?? 'unknown'}`);
-      if (!limited.success) throw Errors.tooManyRequests(limited.retryAfterSeconds);
-      const token = entryTokenOf(c.req.header('authorization'));
-      if (!token) throw Errors.invalidEntryToken();
-      await recordShare(c.var.db(), token, c.req.valid('json').channel, deps.clock.now());
+      const token = await visitorToken(c);
+      await recordShare(c.var.db(), token, c.req.valid('json').channel, c.var.deps.clock.now());
       return ok(c, { recorded: true as const }, 201);
     },
   );

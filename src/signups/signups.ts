@@ -33,7 +33,7 @@ export async function signupConfig(
     sends_link: boolean;
     share_message: string;
     share_channels: ShareChannel[];
-    theme: Theme | null;
+    theme: Theme;
   }>(
     db,
     sql`with ${team.cte} c as (select * from contests c where c.id = ${contestId} and ${sqlOfTeam(team, 'c')})
@@ -53,7 +53,7 @@ export async function signupConfig(
     sendsLink: row.sends_link,
     shareMessage: row.share_message,
     shareChannels: row.share_channels,
-    theme: row.theme ?? {},
+    theme: row.theme,
   };
 }
 

@@ -1,7 +1,7 @@
 /** @jsxImportSource hono/jsx/dom */
 /** A contest's settings (private key): create a contest, and edit every setting of one. */
 import { useState } from 'hono/jsx/dom';
-import { SHARE_CHANNELS } from '../../lib/share-channels.js';
+import { SHARE_CHANNELS, THEME_FONT_NAMES, type Theme, type ThemeFont } from '../../lib/share-channels.js';
 import { apiClient, type Credential, messageOf, must } from '../api.js';
 import { navigate } from '../router.js';
 import { ErrorLine, formValues, submitWith, useLoad } from '../ui.js';
@@ -22,16 +22,14 @@ const fromLocal = (v: string | undefined) => (v ? new Date(v).toISOString() : nu
 const int = (v: string | undefined) => Number(v ?? '');
 
 const CHANNELS = SHARE_CHANNELS;
-const FONTS = ['system', 'serif', 'rounded', 'mono'] as const;
 const THEME_LABELS = { accent: 'Accent', background: 'Background', text: 'Text' } as const;
 /** the theme's fields of the form: empty ones are left out (the widget's own) */
 function themeOf(v: Record<string, string | undefined>) {
-  const theme: { accent?: string; background?: string; text?: string; radius?: number; font?: (typeof FONTS)[number] } =
-    {};
+  const theme: Theme = {};
   for (const k of ['accent', 'background', 'text'] as const)
     if (v[`theme-${k}`]?.trim()) theme[k] = v[`theme-${k}`]!.trim();
   if (v['theme-radius']?.trim()) theme.radius = Number(v['theme-radius']);
-  if (v['theme-font']) theme.font = v['theme-font'] as (typeof FONTS)[number];
+  if (v['theme-font']) theme.font = v['theme-font'] as ThemeFont;
   return theme;
 }
 
@@ -345,7 +343,7 @@ export function ContestSettings(props: { cred: Team; contestId: string; onSaved:
             <option value="" selected={!c.theme.font}>
               the widget's own
             </option>
-            {FONTS.map((f) => (
+            {THEME_FONT_NAMES.map((f) => (
               <option value={f} selected={c.theme.font === f}>
                 {f}
               </option>

@@ -33,10 +33,25 @@ END
 $function$;
 
 -- ce:function
+-- What a caller without a key is, once its team is known (ce_public_contest, ce_entry_token_team):
+-- the team as ce_auth answers a public key, with no key id and personal data masked (keyless
+-- calls never see personal data); no team raises CEK01, answered 401 as a missing key is.
+CREATE OR REPLACE FUNCTION ce_keyless(p_team uuid)
+ RETURNS TABLE(key_id uuid, team_id uuid, key_type text, personal_data text)
+ LANGUAGE plpgsql
+ STABLE
+AS $function$
+BEGIN
+  IF p_team IS NULL THEN
+    RAISE EXCEPTION 'no key, and no contest or entry token that stands for one' USING ERRCODE = 'CEK01';
+  END IF;
+  RETURN QUERY SELECT NULL::uuid, p_team, 'public'::text, 'masked'::text;
+END
+$function$;
+
+-- ce:function
 -- A contest's visitor without a key (docs/signups.md, "No key in a page"): the contest must take
--- public sign-ups. Answers the contest's team as ce_auth does for a key, with no key id and
--- personal data masked (keyless calls never see personal data); raises CEK01 (answered 401, as a
--- missing key) for an unknown contest or one without public sign-ups. Statements use it as
+-- public sign-ups (ce_keyless: CEK01 for an unknown contest or one without them). Statements use it as
 --   ce_key as materialized (select * from ce_public_contest(contest id))
 CREATE OR REPLACE FUNCTION ce_public_contest(p_contest text)
  RETURNS TABLE(key_id uuid, team_id uuid, key_type text, personal_data text)
@@ -50,32 +65,21 @@ BEGIN
     SELECT c.team_id INTO t FROM contests c
     WHERE c.id = p_contest::uuid AND c.public_signup AND c.tool_type IS DISTINCT FROM 'instant_win';
   END IF;
-  IF t IS NULL THEN
-    RAISE EXCEPTION 'contest without public sign-ups' USING ERRCODE = 'CEK01';
-  END IF;
-  RETURN QUERY SELECT NULL::uuid, t, 'public'::text, 'masked'::text;
+  RETURN QUERY SELECT * FROM ce_keyless(t);
 END
 $function$;
 
 -- ce:function
 -- A visitor's entry token without a key (the sign-up widget on a keyless page): the team of the
--- token's entry, personal data masked; CEK01 (answered 401 Missing or invalid entry token) for an
--- unknown token or an erased entry. The route still checks that the token is the entry's own.
+-- token's entry (ce_keyless: CEK01, answered 401 Missing or invalid entry token, for an unknown
+-- token or an erased entry). The route still checks that the token is the entry's own.
 CREATE OR REPLACE FUNCTION ce_entry_token_team(p_hash text)
  RETURNS TABLE(key_id uuid, team_id uuid, key_type text, personal_data text)
- LANGUAGE plpgsql
+ LANGUAGE sql
  STABLE
 AS $function$
-DECLARE
-  t uuid;
-BEGIN
-  SELECT c.team_id INTO t FROM entry_tokens k
-  JOIN entries e ON e.id = k.entry_id
-  JOIN contests c ON c.id = e.contest_id
-  WHERE k.token_hash = p_hash AND e.erased_at IS NULL;
-  IF t IS NULL THEN
-    RAISE EXCEPTION 'unknown entry token' USING ERRCODE = 'CEK01';
-  END IF;
-  RETURN QUERY SELECT NULL::uuid, t, 'public'::text, 'masked'::text;
-END
+  SELECT * FROM ce_keyless((SELECT c.team_id FROM entry_tokens k
+    JOIN entries e ON e.id = k.entry_id
+    JOIN contests c ON c.id = e.contest_id
+    WHERE k.token_hash = p_hash AND e.erased_at IS NULL))
 $function$;

@@ -8,6 +8,7 @@
  * needs nothing but the API's origin in connect-src (and Turnstile's, when the contest uses it).
  */
 
+import { SHARE_CHANNELS, type Theme, themeVariables } from '../../lib/share-channels.js';
 import { fill, type Strings, stringsFrom } from './strings.js';
 import { CSS } from './styles.js';
 
@@ -23,7 +24,7 @@ interface Config {
   sendsLink: boolean;
   shareMessage: string;
   shareChannels: string[];
-  theme: { accent?: string; background?: string; text?: string; radius?: number; font?: string };
+  theme: Theme;
 }
 interface Me {
   entryId: string;
@@ -164,7 +165,7 @@ export class ContestSignup extends HTMLElement {
       const config = await this.api<Config>('GET', `/api/v1/contests/${encodeURIComponent(this.contest)}/signup`);
       if (gen !== this.generation) return;
       this.config = config;
-      this.applyTheme(config.theme ?? {});
+      this.applyTheme(config.theme);
     } catch {
       if (gen === this.generation) this.fatal(this.t('error'));
       return;
@@ -678,14 +679,9 @@ export class ContestSignup extends HTMLElement {
   }
 
   /** The contest's theme as the widget's defaults: a page's own CSS variables still win. */
-  private applyTheme(theme: Config['theme']) {
-    const set = (name: string, value: string | undefined) =>
-      value ? this.style.setProperty(name, value) : this.style.removeProperty(name);
-    set('--cs-t-accent', theme.accent);
-    set('--cs-t-bg', theme.background);
-    set('--cs-t-fg', theme.text);
-    set('--cs-t-radius', theme.radius === undefined ? undefined : `${theme.radius}px`);
-    set('--cs-t-font', theme.font ? FONTS[theme.font] : undefined);
+  private applyTheme(theme: Theme) {
+    for (const name of ['accent', 'bg', 'fg', 'radius', 'font']) this.style.removeProperty(`--cs-t-${name}`);
+    for (const [name, value] of themeVariables(theme, '--cs-t-')) this.style.setProperty(name, value);
   }
 
   /** What the entry unlocked (with its codes) and what it is closest to. */
@@ -712,13 +708,6 @@ export class ContestSignup extends HTMLElement {
   }
 }
 
-const FONTS: Record<string, string> = {
-  system: 'system-ui, -apple-system, "Segoe UI", Roboto, sans-serif',
-  serif: 'Georgia, "Times New Roman", serif',
-  rounded: 'ui-rounded, "SF Pro Rounded", system-ui, sans-serif',
-  mono: 'ui-monospace, "SF Mono", Menlo, Consolas, monospace',
-};
-
 /** the contest's share message with the visitor's link for one channel */
 const message = (template: string, link: string) => template.split('{{link}}').join(link);
 
@@ -726,7 +715,7 @@ const message = (template: string, link: string) => template.split('{{link}}').j
 function shareUrl(channel: string, link: string, template: string, title: string): string {
   const e = encodeURIComponent;
   const text = message(template, link);
-  const words = template.split('{{link}}').join('').trim() || title;
+  const words = message(template, '').trim() || title;
   switch (channel) {
     case 'x':
       return `https://x.com/intent/post?text=${e(text)}`;
@@ -747,8 +736,6 @@ function shareUrl(channel: string, link: string, template: string, title: string
   }
 }
 
-const CHANNELS = ['x', 'facebook', 'linkedin', 'whatsapp', 'telegram', 'reddit', 'email', 'sms', 'copy', 'native'];
-
 /** the referral code of a share link this page was opened with (`?ref=`) */
 function refOfPage(): string | null {
   const ref = new URLSearchParams(location.search).get('ref')?.trim();
@@ -757,7 +744,7 @@ function refOfPage(): string | null {
 /** its channel (`&via=`), when it is one the service knows */
 function viaOfPage(): string | null {
   const via = new URLSearchParams(location.search).get('via');
-  return via && CHANNELS.includes(via) ? via : null;
+  return via && (SHARE_CHANNELS as readonly string[]).includes(via) ? via : null;
 }
 /** this page's address as the visitor's share link for `channel` */
 function shareLink(code: string, channel: string): string {
