@@ -171,6 +171,9 @@ describe.skipIf(!CHROMIUM)('the whole contest in the widget, keyless', () => {
     expect(verified.status, verified.text).toBe(200);
     await page.reload();
     await w.getByText('Points: 10').waitFor();
+    // the actions list arrives in a request of its own after the status: wait for it, then count
+    await w.getByRole('heading', { name: 'More ways to earn' }).waitFor();
+    expect(await w.locator('ul.actions li').count()).toBe(3);
     expect(await w.locator('ul.actions .done').count()).toBe(3);
     expect(auto.id).toBeTruthy();
 
