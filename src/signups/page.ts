@@ -35,7 +35,7 @@ export async function hostedContest(db: Db, contestId: string): Promise<HostedCo
   }>(
     db,
     sql`select c.id, c.title, c.description, c.image_url, c.theme, c.bot_check, c.public_cache_seconds
-        from contests c where c.id = ${contestId} and c.public_signup and c.tool_type is distinct from 'instant_win'`,
+        from ce_page_contest(${contestId}) c`,
   );
   if (!row) return null;
   return {

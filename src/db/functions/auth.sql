@@ -50,8 +50,25 @@ END
 $function$;
 
 -- ce:function
+-- The contest of a hosted page and of a keyless visitor: the one `p_contest` names, when it takes
+-- sign-ups from a page (public_signup on; never a game). No row for anything else, an id that is
+-- not a uuid included. The one statement of the rule: the hosted page reads its contest from it
+-- (signups/page.ts), ce_public_contest its team.
+CREATE OR REPLACE FUNCTION ce_page_contest(p_contest text)
+ RETURNS SETOF contests
+ LANGUAGE sql
+ STABLE
+AS $function$
+  SELECT c.* FROM contests c
+  WHERE c.id = CASE WHEN p_contest ~* '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$'
+                    THEN p_contest::uuid END
+    AND c.public_signup AND c.tool_type IS DISTINCT FROM 'instant_win'
+$function$;
+
+-- ce:function
 -- A contest's visitor without a key (docs/signups.md, "No key in a page"): the contest must take
--- public sign-ups (ce_keyless: CEK01 for an unknown contest or one without them). Statements use it as
+-- public sign-ups (ce_page_contest; ce_keyless: CEK01 for an unknown contest or one without them).
+-- Statements use it as
 --   ce_key as materialized (select * from ce_public_contest(contest id))
 CREATE OR REPLACE FUNCTION ce_public_contest(p_contest text)
  RETURNS TABLE(key_id uuid, team_id uuid, key_type text, personal_data text)
@@ -61,10 +78,7 @@ AS $function$
 DECLARE
   t uuid;
 BEGIN
-  IF p_contest ~* '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$' THEN
-    SELECT c.team_id INTO t FROM contests c
-    WHERE c.id = p_contest::uuid AND c.public_signup AND c.tool_type IS DISTINCT FROM 'instant_win';
-  END IF;
+  SELECT c.team_id INTO t FROM ce_page_contest(p_contest) c;
   RETURN QUERY SELECT * FROM ce_keyless(t);
 END
 $function$;
