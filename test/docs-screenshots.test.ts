@@ -1,33 +1,33 @@
 /**
- * docs/console.md's screenshots show the console as it is built now: the manifest the Chromium
- * console test writes with them names the build they were taken of, and every screenshot the docs
- * show is one it takes.
+ * The docs' screenshots show what is built now: each set's manifest (written by the Chromium suite
+ * that takes them) names the build they were taken of, and every screenshot a page shows is one
+ * the suite takes.
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import {
-  consoleBuildHash,
-  DOCS_SHOTS,
-  DOCS_SHOTS_DIR,
-  DOCS_SHOTS_MANIFEST,
-  type ShotsManifest,
-} from './support/console-shots.js';
+import { buildHash, CONSOLE_SHOTS, readManifest, type ShotSet, WIDGET_SHOTS } from './support/docs-shots.js';
 
-describe("the console's screenshots in the docs", () => {
-  it('were taken of the current build of the console (run the Chromium console test to take them again)', () => {
-    const manifest = JSON.parse(readFileSync(DOCS_SHOTS_MANIFEST, 'utf8')) as ShotsManifest;
+const sets: [string, ShotSet, string][] = [
+  ['the console', CONSOLE_SHOTS, 'test/browser/console.test.ts'],
+  ['the sign-up widget', WIDGET_SHOTS, 'test/browser/widget-contest.test.ts'],
+];
+
+describe.each(sets)("%s's screenshots in the docs", (_name, set, suite) => {
+  it('were taken of the current build (the Chromium suite takes them again)', () => {
+    const manifest = readManifest(set);
     expect(
-      manifest.consoleBuild,
-      'docs/console/*.png are older than the console: run `npx vitest run test/browser/console.test.ts` (it takes them again) and commit them',
-    ).toBe(consoleBuildHash());
-    expect(manifest.shots.sort()).toEqual(Object.keys(DOCS_SHOTS).sort());
+      manifest.build,
+      `${set.dir}/*.png are older than what they show: run \`npx vitest run ${suite}\` (it takes them again) and commit them`,
+    ).toBe(buildHash(set));
+    expect(manifest.shots.sort()).toEqual(Object.keys(set.shots).sort());
   });
 
-  it('are the ones docs/console.md shows, and exist', () => {
-    const md = readFileSync(join(process.cwd(), 'docs/console.md'), 'utf8');
-    const shown = [...md.matchAll(/\]\(console\/([^)]+\.png)\)/g)].map((m) => m[1]!);
-    expect(shown.sort()).toEqual(Object.keys(DOCS_SHOTS).sort());
-    for (const f of shown) expect(existsSync(join(DOCS_SHOTS_DIR, f)), f).toBe(true);
+  it('are the ones the page shows, and exist', () => {
+    const md = readFileSync(join(process.cwd(), set.page), 'utf8');
+    const folder = basename(set.dir);
+    const shown = [...md.matchAll(new RegExp(`\\]\\(${folder}/([^)]+\\.png)\\)`, 'g'))].map((m) => m[1]!);
+    expect(shown.sort()).toEqual(Object.keys(set.shots).sort());
+    for (const f of shown) expect(existsSync(join(process.cwd(), set.dir, f)), f).toBe(true);
   });
 });

@@ -47,16 +47,21 @@ export interface Theme {
 
 /**
  * A theme as the widget's CSS custom properties: `--<prefix>accent`, `…bg`, `…fg`, `…radius`,
- * `…font`, for the parts the theme sets. The hosted page writes them as `--cs-…` (the page's own
- * variables); the widget as its defaults `--cs-t-…`, under whatever the page sets.
+ * `…font`, each with its value, or undefined where the theme leaves the part to the widget. The
+ * hosted page writes the set ones as `--cs-…` (the page's own variables); the widget as its
+ * defaults `--cs-t-…`, under whatever the page sets; the console's preview sets and clears them.
  */
-export function themeVariables(theme: Theme, prefix: string): [string, string][] {
-  const out: [string, string | undefined][] = [
+export function themeSlots(theme: Theme, prefix: string): [string, string | undefined][] {
+  return [
     [`${prefix}accent`, theme.accent],
     [`${prefix}bg`, theme.background],
     [`${prefix}fg`, theme.text],
     [`${prefix}radius`, theme.radius === undefined ? undefined : `${theme.radius}px`],
     [`${prefix}font`, theme.font ? THEME_FONTS[theme.font] : undefined],
   ];
-  return out.filter((v): v is [string, string] => v[1] !== undefined);
+}
+
+/** The parts a theme sets, as CSS custom properties (see themeSlots). */
+export function themeVariables(theme: Theme, prefix: string): [string, string][] {
+  return themeSlots(theme, prefix).filter((v): v is [string, string] => v[1] !== undefined);
 }

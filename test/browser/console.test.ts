@@ -9,88 +9,25 @@
  *
  * Skipped, loudly, without Chromium; the Worker run also without a reachable Postgres.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
-import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import pg from 'pg';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  consoleBuildHash,
-  DOCS_SHOTS,
-  DOCS_SHOTS_DIR,
-  DOCS_SHOTS_MANIFEST,
-  type ShotsManifest,
-} from '../support/console-shots.js';
+import { CONSOLE_SHOTS, refreshShots } from '../support/docs-shots.js';
 import { CHROMIUM, launchChromium, warnIfNoChromium, watchedPage } from './support/chromium.js';
+import { DEV_ADMIN_TOKEN as ADMIN, DEV_BASE_URL as pgBase, startDevServer, startServer } from './support/dev-server.js';
 import { freePort, pgReachable } from './support/net.js';
 
 warnIfNoChromium('the console BROWSER tests');
 
 const root = process.cwd();
 const ARTIFACTS = join(root, 'test/artifacts/console');
-const ADMIN = 'console-admin-token-0123456789abcdef';
 const AXE = readFileSync(join(root, 'node_modules/axe-core/axe.min.js'), 'utf8');
-const pgBase =
-  process.env.TEST_DATABASE_URL || process.env.WORKERD_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
-
 const hasPostgres = CHROMIUM ? await pgReachable(pgBase) : false;
 if (CHROMIUM && !hasPostgres)
   console.warn(
     `\n*** No Postgres at ${new URL(pgBase).host}: the console test under the Worker (npm run dev) is SKIPPED. ***\n`,
   );
-
-interface Server {
-  origin: string;
-  stop(): Promise<void>;
-}
-
-/** Starts `tsx <script>` in its own process group and waits until /health answers. */
-async function startServer(script: string, env: Record<string, string>): Promise<Server> {
-  const port = await freePort();
-  const origin = `http://127.0.0.1:${port}`;
-  let out = '';
-  let exited = false;
-  const child: ChildProcess = spawn(join(root, 'node_modules/.bin/tsx'), [script], {
-    cwd: root,
-    detached: true,
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: {
-      ...process.env,
-      PORT: String(port),
-      ADMIN_TOKEN: ADMIN,
-      ALLOW_HTTP_WEBHOOKS: '1',
-      JOBS_INTERVAL_MS: '3600000',
-      WRANGLER_LOG_LEVEL: 'error',
-      PUBLIC_URL: origin,
-      ...env,
-    },
-  });
-  child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
-  child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
-  child.on('exit', () => (exited = true));
-  const started = Date.now();
-  for (;;) {
-    if (exited) throw new Error(`${script} exited early:\n${out}`);
-    try {
-      if ((await fetch(`${origin}/health`)).status === 200 && /listening on/.test(out)) break;
-    } catch {
-      /* not yet */
-    }
-    if (Date.now() - started > 120_000) throw new Error(`${script} not healthy in 120 s:\n${out}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  return {
-    origin,
-    async stop() {
-      if (child.pid === undefined || exited) return;
-      const gone = new Promise((r) => child.once('exit', r));
-      process.kill(-child.pid, 'SIGTERM');
-      await Promise.race([gone, new Promise((r) => setTimeout(r, 5000))]);
-      if (!exited) process.kill(-child.pid, 'SIGKILL');
-    },
-  };
-}
 
 /** What a user would see checked on every page: axe (serious/critical), both widths, a screenshot. */
 async function checkPage(page: Page, runtime: string, name: string, results: Record<string, number>) {
@@ -823,21 +760,6 @@ async function scenario(browser: Browser, origin: string, runtime: string) {
   }
 }
 
-/**
- * docs/console.md's screenshots, taken again from this run's pages (Node) when the console's build
- * changed since they were taken (test/docs-screenshots.test.ts fails until then).
- */
-function refreshDocsScreenshots() {
-  const build = consoleBuildHash();
-  const current = JSON.parse(readFileSync(DOCS_SHOTS_MANIFEST, 'utf8')) as ShotsManifest;
-  if (current.consoleBuild === build) return;
-  for (const [file, artifact] of Object.entries(DOCS_SHOTS))
-    copyFileSync(join(ARTIFACTS, `node-${artifact}.png`), join(DOCS_SHOTS_DIR, file));
-  const manifest: ShotsManifest = { consoleBuild: build, shots: Object.keys(DOCS_SHOTS) };
-  writeFileSync(DOCS_SHOTS_MANIFEST, `${JSON.stringify(manifest, null, 2)}\n`);
-  console.log('console: docs/console screenshots taken again (the console changed since): commit them');
-}
-
 describe.skipIf(!CHROMIUM)('the console in Chromium', () => {
   let browser: Browser;
   beforeAll(async () => {
@@ -848,10 +770,11 @@ describe.skipIf(!CHROMIUM)('the console in Chromium', () => {
   });
 
   it('on npm start (Node, PGlite)', async () => {
-    const server = await startServer('src/node.ts', { PGLITE_DIR: 'memory://' });
+    const server = await startServer('src/node.ts', { PGLITE_DIR: 'memory://', ALLOW_HTTP_WEBHOOKS: '1' });
     try {
       await scenario(browser, server.origin, 'node');
-      refreshDocsScreenshots();
+      // docs/console.md's screenshots, taken again from this run's pages when the console changed
+      refreshShots(CONSOLE_SHOTS, join(root, 'test/artifacts'));
     } finally {
       await server.stop();
     }
@@ -860,19 +783,11 @@ describe.skipIf(!CHROMIUM)('the console in Chromium', () => {
   it.skipIf(!hasPostgres)(
     'on npm run dev (the Worker in workerd)',
     async () => {
-      const db = `ce_console_${process.pid}_${Date.now().toString(36)}`;
-      const u = new URL(pgBase);
-      const admin = new pg.Client({ connectionString: pgBase });
-      await admin.connect();
-      await admin.query(`create database ${db}`);
-      u.pathname = `/${db}`;
-      const server = await startServer('scripts/dev.ts', { DATABASE_URL: u.toString() });
+      const server = await startDevServer({ ALLOW_HTTP_WEBHOOKS: '1' });
       try {
         await scenario(browser, server.origin, 'worker');
       } finally {
         await server.stop();
-        await admin.query(`drop database if exists ${db} with (force)`);
-        await admin.end();
       }
     },
     300_000,

@@ -8,7 +8,6 @@
  *
  * Skipped, loudly, without Chromium or without a reachable Postgres.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { createServer as createHttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -17,36 +16,24 @@ import pg from 'pg';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHROMIUM, launchChromium, warnIfNoChromium, watchedPage } from './support/chromium.js';
+import { DEV_ADMIN_TOKEN as ADMIN, DEV_BASE_URL, type DevServer, startDevServer } from './support/dev-server.js';
 import { checkDocsPage } from './support/docs-check.js';
-import { freePort, pgReachable } from './support/net.js';
+import { pgReachable } from './support/net.js';
 
 warnIfNoChromium('the `npm run dev` BROWSER tests');
 
-const root = process.cwd();
-const ARTIFACTS = join(root, 'test/artifacts');
-const ADMIN = 'dev-browser-admin-token-0123456789';
-const baseUrl =
-  process.env.TEST_DATABASE_URL || process.env.WORKERD_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
-const dbName = `ce_devb_${process.pid}_${Date.now().toString(36)}`;
-const withDb = (name: string) => {
-  const u = new URL(baseUrl);
-  u.pathname = `/${name}`;
-  return u.toString();
-};
-
-const hasPostgres = CHROMIUM ? await pgReachable(baseUrl) : false;
+const ARTIFACTS = join(process.cwd(), 'test/artifacts');
+const hasPostgres = CHROMIUM ? await pgReachable(DEV_BASE_URL) : false;
 if (CHROMIUM && !hasPostgres) {
   console.warn(
-    `\n*** No Postgres at ${new URL(baseUrl).host}: the \`npm run dev\` BROWSER tests are SKIPPED (set TEST_DATABASE_URL). ***\n`,
+    `\n*** No Postgres at ${new URL(DEV_BASE_URL).host}: the \`npm run dev\` BROWSER tests are SKIPPED (set TEST_DATABASE_URL). ***\n`,
   );
 }
 
 describe.skipIf(!CHROMIUM || !hasPostgres)(
   'npm run dev (workerd) in a real browser: the demo page wheel and /docs',
   () => {
-    let child: ChildProcess | undefined;
-    let exited = false;
-    let out = '';
+    let dev: DevServer;
     let origin = '';
     let browser: Browser;
 
@@ -67,59 +54,15 @@ describe.skipIf(!CHROMIUM || !hasPostgres)(
     }
 
     beforeAll(async () => {
-      const c = new pg.Client({ connectionString: baseUrl });
-      await c.connect();
-      await c.query(`create database ${dbName}`);
-      await c.end();
-
-      const port = await freePort();
-      origin = `http://127.0.0.1:${port}`;
-      // `npm run dev` is `tsx scripts/dev.ts`: started the same way, in its own process group
-      child = spawn(join(root, 'node_modules/.bin/tsx'), ['scripts/dev.ts'], {
-        cwd: root,
-        detached: true,
-        stdio: ['ignore', 'pipe', 'pipe'],
-        env: {
-          ...process.env,
-          PORT: String(port),
-          DATABASE_URL: withDb(dbName),
-          ADMIN_TOKEN: ADMIN,
-          PUBLIC_URL: origin,
-          JOBS_INTERVAL_MS: '3600000',
-          WRANGLER_LOG_LEVEL: 'error',
-          // handed to the Worker by construction (src/environment.ts): outbound events to localhost
-          ALLOW_HTTP_WEBHOOKS: '1',
-        },
-      });
-      child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
-      child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
-      child.on('exit', () => (exited = true));
-      const started = Date.now();
-      for (;;) {
-        if (exited) throw new Error(`npm run dev exited early:\n${out}`);
-        try {
-          if ((await fetch(`${origin}/health`)).status === 200 && /listening on/.test(out)) break;
-        } catch {
-          /* not yet */
-        }
-        if (Date.now() - started > 120_000) throw new Error(`npm run dev not healthy in 120 s:\n${out}`);
-        await new Promise((r) => setTimeout(r, 200));
-      }
+      // handed to the Worker by construction (src/environment.ts): outbound events to localhost
+      dev = await startDevServer({ ALLOW_HTTP_WEBHOOKS: '1' });
+      origin = dev.origin;
       browser = await launchChromium();
     }, 180_000);
 
     afterAll(async () => {
       await browser?.close();
-      if (child?.pid !== undefined && !exited) {
-        const gone = new Promise((r) => child!.once('exit', r));
-        process.kill(-child.pid, 'SIGTERM');
-        await Promise.race([gone, new Promise((r) => setTimeout(r, 5000))]);
-        if (!exited) process.kill(-child.pid, 'SIGKILL');
-      }
-      const c = new pg.Client({ connectionString: baseUrl });
-      await c.connect();
-      await c.query(`drop database if exists ${dbName} with (force)`);
-      await c.end();
+      await dev?.stop();
     }, 30_000);
 
     it('ALLOW_HTTP_WEBHOOKS=1 reaches the Worker: a localhost endpoint is accepted and an event is delivered to it', async () => {
@@ -236,7 +179,7 @@ describe.skipIf(!CHROMIUM || !hasPostgres)(
         await page.screenshot({ path: join(ARTIFACTS, 'dev-demo-wheel.png'), fullPage: true });
 
         // the play is in the database the Worker writes to
-        const c = new pg.Client({ connectionString: withDb(dbName) });
+        const c = new pg.Client({ connectionString: dev.databaseUrl });
         await c.connect();
         const { rows } = await c.query('select id, tier_id, status from instant_win_plays where game_id = $1', [
           gameId,
@@ -293,7 +236,7 @@ describe.skipIf(!CHROMIUM || !hasPostgres)(
         await w.getByRole('button', { name: 'Join' }).click();
         await w.getByText('Check your inbox').waitFor();
         // the email is confirmed (here in the database the Worker writes to; the link's own flow is tested on Node)
-        const c = new pg.Client({ connectionString: withDb(dbName) });
+        const c = new pg.Client({ connectionString: dev.databaseUrl });
         await c.connect();
         const { rows } = await c.query(
           `update entries set email_confirmed = true where email = 'visitor@example.com' returning referred_by, referral_code`,

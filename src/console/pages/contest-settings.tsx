@@ -1,7 +1,7 @@
 /** @jsxImportSource hono/jsx/dom */
 /** A contest's settings (private key): create a contest, and edit every setting of one. */
 import { useState } from 'hono/jsx/dom';
-import { SHARE_CHANNELS, THEME_FONT_NAMES, type Theme, type ThemeFont } from '../../lib/share-channels.js';
+import { SHARE_CHANNELS } from '../../lib/share-channels.js';
 import { apiClient, type Credential, messageOf, must } from '../api.js';
 import { navigate } from '../router.js';
 import { ErrorLine, formValues, submitWith, useLoad } from '../ui.js';
@@ -22,17 +22,6 @@ const fromLocal = (v: string | undefined) => (v ? new Date(v).toISOString() : nu
 const int = (v: string | undefined) => Number(v ?? '');
 
 const CHANNELS = SHARE_CHANNELS;
-const THEME_LABELS = { accent: 'Accent', background: 'Background', text: 'Text' } as const;
-/** the theme's fields of the form: empty ones are left out (the widget's own) */
-function themeOf(v: Record<string, string | undefined>) {
-  const theme: Theme = {};
-  for (const k of ['accent', 'background', 'text'] as const)
-    if (v[`theme-${k}`]?.trim()) theme[k] = v[`theme-${k}`]!.trim();
-  if (v['theme-radius']?.trim()) theme.radius = Number(v['theme-radius']);
-  if (v['theme-font']) theme.font = v['theme-font'] as ThemeFont;
-  return theme;
-}
-
 export function NewContest(props: { cred: Team }) {
   const api = apiClient(props.cred);
   const [error, setError] = useState<string | null>(null);
@@ -124,7 +113,6 @@ export function ContestSettings(props: { cred: Team; contestId: string; onSaved:
                   imageUrl: v.imageUrl?.trim() ? v.imageUrl.trim() : null,
                   shareMessage: v.shareMessage ?? '',
                   shareChannels: CHANNELS.filter((ch) => v[`share-${ch}`] === 'on'),
-                  theme: themeOf(v),
                 },
               }),
             );
@@ -303,7 +291,7 @@ export function ContestSettings(props: { cred: Team; contestId: string; onSaved:
           </label>
         </fieldset>
         <fieldset>
-          <legend>Sharing and the look</legend>
+          <legend>Sharing</legend>
           <label for="s-image">Image of the hosted page and of link previews (https)</label>
           <input id="s-image" name="imageUrl" type="url" value={c.imageUrl ?? ''} placeholder="https://" />
           <label for="s-share-message">What the share buttons say ({'{{link}}'} is the visitor's link)</label>
@@ -317,41 +305,10 @@ export function ContestSettings(props: { cred: Team; contestId: string; onSaved:
               </label>
             ))}
           </fieldset>
-          {(['accent', 'background', 'text'] as const).map((k) => (
-            <>
-              <label for={`s-theme-${k}`}>{THEME_LABELS[k]} colour (#rrggbb; empty: the widget's own)</label>
-              <input
-                id={`s-theme-${k}`}
-                name={`theme-${k}`}
-                pattern="#[0-9a-fA-F]{6}"
-                placeholder="#4338ca"
-                value={c.theme[k] ?? ''}
-              />
-            </>
-          ))}
-          <label for="s-theme-radius">Corner radius in px (0-32; empty: the widget's own)</label>
-          <input
-            id="s-theme-radius"
-            name="theme-radius"
-            type="number"
-            min={0}
-            max={32}
-            value={c.theme.radius === undefined ? '' : String(c.theme.radius)}
-          />
-          <label for="s-theme-font">Font</label>
-          <select id="s-theme-font" name="theme-font">
-            <option value="" selected={!c.theme.font}>
-              the widget's own
-            </option>
-            {THEME_FONT_NAMES.map((f) => (
-              <option value={f} selected={c.theme.font === f}>
-                {f}
-              </option>
-            ))}
-          </select>
           <p>
             The hosted page, <a href={`/c/${props.contestId}`}>/c/{props.contestId}</a>, exists while sign-ups from a
-            page are on.
+            page are on. Its look (colours, corners, font) is set in{' '}
+            <a href={`/console/contests/${props.contestId}/embed`}>Embed</a>, beside a live preview.
           </p>
         </fieldset>
         <button type="submit">Save settings</button>

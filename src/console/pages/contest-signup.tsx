@@ -1,25 +1,82 @@
 /** @jsxImportSource hono/jsx/dom */
 /**
  * A contest's sign-up widget in the console: the two lines to paste (no key: a contest that takes
- * sign-ups from a page answers its visitors without one), a copy button, and a live preview of the
- * contest's hosted page, which shows the widget with the contest's theme as saved in the settings.
+ * sign-ups from a page answers its visitors without one), a copy button, the widget's look (the
+ * contest's theme) and a live preview of the contest's hosted page: what the operator types shows
+ * in the preview at once, Save keeps it for every page that embeds the widget.
  */
-import { useState } from 'hono/jsx/dom';
+import { useRef, useState } from 'hono/jsx/dom';
+import { THEME_FONT_NAMES, type Theme, type ThemeFont, themeSlots } from '../../lib/share-channels.js';
 import { apiClient, type Credential, must } from '../api.js';
-import { useLoad } from '../ui.js';
+import { ErrorLine, submitWith, useLoad } from '../ui.js';
 
 type Team = Extract<Credential, { kind: 'team' }>;
 
+/** each colour's label, and the widget's own as the example */
+const COLOURS = {
+  accent: ['Accent', '#4338ca'],
+  background: ['Background', '#ffffff'],
+  text: ['Text', '#1f2937'],
+} as const;
+const COLOUR = /^#[0-9a-fA-F]{6}$/;
+
+/** The theme of the look form's values: empty or unfinished fields are left to the widget. */
+function themeOf(v: Record<string, string | undefined>): Theme {
+  const theme: Theme = {};
+  for (const k of ['accent', 'background', 'text'] as const) {
+    const c = v[`theme-${k}`]?.trim();
+    if (c && COLOUR.test(c)) theme[k] = c;
+  }
+  const radius = v['theme-radius']?.trim();
+  if (radius && Number.isInteger(Number(radius)) && Number(radius) >= 0 && Number(radius) <= 32)
+    theme.radius = Number(radius);
+  if (v['theme-font']) theme.font = v['theme-font'] as ThemeFont;
+  return theme;
+}
+
+const valuesOf = (form: HTMLFormElement) => {
+  const out: Record<string, string> = {};
+  new FormData(form).forEach((val, k) => {
+    out[k] = String(val);
+  });
+  return out;
+};
+
+/**
+ * The theme on the preview's widget, before it is saved: each part the theme sets as the page's
+ * variable; a part it leaves out cleared down to the widget's own default (`initial` empties a
+ * custom property, so the widget's fallback applies). The preview is a page of this origin.
+ */
+function showInPreview(frame: HTMLIFrameElement | null, theme: Theme) {
+  let widget: HTMLElement | null = null;
+  try {
+    widget = frame?.contentDocument?.querySelector('contest-signup') ?? null;
+  } catch {
+    return;
+  }
+  if (!widget) return;
+  const own = themeSlots(theme, '--cs-');
+  const defaults = themeSlots({}, '--cs-t-');
+  own.forEach(([name, value], i) => {
+    widget.style.setProperty(name, value ?? 'initial');
+    if (value === undefined) widget.style.setProperty(defaults[i]![0], 'initial');
+    else widget.style.removeProperty(defaults[i]![0]);
+  });
+}
+
 export function SignupEmbed(props: { cred: Team; contestId: string }) {
   const api = apiClient(props.cred);
-  const settings = useLoad(
-    async () =>
-      must(api.GET('/api/v1/contests/{contestId}/settings', { params: { path: { contestId: props.contestId } } })),
-    [props.contestId],
-  );
+  const path = { params: { path: { contestId: props.contestId } } };
+  const settings = useLoad(async () => must(api.GET('/api/v1/contests/{contestId}/settings', path)), [props.contestId]);
   const on = settings.data?.data.publicSignup === true;
+  const theme = settings.data?.data.theme;
   const [copied, setCopied] = useState(false);
   const [shown, setShown] = useState(0);
+  const [error, setError] = useState<string | null>(null);
+  const [saved, setSaved] = useState(false);
+  const frame = useRef<HTMLIFrameElement>(null);
+  const form = useRef<HTMLFormElement>(null);
+  const draft = () => (form.current ? themeOf(valuesOf(form.current)) : (theme ?? {}));
   const page = `/c/${props.contestId}`;
   const snippet = `<script src="${location.origin}/signup.js" defer></script>\n<contest-signup contest="${props.contestId}"></contest-signup>`;
   return (
@@ -27,7 +84,7 @@ export function SignupEmbed(props: { cred: Team; contestId: string }) {
       <h2 id="signup-embed-h">Sign-up widget</h2>
       <p>
         Paste these two lines into the page where people sign up. They need no key once sign-ups from a page are on (in
-        the settings); the look, the share message and the share buttons are set there too.
+        the settings, with the share message and the share buttons); the look is set below.
       </p>
       <pre class="embed">
         <code id="signup-snippet">{snippet}</code>
@@ -54,20 +111,89 @@ export function SignupEmbed(props: { cred: Team; contestId: string }) {
         </a>
         .
       </p>
-      {on ? (
-        <>
-          <p class="help">
-            A live preview of that page (a sign-up here is a real entry). After changing the settings,{' '}
-            <button type="button" class="link" onClick={() => setShown(shown + 1)}>
-              show it again
-            </button>
-            .
-          </p>
-          <iframe class="preview" title="Sign-up widget preview" src={`${page}?preview=${shown}`} />
-        </>
-      ) : settings.data ? (
-        <p class="help">Turn on sign-ups from a page in the settings to see the page and the widget here.</p>
-      ) : null}
+      <div class="look">
+        {theme ? (
+          <form
+            ref={form}
+            class="settings"
+            aria-labelledby="look-h"
+            onInput={() => {
+              setSaved(false);
+              showInPreview(frame.current, draft());
+            }}
+            onSubmit={submitWith(setError, async (v) => {
+              setSaved(false);
+              await must(api.PATCH('/api/v1/contests/{contestId}', { ...path, body: { theme: themeOf(v) } }));
+              setSaved(true);
+              setShown((n) => n + 1);
+            })}
+          >
+            <h3 id="look-h">The look</h3>
+            <p class="help">
+              The widget's colours, corners and font, wherever it is embedded; a page's own CSS variables (--cs-accent…)
+              still win. Empty: the widget's own.
+            </p>
+            {(['accent', 'background', 'text'] as const).map((k) => (
+              <>
+                <label for={`s-theme-${k}`}>{COLOURS[k][0]} colour (#rrggbb)</label>
+                <input
+                  id={`s-theme-${k}`}
+                  name={`theme-${k}`}
+                  pattern="#[0-9a-fA-F]{6}"
+                  placeholder={COLOURS[k][1]}
+                  value={theme[k] ?? ''}
+                />
+              </>
+            ))}
+            <label for="s-theme-radius">Corner radius in px (0-32)</label>
+            <input
+              id="s-theme-radius"
+              name="theme-radius"
+              type="number"
+              min={0}
+              max={32}
+              value={theme.radius === undefined ? '' : String(theme.radius)}
+            />
+            <label for="s-theme-font">Font</label>
+            <select id="s-theme-font" name="theme-font">
+              <option value="" selected={!theme.font}>
+                the widget's own
+              </option>
+              {THEME_FONT_NAMES.map((f) => (
+                <option value={f} selected={theme.font === f}>
+                  {f}
+                </option>
+              ))}
+            </select>
+            <button type="submit">Save the look</button>
+            {saved ? (
+              <p role="status" class="ok">
+                Saved: every page with the widget shows it.
+              </p>
+            ) : null}
+            <ErrorLine error={error} />
+          </form>
+        ) : null}
+        {on ? (
+          <div class="preview-box">
+            <p class="help">
+              A live preview of the hosted page (a sign-up here is a real entry).{' '}
+              <button type="button" class="link" onClick={() => setShown(shown + 1)}>
+                Load it again
+              </button>
+            </p>
+            <iframe
+              ref={frame}
+              class="preview"
+              title="Sign-up widget preview"
+              src={`${page}?preview=${shown}`}
+              onLoad={() => showInPreview(frame.current, draft())}
+            />
+          </div>
+        ) : settings.data ? (
+          <p class="help">Turn on sign-ups from a page in the settings to see the page and the widget here.</p>
+        ) : null}
+      </div>
     </section>
   );
 }

@@ -468,9 +468,10 @@ export class ContestSignup extends HTMLElement {
         put(li, ` · ${this.t('ladderUnlocked')}`);
         if (u.code !== null) {
           const code = u.code;
+          const said = el('span', { class: 'note', role: 'status' });
           const copy = el('button', { type: 'button', class: 'link' }, this.t('copyCode'));
-          copy.addEventListener('click', () => void navigator.clipboard?.writeText(code).catch(() => {}));
-          put(li, ' ', el('code', {}, this.t('rewardCode', { code })), ' ', copy);
+          copy.addEventListener('click', () => void copyText(code, said, this.t('codeCopied')));
+          put(li, ' ', el('code', {}, this.t('rewardCode', { code })), ' ', copy, ' ', said);
         } else if (u.waitingForCode) put(li, ` · ${this.t('rewardWaiting')}`);
       } else if (next?.rewardId === r.id) {
         const missing = next.referralsMissing ?? next.pointsMissing ?? 0;
@@ -524,12 +525,20 @@ export class ContestSignup extends HTMLElement {
       else if (a.confirmationType === 'manual') {
         const id = `cs-act-${a.id}`;
         const input = el('input', { id, type: 'text', maxlength: '2000' }) as HTMLInputElement;
-        const send = el('button', { type: 'button' }, this.t('actionSend'));
-        send.addEventListener('click', () => {
+        // a form of its own: Enter in the field sends it, like the button
+        const form = el(
+          'form',
+          { class: 'answer' },
+          el('label', { for: id }, this.t('actionAnswer')),
+          input,
+          el('button', { type: 'submit' }, this.t('actionSend')),
+        );
+        form.addEventListener('submit', (e) => {
+          e.preventDefault();
           const v = input.value.trim();
           if (v) void complete(a, /^https?:\/\//.test(v) ? { proof: v } : { answer: v });
         });
-        put(li, el('label', { for: id }, this.t('actionAnswer')), input, send);
+        put(li, form);
       } else if (a.confirmationType === 'click' && a.destinationUrl) {
         const go = el(
           'a',
@@ -625,14 +634,9 @@ export class ContestSignup extends HTMLElement {
       buttons.push(a);
     }
     const copy = el('button', { type: 'button', 'data-channel': 'copy' }, this.t('copy'));
-    copy.addEventListener('click', async () => {
+    copy.addEventListener('click', () => {
       count('copy');
-      try {
-        await navigator.clipboard.writeText(link);
-      } catch {
-        linkInput.select();
-      }
-      copied.textContent = this.t('copied');
+      void copyText(link, copied, this.t('copied'), linkInput);
     });
     buttons.push(copy);
     if (typeof navigator.share === 'function') {
@@ -753,6 +757,19 @@ function shareLink(code: string, channel: string): string {
   url.searchParams.set('ref', code);
   url.searchParams.set('via', channel);
   return url.toString();
+}
+
+/**
+ * `text` to the clipboard, said in `status` (a live region); where the browser refuses, the field
+ * that shows it (if any) is selected for the visitor to copy.
+ */
+async function copyText(text: string, status: HTMLElement, said: string, field?: HTMLInputElement) {
+  try {
+    await navigator.clipboard.writeText(text);
+    status.textContent = said;
+  } catch {
+    field?.select();
+  }
 }
 
 /** children added to a node (strings as text) */

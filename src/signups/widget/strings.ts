@@ -49,6 +49,7 @@ export const DEFAULT_STRINGS = {
   ladderPoints: { one: '{count} point', other: '{count} points' },
   ladderUnlocked: 'Unlocked',
   copyCode: 'Copy code',
+  codeCopied: 'Code copied',
   ladderProgress: 'Progress to {reward}',
   boardTitle: 'Leaderboard',
   boardRank: 'Rank',

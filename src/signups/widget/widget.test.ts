@@ -37,7 +37,7 @@ describe('the committed bundle', () => {
     expect(SIGNUP_JS).not.toMatch(/[^\x00-\x7f]/);
     // its only third-party origin it loads from is Turnstile's, only for a contest that asks for
     // it; the share networks' addresses are links the visitor clicks, never requested by the
-    // widget (test/browser/widget-sharing.test.ts sees no request leave before a click)
+    // widget (test/browser/widget-contest.test.ts sees no request leave before a click)
     const origins = new Set(SIGNUP_JS.match(/https:\/\/[a-z0-9.-]+/g));
     expect([...origins].sort()).toEqual(
       [
