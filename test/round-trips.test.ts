@@ -378,4 +378,80 @@ describe.skipIf(!hasRealPostgres)('round trips per request (node-postgres)', () 
     expect(withEndpoint.texts.length).toBeGreaterThan(1);
     expect(withEndpoint.texts.slice(1).some((q) => /event_deliveries/.test(q))).toBe(true);
   });
+
+  it("the sign-up and its visitor's routes, without a key too: one statement each, the key or token check inside it", async () => {
+    const team = await env.team('Page');
+    const c = await env.contest(team.teamId, { requireEmailConfirmation: true });
+    const on = await env.request('PATCH', `/api/v1/contests/${c.id}`, {
+      key: team.privateKey,
+      body: { publicSignup: true },
+    });
+    expect(on.status, on.text).toBe(200);
+    const action = await createBonusAction(env.db, c.id, { action: 'follow', points: 2, confirmationType: 'auto' });
+    const results: Record<string, number> = {};
+    const one = async (
+      name: string,
+      method: string,
+      path: string,
+      opts: Parameters<TestEnv['request']>[2],
+      status: number,
+    ) => {
+      const r = await trips(method, path, opts);
+      expect(r.res.status, `${name}: ${r.res.text.slice(0, 300)}`).toBe(status);
+      // the confirmation's statement writes to the outbox, as the email delivery after the answer
+      // does, so the count above cannot tell them apart: for it the app's own count (the header,
+      // statements sent while the request was handled) is the judge
+      if (name !== 'confirm') results[name] = r.n;
+      expect(r.res.headers.get('server-timing'), name).toMatch(/^db;dur=\d+\.\d;desc="1 round trip"$/);
+      return r.res;
+    };
+    await one('sign-up form (keyless)', 'GET', `/api/v1/contests/${c.id}/signup`, {}, 200);
+    const ann = await one(
+      'sign-up (keyless)',
+      'POST',
+      `/api/v1/contests/${c.id}/signup`,
+      { body: { email: 'rt-ann@example.com' } },
+      201,
+    );
+    await one(
+      'sign-up (public key)',
+      'POST',
+      `/api/v1/contests/${c.id}/signup`,
+      { key: team.publicKey, body: { email: 'rt-bob@example.com' }, headers: { 'x-forwarded-for': '198.51.100.9' } },
+      201,
+    );
+    // the email's link: the confirmation is one statement too (its answer a redirect to the page)
+    await env.settle();
+    const code = /\/api\/confirm\/([A-Za-z0-9]{32})/.exec(
+      env.sent.find((m) => m.to === 'rt-ann@example.com')!.text,
+    )![1]!;
+    const confirmed = await one('confirm', 'GET', `/api/confirm/${code}`, {}, 303);
+    // the visitor's own token comes with the redirect to the page (#ce-entry=)
+    const token = /#ce-entry=([^&]+)/.exec(confirmed.headers.get('location') ?? '')![1]!;
+    const bearer = { headers: { authorization: `Bearer ${token}` } };
+    await one('me', 'GET', '/api/v1/me', bearer, 200);
+    await one('me shares', 'POST', '/api/v1/me/shares', { ...bearer, body: { channel: 'x' } }, 201);
+    await one(
+      'visit (keyless)',
+      'POST',
+      `/api/v1/contests/${c.id}/visits`,
+      { body: { referralCode: ann.body.data.referralCode, channel: 'x' } },
+      202,
+    );
+    await one('hosted page', 'GET', `/c/${c.id}`, {}, 200);
+    await one('contest (keyless)', 'GET', `/api/v1/contests/${c.id}`, {}, 200);
+    await one('leaderboard (keyless)', 'GET', `/api/v1/contests/${c.id}/leaderboard`, {}, 200);
+    await one('rewards (keyless)', 'GET', `/api/v1/contests/${c.id}/rewards`, {}, 200);
+    const entryId = ann.body.data.entryId;
+    await one('bonus actions (entry token)', 'GET', `/api/v1/entries/${entryId}/bonus-actions`, bearer, 200);
+    await one(
+      'bonus complete (entry token)',
+      'POST',
+      `/api/v1/entries/${entryId}/bonus-actions/${action.id}/complete`,
+      bearer,
+      200,
+    );
+    await one('funnel', 'GET', `/api/v1/contests/${c.id}/funnel`, { key: team.privateKey }, 200);
+    expect(Object.entries(results).filter(([, n]) => n !== 1)).toEqual([]);
+  });
 });
