@@ -113,7 +113,10 @@ chmodSync(envFile, 0o600);
 //     start and at every change under the watched folder
 await import('./docs-assets.js');
 const devConfig = join(root, `.wrangler-dev-${process.pid}.toml`);
-writeFileSync(devConfig, withoutBuildSection(readFileSync(join(root, 'wrangler.toml'), 'utf8')));
+writeFileSync(
+  devConfig,
+  withPublicLimit(withoutBuildSection(readFileSync(join(root, 'wrangler.toml'), 'utf8')), settings.PUBLIC_RATE_LIMIT),
+);
 
 // 3b. wrangler listens on a port of its own, behind a front on the user's port that sets
 //     CF-Connecting-IP from the socket (what Cloudflare does in production): a client cannot send
@@ -238,6 +241,21 @@ const fireCron = () => {
 };
 timer = setInterval(fireCron, settings.JOBS_INTERVAL_MS ?? 60_000);
 fireCron();
+
+/**
+ * wrangler.toml's text with the PUBLIC_LIMITER binding's limit set to PUBLIC_RATE_LIMIT when it is
+ * given: under wrangler dev the binding (simulated) is what the Worker uses, as when deployed, so
+ * the setting reaches it through the binding, as it would through wrangler.toml.
+ */
+function withPublicLimit(toml: string, limit: number | undefined): string {
+  if (limit === undefined) return toml;
+  const changed = toml.replace(
+    /(name = "PUBLIC_LIMITER"\n(?:(?!\[)[^\n]*\n)*?simple = \{ limit = )\d+/,
+    (_m, head: string) => `${head}${limit}`,
+  );
+  if (changed === toml) throw new Error('wrangler.toml: no PUBLIC_LIMITER limit to set PUBLIC_RATE_LIMIT in');
+  return changed;
+}
 
 /** wrangler.toml's text without its `[build]` table (up to the next table header) */
 function withoutBuildSection(toml: string): string {

@@ -183,7 +183,7 @@ export const SETTINGS = [
     runtimes: ['node', 'worker', 'dev'],
     default: '600',
     meaning:
-      'requests a minute per public key and client address (play and claim have their own limit). On a deployed Worker the `PUBLIC_LIMITER` binding in `wrangler.toml` sets it',
+      'requests a minute per public key and client address (play and claim have their own limit). On a deployed Worker the `PUBLIC_LIMITER` binding in `wrangler.toml` sets it; `npm run dev` writes this setting into that binding of its own copy',
     accepts: 'a whole number from 1 to 1000000',
     schema: int(1, 1_000_000),
   },
