@@ -7,6 +7,7 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestEnv, query, type TeamFixture, type TestEnv, wheelGameBody } from '../../test/support/harness.js';
+import { runScheduledJobs } from '../jobs.js';
 
 let env: TestEnv;
 let t: TeamFixture;
@@ -301,8 +302,16 @@ describe('GET /contests/{contestId}/funnel', () => {
     };
     // live, then settled (kept hours), then settled with more after
     await check();
+    // the visits' fold (the every-minute job) up to the middle of hour 4: the referrers' visits
+    // are their kept hours (hour 4 in part) plus the visits after the watermark
+    env.clock.set(new Date(T.getTime() + 4 * HOUR + 30 * 60_000));
+    expect((await runScheduledJobs(env.deps)).visitsFolded).toBeGreaterThan(0);
+    expect(await count(sql`select count(*)::int as n from visit_hours`)).toBeGreaterThan(0);
     env.clock.set(new Date(T.getTime() + 20 * HOUR));
     await check();
+    await check();
+    // every visit folded: the kept hours alone
+    expect((await runScheduledJobs(env.deps)).visitsFolded).toBeGreaterThan(0);
     await check();
     await env.request('POST', `/api/v1/contests/${c.id}/visits`, {
       body: { referralCode: refs[0]!.code, channel: 'x' },

@@ -15,6 +15,7 @@ import type { Team } from '../db/team.js';
 import { Errors } from '../errors.js';
 import { isUuid } from '../lib/crypto.js';
 import { SHARE_CHANNELS } from '../lib/share-channels.js';
+import { sqlVisitsInRange } from '../sql/sharing.js';
 import type { Funnel } from './funnel.schema.js';
 import { byBucket, CONTEST_SERIES, type Row, type SeriesRange, seriesStatement, sqlContestOwner } from './series.js';
 
@@ -32,14 +33,15 @@ export const FUNNEL_TOP_REFERRERS = 10;
  *     `limit + |referrers with entries outside the range|` referrers by settled count can be in
  *     the top: a referrer below them has at least `limit` ahead of it whose counts the range did
  *     not lower. The cost of a long range that reaches to now: the rows outside it, not in it.
- * Rows (start null, 'top_referrer', n, {entryId, email, name}); reads the series' CTE `w`.
+ * Each named with its visits in the range (kept hours plus the visits after the fold).
+ * Rows (start null, 'top_referrer', n, {entryId, email, name, visits}); reads the series' CTE `w`.
  */
 export function sqlTopReferrers(lo: SQL, hi: SQL, limit: number): SQL {
   // the contest's id as a parameter of the plan (an InitPlan), so that every scan below is an
   // index range scan on it, in the index's order where one is wanted
   const referred = sql`x.contest_id = (select w.id from w) and x.referred_by is not null`;
   return sql`select null::timestamptz, 'top_referrer'::text, t.n, json_build_object('entryId', r.id, 'email', r.email, 'name', r.name,
-      'visits', (select count(*) from link_visits v where v.entry_id = r.id and v.created_at >= ${lo} and v.created_at < ${hi}))
+      'visits', ${sqlVisitsInRange(sql`r.id`, lo, hi)})
     from (
       with pick as (
         select coalesce(sum(s.n) filter (where s.hour < ${lo} or s.hour >= ${hi}), 0)

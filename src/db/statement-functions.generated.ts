@@ -18,10 +18,10 @@ export const STATEMENT_FUNCTIONS: ReadonlySet<string> = new Set([
   'ce_9099ff93e01b75a4',
   'ce_a5154bfcd7ce9fff',
   'ce_a9c54223ff51f4e4',
-  'ce_b1840163bcd5857a',
   'ce_b26a24c6e5504c94',
   'ce_b2f8a33fb0f22252',
   'ce_ba347ae925a036a',
   'ce_cf5f8875a617a030',
   'ce_d63d942e7a5b7ef',
+  'ce_ece913d994c348ad',
 ]);

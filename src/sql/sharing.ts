@@ -1,17 +1,32 @@
 /**
  * Share links' counts as reads answer them, exact: a referrer's visits are the total the
- * every-minute job folded (visit_counts, up to visit_fold.until: ce_fold_visits,
- * src/db/functions/sharing.sql) plus the visits after it, counted live (the last minute or two
- * of that one referrer: an index range scan). No visit ever updates a row another visit needs.
+ * every-minute job folded (visit_counts, or per hour visit_hours, up to visit_fold.until:
+ * ce_fold_visits, src/db/functions/sharing.sql) plus the visits after it, counted live (the last
+ * minute or two of that one referrer: an index range scan). No visit ever updates a row another
+ * visit needs.
  */
 import { type SQL, sql } from 'drizzle-orm';
+
+/** Where the folded visits end (the visits from then on are counted live). */
+const foldUntil = sql`coalesce((select f.until from visit_fold f where f.id = 1), '-infinity')`;
 
 /** How many opened the link of the entry in `alias` (its `id`). */
 export function sqlVisits(alias: string): SQL {
   const a = sql.raw(alias);
   return sql`(coalesce((select k.n from visit_counts k where k.entry_id = ${a}.id), 0)
-      + (select count(*) from link_visits v where v.entry_id = ${a}.id
-         and v.created_at >= coalesce((select f.until from visit_fold f where f.id = 1), '-infinity')))`;
+      + (select count(*) from link_visits v where v.entry_id = ${a}.id and v.created_at >= ${foldUntil}))`;
+}
+
+/**
+ * How many opened the link of the entry `entryId` in [lo, hi), two whole-hour bounds: the hours
+ * the fold kept (visit_hours, index range scan on the entry) plus the visits after the fold's
+ * watermark, counted live. Exact: the fold keeps exactly the visits before its watermark, each in
+ * its hour. A referrer's history costs one row an hour, however many visits it had.
+ */
+export function sqlVisitsInRange(entryId: SQL, lo: SQL, hi: SQL): SQL {
+  return sql`(coalesce((select sum(h.n) from visit_hours h where h.entry_id = ${entryId} and h.hour >= ${lo} and h.hour < ${hi}), 0)
+      + (select count(*) from link_visits v where v.entry_id = ${entryId}
+         and v.created_at >= greatest(${lo}, ${foldUntil}) and v.created_at < ${hi}))`;
 }
 
 /** How many times the entry in `alias` clicked a share button. */

@@ -1,5 +1,6 @@
 -- Share links: their visits and share clicks (link_visits, link_shares), appended one row each,
--- and each referrer's visits folded into visit_counts by the every-minute job (src/jobs.ts).
+-- and each referrer's visits folded into visit_counts (its total) and visit_hours (per UTC hour)
+-- by the every-minute job (src/jobs.ts).
 -- Triggers: contests_sharing_delete (AFTER DELETE ON contests) removes a deleted contest's
 -- visits and share clicks (the tables have no foreign keys: a key check would lock the
 -- referrer's row on every visit).
@@ -8,7 +9,8 @@
 
 -- ce:function
 -- Folds the visits made before `p_now` minus a minute (no visit statement that read its clock
--- before then can still commit) into visit_counts, and moves visit_fold.until there. One fold
+-- before then can still commit) into visit_counts and visit_hours, and moves visit_fold.until
+-- there. One fold
 -- at a time (the row is locked); answers how many visits it folded.
 CREATE OR REPLACE FUNCTION ce_fold_visits(p_now timestamp with time zone)
  RETURNS bigint
@@ -25,17 +27,23 @@ BEGIN
     SELECT f.until INTO since FROM visit_fold f WHERE f.id = 1 FOR UPDATE;
   END IF;
   IF upto <= since THEN RETURN 0; END IF;
-  WITH v AS (
-    SELECT x.entry_id, count(*) AS n FROM link_visits x
+  WITH vh AS (
+    SELECT x.entry_id, date_trunc('hour', x.created_at, 'UTC') AS hour, count(*) AS n FROM link_visits x
     WHERE x.created_at >= since AND x.created_at < upto
-    GROUP BY x.entry_id
+      AND EXISTS (SELECT 1 FROM entries e WHERE e.id = x.entry_id)
+    GROUP BY 1, 2
+  ), hours AS (
+    INSERT INTO visit_hours AS h (entry_id, hour, n)
+    SELECT vh.entry_id, vh.hour, vh.n FROM vh
+    ON CONFLICT (entry_id, hour) DO UPDATE SET n = h.n + excluded.n
+    RETURNING 1
   ), up AS (
     INSERT INTO visit_counts AS c (entry_id, n)
-    SELECT v.entry_id, v.n FROM v WHERE EXISTS (SELECT 1 FROM entries e WHERE e.id = v.entry_id)
+    SELECT vh.entry_id, sum(vh.n) FROM vh GROUP BY vh.entry_id
     ON CONFLICT (entry_id) DO UPDATE SET n = c.n + excluded.n
     RETURNING 1
   )
-  SELECT coalesce(sum(v.n), 0) INTO folded FROM v;
+  SELECT coalesce(sum(vh.n), 0) INTO folded FROM vh;
   UPDATE visit_fold SET until = upto WHERE id = 1;
   RETURN folded;
 END $function$;

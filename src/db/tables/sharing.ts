@@ -2,11 +2,11 @@
  * Share links and their visits (docs/design-decisions.md, "Counting visits at viral scale"):
  * every visit and share click is a row of its own, appended and never updated, so that no visit
  * waits on another, however many open one code at once. A referrer's total (/me's `visits`) is
- * kept by the every-minute job in `visit_counts` up to `visit_fold.until`; a read adds the rows
- * after it.
+ * kept by the every-minute job in `visit_counts` (and per hour in `visit_hours`) up to
+ * `visit_fold.until`; a read adds the rows after it.
  */
 import { sql } from 'drizzle-orm';
-import { bigint, check, index, pgTable, smallint, text, uuid } from 'drizzle-orm/pg-core';
+import { bigint, check, index, pgTable, primaryKey, smallint, text, uuid } from 'drizzle-orm/pg-core';
 import { createdAt, ts } from './columns.js';
 import { entries } from './core.js';
 
@@ -66,6 +66,22 @@ export const visitCounts = pgTable('visit_counts', {
     .references(() => entries.id, { onDelete: 'cascade' }),
   n: bigint('n', { mode: 'number' }).notNull(),
 });
+
+/**
+ * Each referrer's folded visits per UTC hour (the same fold as visit_counts): a range of whole
+ * hours (the funnel's top referrers) sums these and counts only the visits after the fold.
+ */
+export const visitHours = pgTable(
+  'visit_hours',
+  {
+    entryId: uuid('entry_id')
+      .notNull()
+      .references(() => entries.id, { onDelete: 'cascade' }),
+    hour: ts('hour').notNull(),
+    n: bigint('n', { mode: 'number' }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.entryId, t.hour] })],
+);
 
 /** Where the folded visits end: one row (id 1). */
 export const visitFold = pgTable(
