@@ -130,9 +130,14 @@ describe.skipIf(!CHROMIUM)('the sign-up widget in a real browser, on a page of a
     await page.goto(`${shopOrigin}/`);
     await w.getByText(/You are #\d+ of \d+/).waitFor();
     expect(await w.getByText(/You are #/).textContent()).toBe('You are #1 of 2');
-    await w.getByRole('heading', { name: 'Your rewards' }).waitFor();
-    expect(await w.locator('ul.rewards li').allTextContents()).toEqual(['Welcome gift: Your code: WELCOME10']);
-    expect(await w.locator('p.next').textContent()).toBe('2 more confirmed friends to unlock Founding member');
+    // the reward ladder, once: the code won, and the next reward with how far it is
+    await w.getByRole('heading', { name: 'Rewards' }).waitFor();
+    // (in the rewards list's order: the friends' rewards first, then by threshold)
+    expect((await w.locator('ol.ladder li').allTextContents()).map((t) => t.replace(/\s+/g, ' ').trim())).toEqual([
+      'Founding member · 2 confirmed friends 2 more confirmed friends to unlock Founding member',
+      'Welcome gift · 10 points · Unlocked Your code: WELCOME10 Copy code',
+    ]);
+    expect(await w.getByText('2 more confirmed friends to unlock Founding member').count()).toBe(1);
     const link = await w.getByLabel('Move up: share your link').inputValue();
     const own = await queryOne<{ referral_code: string }>(
       env.db,

@@ -438,7 +438,6 @@ export class ContestSignup extends HTMLElement {
       ),
       el('p', {}, this.t('points', { points: me.points }, 'points')),
       el('p', {}, this.t('referrals', { referrals: me.referralsCount }, 'referrals')),
-      ...this.rewards(me),
       ...this.shareSection(me, token),
       ladder,
       actions,
@@ -454,9 +453,12 @@ export class ContestSignup extends HTMLElement {
   /** Every reward with its threshold: the unlocked ones with their code, a progress bar to the next. */
   private async fillLadder(box: HTMLElement, me: Me, gen: number) {
     const list = await this.api<Reward[]>('GET', `/api/v1/contests/${encodeURIComponent(this.contest)}/rewards`).catch(
-      () => [] as Reward[],
+      () => null,
     );
-    if (gen !== this.generation || !list.length) return;
+    if (gen !== this.generation) return;
+    // without the list (its request failed): what /me says, the codes won and the next reward
+    if (!list) return box.replaceChildren(...this.rewards(me));
+    if (!list.length) return;
     const unlocked = new Map(me.rewards.unlocked.map((u) => [u.rewardId, u]));
     const next = me.rewards.next;
     const items = list.map((r) => {
