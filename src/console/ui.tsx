@@ -131,10 +131,14 @@ export function Action(props: {
   );
 }
 
-/** Copies a secret shown once. */
-export function CopyButton(props: { text: string; label?: string }) {
+/**
+ * Copies `text` (a secret shown once, a snippet). It says so by its own label ("Copied"), or, with
+ * `said`, in a status line after it, the label kept.
+ */
+export function CopyButton(props: { text: string; label?: string; said?: string }) {
   const [done, setDone] = useState(false);
-  return (
+  const label = props.label ?? 'Copy';
+  const button = (
     <button
       type="button"
       onClick={async () => {
@@ -146,8 +150,15 @@ export function CopyButton(props: { text: string; label?: string }) {
         }
       }}
     >
-      {done ? 'Copied' : (props.label ?? 'Copy')}
+      {done && props.said === undefined ? 'Copied' : label}
     </button>
+  );
+  if (props.said === undefined) return button;
+  return (
+    <>
+      {button}
+      <p role="status">{done ? props.said : ''}</p>
+    </>
   );
 }
 
@@ -207,15 +218,19 @@ export const plural = (n: number, noun: string, many = `${noun}s`) => counted(n,
 
 export const when = (iso: string | null | undefined) => (iso ? new Date(iso).toLocaleString() : '—');
 
-/** Runs `fn` with the form's values as an object of strings. */
-export function formValues(e: Event): Record<string, string> {
-  e.preventDefault();
-  const form = e.target as HTMLFormElement;
+/** A form's values as an object of strings. */
+export function valuesOf(form: HTMLFormElement): Record<string, string> {
   const out: Record<string, string> = {};
   new FormData(form).forEach((v, k) => {
     out[k] = String(v);
   });
   return out;
+}
+
+/** A submitted form's values (the page is not reloaded). */
+export function formValues(e: Event): Record<string, string> {
+  e.preventDefault();
+  return valuesOf(e.target as HTMLFormElement);
 }
 
 /**

@@ -5,14 +5,17 @@
 import * as v from 'valibot';
 import { nonNegInt, publicCacheSeconds } from '../http/fields.js';
 import { trimmedString } from '../http/validate.js';
-import { SHARE_CHANNELS, SHARE_MESSAGE_MAX, THEME_FONT_NAMES } from '../lib/share-channels.js';
+import {
+  COLOUR_RRGGBB,
+  SHARE_CHANNELS,
+  SHARE_MESSAGE_MAX,
+  THEME_FONT_NAMES,
+  THEME_RADIUS_MAX,
+} from '../lib/share-channels.js';
 
 const colour = (field: string) =>
   v.optional(
-    v.pipe(
-      v.string(`${field} must be a colour #rrggbb`),
-      v.regex(/^#[0-9a-fA-F]{6}$/, `${field} must be a colour #rrggbb`),
-    ),
+    v.pipe(v.string(`${field} must be a colour #rrggbb`), v.regex(COLOUR_RRGGBB, `${field} must be a colour #rrggbb`)),
   );
 
 const riskLimit = (field: string) =>
@@ -155,10 +158,10 @@ const settingsEntries = {
         text: colour('theme.text'),
         radius: v.optional(
           v.pipe(
-            v.number('theme.radius must be an integer from 0 to 32'),
-            v.integer('theme.radius must be an integer from 0 to 32'),
-            v.minValue(0, 'theme.radius must be an integer from 0 to 32'),
-            v.maxValue(32, 'theme.radius must be an integer from 0 to 32'),
+            v.number(`theme.radius must be an integer from 0 to ${THEME_RADIUS_MAX}`),
+            v.integer(`theme.radius must be an integer from 0 to ${THEME_RADIUS_MAX}`),
+            v.minValue(0, `theme.radius must be an integer from 0 to ${THEME_RADIUS_MAX}`),
+            v.maxValue(THEME_RADIUS_MAX, `theme.radius must be an integer from 0 to ${THEME_RADIUS_MAX}`),
           ),
         ),
         font: v.optional(v.picklist(THEME_FONT_NAMES, `theme.font must be one of ${THEME_FONT_NAMES.join(', ')}`)),

@@ -36,6 +36,11 @@ export const THEME_FONTS = {
 export type ThemeFont = keyof typeof THEME_FONTS;
 export const THEME_FONT_NAMES = Object.keys(THEME_FONTS) as ThemeFont[];
 
+/** A colour the widget takes (a theme's, a bonus action's icon): `#rrggbb`. */
+export const COLOUR_RRGGBB = /^#[0-9a-fA-F]{6}$/;
+/** A theme's largest corner radius, in px (from 0). */
+export const THEME_RADIUS_MAX = 32;
+
 /** A contest's look in the widget and on its hosted page; each part optional (the widget's own default). */
 export interface Theme {
   accent?: string;

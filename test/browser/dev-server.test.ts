@@ -19,6 +19,7 @@ import { CHROMIUM, launchChromium, warnIfNoChromium, watchedPage } from './suppo
 import { DEV_ADMIN_TOKEN as ADMIN, DEV_BASE_URL, type DevServer, startDevServer } from './support/dev-server.js';
 import { checkDocsPage } from './support/docs-check.js';
 import { pgReachable } from './support/net.js';
+import { closeAll, serveShop } from './support/shop.js';
 
 warnIfNoChromium('the `npm run dev` BROWSER tests');
 
@@ -214,17 +215,10 @@ describe.skipIf(!CHROMIUM || !hasPostgres)(
       const contestId = contest.body.data.id as string;
       const friend = await admin('POST', `/api/v1/contests/${contestId}/signup`, { email: 'friend@example.com' }, priv);
       expect(friend.status, JSON.stringify(friend.body)).toBe(201);
-      const shop = createHttpServer((_req, res) => {
-        res.writeHead(200, {
-          'content-type': 'text/html; charset=utf-8',
-          'content-security-policy': `default-src 'none'; script-src ${origin}; connect-src ${origin}`,
-        });
-        res.end(`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Waitlist</title>
-<script src="${origin}/signup.js" defer></script></head><body><main><h1>Join</h1>
-<contest-signup contest="${contestId}" api-key="${pub}"></contest-signup></main></body></html>`);
-      });
-      await new Promise<void>((r) => shop.listen(0, '127.0.0.1', () => r()));
-      const shopOrigin = `http://127.0.0.1:${(shop.address() as AddressInfo).port}`;
+      const { server: shop, origin: shopOrigin } = await serveShop(origin, () => ({
+        title: 'Waitlist',
+        body: `<h1>Join</h1>\n<contest-signup contest="${contestId}" api-key="${pub}"></contest-signup>`,
+      }));
       const ctx = await browser.newContext();
       const page = await ctx.newPage();
       const problems: string[] = [];
@@ -253,7 +247,7 @@ describe.skipIf(!CHROMIUM || !hasPostgres)(
         expect(problems).toEqual([]);
       } finally {
         await ctx.close();
-        await new Promise((r) => shop.close(r));
+        await closeAll(shop);
       }
     });
 

@@ -6,9 +6,16 @@
  * in the preview at once, Save keeps it for every page that embeds the widget.
  */
 import { useRef, useState } from 'hono/jsx/dom';
-import { THEME_FONT_NAMES, type Theme, type ThemeFont, themeSlots } from '../../lib/share-channels.js';
+import {
+  COLOUR_RRGGBB,
+  THEME_FONT_NAMES,
+  THEME_RADIUS_MAX,
+  type Theme,
+  type ThemeFont,
+  themeSlots,
+} from '../../lib/share-channels.js';
 import { apiClient, type Credential, must } from '../api.js';
-import { ErrorLine, submitWith, useLoad } from '../ui.js';
+import { CopyButton, ErrorLine, submitWith, useLoad, valuesOf } from '../ui.js';
 
 type Team = Extract<Credential, { kind: 'team' }>;
 
@@ -18,29 +25,20 @@ const COLOURS = {
   background: ['Background', '#ffffff'],
   text: ['Text', '#1f2937'],
 } as const;
-const COLOUR = /^#[0-9a-fA-F]{6}$/;
 
 /** The theme of the look form's values: empty or unfinished fields are left to the widget. */
 function themeOf(v: Record<string, string | undefined>): Theme {
   const theme: Theme = {};
   for (const k of ['accent', 'background', 'text'] as const) {
     const c = v[`theme-${k}`]?.trim();
-    if (c && COLOUR.test(c)) theme[k] = c;
+    if (c && COLOUR_RRGGBB.test(c)) theme[k] = c;
   }
   const radius = v['theme-radius']?.trim();
-  if (radius && Number.isInteger(Number(radius)) && Number(radius) >= 0 && Number(radius) <= 32)
+  if (radius && Number.isInteger(Number(radius)) && Number(radius) >= 0 && Number(radius) <= THEME_RADIUS_MAX)
     theme.radius = Number(radius);
   if (v['theme-font']) theme.font = v['theme-font'] as ThemeFont;
   return theme;
 }
-
-const valuesOf = (form: HTMLFormElement) => {
-  const out: Record<string, string> = {};
-  new FormData(form).forEach((val, k) => {
-    out[k] = String(val);
-  });
-  return out;
-};
 
 /**
  * The theme on the preview's widget, before it is saved: each part the theme sets as the page's
@@ -70,7 +68,6 @@ export function SignupEmbed(props: { cred: Team; contestId: string }) {
   const settings = useLoad(async () => must(api.GET('/api/v1/contests/{contestId}/settings', path)), [props.contestId]);
   const on = settings.data?.data.publicSignup === true;
   const theme = settings.data?.data.theme;
-  const [copied, setCopied] = useState(false);
   const [shown, setShown] = useState(0);
   const [error, setError] = useState<string | null>(null);
   const [saved, setSaved] = useState(false);
@@ -89,20 +86,7 @@ export function SignupEmbed(props: { cred: Team; contestId: string }) {
       <pre class="embed">
         <code id="signup-snippet">{snippet}</code>
       </pre>
-      <button
-        type="button"
-        onClick={async () => {
-          try {
-            await navigator.clipboard.writeText(snippet);
-            setCopied(true);
-          } catch {
-            setCopied(false);
-          }
-        }}
-      >
-        Copy the two lines
-      </button>
-      <p role="status">{copied ? 'Copied.' : ''}</p>
+      <CopyButton text={snippet} label="Copy the two lines" said="Copied." />
       <p>
         Without a page of your own, send people to the contest's hosted page:{' '}
         <a href={page}>
@@ -139,19 +123,19 @@ export function SignupEmbed(props: { cred: Team; contestId: string }) {
                 <input
                   id={`s-theme-${k}`}
                   name={`theme-${k}`}
-                  pattern="#[0-9a-fA-F]{6}"
+                  pattern={COLOUR_RRGGBB.source.slice(1, -1)}
                   placeholder={COLOURS[k][1]}
                   value={theme[k] ?? ''}
                 />
               </>
             ))}
-            <label for="s-theme-radius">Corner radius in px (0-32)</label>
+            <label for="s-theme-radius">Corner radius in px (0-{THEME_RADIUS_MAX})</label>
             <input
               id="s-theme-radius"
               name="theme-radius"
               type="number"
               min={0}
-              max={32}
+              max={THEME_RADIUS_MAX}
               value={theme.radius === undefined ? '' : String(theme.radius)}
             />
             <label for="s-theme-font">Font</label>

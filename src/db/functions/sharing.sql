@@ -10,8 +10,7 @@
 -- ce:function
 -- Folds the visits made before `p_now` minus a minute (no visit statement that read its clock
 -- before then can still commit) into visit_counts and visit_hours, and moves visit_fold.until
--- there. One fold
--- at a time (the row is locked); answers how many visits it folded.
+-- there. One fold at a time (the row is locked); answers how many visits it folded.
 CREATE OR REPLACE FUNCTION ce_fold_visits(p_now timestamp with time zone)
  RETURNS bigint
  LANGUAGE plpgsql

@@ -8,7 +8,7 @@
  * needs nothing but the API's origin in connect-src (and Turnstile's, when the contest uses it).
  */
 
-import { SHARE_CHANNELS, type Theme, themeVariables } from '../../lib/share-channels.js';
+import { COLOUR_RRGGBB, SHARE_CHANNELS, type Theme, themeVariables } from '../../lib/share-channels.js';
 import { fill, type Strings, stringsFrom } from './strings.js';
 import { CSS } from './styles.js';
 
@@ -41,6 +41,9 @@ interface Me {
     next: { rewardId: string; name: string; referralsMissing: number | null; pointsMissing: number | null } | null;
   };
 }
+type NextReward = NonNullable<Me['rewards']['next']>;
+/** how many friends or points the visitor still needs for their next reward */
+const missingOf = (next: NextReward) => next.referralsMissing ?? next.pointsMissing ?? 0;
 interface Reward {
   id: string;
   name: string;
@@ -476,8 +479,7 @@ export class ContestSignup extends HTMLElement {
           put(li, ' ', el('code', {}, this.t('rewardCode', { code })), ' ', copy, ' ', said);
         } else if (u.waitingForCode) put(li, ` · ${this.t('rewardWaiting')}`);
       } else if (next?.rewardId === r.id) {
-        const missing = next.referralsMissing ?? next.pointsMissing ?? 0;
-        const value = Math.max(0, count - missing);
+        const value = Math.max(0, count - missingOf(next));
         put(
           li,
           el('progress', {
@@ -485,11 +487,7 @@ export class ContestSignup extends HTMLElement {
             value: String(value),
             'aria-label': this.t('ladderProgress', { reward: r.name }),
           }),
-          el(
-            'span',
-            { class: 'note' },
-            ` ${this.t(next.referralsMissing !== null ? 'nextReferrals' : 'nextPoints', { missing, reward: r.name }, 'missing')}`,
-          ),
+          el('span', { class: 'note' }, ` ${this.nextLine(next)}`),
         );
       }
       return li;
@@ -519,7 +517,7 @@ export class ContestSignup extends HTMLElement {
         ` ${this.t('actionPoints', { points: a.points }, 'points')}`,
       );
       const dot = head.firstChild as HTMLElement;
-      if (/^#[0-9a-fA-F]{6}$/.test(a.iconColor)) dot.style.background = a.iconColor;
+      if (COLOUR_RRGGBB.test(a.iconColor)) dot.style.background = a.iconColor;
       const li = el('li', {}, head);
       // a manual completion waits for the team's review (the list counts it as completed)
       if (a.completionStatus === 'pending') put(li, el('span', { class: 'note' }, this.t('actionWaiting')));
@@ -700,12 +698,14 @@ export class ContestSignup extends HTMLElement {
         el('ul', { class: 'rewards' }, ...unlocked.map((r) => this.rewardLine(r))),
       );
     }
-    if (next) {
-      const missing = next.referralsMissing ?? next.pointsMissing ?? 0;
-      const line = next.referralsMissing !== null ? 'nextReferrals' : 'nextPoints';
-      out.push(el('p', { class: 'next' }, this.t(line, { missing, reward: next.name }, 'missing')));
-    }
+    if (next) out.push(el('p', { class: 'next' }, this.nextLine(next)));
     return out;
+  }
+
+  /** "N more … to unlock <reward>": how far the visitor is from the reward closest to them. */
+  private nextLine(next: NextReward): string {
+    const line = next.referralsMissing !== null ? 'nextReferrals' : 'nextPoints';
+    return this.t(line, { missing: missingOf(next), reward: next.name }, 'missing');
   }
 
   private rewardLine(r: Me['rewards']['unlocked'][number]): HTMLElement {

@@ -13,15 +13,6 @@ export const DEV_ADMIN_TOKEN = 'dev-browser-admin-token-0123456789';
 export const DEV_BASE_URL =
   process.env.TEST_DATABASE_URL || process.env.WORKERD_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
 
-export interface DevServer {
-  origin: string;
-  /** the database the Worker writes to */
-  databaseUrl: string;
-  /** what the process printed so far */
-  output(): string;
-  stop(): Promise<void>;
-}
-
 const withDb = (name: string) => {
   const u = new URL(DEV_BASE_URL);
   u.pathname = `/${name}`;
@@ -43,6 +34,11 @@ export interface Server {
   /** what the process printed so far */
   output(): string;
   stop(): Promise<void>;
+}
+
+export interface DevServer extends Server {
+  /** the database the Worker writes to */
+  databaseUrl: string;
 }
 
 /**
