@@ -45,7 +45,7 @@ interface Ep {
   headers?: () => Record<string, string>;
 }
 
-async function startDev(
+export async function startDev(
   databaseUrl: string,
   transport: string,
   latencyMs: number,
@@ -85,7 +85,7 @@ async function startDev(
   return { base, child };
 }
 
-async function stop(child: ChildProcess) {
+export async function stop(child: ChildProcess) {
   if (child.exitCode !== null) return;
   const exited = new Promise((r) => child.once('exit', r));
   child.kill('SIGTERM');

@@ -3,6 +3,7 @@
  * npm run bench -- --edge [--samples N]     (round trips as the edge feels them: bench/edge.ts)
  * npm run bench -- --call-cost [--samples N]  (what a statement function's call costs Postgres by itself: bench/call-cost.ts)
  * npm run bench -- --pg-cost [--samples N] [--only WORD]  (Postgres CPU per request, Node beside the Worker: bench/edge.ts)
+ * npm run bench -- --bodies [--samples N]   (what a hostile body costs, /health meanwhile, Node and the Worker: bench/bodies.ts)
  *
  * --draw: instead of the HTTP load, times a giveaway draw over the seeded contest (commit and
  * reveal of 100 winners, equal and points weighting, in SQL) and the snapshot CSV read back in
@@ -32,6 +33,7 @@ import { cryptoRandom } from '../src/deps.js';
 import { createDraw, revealDraw, SNAPSHOT_HEADER, snapshotPage } from '../src/draws/draws.js';
 import { SNAPSHOT_PAGE_BYTES } from '../src/draws/draws.routes.js';
 import { hashCookie } from '../src/instant-win/hashing.js';
+import { bodiesBench } from './bodies.js';
 import { callCostBench } from './call-cost.js';
 import { cpuMeter } from './cpu.js';
 import { edgeBench, pgCostBench } from './edge.js';
@@ -725,38 +727,46 @@ const run = args.includes('--explain')
       );
       log('wrote bench/explain-results.json');
     })
-  : args.includes('--call-cost')
-    ? callCostBench({ baseUrl, samples: Number(arg('samples') ?? 1000), log }).then((r) => {
+  : args.includes('--bodies')
+    ? bodiesBench({ baseUrl, samples: Number(arg('samples') ?? 20), log }).then((r) => {
         writeFileSync(
-          'bench/call-cost-results.json',
+          'bench/bodies-results.json',
           JSON.stringify({ date: new Date().toISOString(), results: r }, null, 2),
         );
-        log('wrote bench/call-cost-results.json');
+        log('wrote bench/bodies-results.json');
       })
-    : args.includes('--pg-cost')
-      ? pgCostBench({ baseUrl, samples: Number(arg('samples') ?? (quick ? 30 : 300)), only, log }).then((r) => {
+    : args.includes('--call-cost')
+      ? callCostBench({ baseUrl, samples: Number(arg('samples') ?? 1000), log }).then((r) => {
           writeFileSync(
-            'bench/pg-cost-results.json',
+            'bench/call-cost-results.json',
             JSON.stringify({ date: new Date().toISOString(), results: r }, null, 2),
           );
-          log('wrote bench/pg-cost-results.json');
+          log('wrote bench/call-cost-results.json');
         })
-      : args.includes('--edge') || args.includes('--edge-cache')
-        ? edgeBench({
-            baseUrl,
-            samples: Number(arg('samples') ?? (quick ? 5 : 15)),
-            log,
-            cacheOnly: args.includes('--edge-cache'),
-            connections: Number(arg('connections') ?? 50),
-            seconds: Number(arg('duration') ?? 20),
-          }).then((r) => {
+      : args.includes('--pg-cost')
+        ? pgCostBench({ baseUrl, samples: Number(arg('samples') ?? (quick ? 30 : 300)), only, log }).then((r) => {
             writeFileSync(
-              'bench/edge-results.json',
+              'bench/pg-cost-results.json',
               JSON.stringify({ date: new Date().toISOString(), results: r }, null, 2),
             );
-            log('wrote bench/edge-results.json');
+            log('wrote bench/pg-cost-results.json');
           })
-        : main();
+        : args.includes('--edge') || args.includes('--edge-cache')
+          ? edgeBench({
+              baseUrl,
+              samples: Number(arg('samples') ?? (quick ? 5 : 15)),
+              log,
+              cacheOnly: args.includes('--edge-cache'),
+              connections: Number(arg('connections') ?? 50),
+              seconds: Number(arg('duration') ?? 20),
+            }).then((r) => {
+              writeFileSync(
+                'bench/edge-results.json',
+                JSON.stringify({ date: new Date().toISOString(), results: r }, null, 2),
+              );
+              log('wrote bench/edge-results.json');
+            })
+          : main();
 run.catch((e) => {
   console.error(e);
   process.exit(1);

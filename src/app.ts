@@ -1,8 +1,7 @@
 /**
  * createApp(deps): the one Hono app, for Node and Workers alike.
  */
-import { type Context, Hono, type MiddlewareHandler } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
+import { type Context, Hono } from 'hono';
 import { cors } from 'hono/cors';
 import { HTTPException } from 'hono/http-exception';
 import { matchedRoutes } from 'hono/route';
@@ -21,10 +20,11 @@ import { emailTextRoutes } from './email-texts/email-texts.routes.js';
 import { confirmRoutes } from './entries/confirm.routes.js';
 import { privacyRoutes } from './entries/data-out.routes.js';
 import { entryRoutes } from './entries/entries.routes.js';
-import { ApiError, Errors } from './errors.js';
+import { ApiError } from './errors.js';
 import { kickEventDelivery } from './events/deliver.js';
 import { webhookEndpointRoutes } from './events/endpoints.routes.js';
 import { keyError } from './http/auth.js';
+import { bodySizeLimit } from './http/body-limit.js';
 import type { AppEnv } from './http/context.js';
 import { triggerEmailDelivery } from './http/email-trigger.js';
 import { fail } from './http/envelope.js';
@@ -68,16 +68,6 @@ function routeOf(c: Context): { route: string } | { path: string } {
   return handler ? { route: handler.path } : { path: c.req.path };
 }
 
-export const MAX_BODY_BYTES = 64 * 1024;
-export const PLATFORM_MAX_BODY_BYTES = 1024 * 1024;
-const REWARD_CODES_PATH = /^\/api\/v1\/contests\/[^/]+\/rewards(\/[^/]+\/codes)?$/;
-/**
- * The largest body a path takes: 64 KiB, but 1 MiB for the store/payment platforms' own payloads
- * (a large Shopify order can pass 64 KiB, and a 413 there makes the platform retry, then drop the
- * subscription) and for a reward's codes (10,000 to a request).
- */
-export const maxBodyBytes = (path: string): number =>
-  path.startsWith('/api/webhooks/referral/') || REWARD_CODES_PATH.test(path) ? PLATFORM_MAX_BODY_BYTES : MAX_BODY_BYTES;
 const REQUEST_ID_RE = /^[\w.-]{1,128}$/;
 
 export function createApp(deps: Deps) {
@@ -150,32 +140,8 @@ export function createApp(deps: Deps) {
     return next();
   });
 
-  // 64 KiB for everything, 1 MiB where maxBodyBytes says so
-  const limit = (maxSize: number): MiddlewareHandler => {
-    const streamed = bodyLimit({
-      maxSize,
-      onError: () => {
-        throw Errors.bodyTooLarge();
-      },
-    });
-    return (c, next) => {
-      // GET and HEAD carry no body. A body of announced length is judged by its header, as
-      // hono's bodyLimit does, without touching c.req.raw.body: on Node that getter turns the
-      // adapter's light request into a full Request with a web stream over the socket, about 12%
-      // of a request's CPU. Anything else (a chunked body) is counted as it streams.
-      const method = c.req.method;
-      if (method === 'GET' || method === 'HEAD') return next();
-      const length = c.req.header('content-length');
-      if (length !== undefined && c.req.header('transfer-encoding') === undefined) {
-        if (Number.parseInt(length, 10) > maxSize) throw Errors.bodyTooLarge();
-        return next();
-      }
-      return streamed(c, next);
-    };
-  };
-  const apiLimit = limit(MAX_BODY_BYTES);
-  const platformLimit = limit(PLATFORM_MAX_BODY_BYTES);
-  app.use('*', (c, next) => (maxBodyBytes(c.req.path) > MAX_BODY_BYTES ? platformLimit : apiLimit)(c, next));
+  // each route's body limit (64 KiB unless it declares more), before anything reads the body
+  app.use('*', bodySizeLimit);
 
   app.route('/', healthRoutes());
   app.route('/', keyRoutes());

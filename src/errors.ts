@@ -25,6 +25,7 @@ export const Errors = {
   // conventions (docs/api.md)
   notFound: def(404, 'Not found'),
   invalidBody: def(400, 'Invalid request body'),
+  jsonTooDeep: def(400, 'JSON nested too deeply'),
   bodyTooLarge: def(413, 'Request body too large'),
   unsupportedMediaType: def(415, 'Content-Type must be application/json'),
   tooManyRequests: (retryAfterSeconds: number) =>

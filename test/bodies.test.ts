@@ -187,7 +187,7 @@ describe('customFieldData limits', () => {
     expect([over.status, over.body.error]).toEqual([400, 'customFieldData must be at most 16384 bytes as JSON']);
   });
 
-  it('5000 levels (a stack overflow before): 400 on create and update, nothing changed', async () => {
+  it('5000 levels (a stack overflow once): 400 on create and update before the body is parsed, nothing changed', async () => {
     const c = await env.contest(t.teamId);
     const id = await newEntry(c.id, 'keep@example.com');
     const before = await query(env.db, sql`select * from entries where contest_id = ${c.id}`);
@@ -200,7 +200,13 @@ describe('customFieldData limits', () => {
         key: t.privateKey,
         rawBody: `{${extra}"customFieldData":${deep}}`,
       });
-      expect([r.status, r.body.error]).toEqual([400, 'customFieldData must be at most 10 levels deep']);
+      expect([r.status, r.body.error]).toEqual([400, 'JSON nested too deeply']);
+      // within the body's 32 levels, the field's own limit answers
+      const eleven = await env.request(method!, path!, {
+        key: t.privateKey,
+        rawBody: `{${extra}"customFieldData":${'{"a":'.repeat(11)}1${'}'.repeat(11)}}`,
+      });
+      expect([eleven.status, eleven.body.error]).toEqual([400, 'customFieldData must be at most 10 levels deep']);
     }
     expect(await query(env.db, sql`select * from entries where contest_id = ${c.id}`)).toEqual(before);
   });
@@ -262,5 +268,70 @@ describe('bytes that are not UTF-8', () => {
       sql`select count(*)::int as n from entries where contest_id = ${c.id}`,
     );
     expect(rows[0]!.n).toBe(0);
+  });
+});
+
+describe('nesting: at most 32 levels, judged in one pass before the body is parsed', () => {
+  const nested = (depth: number, open: string, close: string, inner = '1') =>
+    `{"a":${open.repeat(depth - 1)}${inner}${close.repeat(depth - 1)}}`;
+  const visits = '/api/v1/contests/6f1c1d1e-1111-4111-8111-111111111111/visits';
+
+  it('32 levels are parsed; 33 answer 400 JSON nested too deeply, whatever the brackets', async () => {
+    const c = await env.contest(t.teamId);
+    const path = `/api/v1/contests/${c.id}`;
+    const json = { 'x-api-key': t.privateKey, 'content-type': 'application/json' };
+    // 32 levels in an unknown field: parsed, the field dropped, the update done
+    const ok = await raw('PATCH', path, json, nested(32, '[', ']').replace('{"a"', '{"title":"Deep","a"'));
+    expect([ok.status, ok.body.data?.title]).toEqual([200, 'Deep']);
+    for (const [open, close] of [
+      ['[', ']'],
+      ['{"b":', '}'],
+      ['[{"b":', '}]'],
+    ] as const) {
+      // 33 levels or more, as the whole body or in a field
+      const depth = open.length > 5 ? 17 : 33;
+      const r = await raw('PATCH', path, json, nested(depth, open, close).replace('{"a"', '{"title":"No","a"'));
+      expect([r.status, r.body.error], open).toEqual([400, 'JSON nested too deeply']);
+    }
+    // brackets inside strings (escaped quotes too) are text, not levels
+    const text = JSON.stringify({ title: 'Brackets', description: `"\\${'['.repeat(300)}` });
+    const s = await raw('PATCH', path, json, text);
+    expect([s.status, s.body.data?.title]).toEqual([200, 'Brackets']);
+    const after = await query<{ title: string }>(env.db, sql`select title from contests where id = ${c.id}`);
+    expect(after[0]!.title).toBe('Brackets');
+  });
+
+  it('a 64 KiB body of nested arrays from a stranger: 400 before any key is trusted, the server free meanwhile', async () => {
+    const depth = 32 * 1024 - 8;
+    const body = `{"a":${'['.repeat(depth)}${']'.repeat(depth)}}`;
+    expect(body.length).toBeLessThanOrEqual(64 * 1024);
+    const [r, health] = await Promise.all([
+      raw('POST', visits, { 'content-type': 'application/json' }, body),
+      env.app.request('/health'),
+    ]);
+    // no key: the route's usual 401 for a keyless visit of a contest that takes no public sign-ups
+    expect([r.status, r.body.error]).toEqual([401, 'Missing or invalid API key']);
+    expect(health.status).toBe(200);
+    const withKey = await raw('POST', visits, { 'content-type': 'application/json', 'x-api-key': t.publicKey }, body);
+    expect([withKey.status, withKey.body.error]).toEqual([400, 'JSON nested too deeply']);
+  });
+
+  it("1 MiB only where the route declares it (a reward's codes); 64 KiB elsewhere", async () => {
+    const c = await env.contest(t.teamId);
+    const json = { 'x-api-key': t.privateKey, 'content-type': 'application/json' };
+    const deep = (bytes: number) => {
+      const depth = Math.floor((bytes - 40) / 2);
+      return `{"name":"R","a":${'['.repeat(depth)}${']'.repeat(depth)}}`;
+    };
+    const big = deep(1024 * 1024 - 64);
+    const rewards = await raw('POST', `/api/v1/contests/${c.id}/rewards`, json, big);
+    expect([rewards.status, rewards.body.error]).toEqual([400, 'JSON nested too deeply']);
+    const elsewhere = await raw('PATCH', `/api/v1/contests/${c.id}`, json, big);
+    expect([elsewhere.status, elsewhere.body.error]).toEqual([413, 'Request body too large']);
+    const n = await query<{ n: number }>(
+      env.db,
+      sql`select count(*)::int as n from rewards where contest_id = ${c.id}`,
+    );
+    expect(n[0]!.n).toBe(0);
   });
 });

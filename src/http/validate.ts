@@ -8,14 +8,21 @@
  * `Invalid request body` on purchases).
  *
  * Bodies and query strings are read here, before any schema: see readJsonBody() (415 for a body
- * that is not JSON, `{}` for no body) and assertStorableStrings() (no NUL, no lone surrogates in
- * any string, at any depth).
+ * that is not JSON, `{}` for no body; parseJsonObject: at most 32 levels deep, no NUL and no lone
+ * surrogates in any string).
  */
 import type { Context, MiddlewareHandler, ValidationTargets } from 'hono';
 import { validator } from 'hono-openapi';
 import * as v from 'valibot';
 import { Errors } from '../errors.js';
-import { assertStorableStrings, docOverrides, documentedAs, type Issue, issueToError } from '../lib/validation.js';
+import {
+  assertStorableStrings,
+  docOverrides,
+  documentedAs,
+  type Issue,
+  issueToError,
+  parseJsonObject,
+} from '../lib/validation.js';
 
 export { emailOf, emailSchema, trimmedString } from '../lib/validation.js';
 
@@ -25,34 +32,14 @@ const mediaType = (header: string | undefined) => (header ?? '').split(';')[0]!.
 /**
  * Reads the JSON body once. No bytes at all (whatever the content type): `{}`. Bytes with a
  * content type that is not JSON, or with none: 415 `Content-Type must be application/json`.
- * Not UTF-8, unparseable, or not an object: 400 `Invalid request body`. A string that Postgres cannot store
- * (NUL, lone surrogate) anywhere in it: 400 naming its path.
+ * Then parseJsonObject: one linear pass each for UTF-8, depth (32 levels), parse and strings.
+ * The body's size was judged before (app.ts: the route's declared limit, 64 KiB by default).
  */
-const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
-
 async function readJsonBody(c: Context): Promise<Record<string, unknown>> {
   const bytes = new Uint8Array(await c.req.arrayBuffer());
   if (bytes.byteLength === 0) return {};
   if (!JSON_TYPE.test(mediaType(c.req.header('content-type')))) throw Errors.unsupportedMediaType();
-  // bytes that are not UTF-8 are not JSON (RFC 8259): refused, never stored as U+FFFD
-  let text: string;
-  try {
-    text = strictUtf8.decode(bytes);
-  } catch {
-    throw Errors.invalidBody();
-  }
-  let value: unknown = {};
-  if (text.trim() !== '') {
-    try {
-      value = JSON.parse(text);
-    } catch {
-      throw Errors.invalidBody();
-    }
-  }
-  // every body of this API is a JSON object: arrays, strings, numbers and null are refused
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw Errors.invalidBody();
-  assertStorableStrings(value);
-  return value as Record<string, unknown>;
+  return parseJsonObject(bytes);
 }
 
 /** The query as hono's validator gives it (a repeated name: an array), every value checked as above. */

@@ -72,19 +72,27 @@ export function badStringReason(s: string): string | null {
 }
 
 /**
- * Every string of a parsed JSON value (keys included), walked without recursion (a body may
- * nest thousands of levels): the first one Postgres could not store answers 400 naming its path,
- * e.g. `name must not contain NUL characters`.
+ * Every string of a parsed JSON value (keys included), in one pass without recursion: the first
+ * one Postgres could not store answers 400 naming its path, e.g. `name must not contain NUL
+ * characters`. Linear in the value's size: a node knows its parent, and a path is spelled out
+ * only for the error (copying it at every level made a deep body cost the square of its depth).
  */
 export function assertStorableStrings(value: unknown, base: readonly (string | number)[] = []): void {
-  const stack: { value: unknown; path: readonly (string | number)[] }[] = [{ value, path: base }];
+  type Node = { value: unknown; key: string | number | null; parent: Node | null };
+  const pathOf = (n: Node): (string | number)[] => {
+    const out: (string | number)[] = [];
+    for (let x: Node | null = n; x && x.key !== null; x = x.parent) out.push(x.key);
+    return [...base, ...out.reverse()];
+  };
+  const stack: Node[] = [{ value, key: null, parent: null }];
   while (stack.length) {
-    const { value: x, path } = stack.pop()!;
+    const node = stack.pop()!;
+    const x = node.value;
     if (typeof x === 'string') {
       const why = badStringReason(x);
-      if (why) throw Errors.validation(`${pathLabel(path)} ${why}`);
+      if (why) throw Errors.validation(`${pathLabel(pathOf(node))} ${why}`);
     } else if (Array.isArray(x)) {
-      for (let i = x.length - 1; i >= 0; i--) stack.push({ value: x[i], path: [...path, i] });
+      for (let i = x.length - 1; i >= 0; i--) stack.push({ value: x[i], key: i, parent: node });
     } else if (x !== null && typeof x === 'object') {
       const keys = Object.keys(x);
       for (let i = keys.length - 1; i >= 0; i--) {
@@ -92,11 +100,68 @@ export function assertStorableStrings(value: unknown, base: readonly (string | n
         const why = badStringReason(k);
         // the key itself cannot be shown: name the object that holds it
         if (why)
-          throw Errors.validation(`${pathLabel(path)} ${why.replace('must not contain', 'must not have keys with')}`);
-        stack.push({ value: (x as Record<string, unknown>)[k], path: [...path, k] });
+          throw Errors.validation(
+            `${pathLabel(pathOf(node))} ${why.replace('must not contain', 'must not have keys with')}`,
+          );
+        stack.push({ value: (x as Record<string, unknown>)[k], key: k, parent: node });
       }
     }
   }
+}
+
+/** How many levels of objects and arrays a request body may nest (the body itself is level 1). */
+export const MAX_JSON_DEPTH = 32;
+
+/**
+ * Whether JSON text nests deeper than `limit` levels, read in one pass over its characters
+ * before it is parsed (brackets inside strings do not count). Text that is not JSON may pass:
+ * the parser refuses it after.
+ */
+export function jsonTextTooDeep(text: string, limit = MAX_JSON_DEPTH): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text.charCodeAt(i);
+    if (inString) {
+      if (ch === 0x5c)
+        i++; // a backslash: the next character is escaped
+      else if (ch === 0x22) inString = false;
+    } else if (ch === 0x22) inString = true;
+    else if (ch === 0x5b || ch === 0x7b) {
+      if (++depth > limit) return true;
+    } else if (ch === 0x5d || ch === 0x7d) depth--;
+  }
+  return false;
+}
+
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * A request body as the JSON object it must be, each check linear in its size: bytes that are
+ * not UTF-8, text that is not JSON, or a value that is not an object: 400 `Invalid request body`;
+ * nested deeper than MAX_JSON_DEPTH: 400 `JSON nested too deeply` (before it is parsed); a string
+ * Postgres cannot store anywhere in it: 400 naming its path. Empty text (or only white space): `{}`.
+ */
+export function parseJsonObject(bytes: Uint8Array): Record<string, unknown> {
+  // bytes that are not UTF-8 are not JSON (RFC 8259): refused, never stored as U+FFFD
+  let text: string;
+  try {
+    text = strictUtf8.decode(bytes);
+  } catch {
+    throw Errors.invalidBody();
+  }
+  if (text.trim() === '') return {};
+  if (jsonTextTooDeep(text)) throw Errors.jsonTooDeep();
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw Errors.invalidBody();
+  }
+  // every body of this API is a JSON object: arrays, strings, numbers and null are refused
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw Errors.invalidBody();
+  assertStorableStrings(value);
+  return value as Record<string, unknown>;
 }
 
 /** How many levels of objects/arrays a JSON value nests (a scalar: 0), counted without recursion. */

@@ -4,6 +4,7 @@ import { describeRoute } from 'hono-openapi';
 import * as v from 'valibot';
 import { Errors } from '../errors.js';
 import { requireKey } from '../http/auth.js';
+import { largeBody } from '../http/body-limit.js';
 import type { AppEnv } from '../http/context.js';
 import { ok, pagination } from '../http/envelope.js';
 import { apiErrors, Deleted, jsonRequest, okJson, pageJson, pageQuery, security } from '../http/schemas.js';
@@ -58,6 +59,7 @@ export function rewardRoutes() {
         ...apiErrors({ access: 'private', body: true }, { 400: BODY_400, 404: ['Contest not found'] }),
       },
     }),
+    largeBody(),
     privateKey,
     jsonBody(CreateRewardBody),
     async (c) => {
@@ -161,6 +163,7 @@ export function rewardRoutes() {
         ),
       },
     }),
+    largeBody(),
     privateKey,
     jsonBody(AddCodesBody),
     async (c) => {

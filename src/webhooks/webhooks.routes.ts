@@ -23,6 +23,7 @@ import { type CreateEntryInput, createEntry } from '../entries/create.js';
 import { CreatedEntry, CreateEntryBody } from '../entries/entries.schema.js';
 import { Errors } from '../errors.js';
 import { requireKey } from '../http/auth.js';
+import { largeBody } from '../http/body-limit.js';
 import type { AppEnv } from '../http/context.js';
 import { triggerEmailDelivery } from '../http/email-trigger.js';
 import { ok, pagination } from '../http/envelope.js';
@@ -35,7 +36,7 @@ import {
   verifyStandardWebhook,
   verifyStripe,
 } from '../lib/signatures.js';
-import { assertStorableStrings, issueToError } from '../lib/validation.js';
+import { issueToError, parseJsonObject } from '../lib/validation.js';
 import { purchaseInputSchema, recordPurchase, toPurchaseInput } from '../purchases/purchases.js';
 import { Purchase } from '../purchases/purchases.schema.js';
 import { loadWebhookContest, type WebhookContest } from './contest.js';
@@ -88,20 +89,13 @@ const platformPayload = v.pipe(
 type C = Context<AppEnv>;
 type Obj = Record<string, unknown>;
 
-const fatalUtf8 = new TextDecoder('utf-8', { fatal: true });
-
-/** The body as a JSON object; anything else (bad UTF-8, bad JSON, array, scalar, unstorable strings) is a 400. */
-export function parseJsonObject(raw: Uint8Array): Obj {
-  let value: unknown;
-  try {
-    value = JSON.parse(fatalUtf8.decode(raw));
-  } catch {
-    throw Errors.invalidBody();
-  }
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw Errors.invalidBody();
-  // no NUL or lone surrogate in any string (Postgres cannot store them): 400 naming the field
-  assertStorableStrings(value);
-  return value as Obj;
+/**
+ * The signed body as a JSON object (parseJsonObject: bad UTF-8, not JSON, not an object, over 32
+ * levels deep or with a string Postgres cannot store is a 400); empty text is no object here.
+ */
+function webhookObject(raw: Uint8Array): Obj {
+  if (new TextDecoder().decode(raw).trim() === '') throw Errors.invalidBody();
+  return parseJsonObject(raw);
 }
 
 /** A delivery id header, or null; over-long ids are cut for the audit row only. */
@@ -250,7 +244,7 @@ export function webhookRoutes() {
         verifyGeneric(c, contest, raw, now),
       );
       const input = await guardDelivery(d.db, d.now, d.meta, () => {
-        const parsed = v.safeParse(purchaseInputSchema, parseJsonObject(d.raw));
+        const parsed = v.safeParse(purchaseInputSchema, webhookObject(d.raw));
         if (!parsed.success)
           throw issueToError(parsed.issues as unknown as Parameters<typeof issueToError>[0], 'Invalid request body');
         return toPurchaseInput(parsed.output, 'webhook');
@@ -292,7 +286,7 @@ export function webhookRoutes() {
       const d = await authenticate(c, 'signup', 'webhook-id', (contest, raw, now) =>
         verifyGeneric(c, contest, raw, now),
       );
-      const input = await guardDelivery(d.db, d.now, d.meta, () => signupInput(parseJsonObject(d.raw)));
+      const input = await guardDelivery(d.db, d.now, d.meta, () => signupInput(webhookObject(d.raw)));
       let emailQueued = false;
       const a = await processDelivery(d.db, d.now, d.meta, async (tx) => {
         if (!d.contest.externalTrackingEnabled) throw Errors.externalTrackingDisabled();
@@ -343,13 +337,14 @@ export function webhookRoutes() {
         ...webhookErrors({ 400: 'Invalid input: `Invalid request body`, or a message naming the field of the order' }),
       },
     }),
+    largeBody(),
     async (c) => {
       const d = await authenticate(c, 'shopify', 'x-shopify-webhook-id', (contest, raw) =>
         verifyShopify(contest.shopifySecret ?? '', c.req.header('x-shopify-hmac-sha256'), raw),
       );
       const topic = c.req.header('x-shopify-topic')?.trim() ?? '';
       if (topic !== 'orders/paid') return ignore(c, d, `Topic ${topic || '(none)'} is not handled`);
-      const sale = await guardDelivery(d.db, d.now, d.meta, () => parseShopifyOrder(parseJsonObject(d.raw)));
+      const sale = await guardDelivery(d.db, d.now, d.meta, () => parseShopifyOrder(webhookObject(d.raw)));
       return creditSale(c, d, sale);
     },
   );
@@ -375,12 +370,13 @@ export function webhookRoutes() {
         }),
       },
     }),
+    largeBody(),
     async (c) => {
       const d = await authenticate(c, 'stripe', null, (contest, raw, now) =>
         verifyStripe(contest.stripeSecret ?? '', c.req.header('stripe-signature'), raw, now),
       );
       const event = await guardDelivery(d.db, d.now, d.meta, () => {
-        const e = parseJsonObject(d.raw);
+        const e = webhookObject(d.raw);
         if (e.id === undefined || e.id === null) throw Errors.validation('id is required');
         if (typeof e.id !== 'string' || !e.id.trim() || e.id.length > MAX_EXTERNAL_ID_LENGTH)
           throw Errors.validation('Invalid id');
