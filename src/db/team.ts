@@ -18,6 +18,7 @@
  * `cte` and the id as a parameter.
  */
 import { type SQL, sql } from 'drizzle-orm';
+import { badStringReason } from '../lib/validation.js';
 
 export interface Team {
   /** CTEs to write right after `with` (each followed by a comma), or nothing */
@@ -88,7 +89,10 @@ export function teamOfKey(
  * sign-ups. Personal data is always masked.
  */
 export function teamOfPublicContest(contestId: string): KeyTeam {
-  return keylessTeam(sql`ce_public_contest(${contestId}::text)`, `contest:${contestId}`);
+  // the id from the path as typed: a string Postgres could not take as text (U+0000, a lone
+  // surrogate) names no contest, and is sent as one that names none (an empty id)
+  const id = badStringReason(contestId) ? '' : contestId;
+  return keylessTeam(sql`ce_public_contest(${id}::text)`, `contest:${id}`);
 }
 
 /**
