@@ -38,6 +38,8 @@ export interface PublicCacheAnswer {
   contentType: string;
   /** a download's file name (the draw snapshot's CSV) */
   contentDisposition?: string;
+  /** a page's Content-Security-Policy (the hosted page's hashes of its inline style and script) */
+  contentSecurityPolicy?: string;
   storedAt: number;
   expiresAt: number;
   /** the contest (or game) the answer is about: forget(scope) drops it */

@@ -123,7 +123,7 @@ export function requireKey(access: 'public' | 'private', opts: KeyOptions = {}) 
 }
 
 /** The public limit (per `bucket` and client address, before any database work): 429 past it. */
-async function limitPublic(c: AppContext, bucket: string) {
+export async function limitPublic(c: AppContext, bucket: string) {
   const deps = c.var.deps;
   const limiter = deps.publicRateLimiter ?? defaultPublicLimiter(deps);
   const { success, retryAfterSeconds } = await limiter.limit(`${bucket}:${deps.clientIp(c) ?? 'unknown'}`);

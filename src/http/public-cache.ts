@@ -38,10 +38,12 @@ async function answerOf(
   about: { scope?: string; personal?: boolean } = {},
 ): Promise<PublicCacheAnswer> {
   const disposition = res.headers.get('content-disposition');
+  const csp = res.headers.get('content-security-policy');
   return {
     body: await res.text(),
     contentType: res.headers.get('content-type') ?? 'application/json',
     ...(disposition !== null ? { contentDisposition: disposition } : {}),
+    ...(csp !== null ? { contentSecurityPolicy: csp } : {}),
     storedAt,
     expiresAt,
     ...(about.scope ? { scope: about.scope } : {}),
@@ -58,19 +60,23 @@ const cacheControl = (personal: boolean | undefined, seconds: number) =>
 /**
  * Caches the route's 200 answer for a public key for the seconds the handler set with
  * `c.set('publicCacheSeconds', n)` (0 or unset: not stored). Goes after requireKey('public').
+ * `page`: a page every visitor gets alike (the hosted page): no key, and one entry whatever the
+ * query string (a share link's `?ref=` is read in the browser), so no query busts the cache.
  */
-export function publicCached() {
+export function publicCached(opts: { page?: boolean } = {}) {
   return createMiddleware<AppEnv>(async (c, next) => {
     const deps = c.var.deps;
     const cache = deps.publicCache;
-    if (!cache || c.var.auth.type !== 'public' || c.req.method !== 'GET') return next();
+    if (!cache || c.req.method !== 'GET' || (!opts.page && c.var.auth.type !== 'public')) return next();
     let inflight = inflightByCache.get(cache);
     if (!inflight) {
       inflight = new Map();
       inflightByCache.set(cache, inflight);
     }
     const url = new URL(c.req.url);
-    const key = `${url.origin}${url.pathname}${url.search}${url.search ? '&' : '?'}ce-key=${c.var.auth.keyHash}`;
+    const key = opts.page
+      ? `${url.origin}${url.pathname}?ce-page`
+      : `${url.origin}${url.pathname}${url.search}${url.search ? '&' : '?'}ce-key=${c.var.auth.keyHash}`;
 
     const fresh = async () => {
       const a = await cache.get(key);
@@ -91,6 +97,7 @@ export function publicCached() {
       return c.body(hit.body, 200, {
         'Content-Type': hit.contentType,
         ...(hit.contentDisposition ? { 'Content-Disposition': hit.contentDisposition } : {}),
+        ...(hit.contentSecurityPolicy ? { 'Content-Security-Policy': hit.contentSecurityPolicy } : {}),
         'Cache-Control': cacheControl(hit.personal, Math.max(0, Math.ceil((hit.expiresAt - now) / 1000))),
         Age: String(Math.max(0, Math.floor((now - hit.storedAt) / 1000))),
         Vary: 'X-API-Key',
@@ -215,6 +222,7 @@ export function workersPublicCache(cacheApi: CacheStorageLike, memory = memoryPu
             headers: {
               'content-type': answer.contentType,
               ...(answer.contentDisposition ? { 'content-disposition': answer.contentDisposition } : {}),
+              ...(answer.contentSecurityPolicy ? { 'content-security-policy': answer.contentSecurityPolicy } : {}),
               'cache-control': `public, max-age=${seconds}`,
               'x-ce-stored-at': String(answer.storedAt),
               'x-ce-expires-at': String(answer.expiresAt),

@@ -1,7 +1,15 @@
-/** GET /c/:contestId: a contest's hosted page (src/signups/page.ts). */
+/**
+ * GET /c/:contestId: a contest's hosted page (src/signups/page.ts). Limited per client address as
+ * the other keyless routes are (429 past it), then read from the public cache for the contest's
+ * `publicCacheSeconds` (one copy whatever the query string; on the Worker the data centre's
+ * Cache API behind the isolate's copy), and only then from the database.
+ */
 import { Hono } from 'hono';
 import { describeRoute } from 'hono-openapi';
+import { limitPublic } from '../http/auth.js';
 import type { AppEnv } from '../http/context.js';
+import { publicCached } from '../http/public-cache.js';
+import { errors } from '../http/schemas.js';
 import { hostedContest, hostedPage, NOT_FOUND_PAGE } from './page.js';
 
 export function hostedPageRoutes() {
@@ -13,22 +21,30 @@ export function hostedPageRoutes() {
       tags: ['Sign-ups'],
       summary: "A contest's hosted page: its title, description, image and the sign-up widget, with link-preview tags",
       description:
-        "Only while the contest takes public sign-ups (else 404). Cached for the contest's `publicCacheSeconds`; " +
-        'share links differ only in `?ref=` and `via=`, which the widget reads in the browser.',
+        "Only while the contest takes public sign-ups and is not a draft (else 404). Cached for the contest's " +
+        '`publicCacheSeconds` (one copy whatever the query: share links differ only in `?ref=` and `via=`, which the ' +
+        'widget reads in the browser). Limited per client address like the keyless API routes (429).',
       security: [],
       responses: {
         200: { description: 'The page (HTML)', content: { 'text/html': { schema: { type: 'string' } } } },
         404: {
-          description: 'No such contest, or it takes no public sign-ups (HTML)',
+          description: 'No such contest, a draft, or one that takes no public sign-ups (HTML)',
           content: { 'text/html': { schema: { type: 'string' } } },
         },
+        ...errors({ 429: true }),
       },
     }),
+    async (c, next) => {
+      // the headers of every answer, a cached one included (its CSP is kept with it)
+      c.header('X-Content-Type-Options', 'nosniff');
+      c.header('Referrer-Policy', 'strict-origin-when-cross-origin');
+      await limitPublic(c, 'keyless');
+      await next();
+    },
+    publicCached({ page: true }),
     async (c) => {
       const deps = c.var.deps;
       const contest = await hostedContest(c.var.db(), c.req.param('contestId'));
-      c.header('X-Content-Type-Options', 'nosniff');
-      c.header('Referrer-Policy', 'strict-origin-when-cross-origin');
       if (!contest) {
         c.header('Content-Security-Policy', "default-src 'none'; base-uri 'none'; frame-ancestors 'none'");
         c.header('Cache-Control', 'no-store');
@@ -42,6 +58,8 @@ export function hostedPageRoutes() {
         'Cache-Control',
         contest.publicCacheSeconds > 0 ? `public, max-age=${contest.publicCacheSeconds}` : 'no-cache',
       );
+      c.set('publicCacheSeconds', contest.publicCacheSeconds);
+      c.set('publicCacheScope', contest.id);
       return c.html(page.html, 200);
     },
   );

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestEnv, type TeamFixture, type TestEnv } from '../../test/support/harness.js';
 import { createBonusAction } from '../admin/admin.js';
 import { query, queryOne } from '../db/client.js';
+import { memoryRateLimiter } from '../deps.js';
 import { runScheduledJobs } from '../jobs.js';
 
 let env: TestEnv;
@@ -34,6 +35,8 @@ async function contest(settings: Record<string, unknown> = {}, team = t) {
   expect(r.status, r.text).toBe(200);
   return c.id;
 }
+/** `n` requests a minute per key, on a clock of its own (the hosted page's per-address limit) */
+const memoryRateLimiterForTest = (n: number) => memoryRateLimiter(n, 60, { now: () => new Date() });
 /** a call without any key */
 const keyless = (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
   env.request(method, path, { body, headers });
@@ -212,6 +215,63 @@ describe('the hosted page', () => {
     expect((await env.app.request(`/c/${id}`)).status).toBe(200);
     await env.request('PATCH', `/api/v1/contests/${id}`, { key: t.privateKey, body: { publicSignup: false } });
     expect((await env.app.request(`/c/${id}`)).status).toBe(404);
+  });
+
+  it('a draft with publicSignup is no page and answers keyless calls as one without it', async () => {
+    const id = await contest({ status: 'draft' });
+    const before = await rows('entries');
+    expect((await env.app.request(`/c/${id}`)).status).toBe(404);
+    // the contest read answers its own wording for a missing key
+    const read = await keyless('GET', `/api/v1/contests/${id}`);
+    expect([read.status, read.body.error]).toEqual([401, 'Invalid API key']);
+    for (const [method, path, body] of [
+      ['GET', `/api/v1/contests/${id}/signup`],
+      ['GET', `/api/v1/contests/${id}/leaderboard`],
+      ['POST', `/api/v1/contests/${id}/signup`, { email: 'kl-draft@example.com' }],
+      ['POST', `/api/v1/contests/${id}/visits`, { referralCode: 'ABCDEFGHJK' }],
+    ] as const) {
+      const r = await keyless(method, path, body);
+      expect([path, r.status, r.body.error]).toEqual([path, 401, 'Missing or invalid API key']);
+    }
+    expect(await rows('entries')).toBe(before);
+    // live: a page and a visitor's calls
+    await env.request('PATCH', `/api/v1/contests/${id}`, { key: t.privateKey, body: { status: 'active' } });
+    expect((await env.app.request(`/c/${id}`)).status).toBe(200);
+    expect((await keyless('GET', `/api/v1/contests/${id}/signup`)).status).toBe(200);
+  });
+
+  it('served from the cache for publicCacheSeconds whatever the query, with its CSP; limited per address', async () => {
+    const limited = await createTestEnv({ publicRateLimiter: memoryRateLimiterForTest(5) });
+    try {
+      const team = await limited.team();
+      const c = await limited.contest(team.teamId, { publicSignup: true, publicCacheSeconds: 60 });
+      const first = await limited.app.request(`/c/${c.id}?ref=AAAA&via=x`);
+      expect(first.status).toBe(200);
+      const csp = first.headers.get('content-security-policy');
+      const html = await first.text();
+      const trips = (res: Response) => /desc="(\d+) round trip/.exec(res.headers.get('server-timing') ?? '')?.[1];
+      // the same page for another share link, from the cache: no statement, the same CSP and headers
+      const second = await limited.app.request(`/c/${c.id}?ref=BBBB&via=whatsapp`, {
+        headers: { 'x-forwarded-for': '203.0.113.9' },
+      });
+      expect([second.status, await second.text()]).toEqual([200, html]);
+      expect(second.headers.get('content-security-policy')).toBe(csp);
+      expect(second.headers.get('x-content-type-options')).toBe('nosniff');
+      expect(second.headers.get('age')).not.toBeNull();
+      expect(trips(second) ?? '0').toBe('0');
+      // one address: 5 a minute in this test's limiter, then 429 with Retry-After, cached or not
+      const statuses: number[] = [];
+      for (let i = 0; i < 5; i++) statuses.push((await limited.app.request(`/c/${c.id}`)).status);
+      expect(statuses).toEqual([200, 200, 200, 200, 429]);
+      const refused = await limited.app.request(`/c/${c.id}`);
+      expect([refused.status, refused.headers.get('retry-after')]).toEqual([429, expect.stringMatching(/^\d+$/)]);
+      // another address is not limited by the first one's requests
+      expect((await limited.app.request(`/c/${c.id}`, { headers: { 'x-forwarded-for': '198.51.100.7' } })).status).toBe(
+        200,
+      );
+    } finally {
+      await limited.close();
+    }
   });
 
   it('without a landingUrl the confirmation leads to the hosted page, and "your link" is emailed with it', async () => {

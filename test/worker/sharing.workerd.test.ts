@@ -45,6 +45,12 @@ describe.skipIf(!hasPostgres)('a page of its own on the Worker', () => {
     expect(page.text).toContain('<meta property="og:image" content="https://cdn.example.com/edge.png">');
     expect(page.text).toContain(`<contest-signup contest="${c.id}" no-header></contest-signup>`);
     expect((await call('GET', '/c/00000000-0000-4000-8000-000000000000')).status).toBe(404);
+    // another share link's visit of the page: the same page from the cache (no statement), its CSP kept
+    const cached = await call('GET', `/c/${c.id}?ref=SOMEONE&via=whatsapp`);
+    expect([cached.status, cached.text]).toEqual([200, page.text]);
+    expect(cached.headers.get('age')).toMatch(/^\d+$/);
+    expect(cached.headers.get('content-security-policy')).toBe(page.headers.get('content-security-policy'));
+    expect(cached.headers.get('server-timing') ?? '').not.toMatch(/[1-9]\d* round trip/);
 
     const email = `edge-${tag}@example.com`;
     const s = await call('POST', `/api/v1/contests/${c.id}/signup`, { body: { email, channel: 'x' } });

@@ -51,8 +51,8 @@ $function$;
 
 -- ce:function
 -- The contest of a hosted page and of a keyless visitor: the one `p_contest` names, when it takes
--- sign-ups from a page (public_signup on; never a game). No row for anything else, an id that is
--- not a uuid included. The one statement of the rule: the hosted page reads its contest from it
+-- sign-ups from a page (public_signup on; never a game) and is no longer a draft (a draft is the
+-- team's own until it goes live). No row for anything else, an id that is not a uuid included. The one statement of the rule: the hosted page reads its contest from it
 -- (signups/page.ts), ce_public_contest its team.
 CREATE OR REPLACE FUNCTION ce_page_contest(p_contest text)
  RETURNS SETOF contests
@@ -62,7 +62,7 @@ AS $function$
   SELECT c.* FROM contests c
   WHERE c.id = CASE WHEN p_contest ~* '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$'
                     THEN p_contest::uuid END
-    AND c.public_signup AND c.tool_type IS DISTINCT FROM 'instant_win'
+    AND c.public_signup AND c.status <> 'draft' AND c.tool_type IS DISTINCT FROM 'instant_win'
 $function$;
 
 -- ce:function
