@@ -12,6 +12,7 @@ import { createSettings, updateSettings } from '../contests/contest-settings.sch
 import { AdminContest } from '../contests/contests.schema.js';
 import type { Deps } from '../deps.js';
 import { Errors } from '../errors.js';
+import { clientAddressKey } from '../http/client-address.js';
 import type { AppEnv } from '../http/context.js';
 import { ok, pagination } from '../http/envelope.js';
 import { adminErrors, okJson, pageJson, pageQuery, security } from '../http/schemas.js';
@@ -57,7 +58,7 @@ const adminAuth = createMiddleware<AppEnv>(async (c, next) => {
   const token = deps.config.adminToken;
   if (!token) throw Errors.notFound();
   // a client that failed too often is refused before its token is even compared
-  const client = `admin:${deps.clientIp(c) ?? 'unknown'}`;
+  const client = `admin:${clientAddressKey(c)}`;
   const limiter = adminFailures(deps);
   const wait = limiter.refusedFor(client);
   if (wait > 0) throw Errors.tooManyRequests(wait);

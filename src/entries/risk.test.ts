@@ -192,6 +192,26 @@ describe('signals and levels (mode flag)', () => {
     });
   });
 
+  it('an IPv6 /64 is one address: ip_velocity across its addresses, self_referral too; the next /64 is another', async () => {
+    const c = await contest({ risk: { maxEntriesPerIpPerHour: 2 } });
+    const levels: string[] = [];
+    for (const ipAddress of ['2001:db8:1:2::1', '2001:db8:1:2::2', '2001:db8:1:2:ffff::3', '2001:0db8:0001:0002::4']) {
+      const r = await create(c.id, { email: `six-${levels.length}@example.com`, ipAddress });
+      levels.push((await detail(r.body.data.entryId)).risk.reasons.join());
+    }
+    expect(levels).toEqual(['', '', 'ip_velocity', 'ip_velocity']);
+    const next = await create(c.id, { email: 'six-next@example.com', ipAddress: '2001:db8:1:3::1' });
+    expect((await detail(next.body.data.entryId)).risk.level).toBe('none');
+    // a friend from the referrer's own /64 is a self-referral
+    const a = await referrer(c.id, 'six-ref@example.com', { ipAddress: '2001:db8:9:9::1' });
+    const friend = await create(c.id, {
+      email: 'six-friend@example.com',
+      referralCode: a.code,
+      ipAddress: '2001:db8:9:9::beef',
+    });
+    expect((await detail(friend.body.data.entryId)).risk.reasons).toEqual(['self_referral']);
+  });
+
   it("referral_velocity on the referrer's (M+1)-th referral within the hour, carried by the new entry", async () => {
     const c = await contest({ risk: { maxReferralsPerHour: 2 } });
     const a = await referrer(c.id);

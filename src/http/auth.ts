@@ -23,6 +23,7 @@ import { type ApiError, Errors } from '../errors.js';
 import { sha256Hex } from '../lib/crypto.js';
 import { entryTokenOf } from '../lib/entry-tokens.js';
 import { type FailureLimiter, memoryFailureLimiter } from '../lib/failure-limiter.js';
+import { clientAddressKey } from './client-address.js';
 import type { AppContext, AppEnv, AuthInfo } from './context.js';
 
 export const KEY_RE = /^(pk|sk)_[A-Za-z0-9]{32,128}$/;
@@ -55,7 +56,7 @@ const badKeyLimiter = (deps: Deps) => {
   }
   return l;
 };
-const badKeyClient = (c: AppContext) => `badkey:${c.var.deps.clientIp(c) ?? 'unknown'}`;
+const badKeyClient = (c: AppContext) => `badkey:${clientAddressKey(c)}`;
 
 interface KeyOptions {
   /**
@@ -126,7 +127,7 @@ export function requireKey(access: 'public' | 'private', opts: KeyOptions = {}) 
 export async function limitPublic(c: AppContext, bucket: string) {
   const deps = c.var.deps;
   const limiter = deps.publicRateLimiter ?? defaultPublicLimiter(deps);
-  const { success, retryAfterSeconds } = await limiter.limit(`${bucket}:${deps.clientIp(c) ?? 'unknown'}`);
+  const { success, retryAfterSeconds } = await limiter.limit(`${bucket}:${clientAddressKey(c)}`);
   if (!success) throw Errors.tooManyRequests(retryAfterSeconds);
 }
 

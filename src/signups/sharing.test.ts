@@ -110,6 +110,31 @@ describe('no key in a page', () => {
     expect(await rows('link_visits')).toBe(0);
   });
 
+  it('the per-address limits count an IPv6 /64 as one address, an IPv4-mapped address as its IPv4', async () => {
+    const limited = await createTestEnv({ publicRateLimiter: memoryRateLimiterForTest(3) });
+    try {
+      const team = await limited.team();
+      const c = await limited.contest(team.teamId, { publicSignup: true });
+      const from = async (ip: string) =>
+        (await limited.app.request(`/api/v1/contests/${c.id}/signup`, { headers: { 'x-forwarded-for': ip } })).status;
+      const statuses = [];
+      for (const ip of [
+        '2001:db8:1:2::1',
+        '2001:db8:1:2::2',
+        '2001:db8:1:2::3',
+        '2001:db8:1:2::4',
+        '2001:db8:1:2:abcd::5',
+      ])
+        statuses.push(await from(ip));
+      expect(statuses).toEqual([200, 200, 200, 429, 429]);
+      expect(await from('2001:db8:1:3::1')).toBe(200);
+      for (const ip of ['192.0.2.8', '192.0.2.8', '::ffff:192.0.2.8']) expect(await from(ip)).toBe(200);
+      expect(await from('::ffff:c000:208')).toBe(429);
+    } finally {
+      await limited.close();
+    }
+  });
+
   it('keys keep working; a key of another team still answers 404', async () => {
     const id = await contest();
     expect((await env.request('GET', `/api/v1/contests/${id}/signup`, { key: t.publicKey })).status).toBe(200);

@@ -9,6 +9,7 @@ import { ipHashSalt } from '../db/secrets.js';
 import { type Deps, memoryRateLimiter, type RateLimiter } from '../deps.js';
 import { Errors } from '../errors.js';
 import { requireKey } from '../http/auth.js';
+import { clientAddressKey } from '../http/client-address.js';
 import type { AppContext, AppEnv } from '../http/context.js';
 import { triggerEmailDelivery } from '../http/email-trigger.js';
 import { ok } from '../http/envelope.js';
@@ -51,7 +52,7 @@ const meLimiter = (deps: Deps) => {
  */
 async function visitorToken(c: AppContext): Promise<string> {
   const deps = c.var.deps;
-  const limited = await meLimiter(deps).limit(`me:${deps.clientIp(c) ?? 'unknown'}`);
+  const limited = await meLimiter(deps).limit(`me:${clientAddressKey(c)}`);
   if (!limited.success) throw Errors.tooManyRequests(limited.retryAfterSeconds);
   const token = entryTokenOf(c.req.header('authorization'));
   if (!token) throw Errors.invalidEntryToken();
