@@ -181,7 +181,9 @@ export async function listEmails(db: Db, teamId: string, limit: number, offset: 
     sql`with total as (select count(*) as n from email_outbox where team_id = ${teamId})
         select total.n as total, exists(select 1 from teams where id = ${teamId}) as team_exists, page.*
         from total left join lateral (
-          select id, "to", kind, subject, text, status, created_at from email_outbox
+          -- a pending email still holds its live links until it is sent: never shown
+          select id, "to", kind, ce_scrub_credentials(subject) as subject, ce_scrub_credentials(text) as text,
+            status, created_at from email_outbox
           where team_id = ${teamId} order by created_at desc, id desc limit ${limit} offset ${offset}
         ) page on true`,
   );

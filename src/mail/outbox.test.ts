@@ -6,7 +6,14 @@
  */
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestEnv, hasRealPostgres, query, queryOne, type TestEnv } from '../../test/support/harness.js';
+import {
+  ADMIN_TOKEN,
+  createTestEnv,
+  hasRealPostgres,
+  query,
+  queryOne,
+  type TestEnv,
+} from '../../test/support/harness.js';
 import { type FakeResend, startFakeResend } from '../../test/worker/support/fake-resend.js';
 import { type Db, dbTiming } from '../db/client.js';
 import type { Mailer, OutgoingEmail } from '../deps.js';
@@ -124,6 +131,81 @@ describe('outbox delivery', () => {
       text: 'Your page: https://shop.example/p#ce-entry=et_… or confirm: http://x.test/api/confirm/…',
       html: '<a href="x#ce-entry=et_…">x</a>',
     });
+  });
+
+  it("a team's subject with {{link}}: the email had the live link; the stored copy and the admin log have none", async () => {
+    const team = await env.team('Subjects');
+    const c = await env.contest(team.teamId, { requireEmailConfirmation: true });
+    const texts = await env.request('PUT', `/api/v1/contests/${c.id}/emails/confirmation`, {
+      key: team.privateKey,
+      body: { subject: 'Confirm here: {{link}}', text: 'Click {{link}}' },
+    });
+    expect(texts.status, texts.text).toBe(200);
+    const created = await env.request('POST', `/api/v1/contests/${c.id}/entries`, {
+      key: team.privateKey,
+      body: { email: 'subject-link@example.com' },
+    });
+    expect(created.status).toBe(201);
+    // before it is sent: the row keeps its link (it must go out), the admin log never shows it
+    const admin = async () =>
+      (
+        await env.request('GET', `/api/admin/teams/${team.teamId}/emails`, {
+          headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+        })
+      ).body.data[0] as { subject: string; text: string; status: string };
+    const pending = await admin();
+    expect(pending.subject).toMatch(/^Confirm here: http:\/\/contests\.test\/api\/confirm\/…$/);
+    expect(pending.text).not.toMatch(/\/api\/confirm\/[A-Za-z0-9]{32}/);
+    // sent by the request's own delivery or by this one, whichever came first: with the live link
+    const mine = recordingMailer();
+    await deliverDueEmails(env.db, mine, env.clock.now());
+    await env.settle();
+    const live = /\/api\/confirm\/([A-Za-z0-9]{32})/;
+    const sent = [...env.sent, ...mine.sent].filter((m) => m.to === 'subject-link@example.com');
+    expect(sent).toHaveLength(1);
+    expect(sent[0]!.subject).toMatch(/^Confirm here: http:\/\/contests\.test\/api\/confirm\/[A-Za-z0-9]{32}$/);
+    const stored = await queryOne<{ status: string; subject: string; text: string; html: string | null }>(
+      env.db,
+      sql`select status, subject, text, html from email_outbox where "to" = 'subject-link@example.com'`,
+    );
+    expect(stored!.status).toBe('sent');
+    for (const field of [stored!.subject, stored!.text, stored!.html ?? '']) expect(field).not.toMatch(live);
+    expect(stored!.subject).toBe('Confirm here: http://contests.test/api/confirm/…');
+    expect((await admin()).subject).toBe('Confirm here: http://contests.test/api/confirm/…');
+  });
+
+  it('an email failed for good keeps no credential in its subject, text or HTML; a retrying one keeps them to send', async () => {
+    const token = `et_${'F'.repeat(40)}`;
+    const code = 'D'.repeat(32);
+    const live = `https://shop.example/p#ce-entry=${token} http://x.test/api/confirm/${code}`;
+    const insert = async (to: string) =>
+      (await queryOne<{ id: string }>(
+        env.db,
+        sql`insert into email_outbox (team_id, "to", kind, subject, text, html, next_attempt_at)
+            values (${teamId}, ${to}, 'status_link', ${`Your link ${live}`}, ${live}, ${`<a href="${live}">x</a>`}, ${env.clock.now().toISOString()}::timestamptz)
+            returning id`,
+      ))!.id;
+    const permanent = await insert('fail-scrub@example.com');
+    const transient = await insert('retry-keep@example.com');
+    const mailer = recordingMailer((e) =>
+      e.to === 'fail-scrub@example.com'
+        ? new MailError('SMTP 550: mailbox unavailable', { permanent: true })
+        : e.to === 'retry-keep@example.com'
+          ? new Error('timeout')
+          : null,
+    );
+    await deliverDueEmails(env.db, mailer, env.clock.now());
+    const scrubbed = 'https://shop.example/p#ce-entry=et_… http://x.test/api/confirm/…';
+    expect(await get(env.db, permanent)).toMatchObject({
+      status: 'failed',
+      text: scrubbed,
+      html: `<a href="${scrubbed}">x</a>`,
+    });
+    expect(
+      (await queryOne<{ subject: string }>(env.db, sql`select subject from email_outbox where id = ${permanent}`))!
+        .subject,
+    ).toBe(`Your link ${scrubbed}`);
+    expect(await get(env.db, transient)).toMatchObject({ status: 'pending', text: live });
   });
 
   it('a "sent" mark that fails (a dropped connection) is tried again: the email is not left to go out twice', async () => {

@@ -97,7 +97,7 @@ async function markSent(db: Db, ids: string[], now: string): Promise<void> {
   const statement = sql`update email_outbox
            set status = 'sent', sent_at = ${now}::timestamptz, attempts = attempts + 1,
                locked_until = null, last_error = null,
-               text = ce_scrub_credentials(text), html = ce_scrub_credentials(html)
+               subject = ce_scrub_credentials(subject), text = ce_scrub_credentials(text), html = ce_scrub_credentials(html)
          where id = any(${`{${ids.join(',')}}`}::uuid[]) and status = 'pending'`;
   // not fenced by the lease: whoever sent it, it was sent
   for (let attempt = 1; ; attempt++) {
@@ -114,7 +114,8 @@ async function markSent(db: Db, ids: string[], now: string): Promise<void> {
 /**
  * attempts + 1; `failed` when the error is permanent or the limit is reached, else pending again
  * at now + base * 2^(attempts before this one). Fenced by our lease: a deliverer whose lease ran
- * out (and whose row someone else now holds) changes nothing.
+ * out (and whose row someone else now holds) changes nothing. An email failed for good keeps no
+ * credential either (subject, text and HTML scrubbed as when sent): nobody will send it again.
  */
 async function markFailure(
   db: Db,
@@ -126,18 +127,21 @@ async function markFailure(
   maxAttempts: number,
   baseDelayMs: number,
 ): Promise<'failed' | 'pending' | null> {
+  const final = sql`(${permanent}::boolean or attempts + 1 >= ${maxAttempts}::int)`;
   const rows = await query<{ status: 'failed' | 'pending' }>(
     db,
     sql`update email_outbox
            set attempts = attempts + 1,
                last_error = ${error},
                locked_until = null,
-               status = case when ${permanent}::boolean or attempts + 1 >= ${maxAttempts}::int
-                             then 'failed' else 'pending' end,
-               next_attempt_at = case when ${permanent}::boolean or attempts + 1 >= ${maxAttempts}::int
+               status = case when ${final} then 'failed' else 'pending' end,
+               next_attempt_at = case when ${final}
                                       then next_attempt_at
                                       else ${now}::timestamptz
-                                           + make_interval(secs => ${baseDelayMs / 1000}::float8 * power(2, attempts)) end
+                                           + make_interval(secs => ${baseDelayMs / 1000}::float8 * power(2, attempts)) end,
+               subject = case when ${final} then ce_scrub_credentials(subject) else subject end,
+               text = case when ${final} then ce_scrub_credentials(text) else text end,
+               html = case when ${final} then ce_scrub_credentials(html) else html end
          where id = ${id} and status = 'pending' and locked_until = ${leaseUntil}::timestamptz
         returning status`,
   );
