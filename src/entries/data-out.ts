@@ -17,6 +17,7 @@ import type { Team } from '../db/team.js';
 import { Errors } from '../errors.js';
 import { isUuid } from '../lib/crypto.js';
 import { sqlEmitEvent, sqlEventDeliveries } from '../sql/events.js';
+import { sqlMailboxKey } from '../sql/mailbox.js';
 import { sqlNotErased, sqlOfTeam } from '../sql/scope.js';
 import { type EntryFilters, searchTerms, sqlEntryConditions, sqlSearchMatches } from './entries.js';
 import { entryDetailJson, entryDetailSql } from './entry-detail.js';
@@ -255,8 +256,8 @@ export async function exportPerson(db: Db, team: Team, entryId: string) {
  * cancelled; every recorded event naming the person (its entry, its claimed plays, a draw it won)
  * loses its personal fields, so pending deliveries and retries send it scrubbed; inbound webhook
  * answers kept for replay lose the email; the `entry.erased` event is recorded. Points, ledger amounts, purchases and
- * referral links stay, so every total stays exact. The count of confirmation emails its mailbox
- * was sent this hour (mailbox_windows) goes.
+ * referral links stay, so every total stays exact. The count of sign-up emails its mailbox was
+ * sent this hour (mailbox_sends) goes.
  *
  * What the update of the entry makes the database's triggers do, in the same transaction
  * (src/db/functions/): entries_risk_update takes its share of the email window (the alias
@@ -296,10 +297,9 @@ export async function eraseEntry(db: Db, team: Team, entryId: string, now: Date)
           delete from entry_tokens et using t where et.entry_id = t.id
           returning 1
         ), mailbox as (
-          -- the confirmation emails their mailbox was sent this hour (keyed by the address's hash)
-          delete from mailbox_windows w using t
-          where w.contest_id = t.contest_id and t.email is not null
-            and w.mailbox = encode(sha256(convert_to(ce_email_norm(t.email), 'UTF8')), 'hex')
+          -- the emails their mailbox was sent this hour by the team's sign-ups (keyed by the address's hash)
+          delete from mailbox_sends w using t
+          where w.team_id = t.team_id and t.email is not null and w.mailbox = ${sqlMailboxKey(sql`t.email`)}
           returning 1
         ), proofs as (
           -- what the person wrote for manual bonus actions (a profile URL, a sentence)

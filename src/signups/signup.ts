@@ -4,7 +4,8 @@
  * with a consentText, the visitor must have agreed (else nothing is written and the answer says
  * which); the entry keeps when and the SHA-256 of the text; its token is stored; for an email
  * already entered, its owner gets a fresh token by email when the contest has a landing page, at
- * most once per 10 minutes and within the mailbox's hourly allowance.
+ * most once per 10 minutes. Either email goes only within the mailbox's hourly share across the
+ * team's contests (src/sql/mailbox.ts), and a visitor's sign-up sends no name it typed.
  */
 import { type SQL, sql } from 'drizzle-orm';
 import { type Db, num } from '../db/client.js';
@@ -21,8 +22,12 @@ import { sqlQueueEmail } from '../sql/outbox.js';
 import { sqlPosition } from '../sql/positions.js';
 
 export interface SignupOptions {
-  /** the email must be confirmed before the entry counts, whatever the contest says (public keys) */
-  forceConfirmation: boolean;
+  /**
+   * the caller is a page's visitor (a public key, or none), not the team's server: the email must
+   * be confirmed before the entry counts, whatever the contest says, and no email the sign-up
+   * sends carries a name the visitor typed (a stranger could greet anyone with any words)
+   */
+  visitor: boolean;
   /** the visitor agreed to the contest's consentText */
   consent: boolean;
   /** a bot-check token came and siteverify accepted it (a contest with botCheck "turnstile" needs it) */
@@ -73,12 +78,15 @@ export async function createSignup(
 /** The parts a sign-up adds to the entry create statement (the contract: src/sql/entry-create.ts). */
 function signupParts(signup: SignupOptions, at: Date, now: string, publicUrl: string): EntryCreateExtension {
   const open = sqlContestOpen(at, 'c');
-  const link = signup.statusLink.mail({ title: sql`c.title`, name: sql`sl.name`, position: sql`sl.position` });
+  const link = signup.statusLink.mail({
+    title: sql`c.title`,
+    name: signup.visitor ? sql`null::text` : sql`sl.name`,
+    position: sql`sl.position`,
+  });
   return {
-    requireConfirmation: signup.forceConfirmation
-      ? sql`true as require_email_confirmation`
-      : sql`c.require_email_confirmation`,
-    creditOnConfirm: signup.forceConfirmation,
+    requireConfirmation: signup.visitor ? sql`true as require_email_confirmation` : sql`c.require_email_confirmation`,
+    creditOnConfirm: signup.visitor,
+    mailWithoutName: signup.visitor,
     refuse: (row) => {
       if (row.signup_closed) throw Errors.signupClosed();
       if (row.bot_check_failed) throw signup.botCheckError ?? Errors.botCheckFailed();
@@ -100,12 +108,23 @@ function signupParts(signup: SignupOptions, at: Date, now: string, publicUrl: st
             insert into entry_tokens (token_hash, entry_id, kind, created_at)
             select ${signup.tokenHash}, ins.id, 'answer', ${now}::timestamptz from ins
             returning 1
-          ), ${sqlMailboxWindow({ contest: 'c', entry: 'ins' }, at)} sl as (
-            update entries e set status_link_sent_at = ${now}::timestamptz
-            from existing, c
+          ), sl_due as (
+            -- an email already entered: its owner's "your link", at most once per 10 minutes
+            select e.id, e.email, e.name, ${sqlPosition('e')} as position
+            from entries e, existing, c
             where e.id = existing.id and c.landing_url is not null and e.email is not null and e.erased_at is null
               and (e.status_link_sent_at is null or e.status_link_sent_at <= ${now}::timestamptz - interval '10 minutes')
-            returning e.id, e.email, e.name, ${sqlPosition('e')} as position
+          ), ${sqlMailboxWindow(
+            // the one email this sign-up may send, either kind: both count in the mailbox's share
+            sql`select ins.email from ins where ins.confirmation_token_hash is not null
+                union all select sl_due.email from sl_due`,
+            sql`(select team_id from c)`,
+            at,
+          )} sl as (
+            update entries e set status_link_sent_at = ${now}::timestamptz
+            from sl_due
+            where e.id = sl_due.id and exists (select 1 from mailbox)
+            returning e.id, e.email, e.name, sl_due.position
           ), sl_tok as (
             insert into entry_tokens (token_hash, entry_id, created_at)
             select ${signup.statusLink.tokenHash}, sl.id, ${now}::timestamptz from sl

@@ -175,7 +175,7 @@ export function signupRoutes() {
             : {}),
         },
         {
-          forceConfirmation: visitor,
+          visitor,
           consent: body.consent === true,
           botChecked: outcome === 'ok',
           botCheckError: outcome === 'unavailable' ? Errors.botCheckUnavailable() : Errors.botCheckFailed(),

@@ -55,6 +55,7 @@ afterAll(async () => {
 });
 
 const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
+const neverLimit = { limit: async () => ({ success: true, retryAfterSeconds: 0 }) };
 
 async function contest(settings: Record<string, unknown> = {}) {
   const c = await env.contest(t.teamId, { requireEmailConfirmation: false, ...settings });
@@ -615,13 +616,64 @@ describe('no flooding', () => {
     await env.settle();
     expect(toVictim()).toHaveLength(4);
     // erasing the person takes their mailbox's count with them
-    const box = sql`select count(*)::int as n from mailbox_windows where contest_id = ${id}`;
-    expect((await queryOne<{ n: number }>(env.db, box))!.n).toBe(2);
+    const box = sql`select count(*)::int as n from mailbox_sends
+      where team_id = ${t.teamId} and mailbox = encode(sha256(convert_to(ce_email_norm('victim@gmail.com'), 'UTF8')), 'hex')`;
+    expect((await queryOne<{ n: number }>(env.db, box))!.n).toBe(1);
     const victim = await queryOne<{ id: string }>(
       env.db,
       sql`select id from entries where email = 'victim+5@gmail.com'`,
     );
     expect((await env.request('DELETE', `/api/v1/entries/${victim!.id}`, { key: t.privateKey })).status).toBe(200);
-    expect((await queryOne<{ n: number }>(env.db, box))!.n).toBe(1);
+    expect((await queryOne<{ n: number }>(env.db, box))!.n).toBe(0);
+  });
+
+  it('one share per mailbox across confirmations, "your link" emails and the team\'s contests; no typed name in any', async () => {
+    const own = await createTestEnv({ rateLimiter: neverLimit, publicRateLimiter: neverLimit });
+    try {
+      const team = await own.team();
+      const shop = 'https://shop.example/join';
+      const contests = [];
+      for (let i = 0; i < 2; i++) {
+        const c = await own.contest(team.teamId, { publicSignup: true, landingUrl: shop });
+        contests.push(c.id);
+      }
+      const name = 'Claim your $1000 at evil.example';
+      const send = (contestId: string, email: string) =>
+        own.request('POST', `/api/v1/contests/${contestId}/signup`, { body: { email, name } });
+      // 8 new aliases, then the same 8 again (each a "your link"), in two contests
+      for (const contestId of contests) {
+        for (let round = 0; round < 2; round++) {
+          for (let i = 1; i <= 8; i++) {
+            const r = await send(contestId, `flood.victim+${i}@gmail.com`);
+            expect(r.status, r.text).toBe(round === 0 ? 201 : 200);
+          }
+        }
+      }
+      await own.settle();
+      const toVictim = own.sent.filter((m) => m.to.startsWith('flood.victim'));
+      expect(toVictim).toHaveLength(3);
+      for (const m of toVictim) {
+        expect(m.subject + m.text + (m.html ?? '')).not.toContain('evil.example');
+        expect(m.text).toMatch(/^Hi,|^Hi there,|Confirm/m);
+      }
+      // a repeat an hour later: "your link" again, one email, still no name
+      own.clock.advance(3_600_001);
+      expect((await send(contests[0]!, 'flood.victim+1@gmail.com')).status).toBe(200);
+      await own.settle();
+      const later = own.sent.filter((m) => m.to.startsWith('flood.victim')).slice(3);
+      expect(later).toHaveLength(1);
+      expect(later[0]!.text).toContain('#ce-entry=et_');
+      expect(later[0]!.text).not.toContain('evil.example');
+      // the team's own server (a private key) is trusted with the name it sends
+      const trusted = await own.request('POST', `/api/v1/contests/${contests[1]}/signup`, {
+        key: team.privateKey,
+        body: { email: 'friend@example.com', name: 'Ann' },
+      });
+      expect(trusted.status).toBe(201);
+      await own.settle();
+      expect(own.sent.filter((m) => m.to === 'friend@example.com')).toHaveLength(1);
+    } finally {
+      await own.close();
+    }
   });
 });

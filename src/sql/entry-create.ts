@@ -74,6 +74,8 @@ export interface EntryCreateExtension {
   mailAllowed: SQL;
   /** referral points wait for the email's confirmation, whatever the contest says */
   creditOnConfirm?: boolean;
+  /** the confirmation email leaves out the entry's name (`{{name}}` of a team's text: "there"): a stranger typed it */
+  mailWithoutName?: boolean;
   /** called with the answer's row before the contest's openness is checked: throws what the extension refuses */
   refuse?: (row: Record<string, unknown>) => void;
 }
@@ -160,7 +162,10 @@ export async function runEntryCreate(
   for (let attempt = 0; attempt < MAX_CREATE_ATTEMPTS; attempt++) {
     const code = newReferralCode(ctx.random);
     const confirmation = email ? await newConfirmation(ctx.random, ctx.publicUrl) : null;
-    const mail = confirmation?.content({ title: sql`c.title`, name: sql`${name}::text` });
+    const mail = confirmation?.content({
+      title: sql`c.title`,
+      name: ext.mailWithoutName ? sql`null::text` : sql`${name}::text`,
+    });
     let row: CreateRow | undefined;
     try {
       row = await queryOne<CreateRow>(

@@ -352,20 +352,22 @@ export const riskWindows = pgTable(
 );
 
 /**
- * Confirmation emails a contest's sign-ups sent to one mailbox (ce_email_norm: lower-cased,
- * `+tag` removed, Gmail's dots) in the last hour: a sign-up sends one only while fewer than 3
- * are recent (the create statement's conditional upsert), so +aliases cannot flood a mailbox.
+ * The emails a stranger can make the service send (a sign-up's confirmation, "your link") to one
+ * mailbox (ce_email_norm: lower-cased, `+tag` removed, Gmail's dots), across the team's contests,
+ * in the last hour: a sign-up sends one only while fewer than 3 are recent (the sign-up
+ * statement's conditional upsert), so neither +aliases nor repeats nor other contests flood a
+ * mailbox. Keyed by the SHA-256 of the normalised address; holds the last hour's send times only.
  */
-export const mailboxWindows = pgTable(
-  'mailbox_windows',
+export const mailboxSends = pgTable(
+  'mailbox_sends',
   {
-    contestId: uuid('contest_id')
+    teamId: uuid('team_id')
       .notNull()
-      .references(() => contests.id, { onDelete: 'cascade' }),
+      .references(() => teams.id, { onDelete: 'cascade' }),
     mailbox: text('mailbox').notNull(),
     times: ts('times').array().notNull().default(sql`'{}'::timestamptz[]`),
   },
-  (t) => [primaryKey({ columns: [t.contestId, t.mailbox] })],
+  (t) => [primaryKey({ columns: [t.teamId, t.mailbox] })],
 );
 
 /** Disposable-mail domains, loaded from the disposable-email-domains-js package at migrate time (src/db/disposable.ts). */

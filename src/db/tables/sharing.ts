@@ -24,8 +24,12 @@ export const linkVisits = pgTable(
     // and every visit of a viral code would queue on that one row; a deleted contest's rows are
     // removed by its trigger (src/db/functions/sharing.sql)
     contestId: uuid('contest_id').notNull(),
-    /** the referrer: the entry whose code the link carried */
-    entryId: uuid('entry_id').notNull(),
+    /**
+     * the referrer: the entry whose code the link carried; null when the contest has no such
+     * code (the visit is written all the same, so that a made-up code costs and answers what a
+     * real one does; the fold deletes it)
+     */
+    entryId: uuid('entry_id'),
     channel: text('channel'),
     createdAt: createdAt(),
   },
