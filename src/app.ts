@@ -101,10 +101,16 @@ export function createApp(deps: Deps) {
       // a write in a contest with rewards: the reward triggers may have queued emails, sent now
       if (deliveries.mail) triggerEmailDelivery(c);
     } finally {
-      // the database's share of this answer: round trips (statements or batches) and their time
+      // the database's share of this answer: its round trips (statements or batches), and their
+      // time only for the team's own servers (a private key the database accepted, the admin
+      // token): a visitor's or a public key's answer never tells what its statement found
+      const timed =
+        (c.get('auth')?.type === 'private' || c.req.path.startsWith('/api/admin/')) &&
+        c.res.status !== 401 &&
+        c.res.status !== 403;
       setAnswerHeaders(c, {
         'x-request-id': requestId,
-        'server-timing': `db;dur=${timing.ms.toFixed(1)};desc="${timing.trips} round trip${timing.trips === 1 ? '' : 's'}"`,
+        'server-timing': `db;${timed ? `dur=${timing.ms.toFixed(1)};` : ''}desc="${timing.trips} round trip${timing.trips === 1 ? '' : 's'}"`,
       });
       if (handle) deps.background(c, handle.release());
       if (txHandle) deps.background(c, txHandle.release());

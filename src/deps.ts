@@ -98,6 +98,8 @@ export interface AppConfig {
   platformCompresses?: boolean;
   /** ALLOW_HTTP_WEBHOOKS=1: event receivers may be http://localhost and private addresses (development) */
   allowHttpWebhooks?: boolean;
+  /** days a share link's visit is kept as a row (VISIT_RETENTION_DAYS, default 30) */
+  visitRetentionDays?: number;
   /** Cloudflare Turnstile, for contests whose sign-ups ask for it (TURNSTILE_*) */
   turnstile?: { secretKey?: string; siteKey?: string; verifyUrl?: string; timeoutMs?: number };
 }

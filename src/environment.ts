@@ -188,6 +188,15 @@ export const SETTINGS = [
     schema: int(1, 1_000_000),
   },
   {
+    name: 'VISIT_RETENTION_DAYS',
+    runtimes: ['node', 'worker', 'dev'],
+    default: '30',
+    meaning:
+      "days a share link's visit is kept as a row of its own; older ones are deleted once counted, and live on as per-hour counts (each referrer's, and the contest's time series)",
+    accepts: 'a whole number from 1 to 3650',
+    schema: int(1, 3650),
+  },
+  {
     name: 'MAIL_TRANSPORT',
     runtimes: ['node', 'worker', 'dev'],
     default: '`smtp` if `SMTP_URL` is set, else `resend` if `RESEND_API_KEY` is set, else `log`',

@@ -99,6 +99,7 @@ async function main() {
       adminToken: settings.ADMIN_TOKEN,
       publicUrl: (settings.PUBLIC_URL ?? `http://localhost:${port}`).replace(/\/+$/, ''),
       ipHashSalt: settings.IP_HASH_SALT,
+      visitRetentionDays: settings.VISIT_RETENTION_DAYS,
       turnstile: {
         secretKey: settings.TURNSTILE_SECRET_KEY,
         siteKey: settings.TURNSTILE_SITE_KEY,

@@ -23,6 +23,8 @@ export interface Env {
   PUBLIC_LIMITER?: { limit(opts: { key: string }): Promise<{ success: boolean }> };
   /** used only without the PUBLIC_LIMITER binding (in-memory, per isolate) */
   PUBLIC_RATE_LIMIT?: string;
+  /** days a share link's visit is kept as a row (default 30) */
+  VISIT_RETENTION_DAYS?: string;
   /** email: RESEND_API_KEY + MAIL_FROM send through Resend; nothing set = log transport */
   MAIL_TRANSPORT?: string;
   MAIL_FROM?: string;
@@ -83,6 +85,7 @@ function depsFor(env: Env, requestUrl?: string): { deps: Deps; app: App } {
       adminToken: settings.ADMIN_TOKEN,
       publicUrl: publicUrl.replace(/\/+$/, ''),
       ipHashSalt: settings.IP_HASH_SALT,
+      visitRetentionDays: settings.VISIT_RETENTION_DAYS,
       turnstile: {
         secretKey: settings.TURNSTILE_SECRET_KEY,
         siteKey: settings.TURNSTILE_SITE_KEY,

@@ -46,7 +46,11 @@ function recorder(results: Record<string, number>) {
     const r = await trips(method, path, opts);
     expect(r.res.status, `${name}: ${r.res.text.slice(0, 300)}`).toBe(status);
     if (counted) results[name] = r.n;
-    expect(r.res.headers.get('server-timing'), name).toMatch(/^db;dur=\d+\.\d;desc="1 round trip"$/);
+    // the time only with a private key; a visitor's or a public key's answer tells its round trips alone
+    const timed = opts?.key?.startsWith('sk_') === true;
+    expect(r.res.headers.get('server-timing'), name).toMatch(
+      timed ? /^db;dur=\d+\.\d;desc="1 round trip"$/ : /^db;desc="1 round trip"$/,
+    );
     return r.res;
   };
 }

@@ -91,7 +91,8 @@ const contestCounters: Counter[] = [
   (owner, lo, hi) => sql`
     select m.metric, x.h, m.n from (
       select ${hourOf(sql`v.created_at`)} as h, v.channel, count(*) as n
-      from link_visits v where v.contest_id = ${owner} and v.created_at >= ${lo} and v.created_at < ${hi} group by 1, 2
+      from link_visits v where v.contest_id = ${owner} and v.entry_id is not null
+        and v.created_at >= ${lo} and v.created_at < ${hi} group by 1, 2
     ) x cross join lateral (values ('visits'::text, x.n), ('visits:' || x.channel, x.n)) m(metric, n)
     where m.metric is not null`,
   (owner, lo, hi) => sql`

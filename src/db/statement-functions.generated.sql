@@ -296,24 +296,6 @@ BEGIN
 END
 $ce_fn$
 -- ce:function
--- visit
-CREATE OR REPLACE FUNCTION ce_2d6e35f15eb78299(ce_a1 text, ce_a2 uuid, ce_a3 text, ce_a4 timestamp with time zone, ce_a5 text) RETURNS TABLE ("found" boolean) LANGUAGE plpgsql VOLATILE AS $ce_fn$
-#variable_conflict use_column
-BEGIN
-  RETURN QUERY with ce_key as materialized (select * from ce_public_contest(ce_a1::text)),
-    ce_touch as (update api_keys set last_used_at = last_used_at where id = (select key_id from ce_key) returning 1), c as (
-          select c.id from contests c where c.id = ce_a2 and c.team_id = (select team_id from ce_key)
-        ), ins as (
-          insert into link_visits (contest_id, entry_id, channel, created_at)
-          select e.contest_id, e.id, ce_a3::text, ce_a4::timestamptz
-          from entries e join c on e.contest_id = c.id
-          where e.referral_code = ce_a5::text and e.erased_at is null
-          returning 1
-        )
-        select exists (select 1 from c) as found;
-END
-$ce_fn$
--- ce:function
 -- contest get (private)
 CREATE OR REPLACE FUNCTION ce_303f0a8a428ed816(ce_a1 text, ce_a2 text, ce_a3 text, ce_a4 timestamp with time zone, ce_a5 timestamp with time zone, ce_a6 uuid) RETURNS TABLE ("id" uuid, "team_id" uuid, "tool_type" text, "title" text, "description" text, "status" text, "start_date" timestamp with time zone, "end_date" timestamp with time zone, "is_evergreen" boolean, "mode" text, "slug" text, "views_count" bigint, "public_cache_seconds" integer, "entries_count" numeric) LANGUAGE plpgsql VOLATILE AS $ce_fn$
 #variable_conflict use_column
@@ -443,13 +425,13 @@ END
 $ce_fn$
 -- ce:function
 -- instant-win claim (3)
-CREATE OR REPLACE FUNCTION ce_4bcda812d5cd0b0d(ce_a1 timestamp with time zone, ce_a2 uuid[]) RETURNS SETOF void LANGUAGE plpgsql VOLATILE AS $ce_fn$
+CREATE OR REPLACE FUNCTION ce_49f25e6b5cfd5935(ce_a1 timestamp with time zone, ce_a2 uuid[]) RETURNS SETOF void LANGUAGE plpgsql VOLATILE AS $ce_fn$
 #variable_conflict use_column
 BEGIN
   update email_outbox
            set status = 'sent', sent_at = ce_a1::timestamptz, attempts = attempts + 1,
                locked_until = null, last_error = null,
-               text = ce_scrub_credentials(text), html = ce_scrub_credentials(html)
+               subject = ce_scrub_credentials(subject), text = ce_scrub_credentials(text), html = ce_scrub_credentials(html)
          where id = any(ce_a2::uuid[]) and status = 'pending';
 END
 $ce_fn$
@@ -600,6 +582,26 @@ BEGIN
           order by p.created_at desc, p.id desc
           limit ce_a10 offset ce_a11
         ) page on true;
+END
+$ce_fn$
+-- ce:function
+-- visit
+CREATE OR REPLACE FUNCTION ce_88a8c7264eae4724(ce_a1 text, ce_a2 uuid, ce_a3 text, ce_a4 text, ce_a5 timestamp with time zone) RETURNS TABLE ("found" boolean) LANGUAGE plpgsql VOLATILE AS $ce_fn$
+#variable_conflict use_column
+BEGIN
+  RETURN QUERY with ce_key as materialized (select * from ce_public_contest(ce_a1::text)),
+    ce_touch as (update api_keys set last_used_at = last_used_at where id = (select key_id from ce_key) returning 1), c as (
+          select c.id from contests c where c.id = ce_a2 and c.team_id = (select team_id from ce_key)
+        ), ins as (
+          -- one row for every visit: the same index probe and the same insert for any code
+          insert into link_visits (contest_id, entry_id, channel, created_at)
+          select c.id, (select e.id from entries e
+                        where e.contest_id = c.id and e.referral_code = ce_a3::text and e.erased_at is null),
+            ce_a4::text, ce_a5::timestamptz
+          from c
+          returning 1
+        )
+        select exists (select 1 from c) as found;
 END
 $ce_fn$
 -- ce:function

@@ -324,7 +324,7 @@ describe('the hosted page', () => {
 });
 
 describe('share links: visits and share clicks', () => {
-  it("a visit of a code is counted in /me's visits; an unknown code gets the same answer and writes nothing", async () => {
+  it("a visit of a code is counted in /me's visits; an unknown code gets the same answer, the same work and no count", async () => {
     const id = await contest();
     const ann = await confirmedEntry(id, 'kl-visit-ann@example.com');
     const before = await rows('link_visits');
@@ -334,15 +334,25 @@ describe('share links: visits and share clicks', () => {
     const unknown = await visit('NOSUCHCODE', 'whatsapp');
     expect([known.status, known.body]).toEqual([202, { success: true, data: { received: true } }]);
     expect([unknown.status, unknown.body]).toEqual([known.status, known.body]);
-    expect(await rows('link_visits')).toBe(before + 1);
-    // another contest's code: nothing either
+    // the same headers, and no database time in them: one round trip each, nothing else told
+    for (const r of [known, unknown]) expect(r.headers.get('server-timing')).toBe('db;desc="1 round trip"');
+    // both wrote their row (the unknown code's names no referrer), so both did the same work
+    expect(await rows('link_visits')).toBe(before + 2);
+    // another contest's code: a visit of this contest by nobody it knows
     const elsewhere = await contest();
     const other = await confirmedEntry(elsewhere, 'kl-visit-else@example.com');
     expect((await visit(other.code)).status).toBe(202);
-    expect(await rows('link_visits')).toBe(before + 1);
+    const nobody = sql`select count(*)::int as n from link_visits where contest_id = ${id} and entry_id is null`;
+    expect((await queryOne<{ n: number }>(env.db, nobody))!.n).toBe(2);
     await visit(ann.code);
     await visit(ann.code, 'x');
     expect((await me(ann.token)).body.data).toMatchObject({ visits: 3, shares: 0 });
+    expect((await me(other.token)).body.data).toMatchObject({ visits: 0 });
+    // the fold deletes the rows of codes nobody had, and counts ann's three
+    env.clock.advance(2 * 60_000);
+    await runScheduledJobs(env.deps);
+    expect((await queryOne<{ n: number }>(env.db, nobody))!.n).toBe(0);
+    expect((await me(ann.token)).body.data).toMatchObject({ visits: 3 });
     const stored = await query<{ channel: string | null }>(
       env.db,
       sql`select channel from link_visits where entry_id = ${ann.entryId} order by id`,
@@ -368,6 +378,65 @@ describe('share links: visits and share clicks', () => {
     // a second fold right away folds nothing new of the last minute, and the count holds
     await runScheduledJobs(env.deps);
     expect((await me(ann.token)).body.data.visits).toBe(8);
+  });
+
+  it('visits past VISIT_RETENTION_DAYS are deleted once counted; /me, the funnel and the series keep their counts', async () => {
+    const own = await createTestEnv();
+    try {
+      const team = await own.team();
+      const c = await own.contest(team.teamId, { publicSignup: true, requireEmailConfirmation: false });
+      const ann = await own.request('POST', `/api/v1/contests/${c.id}/entries`, {
+        key: team.privateKey,
+        body: { email: 'retention@example.com' },
+      });
+      const code = (await own.request('GET', `/api/v1/entries/${ann.body.data.entryId}`, { key: team.privateKey })).body
+        .data.referralCode as string;
+      const start = own.clock.now();
+      for (const channel of ['x', 'x', 'whatsapp']) {
+        const r = await own.request('POST', `/api/v1/contests/${c.id}/visits`, {
+          body: { referralCode: code, channel },
+        });
+        expect(r.status).toBe(202);
+      }
+      const funnel = async () =>
+        (
+          await own.request('GET', `/api/v1/contests/${c.id}/funnel?from=${start.toISOString().slice(0, 10)}`, {
+            key: team.privateKey,
+          })
+        ).body.data;
+      const visitRows = async () =>
+        (await queryOne<{ n: number }>(
+          own.db,
+          sql`select count(*)::int as n from link_visits where contest_id = ${c.id}`,
+        ))!.n;
+      // the contest's funnel is never read before the visits age: the retention reads its series first
+      own.clock.advance(31 * 86_400_000);
+      const jobs = await runScheduledJobs(own.deps);
+      expect(jobs.visitsPruned).toBe(3);
+      expect(await visitRows()).toBe(0);
+      const token = (
+        await own.request('POST', `/api/v1/contests/${c.id}/signup`, { body: { email: 'late@example.com' } })
+      ).body.data.entryToken as string;
+      expect(token).toMatch(/^et_/);
+      const after = await funnel();
+      expect(after.totals.visits).toBe(3);
+      const byChannel = Object.fromEntries(
+        (after.channels as { channel: string; visits: number }[]).map((x) => [x.channel, x.visits]),
+      );
+      expect(byChannel).toMatchObject({ x: 2, whatsapp: 1 });
+      const visits = await queryOne<{ n: number }>(
+        own.db,
+        sql`select n::int from visit_counts where entry_id = ${ann.body.data.entryId}`,
+      );
+      expect(visits!.n).toBe(3);
+      // a visit within the retention stays a row
+      await own.request('POST', `/api/v1/contests/${c.id}/visits`, { body: { referralCode: code } });
+      own.clock.advance(2 * 60_000);
+      expect((await runScheduledJobs(own.deps)).visitsPruned).toBe(0);
+      expect(await visitRows()).toBe(1);
+    } finally {
+      await own.close();
+    }
   });
 
   it('POST /me/shares records a click per channel; a bad token 401, a bad channel 400, nothing written', async () => {

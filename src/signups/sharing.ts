@@ -1,7 +1,8 @@
 /**
  * Share links (docs/signups.md, "Sharing"): a visit of a link that carries a referral code, and a
- * click on a share button. Each is one appended row (src/db/tables/sharing.ts); nothing is
- * written for a code the contest does not have, and the answer does not say whether it had one.
+ * click on a share button. Each is one appended row (src/db/tables/sharing.ts). A visit is written
+ * whether or not the contest has its code (the referrer's id, or null: the fold deletes those), so
+ * that a made-up code costs the same work and gets the same answer as a real one.
  */
 import { sql } from 'drizzle-orm';
 import { type Db, queryOne } from '../db/client.js';
@@ -24,10 +25,12 @@ export async function recordVisit(
     sql`with ${team.cte} c as (
           select c.id from contests c where c.id = ${contestId} and c.team_id = ${team.id}
         ), ins as (
+          -- one row for every visit: the same index probe and the same insert for any code
           insert into link_visits (contest_id, entry_id, channel, created_at)
-          select e.contest_id, e.id, ${visit.channel}::text, ${now.toISOString()}::timestamptz
-          from entries e join c on e.contest_id = c.id
-          where e.referral_code = ${visit.referralCode}::text and e.erased_at is null
+          select c.id, (select e.id from entries e
+                        where e.contest_id = c.id and e.referral_code = ${visit.referralCode}::text and e.erased_at is null),
+            ${visit.channel}::text, ${now.toISOString()}::timestamptz
+          from c
           returning 1
         )
         select exists (select 1 from c) as found`,

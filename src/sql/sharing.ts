@@ -36,3 +36,24 @@ export const sqlShares = (alias: string): SQL =>
 /** Folds the visits settled by `now` into the referrers' totals (the every-minute job); answers how many. */
 export const sqlFoldVisits = (now: Date): SQL =>
   sql`select ce_fold_visits(${now.toISOString()}::timestamptz) as folded`;
+
+/** Visits deleted per call of the retention (the every-minute job). */
+export const VISIT_PRUNE_BATCH = 10_000;
+
+/** When visits stop being kept one by one: `days` before `now`. */
+export const visitRetentionCut = (now: Date, days: number) => new Date(now.getTime() - days * 86_400_000);
+
+/**
+ * Contests with visits past the retention `before` that their time series has not counted yet
+ * (never read, or not since): the job reads their series first, so that no visit is deleted
+ * before its hour is kept. At most `limit` of them, as `id`.
+ */
+export const sqlVisitsAwaitingSeries = (before: Date, limit: number): SQL =>
+  sql`select distinct x.contest_id as id from link_visits x
+      where x.created_at < ${before.toISOString()}::timestamptz and x.entry_id is not null
+        and not exists (select 1 from series_filled s where s.owner_id = x.contest_id and s.until > x.created_at)
+      limit ${limit}`;
+
+/** Deletes up to VISIT_PRUNE_BATCH visits made before `before` that every count kept; answers how many. */
+export const sqlPruneVisits = (before: Date): SQL =>
+  sql`select ce_prune_visits(${before.toISOString()}::timestamptz, ${VISIT_PRUNE_BATCH}::int) as pruned`;

@@ -5,12 +5,15 @@
 -- visits and share clicks (the tables have no foreign keys: a key check would lock the
 -- referrer's row on every visit).
 -- Relied on by: POST /contests/{id}/visits and /me/shares (src/signups/sharing.ts), /me's
--- `visits` and `shares` (sqlVisits, src/sql/sharing.ts), the funnel (src/analytics/series.ts).
+-- `visits` and `shares` (sqlVisits, src/sql/sharing.ts), the funnel (src/analytics/series.ts),
+-- the every-minute job's fold and retention (src/jobs.ts: ce_fold_visits, ce_prune_visits).
 
 -- ce:function
 -- Folds the visits made before `p_now` minus a minute (no visit statement that read its clock
--- before then can still commit) into visit_counts and visit_hours, and moves visit_fold.until
--- there. One fold at a time (the row is locked); answers how many visits it folded.
+-- before then can still commit) into visit_counts and visit_hours, deletes the visits of codes
+-- the contest did not have (entry_id null: written only so that any code costs what a real one
+-- does), and moves visit_fold.until there. One fold at a time (the row is locked); answers how
+-- many visits it folded.
 CREATE OR REPLACE FUNCTION ce_fold_visits(p_now timestamp with time zone)
  RETURNS bigint
  LANGUAGE plpgsql
@@ -43,8 +46,35 @@ BEGIN
     RETURNING 1
   )
   SELECT coalesce(sum(vh.n), 0) INTO folded FROM vh;
+  DELETE FROM link_visits x WHERE x.entry_id IS NULL AND x.created_at >= since AND x.created_at < upto;
   UPDATE visit_fold SET until = upto WHERE id = 1;
   RETURN folded;
+END $function$;
+
+-- ce:function
+-- Deletes visits past their retention (made before `p_before`) that every count has kept: the
+-- fold (before visit_fold.until: visit_counts, visit_hours) and their contest's time series
+-- (before series_filled.until: series_hours). What stays of them is those hours. At most
+-- `p_limit` rows a call, oldest first; answers how many it deleted.
+CREATE OR REPLACE FUNCTION ce_prune_visits(p_before timestamp with time zone, p_limit integer)
+ RETURNS bigint
+ LANGUAGE plpgsql
+AS $function$
+DECLARE
+  upto timestamptz := least(p_before, coalesce((SELECT f.until FROM visit_fold f WHERE f.id = 1), '-infinity'));
+  gone bigint;
+BEGIN
+  WITH old AS (
+    SELECT x.id FROM link_visits x
+    WHERE x.created_at < upto
+      AND EXISTS (SELECT 1 FROM series_filled s WHERE s.owner_id = x.contest_id AND s.until > x.created_at)
+    ORDER BY x.created_at
+    LIMIT p_limit
+  ), del AS (
+    DELETE FROM link_visits v USING old WHERE v.id = old.id RETURNING 1
+  )
+  SELECT count(*) INTO gone FROM del;
+  RETURN gone;
 END $function$;
 
 -- ce:function
