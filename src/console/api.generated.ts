@@ -1249,7 +1249,7 @@ export interface paths {
         };
         /**
          * A contest's hosted page: its title, description, image and the sign-up widget, with link-preview tags
-         * @description Only while the contest takes public sign-ups (else 404). Cached for the contest's `publicCacheSeconds`; share links differ only in `?ref=` and `via=`, which the widget reads in the browser.
+         * @description Only while the contest takes public sign-ups and is not a draft (else 404). Cached for the contest's `publicCacheSeconds` (one copy whatever the query: share links differ only in `?ref=` and `via=`, which the widget reads in the browser). Limited per client address like the keyless API routes (429).
          */
         get: operations["getContestPage"];
         put?: never;
@@ -14237,13 +14237,29 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description No such contest, or it takes no public sign-ups (HTML) */
+            /** @description No such contest, a draft, or one that takes no public sign-ups (HTML) */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "text/html": string;
+                };
+            };
+            /** @description `Too many requests`; `Retry-After` says when to try again */
+            429: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
                 };
             };
         };

@@ -119,7 +119,8 @@ describe('outbox delivery', () => {
     const row = await queryOne<{ id: string }>(
       env.db,
       sql`insert into email_outbox (team_id, "to", kind, subject, text, html, next_attempt_at)
-          values (${teamId}, 'scrub@example.com', 'status_link', 'S', ${body}, ${`<a href="x#ce-entry=${token}">x</a>`}, now())
+          values (${teamId}, 'scrub@example.com', 'status_link', 'S', ${body}, ${`<a href="x#ce-entry=${token}">x</a>`},
+                  ${env.clock.now().toISOString()}::timestamptz)
           returning id`,
     );
     const mailer = recordingMailer();

@@ -38,6 +38,7 @@ export function hostedPageRoutes() {
       // the headers of every answer, a cached one included (its CSP is kept with it)
       c.header('X-Content-Type-Options', 'nosniff');
       c.header('Referrer-Policy', 'strict-origin-when-cross-origin');
+      c.header('X-Frame-Options', 'SAMEORIGIN');
       await limitPublic(c, 'keyless');
       await next();
     },
@@ -53,7 +54,6 @@ export function hostedPageRoutes() {
       const pageUrl = `${deps.config.publicUrl.replace(/\/$/, '')}/c/${contest.id}`;
       const page = await hostedPage(contest, pageUrl);
       c.header('Content-Security-Policy', page.csp);
-      c.header('X-Frame-Options', 'SAMEORIGIN');
       c.header(
         'Cache-Control',
         contest.publicCacheSeconds > 0 ? `public, max-age=${contest.publicCacheSeconds}` : 'no-cache',

@@ -282,6 +282,7 @@ describe('the hosted page', () => {
       expect([second.status, await second.text()]).toEqual([200, html]);
       expect(second.headers.get('content-security-policy')).toBe(csp);
       expect(second.headers.get('x-content-type-options')).toBe('nosniff');
+      expect(second.headers.get('x-frame-options')).toBe('SAMEORIGIN');
       expect(second.headers.get('age')).not.toBeNull();
       expect(trips(second) ?? '0').toBe('0');
       // one address: 5 a minute in this test's limiter, then 429 with Retry-After, cached or not
