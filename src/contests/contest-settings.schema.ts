@@ -5,6 +5,7 @@
 import * as v from 'valibot';
 import { nonNegInt, publicCacheSeconds } from '../http/fields.js';
 import { trimmedString } from '../http/validate.js';
+import { RISK_PER_HOUR_MAX } from '../lib/risk-limits.js';
 import {
   COLOUR_RRGGBB,
   SHARE_CHANNELS,
@@ -22,8 +23,8 @@ const riskLimit = (field: string) =>
   v.pipe(
     v.number(`${field} must be a number`),
     v.integer(`${field} must be an integer`),
-    v.minValue(1, `${field} must be between 1 and 1000`),
-    v.maxValue(1000, `${field} must be between 1 and 1000`),
+    v.minValue(1, `${field} must be between 1 and ${RISK_PER_HOUR_MAX}`),
+    v.maxValue(RISK_PER_HOUR_MAX, `${field} must be between 1 and ${RISK_PER_HOUR_MAX}`),
   );
 
 const isoDate = (field: string) =>

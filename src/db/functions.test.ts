@@ -98,3 +98,27 @@ describe('the database functions on the map', () => {
     expect(triggers.map((t) => t.name).filter((name) => !doc.includes(`\`${name}\``))).toEqual([]);
   });
 });
+
+describe('migrations change tables, the files hold the code', () => {
+  /**
+   * The last migration written before the database's code moved to src/db/functions/: it and the
+   * ones before may create functions and triggers (the files replace them after the migrations);
+   * a later migration that does would be overwritten by the files, or hide a body the files do
+   * not have, so none may.
+   */
+  const LAST_WITH_CODE = '0027_reward_engine';
+
+  it(`no migration after ${LAST_WITH_CODE} creates a function or a trigger`, () => {
+    const journal = JSON.parse(readFileSync(join(process.cwd(), 'migrations/meta/_journal.json'), 'utf8')) as {
+      entries: { tag: string }[];
+    };
+    const tags = journal.entries.map((e) => e.tag);
+    const last = tags.indexOf(LAST_WITH_CODE);
+    expect(last).toBeGreaterThan(0);
+    const offenders = tags.slice(last + 1).filter((tag) => {
+      const text = readFileSync(join(process.cwd(), `migrations/${tag}.sql`), 'utf8').replace(/^--.*$/gm, '');
+      return /\bcreate\s+(or\s+replace\s+)?(function|trigger|procedure)\b/i.test(text);
+    });
+    expect(offenders, 'put the definition in its file under src/db/functions/').toEqual([]);
+  });
+});

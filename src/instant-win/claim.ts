@@ -148,7 +148,6 @@ export function sqlPrizeEmail(random: RandomSource, v: { title: SQL; prize: SQL;
  */
 async function claimAtOnce(db: Db, random: RandomSource, input: ClaimInput): Promise<ClaimResult | 'retry'> {
   const at = input.now.toISOString();
-  const hourAgo = new Date(input.now.getTime() - 3_600_000).toISOString();
   const newEntryId = randomUuid(random);
   const mail = sqlPrizeEmail(random, {
     title: sql`g.title`,
@@ -197,7 +196,7 @@ async function claimAtOnce(db: Db, random: RandomSource, input: ClaimInput): Pro
             select 1 where false
           ), ref as (
             select null::uuid as id, null::text as email_norm, null::text as ip_hash where false
-          ), ${sqlRiskCtes({ contest: 'c', existing: 'existing', referrer: 'ref' }, { email: input.email, ipHash: input.ipHash ?? null, now: at, hourAgo })} entry as (
+          ), ${sqlRiskCtes({ contest: 'c', existing: 'existing', referrer: 'ref' }, { email: input.email, ipHash: input.ipHash ?? null, now: at })} entry as (
             insert into entries (id, contest_id, email, referral_code, created_at, updated_at, ip_hash, risk_level, risk_reasons, source)
             select upd.entry_id, ${input.gameId}, ${input.email}, ${newReferralCode(random)}, ${at}::timestamptz, ${at}::timestamptz,
               ${input.ipHash ?? null}::text, risk.level, risk.reasons, 'instant_win'

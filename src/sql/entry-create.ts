@@ -156,7 +156,6 @@ export async function runEntryCreate(
   const salt = ipAddress || userAgent ? ((await ctx.ipHashSalt?.()) ?? '') : '';
   const ipHash = ipAddress ? await hashEntryIp(salt, ipAddress) : null;
   const uaHash = userAgent ? await hashUserAgent(salt, userAgent) : null;
-  const hourAgo = new Date(ctx.now.getTime() - 3_600_000).toISOString();
   const source = ctx.source;
 
   for (let attempt = 0; attempt < MAX_CREATE_ATTEMPTS; attempt++) {
@@ -189,7 +188,7 @@ export async function runEntryCreate(
             where ${referralCode}::text is not null and e.referral_code = ${referralCode}::text and ${sqlNotErased('e')}
               and c.is_open and not exists (select 1 from existing)
             for update of e
-          ), ${sqlRiskCtes({ contest: 'c', existing: 'existing', referrer: 'ref' }, { email, ipHash, now, hourAgo, creditOnConfirm: ext.creditOnConfirm })} ins as (
+          ), ${sqlRiskCtes({ contest: 'c', existing: 'existing', referrer: 'ref' }, { email, ipHash, now, creditOnConfirm: ext.creditOnConfirm })} ins as (
             insert into entries (contest_id, email, phone, name, referral_code, referred_by, points,
               email_confirmed, confirmed_at, confirmation_token_hash, custom_field_data, created_at, updated_at,
               ip_hash, user_agent_hash, risk_level, risk_reasons, source${ext.insertColumns})

@@ -18,6 +18,7 @@ import { type SQL, sql } from 'drizzle-orm';
 import * as v from 'valibot';
 import { hmacSha256, toHex } from '../lib/crypto.js';
 import { hashIp } from '../lib/ip-hash.js';
+import { RISK_WINDOW_MS } from '../lib/risk-limits.js';
 import { sqlAdvocatePoints } from './points.js';
 
 export const USER_AGENT_MAX = 512;
@@ -83,12 +84,13 @@ export function sqlRiskCtes(
     email: string | null;
     ipHash: string | null;
     now: string;
-    hourAgo: string;
     /** a sign-up without the private key: referral points wait for the confirmation, whatever referral.creditOn says */
     creditOnConfirm?: boolean;
   },
 ): SQL {
   const onConfirm = sql`(referral_credit_on = 'confirm' or ${p.creditOnConfirm ?? false}::boolean)`;
+  // the velocity window's start, one hour (RISK_WINDOW_MS) before the statement's clock
+  const hourAgo = new Date(Date.parse(p.now) - RISK_WINDOW_MS).toISOString();
   const c = sql.raw(reads.contest);
   const existing = sql.raw(reads.existing);
   const ref = sql.raw(reads.referrer);
@@ -102,7 +104,7 @@ export function sqlRiskCtes(
       where ${c}.is_open and not exists (select 1 from ${existing}) and k.key is not null
       order by k.ord
       on conflict (contest_id, kind, key) do update set n = w.n
-      returning w.kind, w.n, (select count(*) from unnest(w.times) t where t > ${p.hourAgo}::timestamptz) as recent
+      returning w.kind, w.n, (select count(*) from unnest(w.times) t where t > ${hourAgo}::timestamptz) as recent
     ), sig as (
       select
         (${p.email}::text is not null

@@ -15,7 +15,10 @@ import {
   uniqueIndex,
   uuid,
 } from 'drizzle-orm/pg-core';
-import { bytea, createdAt, id, ts } from './columns.js';
+import { RISK_PER_HOUR_MAX } from '../../lib/risk-limits.js';
+import { bytea, createdAt, id, shareChannelList, ts } from './columns.js';
+
+const riskMax = sql.raw(String(RISK_PER_HOUR_MAX));
 
 export const teams = pgTable('teams', {
   id: id(),
@@ -145,7 +148,7 @@ export const contests = pgTable(
     check('contests_credit_on_ck', sql`${t.referralCreditOn} in ('create', 'confirm')`),
     check(
       'contests_risk_ck',
-      sql`${t.riskMode} in ('flag', 'hold', 'block') and ${t.riskMaxEntriesPerIpPerHour} between 1 and 1000 and ${t.riskMaxReferralsPerHour} between 1 and 1000`,
+      sql`${t.riskMode} in ('flag', 'hold', 'block') and ${t.riskMaxEntriesPerIpPerHour} between 1 and ${riskMax} and ${t.riskMaxReferralsPerHour} between 1 and ${riskMax}`,
     ),
   ],
 );
@@ -246,10 +249,7 @@ export const entries = pgTable(
     check('entries_points_ck', sql`${t.points} >= 0 and ${t.pointsUsed} >= 0`),
     check('entries_commission_ck', sql`${t.commission} >= 0`),
     check('entries_source_ck', sql`${t.source} in ('api', 'signup', 'instant_win', 'webhook')`),
-    check(
-      'entries_channel_ck',
-      sql`${t.channel} is null or ${t.channel} in ('x', 'facebook', 'linkedin', 'whatsapp', 'telegram', 'reddit', 'email', 'sms', 'copy', 'native')`,
-    ),
+    check('entries_channel_ck', sql`${t.channel} is null or ${t.channel} in ${shareChannelList}`),
     check('entries_contact_ck', sql`${t.email} is not null or ${t.phone} is not null or ${t.erasedAt} is not null`),
     index('entries_contest_risk_idx')
       .on(t.contestId, t.riskLevel, t.createdAt, t.id)

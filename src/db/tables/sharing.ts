@@ -7,13 +7,10 @@
  */
 import { sql } from 'drizzle-orm';
 import { bigint, check, index, pgTable, primaryKey, smallint, text, uuid } from 'drizzle-orm/pg-core';
-import { createdAt, ts } from './columns.js';
+import { createdAt, shareChannelList, ts } from './columns.js';
 import { entries } from './core.js';
 
-const channelCheck = (col: string) =>
-  sql.raw(
-    `${col} in ('x', 'facebook', 'linkedin', 'whatsapp', 'telegram', 'reddit', 'email', 'sms', 'copy', 'native')`,
-  );
+const channelCheck = (col: string) => sql`${sql.raw(col)} in ${shareChannelList}`;
 
 /** One row per visit of a share link (POST /contests/:id/visits): whose link, by which channel, when. */
 export const linkVisits = pgTable(
