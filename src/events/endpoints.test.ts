@@ -169,10 +169,10 @@ describe('a receiver that hangs', () => {
       await env.request('POST', `/api/v1/webhook-endpoints/${ep.id}/test`, { key: team.privateKey });
       const started = Date.now();
       await env.settle();
-      const took = Date.now() - started;
       expect(hits).toBe(1);
-      expect(took).toBeGreaterThanOrEqual(9_900);
-      expect(took).toBeLessThan(13_000);
+      // not before the 10 s (a loaded machine can only make it later: no upper bound); the cut is
+      // the attempt's own word below
+      expect(Date.now() - started).toBeGreaterThanOrEqual(9_900);
       const log = await env.request('GET', `/api/v1/webhook-endpoints/${ep.id}/deliveries`, { key: team.privateKey });
       expect(log.body.data[0]).toMatchObject({
         status: 'pending',
