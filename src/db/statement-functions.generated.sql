@@ -68,181 +68,6 @@ BEGIN
 END
 $ce_fn$
 -- ce:function
--- entry create
-CREATE OR REPLACE FUNCTION ce_221d4bfbc70ff9a1(ce_a1 text, ce_a2 text, ce_a3 text, ce_a4 timestamp with time zone, ce_a5 timestamp with time zone, ce_a6 timestamp with time zone, ce_a7 timestamp with time zone, ce_a8 uuid, ce_a9 uuid, ce_a10 text, ce_a11 uuid, ce_a12 text, ce_a13 text, ce_a14 text, ce_a15 text, ce_a16 text, ce_a17 text, ce_a18 timestamp with time zone, ce_a19 text, ce_a20 text, ce_a21 text, ce_a22 text, ce_a23 text, ce_a24 text, ce_a25 boolean, ce_a26 text, ce_a27 boolean, ce_a28 text, ce_a29 text, ce_a30 text, ce_a31 text, ce_a32 text, ce_a33 timestamp with time zone, ce_a34 text, ce_a35 jsonb, ce_a36 timestamp with time zone, ce_a37 timestamp with time zone, ce_a38 text, ce_a39 text, ce_a40 text, ce_a41 bigint, ce_a42 timestamp with time zone, ce_a43 timestamp with time zone, ce_a44 timestamp with time zone, ce_a45 timestamp with time zone, ce_a46 text, ce_a47 timestamp with time zone, ce_a48 text, ce_a49 timestamp with time zone, ce_a50 timestamp with time zone, ce_a51 text, ce_a52 timestamp with time zone, ce_a53 text, ce_a54 timestamp with time zone, ce_a55 timestamp with time zone, ce_a56 text, ce_a57 timestamp with time zone, ce_a58 text, ce_a59 timestamp with time zone, ce_a60 timestamp with time zone, ce_a61 timestamp with time zone, ce_a62 timestamp with time zone, ce_a63 text, ce_a64 text, ce_a65 text, ce_a66 text, ce_a67 text, ce_a68 text, ce_a69 text, ce_a70 text) RETURNS TABLE ("contest_found" boolean, "is_open" boolean, "new_id" uuid, "new_email" text, "new_referred_by" uuid, "friend_points" integer, "new_referral_code" text, "existing_referral_code" text, "advocate_points" integer, "mails" bigint, "deferred" boolean, "pending_friend" bigint, "pending_advocate" bigint, "existing_id" uuid, "existing_email" text, "existing_referred_by" uuid, "ce_event_deliveries" bigint, "ce_rewards_may" boolean) LANGUAGE plpgsql VOLATILE AS $ce_fn$
-#variable_conflict use_column
-BEGIN
-  RETURN QUERY with ce_key as materialized (select * from ce_auth(ce_a1::text, ce_a2::text, ce_a3::text)),
-    ce_touch as (
-      update api_keys set last_used_at = ce_a4::timestamptz
-      where id = (select key_id from ce_key)
-        and (last_used_at is null or last_used_at < ce_a5::timestamptz - interval '60 seconds')
-      returning 1
-    ), c as (
-            select c.id, c.team_id, c.title, c.require_email_confirmation,
-              c.referral_advocate_points, c.referral_friend_points, (c.status = 'active'
-    and (c.start_date is null or c.start_date <= ce_a6::timestamptz)
-    and (c.is_evergreen or c.end_date is null or c.end_date > ce_a7::timestamptz)) as is_open,
-              c.referral_credit_on, c.risk_mode, c.risk_max_entries_per_ip_per_hour, c.risk_max_referrals_per_hour
-            from contests c where c.id = ce_a8 and c.team_id = (select team_id from ce_key)
-          ), existing as (
-            -- two arms, each answered by its own partial unique index whatever the values: as one
-            -- OR over the parameters, a cached generic plan (node-postgres prepares statements)
-            -- could use neither and read the whole table (143 ms at 1M entries)
-            select e.id, e.email, e.referred_by, e.referral_code from entries e join c on e.contest_id = c.id
-            where e.contest_id = ce_a9::uuid and e.email = ce_a10::text
-            union all
-            select e.id, e.email, e.referred_by, e.referral_code from entries e join c on e.contest_id = c.id
-            where e.contest_id = ce_a11::uuid and ce_a12::text is null and e.email is null and e.phone = ce_a13::text
-          ), ref as (
-            select e.id, e.points, e.email_norm, e.ip_hash from entries e join c on e.contest_id = c.id
-            where ce_a14::text is not null and e.referral_code = ce_a15::text and e.erased_at is null
-              and c.is_open and not exists (select 1 from existing)
-            for update of e
-          ), rw as (
-      insert into risk_windows as w (contest_id, kind, key)
-      select c.id, k.kind, k.key from c, (values
-        (1, 'email', ce_email_norm(ce_a16::text)),
-        (2, 'ip', ce_a17::text),
-        (3, 'ref', (select id::text from ref))
-      ) k(ord, kind, key)
-      where c.is_open and not exists (select 1 from existing) and k.key is not null
-      order by k.ord
-      on conflict (contest_id, kind, key) do update set n = w.n
-      returning w.kind, w.n, (select count(*) from unnest(w.times) t where t > ce_a18::timestamptz) as recent
-    ), sig as (
-      select
-        (ce_a19::text is not null
-          and exists (select 1 from disposable_domains d where d.domain = split_part(ce_a20::text, '@', 2))
-          and (split_part(ce_a21::text, '@', 2) !~ '(^|\.)example\.(com|org|net)$' and split_part(ce_a22::text, '@', 2) !~ '\.(test|example|invalid|localhost)$')) as disposable_email,
-        coalesce((select n from rw where kind = 'email'), 0) > 0 as email_alias,
-        coalesce((select true from ref where (ref.email_norm is not null and ref.email_norm = ce_email_norm(ce_a23::text))
-          or (ref.ip_hash is not null and ref.ip_hash = ce_a24::text)), false) as self_referral,
-        coalesce((select recent from rw where kind = 'ip'), 0) >= c.risk_max_entries_per_ip_per_hour as ip_velocity,
-        coalesce((select recent from rw where kind = 'ref'), 0) >= c.risk_max_referrals_per_hour as referral_velocity,
-        c.referral_credit_on, c.require_email_confirmation, c.risk_mode
-      from c
-    ), risk as (
-      select array_remove(array[
-          case when disposable_email then 'disposable_email' end,
-          case when email_alias then 'email_alias' end,
-          case when self_referral then 'self_referral' end,
-          case when ip_velocity then 'ip_velocity' end,
-          case when referral_velocity then 'referral_velocity' end]::text[], null) as reasons,
-        l.level,
-        ((referral_credit_on = 'confirm' or ce_a25::boolean) and require_email_confirmation and ce_a26::text is not null) as wait_confirm,
-        (risk_mode = 'hold' and l.level <> 'none') as wait_review,
-        (((referral_credit_on = 'confirm' or ce_a27::boolean) and require_email_confirmation and ce_a28::text is not null)
-          or (risk_mode = 'hold' and l.level <> 'none')) as deferred
-      from sig, lateral (select case when self_referral or email_alias or disposable_email then 'high'
-                                     when ip_velocity or referral_velocity then 'review' else 'none' end as level) l
-    ), ins as (
-            insert into entries (contest_id, email, phone, name, referral_code, referred_by, points,
-              email_confirmed, confirmed_at, confirmation_token_hash, custom_field_data, created_at, updated_at,
-              ip_hash, user_agent_hash, risk_level, risk_reasons, source)
-            select c.id, ce_a29::text, ce_a30::text, ce_a31::text, ce_a32::text, ref.id,
-              case when ref.id is null or risk.deferred then 0 else c.referral_friend_points end,
-              not c.require_email_confirmation,
-              case when c.require_email_confirmation then null else ce_a33::timestamptz end,
-              case when c.require_email_confirmation then ce_a34::text end,
-              ce_a35::jsonb, ce_a36::timestamptz, ce_a37::timestamptz,
-              ce_a38::text, ce_a39::text, risk.level, risk.reasons, ce_a40::text
-            from c left join ref on true cross join risk
-            where c.is_open and not exists (select 1 from existing)
-              and ce_risk_gate(c.is_open and not exists (select 1 from existing) and c.risk_mode = 'block' and risk.level = 'high')
-            on conflict do nothing
-            returning id, email, referred_by, points, confirmation_token_hash, referral_code, risk_level, json_build_object('entryId', entries.id, 'contestId', entries.contest_id, 'email', entries.email, 'name', entries.name,
-    'phone', entries.phone, 'points', entries.points, 'emailConfirmed', entries.email_confirmed, 'disqualified', entries.disqualified,
-    'referralCode', entries.referral_code, 'referredBy', entries.referred_by, 'createdAt', to_char((entries.created_at) at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')) as ev_data
-          ), adv as (
-            update entries e set points = greatest(0, least(ce_a41::bigint, (ref.points)::bigint + (c.referral_advocate_points)::bigint))::int,
-              updated_at = ce_a42::timestamptz
-            from ref, c, ins, risk
-            where e.id = ref.id and ins.referred_by = ref.id and c.referral_advocate_points > 0 and not risk.deferred
-            returning e.id, e.points - ref.points as delta
-          ), ledger as (
-            insert into points_ledger (entry_id, contest_id, delta, requested_delta, source, reason, ref_id, created_at,
-              status, held_for, wait_confirm, wait_review)
-            select ins.id, c.id, ins.points, c.referral_friend_points, 'referral', 'Joined with a referral code',
-              ins.referred_by::text, ce_a43::timestamptz, 'applied', null::uuid, false, false
-            from ins, c where ins.referred_by is not null and ins.points > 0
-            union all
-            select adv.id, c.id, adv.delta, c.referral_advocate_points, 'referral', 'Referred a new entry',
-              ins.id::text, ce_a44::timestamptz, 'applied', null::uuid, false, false
-            from adv, ins, c
-            union all
-            -- deferred referral points: pending rows (delta 0) released by the confirmation and/or the review
-            select p.entry_id, c.id, 0, p.points, 'referral', p.reason, p.ref_id, ce_a45::timestamptz,
-              'pending', ins.id, risk.wait_confirm, risk.wait_review
-            from ins, c, risk, lateral (values
-              (ins.id, c.referral_friend_points, 'Joined with a referral code', ins.referred_by::text),
-              (ins.referred_by, c.referral_advocate_points, 'Referred a new entry', ins.id::text)
-            ) p(entry_id, points, reason, ref_id)
-            where ins.referred_by is not null and risk.deferred and p.points > 0
-            returning entry_id, requested_delta, status
-          ), ev_entry as (
-      insert into events (team_id, contest_id, type, data, created_at)
-      select s.team_id, s.contest_id, ce_a46::text, s.data::jsonb, ce_a47::timestamptz
-      from (select c.team_id, c.id as contest_id, ins.ev_data as data from ins, c) s
-      where exists (select 1 from ce_subscribers(s.team_id, ce_a48::text))
-      returning id, team_id, type
-    ), ev_entry_d as (
-      insert into event_deliveries (event_id, endpoint_id, next_attempt_at, created_at)
-      select ev.id, w.id, ce_a49::timestamptz, ce_a50::timestamptz
-      from ev_entry ev cross join lateral ce_subscribers(ev.team_id, ev.type) w(id)
-      returning 1
-    ),
-          ev_ref as (
-      insert into events (team_id, contest_id, type, data, created_at)
-      select s.team_id, s.contest_id, ce_a51::text, s.data::jsonb, ce_a52::timestamptz
-      from (select c.team_id, c.id as contest_id, json_build_object('advocateEntryId', ins.referred_by,
-            'friendEntryId', ins.id, 'contestId', c.id, 'advocatePoints', coalesce((select delta from adv), 0), 'friendPoints', ins.points) as data
-            from ins, c where ins.referred_by is not null) s
-      where exists (select 1 from ce_subscribers(s.team_id, ce_a53::text))
-      returning id, team_id, type
-    ), ev_ref_d as (
-      insert into event_deliveries (event_id, endpoint_id, next_attempt_at, created_at)
-      select ev.id, w.id, ce_a54::timestamptz, ce_a55::timestamptz
-      from ev_ref ev cross join lateral ce_subscribers(ev.team_id, ev.type) w(id)
-      returning 1
-    ),
-          ev_flagged as (
-      insert into events (team_id, contest_id, type, data, created_at)
-      select s.team_id, s.contest_id, ce_a56::text, s.data::jsonb, ce_a57::timestamptz
-      from (select c.team_id, c.id as contest_id, ins.ev_data as data from ins, c where ins.risk_level <> 'none') s
-      where exists (select 1 from ce_subscribers(s.team_id, ce_a58::text))
-      returning id, team_id, type
-    ), ev_flagged_d as (
-      insert into event_deliveries (event_id, endpoint_id, next_attempt_at, created_at)
-      select ev.id, w.id, ce_a59::timestamptz, ce_a60::timestamptz
-      from ev_flagged ev cross join lateral ce_subscribers(ev.team_id, ev.type) w(id)
-      returning 1
-    ),
-          mail as (
-            insert into email_outbox (team_id, contest_id, "to", kind, subject, text, html, created_at, next_attempt_at)
-      select x.team_id, x.contest_id, x."to", 'confirmation', m.subject, m.text, m.html, ce_a61::timestamptz, ce_a62::timestamptz
-      from (
-        select c.team_id as team_id, c.id as contest_id, ins.email as "to", left(btrim(regexp_replace(replace(ce_a63::text, ce_a64::text, (c.title)::text), '[[:cntrl:]]+', ' ', 'g')), 200) as subject,
-          replace(ce_a65::text, ce_a66::text, (c.title)::text) as text, replace(ce_a67::text, ce_a68::text, replace(replace(replace(replace(replace((c.title)::text, '&', '&amp;'), '<', '&lt;'), '>', '&gt;'), '"', '&quot;'), '''', '&#39;')) as html, jsonb_build_object('name', (coalesce((ce_a69::text)::text, 'there'))::text, 'contest', (c.title)::text, 'link', (ce_a70::text)::text) as vars
-        from ins, c where ins.confirmation_token_hash is not null
-      ) x cross join lateral ce_email_compose(x.contest_id, 'confirmation', x.subject, x.text, x.html, x.vars) m
-      returning id
-          )
-          select exists (select 1 from c) as contest_found,
-            coalesce((select is_open from c), false) as is_open,
-            ins.id as new_id, ins.email as new_email, ins.referred_by as new_referred_by, ins.points as friend_points,
-            ins.referral_code as new_referral_code, existing.referral_code as existing_referral_code,
-            (select delta from adv) as advocate_points,
-            (select count(*) from mail) as mails,
-            (select deferred from risk) as deferred,
-            (select sum(requested_delta) from ledger l where l.status = 'pending' and l.entry_id = ins.id) as pending_friend,
-            (select sum(requested_delta) from ledger l where l.status = 'pending' and l.entry_id = ins.referred_by) as pending_advocate,
-            existing.id as existing_id, existing.email as existing_email, existing.referred_by as existing_referred_by,
-            ((select count(*) from ev_entry_d) + (select count(*) from ev_ref_d) + (select count(*) from ev_flagged_d)) as ce_event_deliveries, exists (select 1 from rewards r where r.contest_id = (select id from c) and r.deleted_at is null) as ce_rewards_may
-          from (select 1) one left join ins on true left join existing on true;
-END
-$ce_fn$
--- ce:function
 -- contest view
 CREATE OR REPLACE FUNCTION ce_222aa2c89f7207a7(ce_a1 text, ce_a2 text, ce_a3 text, ce_a4 timestamp with time zone, ce_a5 timestamp with time zone, ce_a6 uuid) RETURNS TABLE ("views_count" bigint) LANGUAGE plpgsql VOLATILE AS $ce_fn$
 #variable_conflict use_column
@@ -436,6 +261,181 @@ BEGIN
 END
 $ce_fn$
 -- ce:function
+-- entry create
+CREATE OR REPLACE FUNCTION ce_5a860a41c1b84870(ce_a1 text, ce_a2 text, ce_a3 text, ce_a4 timestamp with time zone, ce_a5 timestamp with time zone, ce_a6 timestamp with time zone, ce_a7 timestamp with time zone, ce_a8 uuid, ce_a9 uuid, ce_a10 text, ce_a11 uuid, ce_a12 text, ce_a13 text, ce_a14 text, ce_a15 text, ce_a16 text, ce_a17 text, ce_a18 timestamp with time zone, ce_a19 text, ce_a20 text, ce_a21 text, ce_a22 text, ce_a23 text, ce_a24 text, ce_a25 boolean, ce_a26 text, ce_a27 boolean, ce_a28 text, ce_a29 text, ce_a30 text, ce_a31 text, ce_a32 text, ce_a33 timestamp with time zone, ce_a34 text, ce_a35 jsonb, ce_a36 timestamp with time zone, ce_a37 timestamp with time zone, ce_a38 text, ce_a39 text, ce_a40 text, ce_a41 bigint, ce_a42 timestamp with time zone, ce_a43 timestamp with time zone, ce_a44 timestamp with time zone, ce_a45 timestamp with time zone, ce_a46 text, ce_a47 timestamp with time zone, ce_a48 text, ce_a49 timestamp with time zone, ce_a50 timestamp with time zone, ce_a51 text, ce_a52 timestamp with time zone, ce_a53 text, ce_a54 timestamp with time zone, ce_a55 timestamp with time zone, ce_a56 text, ce_a57 timestamp with time zone, ce_a58 text, ce_a59 timestamp with time zone, ce_a60 timestamp with time zone, ce_a61 timestamp with time zone, ce_a62 timestamp with time zone, ce_a63 text, ce_a64 text, ce_a65 text, ce_a66 text, ce_a67 text, ce_a68 text, ce_a69 text, ce_a70 text) RETURNS TABLE ("contest_found" boolean, "is_open" boolean, "new_id" uuid, "new_email" text, "new_referred_by" uuid, "friend_points" integer, "new_referral_code" text, "existing_referral_code" text, "advocate_points" integer, "mails" bigint, "deferred" boolean, "pending_friend" bigint, "pending_advocate" bigint, "existing_id" uuid, "existing_email" text, "existing_referred_by" uuid, "ce_event_deliveries" bigint, "ce_rewards_may" boolean) LANGUAGE plpgsql VOLATILE AS $ce_fn$
+#variable_conflict use_column
+BEGIN
+  RETURN QUERY with ce_key as materialized (select * from ce_auth(ce_a1::text, ce_a2::text, ce_a3::text)),
+    ce_touch as (
+      update api_keys set last_used_at = ce_a4::timestamptz
+      where id = (select key_id from ce_key)
+        and (last_used_at is null or last_used_at < ce_a5::timestamptz - interval '60 seconds')
+      returning 1
+    ), c as (
+            select c.id, c.team_id, c.title, c.require_email_confirmation,
+              c.referral_advocate_points, c.referral_friend_points, (c.status = 'active'
+    and (c.start_date is null or c.start_date <= ce_a6::timestamptz)
+    and (c.is_evergreen or c.end_date is null or c.end_date > ce_a7::timestamptz)) as is_open,
+              c.referral_credit_on, c.risk_mode, c.risk_max_entries_per_ip_per_hour, c.risk_max_referrals_per_hour
+            from contests c where c.id = ce_a8 and c.team_id = (select team_id from ce_key)
+          ), existing as (
+            -- two arms, each answered by its own partial unique index whatever the values: as one
+            -- OR over the parameters, a cached generic plan (node-postgres prepares statements)
+            -- could use neither and read the whole table (143 ms at 1M entries)
+            select e.id, e.email, e.referred_by, e.referral_code from entries e join c on e.contest_id = c.id
+            where e.contest_id = ce_a9::uuid and e.email = ce_a10::text
+            union all
+            select e.id, e.email, e.referred_by, e.referral_code from entries e join c on e.contest_id = c.id
+            where e.contest_id = ce_a11::uuid and ce_a12::text is null and e.email is null and e.phone = ce_a13::text
+          ), ref as (
+            select e.id, e.points, e.email_norm, e.ip_hash from entries e join c on e.contest_id = c.id
+            where ce_a14::text is not null and e.referral_code = ce_a15::text and e.erased_at is null
+              and c.is_open and not exists (select 1 from existing)
+            for update of e
+          ), rw as (
+      insert into risk_windows as w (contest_id, kind, key)
+      select c.id, k.kind, k.key from c, (values
+        (1, 'email', ce_email_norm(ce_a16::text)),
+        (2, 'ip', ce_a17::text),
+        (3, 'ref', (select id::text from ref))
+      ) k(ord, kind, key)
+      where c.is_open and not exists (select 1 from existing) and k.key is not null
+      order by k.ord
+      on conflict (contest_id, kind, key) do update set n = w.n
+      returning w.kind, w.n, (select count(*) from unnest(w.times) t where t > ce_a18::timestamptz) as recent
+    ), sig as (
+      select
+        (ce_a19::text is not null
+          and exists (select 1 from disposable_domains d where d.domain = split_part(ce_a20::text, '@', 2))
+          and (split_part(ce_a21::text, '@', 2) !~ '(^|\.)example\.(com|org|net)$' and split_part(ce_a22::text, '@', 2) !~ '\.(test|example|invalid|localhost)$')) as disposable_email,
+        coalesce((select n from rw where kind = 'email'), 0) > 0 as email_alias,
+        coalesce((select true from ref where (ref.email_norm is not null and ref.email_norm = ce_email_norm(ce_a23::text))
+          or (ref.ip_hash is not null and ref.ip_hash = ce_a24::text)), false) as self_referral,
+        coalesce((select recent from rw where kind = 'ip'), 0) >= c.risk_max_entries_per_ip_per_hour as ip_velocity,
+        coalesce((select recent from rw where kind = 'ref'), 0) >= c.risk_max_referrals_per_hour as referral_velocity,
+        c.referral_credit_on, c.require_email_confirmation, c.risk_mode
+      from c
+    ), risk as (
+      select array_remove(array[
+          case when disposable_email then 'disposable_email' end,
+          case when email_alias then 'email_alias' end,
+          case when self_referral then 'self_referral' end,
+          case when ip_velocity then 'ip_velocity' end,
+          case when referral_velocity then 'referral_velocity' end]::text[], null) as reasons,
+        l.level,
+        ((referral_credit_on = 'confirm' or ce_a25::boolean) and require_email_confirmation and ce_a26::text is not null) as wait_confirm,
+        (risk_mode = 'hold' and l.level <> 'none') as wait_review,
+        (((referral_credit_on = 'confirm' or ce_a27::boolean) and require_email_confirmation and ce_a28::text is not null)
+          or (risk_mode = 'hold' and l.level <> 'none')) as deferred
+      from sig, lateral (select case when self_referral or email_alias or disposable_email then 'high'
+                                     when ip_velocity or referral_velocity then 'review' else 'none' end as level) l
+    ), ins as (
+            insert into entries (contest_id, email, phone, name, referral_code, referred_by, points,
+              email_confirmed, confirmed_at, confirmation_token_hash, custom_field_data, created_at, updated_at,
+              ip_hash, user_agent_hash, risk_level, risk_reasons, source)
+            select c.id, ce_a29::text, ce_a30::text, ce_a31::text, ce_a32::text, ref.id,
+              case when ref.id is null or risk.deferred then 0 else c.referral_friend_points end,
+              not c.require_email_confirmation,
+              case when c.require_email_confirmation then null else ce_a33::timestamptz end,
+              case when c.require_email_confirmation then ce_a34::text end,
+              ce_a35::jsonb, ce_a36::timestamptz, ce_a37::timestamptz,
+              ce_a38::text, ce_a39::text, risk.level, risk.reasons, ce_a40::text
+            from c left join ref on true cross join risk
+            where c.is_open and not exists (select 1 from existing)
+              and ce_risk_gate(c.is_open and not exists (select 1 from existing) and c.risk_mode = 'block' and risk.level = 'high')
+            on conflict do nothing
+            returning id, email, referred_by, points, confirmation_token_hash, referral_code, risk_level, json_build_object('entryId', entries.id, 'contestId', entries.contest_id, 'email', entries.email, 'name', entries.name,
+    'phone', entries.phone, 'points', entries.points, 'emailConfirmed', entries.email_confirmed, 'disqualified', entries.disqualified,
+    'referralCode', entries.referral_code, 'referredBy', entries.referred_by, 'createdAt', to_char((entries.created_at) at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')) as ev_data
+          ), adv as (
+            update entries e set points = greatest(0, least(ce_a41::bigint, (ref.points)::bigint + (c.referral_advocate_points)::bigint))::int,
+              updated_at = ce_a42::timestamptz
+            from ref, c, ins, risk
+            where e.id = ref.id and ins.referred_by = ref.id and c.referral_advocate_points > 0 and not risk.deferred
+            returning e.id, e.points - ref.points as delta
+          ), ledger as (
+            insert into points_ledger (entry_id, contest_id, delta, requested_delta, source, reason, ref_id, created_at,
+              status, held_for, wait_confirm, wait_review)
+            select ins.id, c.id, ins.points, c.referral_friend_points, 'referral', 'Joined with a referral code',
+              ins.referred_by::text, ce_a43::timestamptz, 'applied', null::uuid, false, false
+            from ins, c where ins.referred_by is not null and ins.points > 0
+            union all
+            select adv.id, c.id, adv.delta, c.referral_advocate_points, 'referral', 'Referred a new entry',
+              ins.id::text, ce_a44::timestamptz, 'applied', null::uuid, false, false
+            from adv, ins, c
+            union all
+            -- deferred referral points: pending rows (delta 0) released by the confirmation and/or the review
+            select p.entry_id, c.id, 0, p.points, 'referral', p.reason, p.ref_id, ce_a45::timestamptz,
+              'pending', ins.id, risk.wait_confirm, risk.wait_review
+            from ins, c, risk, lateral (values
+              (ins.id, c.referral_friend_points, 'Joined with a referral code', ins.referred_by::text),
+              (ins.referred_by, c.referral_advocate_points, 'Referred a new entry', ins.id::text)
+            ) p(entry_id, points, reason, ref_id)
+            where ins.referred_by is not null and risk.deferred and p.points > 0
+            returning entry_id, requested_delta, status
+          ), ev_entry as (
+      insert into events (team_id, contest_id, type, data, created_at)
+      select s.team_id, s.contest_id, ce_a46::text, s.data::jsonb, ce_a47::timestamptz
+      from (select c.team_id, c.id as contest_id, ins.ev_data as data from ins, c) s
+      where exists (select 1 from ce_subscribers(s.team_id, ce_a48::text))
+      returning id, team_id, type
+    ), ev_entry_d as (
+      insert into event_deliveries (event_id, endpoint_id, next_attempt_at, created_at)
+      select ev.id, w.id, ce_a49::timestamptz, ce_a50::timestamptz
+      from ev_entry ev cross join lateral ce_subscribers(ev.team_id, ev.type) w(id)
+      returning 1
+    ),
+          ev_ref as (
+      insert into events (team_id, contest_id, type, data, created_at)
+      select s.team_id, s.contest_id, ce_a51::text, s.data::jsonb, ce_a52::timestamptz
+      from (select c.team_id, c.id as contest_id, json_build_object('advocateEntryId', ins.referred_by,
+            'friendEntryId', ins.id, 'contestId', c.id, 'advocatePoints', coalesce((select delta from adv), 0), 'friendPoints', ins.points) as data
+            from ins, c where ins.referred_by is not null) s
+      where exists (select 1 from ce_subscribers(s.team_id, ce_a53::text))
+      returning id, team_id, type
+    ), ev_ref_d as (
+      insert into event_deliveries (event_id, endpoint_id, next_attempt_at, created_at)
+      select ev.id, w.id, ce_a54::timestamptz, ce_a55::timestamptz
+      from ev_ref ev cross join lateral ce_subscribers(ev.team_id, ev.type) w(id)
+      returning 1
+    ),
+          ev_flagged as (
+      insert into events (team_id, contest_id, type, data, created_at)
+      select s.team_id, s.contest_id, ce_a56::text, s.data::jsonb, ce_a57::timestamptz
+      from (select c.team_id, c.id as contest_id, ins.ev_data as data from ins, c where ins.risk_level <> 'none') s
+      where exists (select 1 from ce_subscribers(s.team_id, ce_a58::text))
+      returning id, team_id, type
+    ), ev_flagged_d as (
+      insert into event_deliveries (event_id, endpoint_id, next_attempt_at, created_at)
+      select ev.id, w.id, ce_a59::timestamptz, ce_a60::timestamptz
+      from ev_flagged ev cross join lateral ce_subscribers(ev.team_id, ev.type) w(id)
+      returning 1
+    ),
+          mail as (
+            insert into email_outbox (team_id, contest_id, "to", kind, subject, text, html, created_at, next_attempt_at)
+      select x.team_id, x.contest_id, x."to", 'confirmation', m.subject, m.text, m.html, ce_a61::timestamptz, ce_a62::timestamptz
+      from (
+        select c.team_id as team_id, c.id as contest_id, ins.email as "to", left(btrim(regexp_replace(replace(ce_a63::text, ce_a64::text, (c.title)::text), '[[:cntrl:]]+', ' ', 'g')), 200) as subject,
+          replace(ce_a65::text, ce_a66::text, (c.title)::text) as text, replace(ce_a67::text, ce_a68::text, ce_escape_html((c.title)::text)) as html, jsonb_build_object('name', (coalesce((ce_a69::text)::text, 'there'))::text, 'contest', (c.title)::text, 'link', (ce_a70::text)::text) as vars
+        from ins, c where ins.confirmation_token_hash is not null
+      ) x cross join lateral ce_email_compose(x.contest_id, 'confirmation', x.subject, x.text, x.html, x.vars) m
+      returning id
+          )
+          select exists (select 1 from c) as contest_found,
+            coalesce((select is_open from c), false) as is_open,
+            ins.id as new_id, ins.email as new_email, ins.referred_by as new_referred_by, ins.points as friend_points,
+            ins.referral_code as new_referral_code, existing.referral_code as existing_referral_code,
+            (select delta from adv) as advocate_points,
+            (select count(*) from mail) as mails,
+            (select deferred from risk) as deferred,
+            (select sum(requested_delta) from ledger l where l.status = 'pending' and l.entry_id = ins.id) as pending_friend,
+            (select sum(requested_delta) from ledger l where l.status = 'pending' and l.entry_id = ins.referred_by) as pending_advocate,
+            existing.id as existing_id, existing.email as existing_email, existing.referred_by as existing_referred_by,
+            ((select count(*) from ev_entry_d) + (select count(*) from ev_ref_d) + (select count(*) from ev_flagged_d)) as ce_event_deliveries, exists (select 1 from rewards r where r.contest_id = (select id from c) and r.deleted_at is null) as ce_rewards_may
+          from (select 1) one left join ins on true left join existing on true;
+END
+$ce_fn$
+-- ce:function
 -- game get (private)
 CREATE OR REPLACE FUNCTION ce_62fa20d6c24b4ca4(ce_a1 text, ce_a2 text, ce_a3 text, ce_a4 timestamp with time zone, ce_a5 timestamp with time zone, ce_a6 uuid) RETURNS TABLE ("id" uuid, "slug" text, "title" text, "description" text, "status" text, "is_evergreen" boolean, "end_date" timestamp with time zone, "created_at" timestamp with time zone, "updated_at" timestamp with time zone, "public_cache_seconds" integer, "mechanic" text, "layout" text, "entry_limit" text, "publish_as" text, "embed_url" text, "tiers" json, "stats" json, "fairness" json) LANGUAGE plpgsql VOLATILE AS $ce_fn$
 #variable_conflict use_column
@@ -469,6 +469,154 @@ BEGIN
       from instant_win_plays p where p.game_id = c.id) as stats,
     (select json_build_object('seedId', s.id, 'seedHash', s.seed_hash)
   from instant_win_seeds s where s.game_id = c.id and s.revealed_at is null) as fairness from contests c join instant_win_games g on g.contest_id = c.id where c.id = ce_a6 and c.team_id = (select team_id from ce_key) and c.tool_type = 'instant_win';
+END
+$ce_fn$
+-- ce:function
+-- instant-win claim
+CREATE OR REPLACE FUNCTION ce_69955e42513f1517(ce_a1 text, ce_a2 text, ce_a3 text, ce_a4 timestamp with time zone, ce_a5 timestamp with time zone, ce_a6 uuid, ce_a7 text, ce_a8 timestamp with time zone, ce_a9 uuid, ce_a10 text, ce_a11 uuid, ce_a12 uuid, ce_a13 uuid, ce_a14 timestamp with time zone, ce_a15 text, ce_a16 uuid, ce_a17 text, ce_a18 uuid, ce_a19 text, ce_a20 text, ce_a21 timestamp with time zone, ce_a22 text, ce_a23 text, ce_a24 text, ce_a25 text, ce_a26 text, ce_a27 text, ce_a28 boolean, ce_a29 text, ce_a30 boolean, ce_a31 text, ce_a32 uuid, ce_a33 text, ce_a34 text, ce_a35 timestamp with time zone, ce_a36 timestamp with time zone, ce_a37 text, ce_a38 uuid, ce_a39 text, ce_a40 timestamp with time zone, ce_a41 text, ce_a42 timestamp with time zone, ce_a43 timestamp with time zone, ce_a44 text, ce_a45 text, ce_a46 text, ce_a47 text, ce_a48 text, ce_a49 text, ce_a50 text, ce_a51 text, ce_a52 text, ce_a53 text, ce_a54 text, ce_a55 text, ce_a56 text, ce_a57 text, ce_a58 text, ce_a59 text, ce_a60 text, ce_a61 text, ce_a62 text, ce_a63 text, ce_a64 text, ce_a65 text, ce_a66 text, ce_a67 text, ce_a68 text, ce_a69 timestamp with time zone, ce_a70 timestamp with time zone, ce_a71 text, ce_a72 timestamp with time zone, ce_a73 text, ce_a74 timestamp with time zone, ce_a75 text, ce_a76 timestamp with time zone, ce_a77 timestamp with time zone, ce_a78 uuid, ce_a79 text, ce_a80 uuid) RETURNS TABLE ("prize_name" text, "coupon" text, "prize_redeem_url" text, "entries" bigint, "mails" bigint, "ce_event_deliveries" bigint, "title" text, "team_id" uuid, "play_id" uuid, "status" text, "tier_id" uuid, "cookie_hash" text, "email" text, "expires_at" timestamp with time zone, "tier_name" text, "delivery_type" text, "redeem_code" text, "redeem_url" text, "code" text, "entry_id" uuid, "disqualified" boolean) LANGUAGE plpgsql VOLATILE AS $ce_fn$
+#variable_conflict use_column
+BEGIN
+  RETURN QUERY with ce_key as materialized (select * from ce_auth(ce_a1::text, ce_a2::text, ce_a3::text)),
+    ce_touch as (
+      update api_keys set last_used_at = ce_a4::timestamptz
+      where id = (select key_id from ce_key)
+        and (last_used_at is null or last_used_at < ce_a5::timestamptz - interval '60 seconds')
+      returning 1
+    ), g as (
+            select c.id, c.title, c.team_id from contests c
+            where c.id = ce_a6 and c.team_id = (select team_id from ce_key) and c.tool_type = 'instant_win'
+          ), upd as (
+            update instant_win_plays p set
+              status = 'claimed', email = ce_a7, claimed_at = ce_a8::timestamptz,
+              entry_id = coalesce(
+                (select e.id from entries e where e.contest_id = ce_a9 and e.email = ce_a10),
+                ce_a11::uuid)
+            -- the game as a constant (its ownership through g): with a sub-select here the planner
+            -- could not tell how many of the game's plays match and scanned them by
+            -- iw_plays_game_status_idx (4.4 of the statement's 9 ms at 200,000 pending plays)
+            -- instead of taking the one play by its primary key
+            where p.id = ce_a12::uuid and p.game_id = ce_a13::uuid
+              and exists (select 1 from g)
+              and p.status = 'pending' and p.expires_at > ce_a14::timestamptz
+              and p.cookie_hash = ce_a15::text
+              and not exists (select 1 from entries e
+                              where e.contest_id = ce_a16 and e.email = ce_a17 and e.disqualified)
+            returning p.id, p.entry_id, p.tier_id, p.code_id
+          ), pz as (
+            select t.name, t.redeem_url,
+                   case when t.delivery_type = 'unique_code' then ic.code else t.redeem_code end as coupon
+            from upd join instant_win_tiers t on t.id = upd.tier_id
+            left join instant_win_codes ic on ic.id = upd.code_id
+          ), c as (
+            -- the risk signals of an entry this claim creates (the claimer's address, no referrer):
+            -- recorded (entry.flagged), never blocking or holding anything: a claim has no points
+            select gc.id, gc.team_id, exists (select 1 from upd where upd.entry_id = ce_a18::uuid) as is_open,
+                   gc.risk_max_entries_per_ip_per_hour, gc.risk_max_referrals_per_hour, gc.referral_credit_on,
+                   gc.require_email_confirmation, 'flag'::text as risk_mode
+            from contests gc where gc.id = (select id from g)
+          ), existing as (
+            select 1 where false
+          ), ref as (
+            select null::uuid as id, null::text as email_norm, null::text as ip_hash where false
+          ), rw as (
+      insert into risk_windows as w (contest_id, kind, key)
+      select c.id, k.kind, k.key from c, (values
+        (1, 'email', ce_email_norm(ce_a19::text)),
+        (2, 'ip', ce_a20::text),
+        (3, 'ref', (select id::text from ref))
+      ) k(ord, kind, key)
+      where c.is_open and not exists (select 1 from existing) and k.key is not null
+      order by k.ord
+      on conflict (contest_id, kind, key) do update set n = w.n
+      returning w.kind, w.n, (select count(*) from unnest(w.times) t where t > ce_a21::timestamptz) as recent
+    ), sig as (
+      select
+        (ce_a22::text is not null
+          and exists (select 1 from disposable_domains d where d.domain = split_part(ce_a23::text, '@', 2))
+          and (split_part(ce_a24::text, '@', 2) !~ '(^|\.)example\.(com|org|net)$' and split_part(ce_a25::text, '@', 2) !~ '\.(test|example|invalid|localhost)$')) as disposable_email,
+        coalesce((select n from rw where kind = 'email'), 0) > 0 as email_alias,
+        coalesce((select true from ref where (ref.email_norm is not null and ref.email_norm = ce_email_norm(ce_a26::text))
+          or (ref.ip_hash is not null and ref.ip_hash = ce_a27::text)), false) as self_referral,
+        coalesce((select recent from rw where kind = 'ip'), 0) >= c.risk_max_entries_per_ip_per_hour as ip_velocity,
+        coalesce((select recent from rw where kind = 'ref'), 0) >= c.risk_max_referrals_per_hour as referral_velocity,
+        c.referral_credit_on, c.require_email_confirmation, c.risk_mode
+      from c
+    ), risk as (
+      select array_remove(array[
+          case when disposable_email then 'disposable_email' end,
+          case when email_alias then 'email_alias' end,
+          case when self_referral then 'self_referral' end,
+          case when ip_velocity then 'ip_velocity' end,
+          case when referral_velocity then 'referral_velocity' end]::text[], null) as reasons,
+        l.level,
+        ((referral_credit_on = 'confirm' or ce_a28::boolean) and require_email_confirmation and ce_a29::text is not null) as wait_confirm,
+        (risk_mode = 'hold' and l.level <> 'none') as wait_review,
+        (((referral_credit_on = 'confirm' or ce_a30::boolean) and require_email_confirmation and ce_a31::text is not null)
+          or (risk_mode = 'hold' and l.level <> 'none')) as deferred
+      from sig, lateral (select case when self_referral or email_alias or disposable_email then 'high'
+                                     when ip_velocity or referral_velocity then 'review' else 'none' end as level) l
+    ), entry as (
+            insert into entries (id, contest_id, email, referral_code, created_at, updated_at, ip_hash, risk_level, risk_reasons, source)
+            select upd.entry_id, ce_a32, ce_a33, ce_a34, ce_a35::timestamptz, ce_a36::timestamptz,
+              ce_a37::text, risk.level, risk.reasons, 'instant_win'
+            from upd cross join risk where upd.entry_id = ce_a38::uuid
+            on conflict do nothing
+            returning id, risk_level, json_build_object('entryId', entries.id, 'contestId', entries.contest_id, 'email', entries.email, 'name', entries.name,
+    'phone', entries.phone, 'points', entries.points, 'emailConfirmed', entries.email_confirmed, 'disqualified', entries.disqualified,
+    'referralCode', entries.referral_code, 'referredBy', entries.referred_by, 'createdAt', to_char((entries.created_at) at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')) as ev_data
+          ), ev_flagged as (
+      insert into events (team_id, contest_id, type, data, created_at)
+      select s.team_id, s.contest_id, ce_a39::text, s.data::jsonb, ce_a40::timestamptz
+      from (select g.team_id, g.id as contest_id, entry.ev_data as data from entry, g where entry.risk_level <> 'none') s
+      where exists (select 1 from ce_subscribers(s.team_id, ce_a41::text))
+      returning id, team_id, type
+    ), ev_flagged_d as (
+      insert into event_deliveries (event_id, endpoint_id, next_attempt_at, created_at)
+      select ev.id, w.id, ce_a42::timestamptz, ce_a43::timestamptz
+      from ev_flagged ev cross join lateral ce_subscribers(ev.team_id, ev.type) w(id)
+      returning 1
+    ),
+          queued as (
+            insert into email_outbox (team_id, contest_id, "to", kind, subject, text, html, created_at, next_attempt_at)
+      select g.team_id, g.id, ce_a44, 'prize', left(btrim(regexp_replace(replace(replace(replace(replace((case ((case when (pz.coupon)::text is null then 0 else 2 end) + (case when (pz.redeem_url)::text is null then 0 else 1 end)) when 0 then ce_a45::text when 1 then ce_a46::text
+                       when 2 then ce_a47::text else ce_a48::text end), ce_a49::text, (g.title)::text), ce_a50::text, (pz.name)::text),
+        ce_a51::text, coalesce((pz.coupon)::text, '')), ce_a52::text, coalesce((pz.redeem_url)::text, '')), '[[:cntrl:]]+', ' ', 'g')), 200), replace(replace(replace(replace((case ((case when (pz.coupon)::text is null then 0 else 2 end) + (case when (pz.redeem_url)::text is null then 0 else 1 end)) when 0 then ce_a53::text when 1 then ce_a54::text
+                       when 2 then ce_a55::text else ce_a56::text end), ce_a57::text, (g.title)::text), ce_a58::text, (pz.name)::text),
+        ce_a59::text, coalesce((pz.coupon)::text, '')), ce_a60::text, coalesce((pz.redeem_url)::text, '')), replace(replace(replace(replace((case ((case when (pz.coupon)::text is null then 0 else 2 end) + (case when (pz.redeem_url)::text is null then 0 else 1 end)) when 0 then ce_a61::text when 1 then ce_a62::text
+                       when 2 then ce_a63::text else ce_a64::text end), ce_a65::text, ce_escape_html((g.title)::text)), ce_a66::text, ce_escape_html((pz.name)::text)),
+        ce_a67::text, coalesce(ce_escape_html((pz.coupon)::text), '')), ce_a68::text, coalesce(ce_escape_html((pz.redeem_url)::text), '')),
+        ce_a69::timestamptz, ce_a70::timestamptz
+      from g, pz
+      returning id
+          ), ev_claimed as (
+      insert into events (team_id, contest_id, type, data, created_at)
+      select s.team_id, s.contest_id, ce_a71::text, s.data::jsonb, ce_a72::timestamptz
+      from (select g.team_id, g.id as contest_id, json_build_object('gameId', g.id,
+            'playId', upd.id, 'entryId', upd.entry_id, 'tierId', upd.tier_id, 'email', ce_a73::text, 'prizeName', pz.name,
+            'claimedAt', to_char((ce_a74::timestamptz) at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')) as data from upd, g, pz) s
+      where exists (select 1 from ce_subscribers(s.team_id, ce_a75::text))
+      returning id, team_id, type
+    ), ev_claimed_d as (
+      insert into event_deliveries (event_id, endpoint_id, next_attempt_at, created_at)
+      select ev.id, w.id, ce_a76::timestamptz, ce_a77::timestamptz
+      from ev_claimed ev cross join lateral ce_subscribers(ev.team_id, ev.type) w(id)
+      returning 1
+    )
+          select pz.name as prize_name, pz.coupon, pz.redeem_url as prize_redeem_url,
+                 (select count(*) from entry) as entries, (select count(*) from queued) as mails,
+                 ((select count(*) from ev_flagged_d) + (select count(*) from ev_claimed_d)) as ce_event_deliveries, r.*
+          from (select 1) one
+          left join pz on true
+          left join lateral (select c.title, c.team_id,
+               p.id as play_id, p.status, p.tier_id, p.cookie_hash, p.email, p.expires_at,
+               t.name as tier_name, t.delivery_type, t.redeem_code, t.redeem_url, ic.code,
+               e.id as entry_id, e.disqualified
+        from contests c
+        left join instant_win_plays p on p.id = ce_a78::uuid and p.game_id = c.id
+        left join instant_win_tiers t on t.id = p.tier_id
+        left join instant_win_codes ic on ic.id = p.code_id and ic.play_id = p.id
+        left join entries e on e.contest_id = c.id and e.email = ce_a79
+        where c.id = ce_a80 and c.team_id = (select team_id from ce_key) and c.tool_type = 'instant_win') r on true;
 END
 $ce_fn$
 -- ce:function
@@ -712,154 +860,6 @@ BEGIN
           from due
          where o.id = due.id
         returning o.id, o."to", o.subject, o.text, o.html, o.idempotency_key;
-END
-$ce_fn$
--- ce:function
--- instant-win claim
-CREATE OR REPLACE FUNCTION ce_a5154bfcd7ce9fff(ce_a1 text, ce_a2 text, ce_a3 text, ce_a4 timestamp with time zone, ce_a5 timestamp with time zone, ce_a6 uuid, ce_a7 text, ce_a8 timestamp with time zone, ce_a9 uuid, ce_a10 text, ce_a11 uuid, ce_a12 uuid, ce_a13 uuid, ce_a14 timestamp with time zone, ce_a15 text, ce_a16 uuid, ce_a17 text, ce_a18 uuid, ce_a19 text, ce_a20 text, ce_a21 timestamp with time zone, ce_a22 text, ce_a23 text, ce_a24 text, ce_a25 text, ce_a26 text, ce_a27 text, ce_a28 boolean, ce_a29 text, ce_a30 boolean, ce_a31 text, ce_a32 uuid, ce_a33 text, ce_a34 text, ce_a35 timestamp with time zone, ce_a36 timestamp with time zone, ce_a37 text, ce_a38 uuid, ce_a39 text, ce_a40 timestamp with time zone, ce_a41 text, ce_a42 timestamp with time zone, ce_a43 timestamp with time zone, ce_a44 text, ce_a45 text, ce_a46 text, ce_a47 text, ce_a48 text, ce_a49 text, ce_a50 text, ce_a51 text, ce_a52 text, ce_a53 text, ce_a54 text, ce_a55 text, ce_a56 text, ce_a57 text, ce_a58 text, ce_a59 text, ce_a60 text, ce_a61 text, ce_a62 text, ce_a63 text, ce_a64 text, ce_a65 text, ce_a66 text, ce_a67 text, ce_a68 text, ce_a69 timestamp with time zone, ce_a70 timestamp with time zone, ce_a71 text, ce_a72 timestamp with time zone, ce_a73 text, ce_a74 timestamp with time zone, ce_a75 text, ce_a76 timestamp with time zone, ce_a77 timestamp with time zone, ce_a78 uuid, ce_a79 text, ce_a80 uuid) RETURNS TABLE ("prize_name" text, "coupon" text, "prize_redeem_url" text, "entries" bigint, "mails" bigint, "ce_event_deliveries" bigint, "title" text, "team_id" uuid, "play_id" uuid, "status" text, "tier_id" uuid, "cookie_hash" text, "email" text, "expires_at" timestamp with time zone, "tier_name" text, "delivery_type" text, "redeem_code" text, "redeem_url" text, "code" text, "entry_id" uuid, "disqualified" boolean) LANGUAGE plpgsql VOLATILE AS $ce_fn$
-#variable_conflict use_column
-BEGIN
-  RETURN QUERY with ce_key as materialized (select * from ce_auth(ce_a1::text, ce_a2::text, ce_a3::text)),
-    ce_touch as (
-      update api_keys set last_used_at = ce_a4::timestamptz
-      where id = (select key_id from ce_key)
-        and (last_used_at is null or last_used_at < ce_a5::timestamptz - interval '60 seconds')
-      returning 1
-    ), g as (
-            select c.id, c.title, c.team_id from contests c
-            where c.id = ce_a6 and c.team_id = (select team_id from ce_key) and c.tool_type = 'instant_win'
-          ), upd as (
-            update instant_win_plays p set
-              status = 'claimed', email = ce_a7, claimed_at = ce_a8::timestamptz,
-              entry_id = coalesce(
-                (select e.id from entries e where e.contest_id = ce_a9 and e.email = ce_a10),
-                ce_a11::uuid)
-            -- the game as a constant (its ownership through g): with a sub-select here the planner
-            -- could not tell how many of the game's plays match and scanned them by
-            -- iw_plays_game_status_idx (4.4 of the statement's 9 ms at 200,000 pending plays)
-            -- instead of taking the one play by its primary key
-            where p.id = ce_a12::uuid and p.game_id = ce_a13::uuid
-              and exists (select 1 from g)
-              and p.status = 'pending' and p.expires_at > ce_a14::timestamptz
-              and p.cookie_hash = ce_a15::text
-              and not exists (select 1 from entries e
-                              where e.contest_id = ce_a16 and e.email = ce_a17 and e.disqualified)
-            returning p.id, p.entry_id, p.tier_id, p.code_id
-          ), pz as (
-            select t.name, t.redeem_url,
-                   case when t.delivery_type = 'unique_code' then ic.code else t.redeem_code end as coupon
-            from upd join instant_win_tiers t on t.id = upd.tier_id
-            left join instant_win_codes ic on ic.id = upd.code_id
-          ), c as (
-            -- the risk signals of an entry this claim creates (the claimer's address, no referrer):
-            -- recorded (entry.flagged), never blocking or holding anything: a claim has no points
-            select gc.id, gc.team_id, exists (select 1 from upd where upd.entry_id = ce_a18::uuid) as is_open,
-                   gc.risk_max_entries_per_ip_per_hour, gc.risk_max_referrals_per_hour, gc.referral_credit_on,
-                   gc.require_email_confirmation, 'flag'::text as risk_mode
-            from contests gc where gc.id = (select id from g)
-          ), existing as (
-            select 1 where false
-          ), ref as (
-            select null::uuid as id, null::text as email_norm, null::text as ip_hash where false
-          ), rw as (
-      insert into risk_windows as w (contest_id, kind, key)
-      select c.id, k.kind, k.key from c, (values
-        (1, 'email', ce_email_norm(ce_a19::text)),
-        (2, 'ip', ce_a20::text),
-        (3, 'ref', (select id::text from ref))
-      ) k(ord, kind, key)
-      where c.is_open and not exists (select 1 from existing) and k.key is not null
-      order by k.ord
-      on conflict (contest_id, kind, key) do update set n = w.n
-      returning w.kind, w.n, (select count(*) from unnest(w.times) t where t > ce_a21::timestamptz) as recent
-    ), sig as (
-      select
-        (ce_a22::text is not null
-          and exists (select 1 from disposable_domains d where d.domain = split_part(ce_a23::text, '@', 2))
-          and (split_part(ce_a24::text, '@', 2) !~ '(^|\.)example\.(com|org|net)$' and split_part(ce_a25::text, '@', 2) !~ '\.(test|example|invalid|localhost)$')) as disposable_email,
-        coalesce((select n from rw where kind = 'email'), 0) > 0 as email_alias,
-        coalesce((select true from ref where (ref.email_norm is not null and ref.email_norm = ce_email_norm(ce_a26::text))
-          or (ref.ip_hash is not null and ref.ip_hash = ce_a27::text)), false) as self_referral,
-        coalesce((select recent from rw where kind = 'ip'), 0) >= c.risk_max_entries_per_ip_per_hour as ip_velocity,
-        coalesce((select recent from rw where kind = 'ref'), 0) >= c.risk_max_referrals_per_hour as referral_velocity,
-        c.referral_credit_on, c.require_email_confirmation, c.risk_mode
-      from c
-    ), risk as (
-      select array_remove(array[
-          case when disposable_email then 'disposable_email' end,
-          case when email_alias then 'email_alias' end,
-          case when self_referral then 'self_referral' end,
-          case when ip_velocity then 'ip_velocity' end,
-          case when referral_velocity then 'referral_velocity' end]::text[], null) as reasons,
-        l.level,
-        ((referral_credit_on = 'confirm' or ce_a28::boolean) and require_email_confirmation and ce_a29::text is not null) as wait_confirm,
-        (risk_mode = 'hold' and l.level <> 'none') as wait_review,
-        (((referral_credit_on = 'confirm' or ce_a30::boolean) and require_email_confirmation and ce_a31::text is not null)
-          or (risk_mode = 'hold' and l.level <> 'none')) as deferred
-      from sig, lateral (select case when self_referral or email_alias or disposable_email then 'high'
-                                     when ip_velocity or referral_velocity then 'review' else 'none' end as level) l
-    ), entry as (
-            insert into entries (id, contest_id, email, referral_code, created_at, updated_at, ip_hash, risk_level, risk_reasons, source)
-            select upd.entry_id, ce_a32, ce_a33, ce_a34, ce_a35::timestamptz, ce_a36::timestamptz,
-              ce_a37::text, risk.level, risk.reasons, 'instant_win'
-            from upd cross join risk where upd.entry_id = ce_a38::uuid
-            on conflict do nothing
-            returning id, risk_level, json_build_object('entryId', entries.id, 'contestId', entries.contest_id, 'email', entries.email, 'name', entries.name,
-    'phone', entries.phone, 'points', entries.points, 'emailConfirmed', entries.email_confirmed, 'disqualified', entries.disqualified,
-    'referralCode', entries.referral_code, 'referredBy', entries.referred_by, 'createdAt', to_char((entries.created_at) at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')) as ev_data
-          ), ev_flagged as (
-      insert into events (team_id, contest_id, type, data, created_at)
-      select s.team_id, s.contest_id, ce_a39::text, s.data::jsonb, ce_a40::timestamptz
-      from (select g.team_id, g.id as contest_id, entry.ev_data as data from entry, g where entry.risk_level <> 'none') s
-      where exists (select 1 from ce_subscribers(s.team_id, ce_a41::text))
-      returning id, team_id, type
-    ), ev_flagged_d as (
-      insert into event_deliveries (event_id, endpoint_id, next_attempt_at, created_at)
-      select ev.id, w.id, ce_a42::timestamptz, ce_a43::timestamptz
-      from ev_flagged ev cross join lateral ce_subscribers(ev.team_id, ev.type) w(id)
-      returning 1
-    ),
-          queued as (
-            insert into email_outbox (team_id, contest_id, "to", kind, subject, text, html, created_at, next_attempt_at)
-      select g.team_id, g.id, ce_a44, 'prize', left(btrim(regexp_replace(replace(replace(replace(replace((case ((case when (pz.coupon)::text is null then 0 else 2 end) + (case when (pz.redeem_url)::text is null then 0 else 1 end)) when 0 then ce_a45::text when 1 then ce_a46::text
-                       when 2 then ce_a47::text else ce_a48::text end), ce_a49::text, (g.title)::text), ce_a50::text, (pz.name)::text),
-        ce_a51::text, coalesce((pz.coupon)::text, '')), ce_a52::text, coalesce((pz.redeem_url)::text, '')), '[[:cntrl:]]+', ' ', 'g')), 200), replace(replace(replace(replace((case ((case when (pz.coupon)::text is null then 0 else 2 end) + (case when (pz.redeem_url)::text is null then 0 else 1 end)) when 0 then ce_a53::text when 1 then ce_a54::text
-                       when 2 then ce_a55::text else ce_a56::text end), ce_a57::text, (g.title)::text), ce_a58::text, (pz.name)::text),
-        ce_a59::text, coalesce((pz.coupon)::text, '')), ce_a60::text, coalesce((pz.redeem_url)::text, '')), replace(replace(replace(replace((case ((case when (pz.coupon)::text is null then 0 else 2 end) + (case when (pz.redeem_url)::text is null then 0 else 1 end)) when 0 then ce_a61::text when 1 then ce_a62::text
-                       when 2 then ce_a63::text else ce_a64::text end), ce_a65::text, replace(replace(replace(replace(replace((g.title)::text, '&', '&amp;'), '<', '&lt;'), '>', '&gt;'), '"', '&quot;'), '''', '&#39;')), ce_a66::text, replace(replace(replace(replace(replace((pz.name)::text, '&', '&amp;'), '<', '&lt;'), '>', '&gt;'), '"', '&quot;'), '''', '&#39;')),
-        ce_a67::text, coalesce(replace(replace(replace(replace(replace((pz.coupon)::text, '&', '&amp;'), '<', '&lt;'), '>', '&gt;'), '"', '&quot;'), '''', '&#39;'), '')), ce_a68::text, coalesce(replace(replace(replace(replace(replace((pz.redeem_url)::text, '&', '&amp;'), '<', '&lt;'), '>', '&gt;'), '"', '&quot;'), '''', '&#39;'), '')),
-        ce_a69::timestamptz, ce_a70::timestamptz
-      from g, pz
-      returning id
-          ), ev_claimed as (
-      insert into events (team_id, contest_id, type, data, created_at)
-      select s.team_id, s.contest_id, ce_a71::text, s.data::jsonb, ce_a72::timestamptz
-      from (select g.team_id, g.id as contest_id, json_build_object('gameId', g.id,
-            'playId', upd.id, 'entryId', upd.entry_id, 'tierId', upd.tier_id, 'email', ce_a73::text, 'prizeName', pz.name,
-            'claimedAt', to_char((ce_a74::timestamptz) at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')) as data from upd, g, pz) s
-      where exists (select 1 from ce_subscribers(s.team_id, ce_a75::text))
-      returning id, team_id, type
-    ), ev_claimed_d as (
-      insert into event_deliveries (event_id, endpoint_id, next_attempt_at, created_at)
-      select ev.id, w.id, ce_a76::timestamptz, ce_a77::timestamptz
-      from ev_claimed ev cross join lateral ce_subscribers(ev.team_id, ev.type) w(id)
-      returning 1
-    )
-          select pz.name as prize_name, pz.coupon, pz.redeem_url as prize_redeem_url,
-                 (select count(*) from entry) as entries, (select count(*) from queued) as mails,
-                 ((select count(*) from ev_flagged_d) + (select count(*) from ev_claimed_d)) as ce_event_deliveries, r.*
-          from (select 1) one
-          left join pz on true
-          left join lateral (select c.title, c.team_id,
-               p.id as play_id, p.status, p.tier_id, p.cookie_hash, p.email, p.expires_at,
-               t.name as tier_name, t.delivery_type, t.redeem_code, t.redeem_url, ic.code,
-               e.id as entry_id, e.disqualified
-        from contests c
-        left join instant_win_plays p on p.id = ce_a78::uuid and p.game_id = c.id
-        left join instant_win_tiers t on t.id = p.tier_id
-        left join instant_win_codes ic on ic.id = p.code_id and ic.play_id = p.id
-        left join entries e on e.contest_id = c.id and e.email = ce_a79
-        where c.id = ce_a80 and c.team_id = (select team_id from ce_key) and c.tool_type = 'instant_win') r on true;
 END
 $ce_fn$
 -- ce:function

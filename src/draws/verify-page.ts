@@ -6,7 +6,7 @@
  * entries, written separately from the server's SQL). Text goes into the page with textContent
  * only; the page allows no inline script (CSP script-src 'self').
  */
-import { escapeHtml } from '../mail/templates.js';
+import { escapeHtml } from '../lib/html.js';
 
 export function verifyPageBody(drawId: string): string {
   return `<h1>Verify draw <code>${escapeHtml(drawId)}</code></h1>

@@ -7,7 +7,7 @@ import type { AppContext, AppEnv } from '../http/context.js';
 import { ok } from '../http/envelope.js';
 import { ErrorEnvelope, errors, json, okJson, security } from '../http/schemas.js';
 import { newEntryToken } from '../lib/entry-tokens.js';
-import { escapeHtml } from '../mail/templates.js';
+import { escapeHtml } from '../lib/html.js';
 import { confirmEmail } from './confirm.js';
 import { Confirmed } from './entries.schema.js';
 

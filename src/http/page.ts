@@ -5,7 +5,7 @@
  */
 import type { Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import { escapeHtml } from '../mail/templates.js';
+import { escapeHtml } from '../lib/html.js';
 import type { AppEnv } from './context.js';
 
 const PAGE_CSP = [

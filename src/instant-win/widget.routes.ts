@@ -11,7 +11,7 @@ import { htmlPage } from '../http/page.js';
 import { demoRouteDoc, keyProblemPage, scriptHandler, scriptRouteDoc } from '../http/script.js';
 import { compressUnlessPlatform } from '../http/static-file.js';
 import { isUuid, sha256Hex } from '../lib/crypto.js';
-import { escapeHtml } from '../mail/templates.js';
+import { escapeHtml } from '../lib/html.js';
 import { publicKeyPersonalData } from '../sql/keys.js';
 import { WIDGET_JS, WIDGET_JS_HASH } from './widget/bundle.generated.js';
 

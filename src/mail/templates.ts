@@ -2,19 +2,12 @@
  * Email content, in plain text and simple HTML. Every value that came from a user (names,
  * titles, codes) is escaped in the HTML part.
  */
+import { escapeHtml } from '../lib/html.js';
+
 export interface EmailContent {
   subject: string;
   text: string;
   html: string;
-}
-
-export function escapeHtml(s: string): string {
-  return s
-    .replace(/&/g, '&amp;')
-    .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;')
-    .replace(/"/g, '&quot;')
-    .replace(/'/g, '&#39;');
 }
 
 /** Subject lines: one line, no control characters (header injection), at most 200 characters. */

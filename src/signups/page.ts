@@ -8,8 +8,8 @@
 import { sql } from 'drizzle-orm';
 import { type Db, queryOne } from '../db/client.js';
 import { isUuid, toBase64 } from '../lib/crypto.js';
+import { escapeHtml } from '../lib/html.js';
 import { type Theme, themeVariables } from '../lib/share-channels.js';
-import { escapeHtml } from '../mail/templates.js';
 
 export interface HostedContest {
   id: string;

@@ -11,7 +11,7 @@ import { htmlPage } from '../http/page.js';
 import { demoRouteDoc, keyProblemPage, scriptHandler, scriptRouteDoc } from '../http/script.js';
 import { compressUnlessPlatform } from '../http/static-file.js';
 import { isUuid } from '../lib/crypto.js';
-import { escapeHtml } from '../mail/templates.js';
+import { escapeHtml } from '../lib/html.js';
 import { SIGNUP_JS, SIGNUP_JS_HASH } from './widget/bundle.generated.js';
 
 const DEMO_CSS = `h2{font-size:1rem;margin-top:32px}

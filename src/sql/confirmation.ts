@@ -18,9 +18,9 @@ export function confirmationLink(publicUrl: string, token: string): string {
   return `${publicUrl.replace(/\/+$/, '')}/api/confirm/${token}`;
 }
 
-/** SQL twin of escapeHtml() in emails.ts. */
+/** `expr` escaped for HTML by the database's ce_escape_html (the twin of escapeHtml, src/lib/html.ts). */
 export function sqlEscapeHtml(expr: SQL): SQL {
-  return sql`replace(replace(replace(replace(replace((${expr})::text, '&', '&amp;'), '<', '&lt;'), '>', '&gt;'), '"', '&quot;'), '''', '&#39;')`;
+  return sql`ce_escape_html((${expr})::text)`;
 }
 
 export interface PendingConfirmation {

@@ -72,7 +72,8 @@ AS $function$
 $function$;
 
 -- ce:function
--- HTML's five special characters escaped (the twin of escapeHtml in src/mail/templates.ts).
+-- HTML's five special characters escaped: the one SQL spelling, which every statement's sqlEscapeHtml
+-- calls (src/sql/confirmation.ts); the twin of escapeHtml in src/lib/html.ts (src/lib/html.test.ts).
 CREATE OR REPLACE FUNCTION ce_escape_html(t text)
  RETURNS text
  LANGUAGE sql
