@@ -11,7 +11,7 @@ import type { Team } from '../db/team.js';
 import { Errors } from '../errors.js';
 import { isUuid } from '../lib/crypto.js';
 import { sqlIso } from '../sql/events.js';
-import { sqlOfTeam } from '../sql/scope.js';
+import { sqlNotErased, sqlOfTeam } from '../sql/scope.js';
 import { CODES_PER_POOL, type CreateRewardInput, type UpdateRewardInput } from './rewards.schema.js';
 
 /** A reward as the private API shows it, from the rewards row `r`. */
@@ -286,7 +286,7 @@ export async function entryRewards(db: Db, team: Team, entryId: string) {
     db,
     sql`with ${team.cte} e as (
           select e.id, e.contest_id, e.points from entries e join contests c on c.id = e.contest_id
-          where e.id = ${entryId} and ${sqlOfTeam(team, 'c')} and e.erased_at is null
+          where e.id = ${entryId} and ${sqlOfTeam(team, 'c')} and ${sqlNotErased('e')}
         )
         select ${sqlEntryRewards('e')} as rewards from e`,
   );

@@ -10,6 +10,7 @@ import type { Team } from '../db/team.js';
 import { Errors } from '../errors.js';
 import { isUuid, sha256Hex } from '../lib/crypto.js';
 import type { ShareChannel } from '../lib/share-channels.js';
+import { sqlNotErased } from '../sql/scope.js';
 
 /** Records a visit of `referralCode`'s link in the contest; 404 for a contest not the team's. */
 export async function recordVisit(
@@ -28,7 +29,7 @@ export async function recordVisit(
           -- one row for every visit: the same index probe and the same insert for any code
           insert into link_visits (contest_id, entry_id, channel, created_at)
           select c.id, (select e.id from entries e
-                        where e.contest_id = c.id and e.referral_code = ${visit.referralCode}::text and e.erased_at is null),
+                        where e.contest_id = c.id and e.referral_code = ${visit.referralCode}::text and ${sqlNotErased('e')}),
             ${visit.channel}::text, ${now.toISOString()}::timestamptz
           from c
           returning 1
@@ -46,7 +47,7 @@ export async function recordShare(db: Db, token: string, channel: ShareChannel, 
           insert into link_shares (contest_id, entry_id, channel, created_at)
           select e.contest_id, e.id, ${channel}::text, ${now.toISOString()}::timestamptz
           from entry_tokens t join entries e on e.id = t.entry_id
-          where t.token_hash = ${await sha256Hex(token)} and e.erased_at is null
+          where t.token_hash = ${await sha256Hex(token)} and ${sqlNotErased('e')}
           returning 1
         )
         select count(*) as n from ins`,

@@ -20,6 +20,7 @@ import { sqlMailboxWindow } from '../sql/mailbox.js';
 import type { SqlEmail } from '../sql/outbox.js';
 import { sqlQueueEmail } from '../sql/outbox.js';
 import { sqlPosition } from '../sql/positions.js';
+import { sqlNotErased } from '../sql/scope.js';
 
 export interface SignupOptions {
   /**
@@ -112,7 +113,7 @@ function signupParts(signup: SignupOptions, at: Date, now: string, publicUrl: st
             -- an email already entered: its owner's "your link", at most once per 10 minutes
             select e.id, e.email, e.name, ${sqlPosition('e')} as position
             from entries e, existing, c
-            where e.id = existing.id and c.landing_url is not null and e.email is not null and e.erased_at is null
+            where e.id = existing.id and c.landing_url is not null and e.email is not null and ${sqlNotErased('e')}
               and (e.status_link_sent_at is null or e.status_link_sent_at <= ${now}::timestamptz - interval '10 minutes')
           ), ${sqlMailboxWindow(
             // the one email this sign-up may send, either kind: both count in the mailbox's share

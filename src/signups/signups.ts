@@ -11,7 +11,7 @@ import type { ShareChannel, Theme } from '../lib/share-channels.js';
 import { sqlEntryRewards } from '../rewards/rewards.js';
 import { sqlLandingUrl } from '../sql/contests.js';
 import { sqlCountingTotal, sqlPosition } from '../sql/positions.js';
-import { sqlOfTeam } from '../sql/scope.js';
+import { sqlNotErased, sqlOfTeam } from '../sql/scope.js';
 import { sqlShares, sqlVisits } from '../sql/sharing.js';
 
 export async function signupConfig(
@@ -97,7 +97,7 @@ export async function readMe(db: Db, token: string) {
           select e.id, e.contest_id, e.email, e.name, e.points, e.referral_code, e.email_confirmed, e.disqualified,
             e.erased_at, e.admitted_at, e.created_at
           from entry_tokens t join entries e on e.id = t.entry_id
-          where t.token_hash = ${await sha256Hex(token)} and e.erased_at is null
+          where t.token_hash = ${await sha256Hex(token)} and ${sqlNotErased('e')}
         )
         select e.*, ${sqlPosition('e')} as position, ${sqlCountingTotal(sql`e.contest_id`)} as total,
           (select count(*) from entries r where r.referred_by = e.id) as referrals_count,

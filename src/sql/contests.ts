@@ -40,20 +40,13 @@ export function sqlContestOpen(now: Date, alias = 'c'): SQL {
     and (${a}.is_evergreen or ${a}.end_date is null or ${a}.end_date > ${t}::timestamptz))`;
 }
 
-export function isContestOpen(
-  row: Pick<ContestRow, 'status' | 'start_date' | 'end_date' | 'is_evergreen'>,
-  now: Date,
-): boolean {
-  if (effectiveStatus(row, now) !== 'active') return false;
-  return !row.start_date || new Date(row.start_date) <= now;
-}
-
 /**
  * Where a contest's visitors are sent back to (the confirmation's redirect, the "your link"
- * email), on contest alias `alias`: its landingUrl, or else, while it takes public sign-ups, its
- * hosted page on this service (`<publicUrl>/c/<id>`, src/signups/page.routes.ts); null otherwise.
+ * email), on contest alias `alias`: its landingUrl, or else, while it has one, its hosted page on
+ * this service (`<publicUrl>/c/<id>`, src/signups/page.routes.ts; which contest has one is
+ * ce_page_contest's rule, the page's own); null otherwise.
  */
 export function sqlLandingUrl(alias: string, publicUrl: string): SQL {
   const a = sql.raw(alias);
-  return sql`coalesce(${a}.landing_url, case when ${a}.public_signup then ${`${publicUrl.replace(/\/$/, '')}/c/`}::text || ${a}.id end)`;
+  return sql`coalesce(${a}.landing_url, (select ${`${publicUrl.replace(/\/$/, '')}/c/`}::text || p.id from ce_page_contest(${a}.id::text) p))`;
 }
