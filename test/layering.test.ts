@@ -9,7 +9,9 @@
  * - domain code (an area's files other than *.routes.ts and *.schema.ts, and sql/, db/, lib/,
  *   mail/) never imports from src/http: errors are a ground-floor module the HTTP layer maps.
  * - no *.routes.ts declares an object schema: bodies, queries and answers live in *.schema.ts.
- * Tests (*.test.ts, *.fixtures.ts) are left out: they may reach anything.
+ * - test code stays out of production folders: in src/ only *.test.ts imports vitest or
+ *   test/support (the setup tests share lives in test/support/).
+ * Tests (*.test.ts) are left out of the floors: they may reach anything.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve } from 'node:path';
@@ -24,7 +26,7 @@ function filesUnder(dir: string): string[] {
   return readdirSync(dir).flatMap((f) => {
     const p = join(dir, f);
     if (statSync(p).isDirectory()) return filesUnder(p);
-    return /\.tsx?$/.test(p) && !/\.(test|fixtures)\.ts$/.test(p) ? [p] : [];
+    return /\.tsx?$/.test(p) && !/\.test\.ts$/.test(p) ? [p] : [];
   });
 }
 
@@ -126,5 +128,14 @@ describe('module layering', () => {
         ),
       );
     expect(declared).toEqual([]);
+  });
+
+  it('test code stays out of production folders: only a *.test.ts of src imports vitest or test/', () => {
+    const testOnly = files.filter((f) =>
+      /^(?:import|export)\b[^;]*?\sfrom\s+'(?:vitest(?:\/[^']*)?|(?:\.\.\/)+test\/[^']*)'/ms.test(
+        readFileSync(f, 'utf8'),
+      ),
+    );
+    expect(testOnly.map((f) => relative(src, f))).toEqual([]);
   });
 });

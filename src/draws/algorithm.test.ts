@@ -1,7 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { drawPicks, u64 } from '../../test/support/fairness.js';
-import { query, queryOne } from '../db/client.js';
 import {
   a,
   addEntries,
@@ -17,7 +16,8 @@ import {
   snapshotCsv,
   snapshotOf,
   TWO64,
-} from './draws.fixtures.js';
+} from '../../test/support/fixtures/draws.js';
+import { query, queryOne } from '../db/client.js';
 
 describe('fixed vector', () => {
   it('seed 00..1f, four entries, public randomness: the published CSV, hashes and winners', async () => {

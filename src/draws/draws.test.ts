@@ -3,9 +3,6 @@ import { serve } from '@hono/node-server';
 import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { verifyDraw } from '../../scripts/verify-draw.js';
-import { createApiKey } from '../admin/admin.js';
-import { query } from '../db/client.js';
-import { cryptoRandom } from '../deps.js';
 import {
   a,
   addEntries,
@@ -20,7 +17,10 @@ import {
   snapshotOf,
   state,
   uuidN,
-} from './draws.fixtures.js';
+} from '../../test/support/fixtures/draws.js';
+import { createApiKey } from '../admin/admin.js';
+import { query } from '../db/client.js';
+import { cryptoRandom } from '../deps.js';
 
 describe('eligibility', () => {
   it('filters: disqualified, unconfirmed, minPoints, zero points with points weighting; frozen at commit', async () => {

@@ -5,8 +5,8 @@
  */
 import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
+import { a, addEntries, draw, env, replace, reveal, uuidN } from '../../test/support/fixtures/draws.js';
 import { query } from '../db/client.js';
-import { a, addEntries, draw, env, replace, reveal, uuidN } from './draws.fixtures.js';
 
 const winnerMails = async (title: string) => {
   await env.settle();

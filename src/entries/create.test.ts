@@ -5,9 +5,9 @@
  */
 import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
+import { a, b, create, entryRow, env, MISSING_ID, snapshot } from '../../test/support/fixtures/entries.js';
 import { ledgerMismatches } from '../../test/support/ledger.js';
 import { query, queryOne } from '../db/client.js';
-import { a, b, create, entryRow, env, MISSING_ID, snapshot } from './entries.fixtures.js';
 
 describe('create entry', () => {
   it('201 with the reference fields; email trimmed and lower-cased; stored with a referral code', async () => {

@@ -5,8 +5,8 @@
  */
 import { sql } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { a, b, create, entryRow, env, MISSING_ID, snapshot } from '../../test/support/fixtures/entries.js';
 import { query, queryOne } from '../db/client.js';
-import { a, b, create, entryRow, env, MISSING_ID, snapshot } from './entries.fixtures.js';
 
 describe('list entries', () => {
   let c: { id: string };

@@ -6,9 +6,9 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { endpoint, env, fresh, received, receiverFetch } from '../../test/support/fixtures/events.js';
 import { EVENT_TYPES } from '../sql/events.js';
 import { ATTEMPT_TIMEOUT_MS } from './deliver.js';
-import { endpoint, env, fresh, received, receiverFetch } from './events.fixtures.js';
 
 describe('webhook endpoints', () => {
   it('create answers 201 with the secret once; events omitted = every type by name; list, patch, delete', async () => {

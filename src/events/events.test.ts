@@ -1,12 +1,12 @@
 import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
+import { endpoint, env, fresh, received, setAnswer, verify } from '../../test/support/fixtures/events.js';
 import { createBonusAction } from '../admin/admin.js';
 import { query } from '../db/client.js';
 import { teamById } from '../db/team.js';
 import { setDisqualified } from '../entries/entries.js';
 import { runScheduledJobs } from '../jobs.js';
 import { deliverDueEvents, deliveryContext, MAX_ATTEMPTS, RETRY_DELAYS_MS } from './deliver.js';
-import { endpoint, env, fresh, received, setAnswer, verify } from './events.fixtures.js';
 
 describe('events', () => {
   it('every change records its event in the same statement, delivered signed (standardwebhooks verifies it) right after the answer', async () => {

@@ -5,7 +5,6 @@
  */
 import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { query, queryOne } from '../db/client.js';
 import {
   a,
   BASE,
@@ -23,7 +22,8 @@ import {
   snapshot,
   tierRow,
   win,
-} from './instant-win.fixtures.js';
+} from '../../test/support/fixtures/instant-win.js';
+import { query, queryOne } from '../db/client.js';
 import { sweepExpiredPlays } from './sweep.js';
 
 describe('claim', () => {

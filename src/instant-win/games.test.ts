@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { normalizeTiers } from './games.schema.js';
 import {
   a,
   BASE,
@@ -12,7 +11,8 @@ import {
   newGame,
   prize,
   snapshot,
-} from './instant-win.fixtures.js';
+} from '../../test/support/fixtures/instant-win.js';
+import { normalizeTiers } from './games.schema.js';
 
 describe('create', () => {
   it('answers 201 with the game as get shows it to a private key, active by default', async () => {

@@ -5,8 +5,6 @@
  */
 import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { query } from '../db/client.js';
-import { drawTier } from './draw.js';
 import {
   a,
   BASE,
@@ -22,7 +20,9 @@ import {
   prize,
   snapshot,
   tierRow,
-} from './instant-win.fixtures.js';
+} from '../../test/support/fixtures/instant-win.js';
+import { query } from '../db/client.js';
+import { drawTier } from './draw.js';
 
 describe('play', () => {
   it('answers playId, a new cookie of 32 characters, alreadyPlayed false and the result; stores hashes only', async () => {

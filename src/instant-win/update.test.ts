@@ -5,8 +5,6 @@
  */
 import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { createTestEnv } from '../../test/support/harness.js';
-import { queryOne } from '../db/client.js';
 import {
   a,
   BASE,
@@ -25,7 +23,9 @@ import {
   snapshot,
   tierRow,
   win,
-} from './instant-win.fixtures.js';
+} from '../../test/support/fixtures/instant-win.js';
+import { createTestEnv } from '../../test/support/harness.js';
+import { queryOne } from '../db/client.js';
 import { sweepExpiredPlays } from './sweep.js';
 
 describe('update', () => {

@@ -6,9 +6,6 @@
 import { createHmac } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { query } from '../../test/support/harness.js';
-import { ledgerMismatches } from '../../test/support/ledger.js';
-import { listReceipts } from './receipts.js';
 import {
   BIG_ID,
   contest,
@@ -23,7 +20,10 @@ import {
   shopifyOrder,
   t,
   UNAUTH,
-} from './referrals.fixtures.js';
+} from '../../test/support/fixtures/referrals.js';
+import { query } from '../../test/support/harness.js';
+import { ledgerMismatches } from '../../test/support/ledger.js';
+import { listReceipts } from './receipts.js';
 
 describe('Shopify orders/paid', () => {
   it('credits the referrer with advocate points; the order id is admin_graphql_api_id, digits intact', async () => {

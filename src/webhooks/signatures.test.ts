@@ -7,9 +7,6 @@ import { createHmac } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
-import { query } from '../../test/support/harness.js';
-import { signStandardWebhook, verifyStandardWebhook } from '../lib/signatures.js';
-import { listReceipts } from './receipts.js';
 import {
   body,
   entry,
@@ -23,7 +20,10 @@ import {
   t,
   tracking,
   UNAUTH,
-} from './webhooks.fixtures.js';
+} from '../../test/support/fixtures/webhooks.js';
+import { query } from '../../test/support/harness.js';
+import { signStandardWebhook, verifyStandardWebhook } from '../lib/signatures.js';
+import { listReceipts } from './receipts.js';
 
 describe('Standard Webhooks: compatible with the official standardwebhooks package both ways', () => {
   it('a delivery signed by the package is accepted and recorded', async () => {

@@ -1,7 +1,5 @@
 import Stripe from 'stripe';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { signStripe } from '../lib/signatures.js';
-import { listReceipts } from './receipts.js';
 import {
   contest,
   entry,
@@ -12,7 +10,9 @@ import {
   stripe,
   stripeEvent,
   UNAUTH,
-} from './referrals.fixtures.js';
+} from '../../test/support/fixtures/referrals.js';
+import { signStripe } from '../lib/signatures.js';
+import { listReceipts } from './receipts.js';
 import { minorToDecimal } from './referrals.js';
 
 describe('Stripe checkout sessions', () => {

@@ -1,8 +1,20 @@
 import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
+import {
+  body,
+  entry,
+  env,
+  hook,
+  newId,
+  secretFor,
+  setup,
+  signed,
+  state,
+  t,
+  tracking,
+} from '../../test/support/fixtures/webhooks.js';
 import { query } from '../../test/support/harness.js';
 import { listReceipts } from './receipts.js';
-import { body, entry, env, hook, newId, secretFor, setup, signed, state, t, tracking } from './webhooks.fixtures.js';
 
 describe('replay protection by webhook-id', () => {
   it('a delivery seen before is answered as before and not processed again', async () => {
