@@ -18,15 +18,6 @@ beforeAll(async () => {
   a = await env.team('A');
 });
 afterAll(async () => {
-  for (let i = 0; i < 100; i++) {
-    const row = await queryOne<{ n: number }>(
-      env.db,
-      sql`select count(*)::int as n from email_outbox where status = 'pending' and locked_until is not null`,
-    );
-    if (!row?.n) break;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  await new Promise((r) => setTimeout(r, 50));
   await env.close();
 });
 
