@@ -244,13 +244,10 @@ describe.skipIf(!canStart).each(names)('black box: %s', (name) => {
     expect(entry.status).toBe(201);
     expect(entry.body.data).toMatchObject({ email: 'ada@example.com', alreadyExists: false });
     // the cron timer is set to an hour here: only the after-request trigger can send it
-    const started = Date.now();
-    let emails: any[] = [];
-    while (Date.now() - started < 10_000) {
-      emails = (await call(t(), 'GET', `/api/admin/teams/${teamId}/emails`, { admin: true })).body.data;
-      if (emails[0]?.status === 'sent') break;
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    const emailsNow = async () =>
+      (await call(t(), 'GET', `/api/admin/teams/${teamId}/emails`, { admin: true })).body.data as any[];
+    await expect.poll(async () => (await emailsNow())[0]?.status, { timeout: 30_000 }).toBe('sent');
+    const emails = await emailsNow();
     expect(emails).toHaveLength(1);
     expect(emails[0]).toMatchObject({
       to: 'ada@example.com',
@@ -362,12 +359,15 @@ describe.skipIf(!canStart || !!external)('npm run dev as a user runs it', () => 
           expect((await fetch(`${t.url}/health`)).status).toBe(200);
         }
         const t0 = Date.now();
-        // to npm alone, as a terminal's kill or a process manager would send it
+        // to npm alone, as a terminal's kill or a process manager would send it (the waits below
+        // are backstops for a stuck process, not a bound on how long stopping may take)
         process.kill(t.pid!, signal);
-        while (!t.exited!() && Date.now() - t0 < 20_000) await new Promise((r) => setTimeout(r, 100));
-        expect(t.exited!(), `${signal}: npm still running`).toBe(true);
+        await expect.poll(() => t.exited!(), { timeout: 60_000, message: `${signal}: npm still running` }).toBe(true);
         // wrangler and workerd went with it: nothing is left in the group, nothing answers
-        while (groupAlive(t.pid!) && Date.now() - t0 < 20_000) await new Promise((r) => setTimeout(r, 100));
+        await expect
+          .poll(() => groupAlive(t.pid!), { timeout: 60_000 })
+          .toBe(false)
+          .catch(() => {});
         const left = groupAlive(t.pid!);
         if (left) process.kill(-t.pid!, 'SIGKILL');
         expect(left, `${signal}: a child of npm run dev is still running`).toBe(false);
