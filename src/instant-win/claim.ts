@@ -17,7 +17,7 @@ import { Errors } from '../errors.js';
 import { newReferralCode } from '../lib/codes.js';
 import { isUuid, randomUuid, timingSafeEqual, toHex } from '../lib/crypto.js';
 import { prizeEmail } from '../mail/templates.js';
-import { sqlEscapeHtml } from '../sql/confirmation.js';
+import { sqlEmailSubject, sqlEscapeHtml } from '../sql/confirmation.js';
 import { sqlEmitEvent, sqlEntryEventData, sqlEventDeliveries, sqlIso } from '../sql/events.js';
 import { sqlQueueEmail } from '../sql/outbox.js';
 import { sqlRiskCtes } from '../sql/risk.js';
@@ -135,7 +135,7 @@ export function sqlPrizeEmail(random: RandomSource, v: { title: SQL; prize: SQL;
         ${m.code}::text, coalesce(${esc(v.code)}, '')), ${m.url}::text, coalesce(${esc(v.url)}, ''))`;
   const plain = (x: SQL) => sql`(${x})::text`;
   return {
-    subject: sql`left(btrim(regexp_replace(${fill(pick('subject'), plain)}, '[[:cntrl:]]+', ' ', 'g')), 200)`,
+    subject: sqlEmailSubject(fill(pick('subject'), plain)),
     text: fill(pick('text'), plain),
     html: fill(pick('html'), sqlEscapeHtml),
   };

@@ -19,6 +19,9 @@ export function confirmationLink(publicUrl: string, token: string): string {
 }
 
 /** `expr` escaped for HTML by the database's ce_escape_html (the twin of escapeHtml, src/lib/html.ts). */
+/** An email's subject line, by the database's one rule (ce_email_subject; emailSubject in mail/templates.ts). */
+export const sqlEmailSubject = (expr: SQL): SQL => sql`ce_email_subject(${expr})`;
+
 export function sqlEscapeHtml(expr: SQL): SQL {
   return sql`ce_escape_html((${expr})::text)`;
 }
@@ -53,7 +56,7 @@ export async function newConfirmation(
   return {
     tokenHash: await sha256Hex(token),
     content: ({ title, name }) => ({
-      subject: sql`left(btrim(regexp_replace(replace(${rendered.subject}::text, ${titleMarker}::text, (${title})::text), '[[:cntrl:]]+', ' ', 'g')), 200)`,
+      subject: sqlEmailSubject(sql`replace(${rendered.subject}::text, ${titleMarker}::text, (${title})::text)`),
       text: sql`replace(${rendered.text}::text, ${titleMarker}::text, (${title})::text)`,
       html: sql`replace(${rendered.html}::text, ${titleMarker}::text, ${sqlEscapeHtml(title)})`,
       vars: { name: sqlNameVar(name), contest: title, link: sql`${link}::text` },

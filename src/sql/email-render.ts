@@ -6,7 +6,7 @@
  */
 import { type SQL, sql } from 'drizzle-orm';
 import type { EmailContent } from '../mail/templates.js';
-import { sqlEscapeHtml } from './confirmation.js';
+import { sqlEmailSubject, sqlEscapeHtml } from './confirmation.js';
 import type { SqlEmail } from './outbox.js';
 
 export interface Marker {
@@ -27,7 +27,7 @@ export function sqlEmailFrom(rendered: EmailContent, markers: readonly Marker[])
       sql`${text}::text`,
     );
   return {
-    subject: sql`left(btrim(regexp_replace(${fill(rendered.subject, false)}, '[[:cntrl:]]+', ' ', 'g')), 200)`,
+    subject: sqlEmailSubject(fill(rendered.subject, false)),
     text: fill(rendered.text, false),
     html: fill(rendered.html, true),
   };

@@ -62,13 +62,17 @@ AS $function$
 $function$;
 
 -- ce:function
--- The subject: one line, no control characters, at most 200 characters.
+-- The subject: one line (each run of control characters, C0, DEL and C1, becomes one space, so no
+-- header can be injected), trimmed of spaces, at most 200 characters. The one SQL spelling, which
+-- every statement's subject calls (sqlEmailSubject, src/sql/confirmation.ts); the twin of
+-- emailSubject in src/mail/templates.ts (src/mail/subject.test.ts). The classes are spelled out:
+-- [[:cntrl:]] follows the database's locale (C.UTF-8 counts U+0085, C does not).
 CREATE OR REPLACE FUNCTION ce_email_subject(s text)
  RETURNS text
  LANGUAGE sql
- IMMUTABLE
+ IMMUTABLE PARALLEL SAFE
 AS $function$
-  SELECT left(btrim(regexp_replace(s, '[[:cntrl:]]+', ' ', 'g')), 200)
+  SELECT left(btrim(regexp_replace(s, '[\u0001-\u001f\u007f-\u009f]+', ' ', 'g'), ' '), 200)
 $function$;
 
 -- ce:function
