@@ -2,7 +2,7 @@
  * Whose data a statement may touch: the team, as SQL that goes INTO the request's statement.
  *
  * One round trip per request: the API-key check is not a query of its own but two CTEs at the
- * head of the request's statement (see migrations/0007_key_auth.sql):
+ * head of the request's statement (see src/db/functions/auth.sql):
  *
  *   with ce_key as materialized (select * from ce_auth(<hash>, <type>, <access>)),
  *        ce_touch as (update api_keys set last_used_at = ... where id = (select key_id from ce_key) ...),

@@ -4,8 +4,8 @@
  * Commit freezes the contest's eligible entries as blocks of CSV lines (draw_blocks: entry-id
  * order, with the running sums of weights), hashes exactly the published CSV bytes, and keeps a
  * 32-byte seed secret behind its SHA-256. Reveal picks the winners with the published walk over
- * the HMAC stream. Both run inside the database (plpgsql functions of migrations/0008_fairness.sql
- * and 0011_draw_blocks.sql): the snapshot, up to millions of rows, never travels to the application.
+ * the HMAC stream. Both run inside the database (plpgsql functions of
+ * src/db/functions/draws.sql): the snapshot, up to millions of rows, never travels to the application.
  *
  * One round trip per request: create is one statement (the function returns what the answer
  * needs); reveal and replace are one batch (the write, then the draw as it is now; the reveal's

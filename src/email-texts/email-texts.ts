@@ -2,7 +2,7 @@
  * The emails a team writes, per contest and kind: read (the default when unset), written,
  * reset, previewed for a sample person. One statement each. The texts are used by the statements
  * that queue the emails (src/sql/outbox.ts; the reward email: ce_reward_notify in
- * migrations/0027_reward_engine.sql), so a change applies to the next email queued.
+ * src/db/functions/rewards.sql), so a change applies to the next email queued.
  */
 import { type SQL, sql } from 'drizzle-orm';
 import { type Db, iso, queryOne } from '../db/client.js';

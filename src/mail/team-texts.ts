@@ -3,7 +3,7 @@
  * each kind takes, which it must contain, and its default text (what GET shows when the team has
  * written none). A team's text is plain text with `{{placeholders}}`; SQL fills them in one pass
  * and makes the HTML part from the text with everything escaped and the person's name never a link
- * (ce_email_fill in migrations/0027_reward_engine.sql, ce_email_html in
+ * (ce_email_fill and ce_email_html in
  * src/db/functions/email-rendering.sql), in the statement that queues the email.
  */
 import { Errors } from '../errors.js';

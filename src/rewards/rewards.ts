@@ -1,7 +1,7 @@
 /**
  * Rewards at milestones: what a contest gives at a number of confirmed referrals or points, managed
  * with a private key, one statement per request. Unlocking is not here: the statement that takes
- * an entry across a threshold unlocks it (the triggers of migrations/0027_reward_engine.sql), so
+ * an entry across a threshold unlocks it (the triggers of src/db/functions/rewards.sql), so
  * no code path that moves points or confirms a referral can forget it. Here: the rewards, their
  * codes, who unlocked what, and what an entry has unlocked and is closest to.
  */

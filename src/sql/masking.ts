@@ -6,7 +6,7 @@
  *   name   `Ann Marie Bell`    -> `Ann B.`            (first word, initial of the last; one word stays)
  *   customFieldData            -> null
  * null stays null. The same rules exist as SQL functions (ce_mask_email, ce_mask_phone,
- * ce_mask_name: migrations/*_trust.sql) so that a statement masks by itself, at no extra round
+ * ce_mask_name: src/db/functions/personal-data.sql) so that a statement masks by itself, at no extra round
  * trip: `maskedEntryColumns(team, 'e')` gives the select list.
  *
  * For another feature that shows entries (draws, plays, exports to a public key...): select

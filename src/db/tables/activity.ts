@@ -240,4 +240,4 @@ export const eventDeliveries = pgTable(
 
 // ---------------------------------------------------------------------------------------------
 // Provable fairness (docs/fairness.md): giveaway draws and instant-win server seeds.
-// The functions that pick winners and the cleanup trigger are in migrations/0008_fairness.sql.
+// The functions that pick winners and the cleanup trigger are in src/db/functions/draws.sql.

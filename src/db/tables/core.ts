@@ -1,4 +1,4 @@
-/** Teams, their API keys, contests, entries, and the counters and windows kept beside them. */
+/** Teams, their API keys, contests, entries, and the visitors' entry tokens. */
 import { sql } from 'drizzle-orm';
 import {
   type AnyPgColumn,
@@ -10,7 +10,6 @@ import {
   jsonb,
   numeric,
   pgTable,
-  primaryKey,
   text,
   uniqueIndex,
   uuid,
@@ -262,186 +261,6 @@ export const entries = pgTable(
 );
 
 /**
- * Exact running totals per contest, kept by statement-level triggers on entries and
- * bonus_completions (migrations/0005_contest_stats_triggers.sql) in the same transaction as the
- * change. Spread over 16 slots (slot = transaction id % 16) so that concurrent writers of one
- * contest rarely wait on the same row; readers sum the slots.
- */
-export const contestStats = pgTable(
-  'contest_stats',
-  {
-    contestId: uuid('contest_id')
-      .notNull()
-      .references(() => contests.id, { onDelete: 'cascade' }),
-    slot: integer('slot').notNull(),
-    entries: bigint('entries', { mode: 'number' }).notNull().default(0),
-    confirmed: bigint('confirmed', { mode: 'number' }).notNull().default(0),
-    disqualified: bigint('disqualified', { mode: 'number' }).notNull().default(0),
-    pointsTotal: bigint('points_total', { mode: 'number' }).notNull().default(0),
-    bonusCompletions: bigint('bonus_completions', { mode: 'number' }).notNull().default(0),
-  },
-  (t) => [primaryKey({ columns: [t.contestId, t.slot] })],
-);
-
-/** Every change of an entry's points, written in the same statement as the new total. */
-export const pointsLedger = pgTable(
-  'points_ledger',
-  {
-    id: id(),
-    entryId: uuid('entry_id')
-      .notNull()
-      .references(() => entries.id, { onDelete: 'cascade' }),
-    contestId: uuid('contest_id')
-      .notNull()
-      .references(() => contests.id, { onDelete: 'cascade' }),
-    /** the change actually applied (after the floor at zero) */
-    delta: integer('delta').notNull(),
-    /** what was asked for, when it differs (manual adjustments clamped at zero) */
-    requestedDelta: integer('requested_delta').notNull(),
-    source: text('source').notNull(),
-    reason: text('reason').notNull(),
-    /** id of the thing that caused it: bonus completion, purchase, play, referred entry */
-    refId: text('ref_id'),
-    createdAt: createdAt(),
-    /**
-     * 'applied' (in the total); 'pending': held (delta 0, requested_delta the held amount) until
-     * held_for confirms its email (wait_confirm) and/or is approved (wait_review); then
-     * 'released' (an applied row carries the points) or 'dropped'
-     */
-    status: text('status').notNull().default('applied'),
-    heldFor: uuid('held_for'),
-    waitConfirm: boolean('wait_confirm').notNull().default(false),
-    waitReview: boolean('wait_review').notNull().default(false),
-  },
-  (t) => [
-    index('points_ledger_entry_idx').on(t.entryId, t.createdAt),
-    index('points_ledger_held_idx').on(t.heldFor).where(sql`${t.status} = 'pending'`),
-    check(
-      'points_ledger_status_ck',
-      sql`${t.status} in ('applied', 'pending', 'released', 'dropped') and (${t.status} = 'applied' or ${t.delta} = 0)`,
-    ),
-    check(
-      'points_ledger_source_ck',
-      sql`${t.source} in ('referral', 'bonus_action', 'purchase', 'manual', 'instant_win')`,
-    ),
-  ],
-);
-
-/**
- * Race-free risk counting (migrations/*_trust.sql): one row per (contest, kind, key), kept by
- * triggers on entries. kind 'email' (key: normalised email): n = entries with it; 'ip' (key: IP
- * hash) and 'ref' (key: referrer id): times = creation times of the last hour (at most 1001).
- * Entry create locks the rows it reads (insert ... on conflict do update), so concurrent creates
- * sharing a key take turns and each sees the others.
- */
-export const riskWindows = pgTable(
-  'risk_windows',
-  {
-    contestId: uuid('contest_id')
-      .notNull()
-      .references(() => contests.id, { onDelete: 'cascade' }),
-    kind: text('kind').notNull(),
-    key: text('key').notNull(),
-    n: bigint('n', { mode: 'number' }).notNull().default(0),
-    times: ts('times').array().notNull().default(sql`'{}'::timestamptz[]`),
-  },
-  (t) => [
-    primaryKey({ columns: [t.contestId, t.kind, t.key] }),
-    check('risk_windows_kind_ck', sql`${t.kind} in ('email', 'ip', 'ref')`),
-  ],
-);
-
-/**
- * The emails a stranger can make the service send (a sign-up's confirmation, "your link") to one
- * mailbox (ce_email_norm: lower-cased, `+tag` removed, Gmail's dots), across the team's contests,
- * in the last hour: a sign-up sends one only while fewer than 3 are recent (the sign-up
- * statement's conditional upsert), so neither +aliases nor repeats nor other contests flood a
- * mailbox. Keyed by the SHA-256 of the normalised address; holds the last hour's send times only.
- */
-export const mailboxSends = pgTable(
-  'mailbox_sends',
-  {
-    teamId: uuid('team_id')
-      .notNull()
-      .references(() => teams.id, { onDelete: 'cascade' }),
-    mailbox: text('mailbox').notNull(),
-    times: ts('times').array().notNull().default(sql`'{}'::timestamptz[]`),
-  },
-  (t) => [primaryKey({ columns: [t.teamId, t.mailbox] })],
-);
-
-/** Disposable-mail domains, loaded from the disposable-email-domains-js package at migrate time (src/db/disposable.ts). */
-export const disposableDomains = pgTable('disposable_domains', {
-  domain: text('domain').primaryKey(),
-});
-
-/** Which package version disposable_domains holds (one row). */
-export const disposableDomainsSource = pgTable('disposable_domains_source', {
-  id: integer('id').primaryKey().default(1),
-  package: text('package').notNull(),
-  version: text('version').notNull(),
-  domains: integer('domains').notNull(),
-  loadedAt: ts('loaded_at').notNull().defaultNow(),
-});
-
-/**
- * Time series rollups (src/analytics/series.ts): how many of each metric happened in each settled
- * UTC hour of a contest or game. Hours are counted once from the base tables, the first time a
- * series is read after they settle, and never change afterwards; `series_filled.until` is where
- * the counted hours end (the recent ones are counted live on every read).
- */
-export const seriesHours = pgTable(
-  'series_hours',
-  {
-    ownerId: uuid('owner_id')
-      .notNull()
-      .references(() => contests.id, { onDelete: 'cascade' }),
-    /** entries | confirmations | referrals | bonus_completions | plays | won:<tier id> | drawn:<tier id or none> */
-    metric: text('metric').notNull(),
-    hour: ts('hour').notNull(),
-    n: bigint('n', { mode: 'number' }).notNull(),
-  },
-  (t) => [primaryKey({ columns: [t.ownerId, t.hour, t.metric] })],
-);
-
-/**
- * Each referrer's referred entries settled so far (created before its contest's
- * series_filled.until), kept by the time series' fold (src/analytics/series.ts) in the same
- * statement that moves the watermark: the funnel's top referrers of a long range.
- */
-export const referralCounts = pgTable(
-  'referral_counts',
-  {
-    contestId: uuid('contest_id')
-      .notNull()
-      .references(() => contests.id, { onDelete: 'cascade' }),
-    referrerId: uuid('referrer_id').notNull(),
-    n: integer('n').notNull(),
-  },
-  (t) => [
-    primaryKey({ columns: [t.contestId, t.referrerId] }),
-    index('referral_counts_top_idx').on(t.contestId, t.n.desc(), t.referrerId),
-  ],
-);
-
-export const seriesFilled = pgTable('series_filled', {
-  ownerId: uuid('owner_id')
-    .primaryKey()
-    .references(() => contests.id, { onDelete: 'cascade' }),
-  until: ts('until').notNull(),
-});
-
-/**
- * Secrets a deployment makes for itself at first start when no setting gives them (the salt of
- * IP address hashes when IP_HASH_SALT is unset): random, kept here, the same for every process.
- */
-export const deploymentSecrets = pgTable('deployment_secrets', {
-  name: text('name').primaryKey(),
-  value: text('value').notNull(),
-  createdAt: createdAt(),
-});
-
-/**
  * A visitor's credentials for their own entry (`et_…`, 190 random bits): only the SHA-256 is
  * kept; an entry may have several (a device each, a "your link" email each). Erasure deletes them.
  * `kind`: `answer`, handed out in a sign-up's answer (to whoever signed up: not yet proven to be
@@ -465,79 +284,11 @@ export const entryTokens = pgTable(
 );
 
 /**
- * Exact positions at any size (src/sql/positions.ts): how many counting entries (confirmed, not
- * disqualified, not erased) a contest has per points value, and per points value and hour of
- * joining. Triggers on entries only append to position_deltas (no row is ever locked by a write);
- * the every-minute job folds the deltas into the two totals, one job at a time.
+ * Secrets a deployment makes for itself at first start when no setting gives them (the salt of
+ * IP address hashes when IP_HASH_SALT is unset): random, kept here, the same for every process.
  */
-export const positionPoints = pgTable(
-  'position_points',
-  {
-    contestId: uuid('contest_id')
-      .notNull()
-      .references(() => contests.id, { onDelete: 'cascade' }),
-    points: integer('points').notNull(),
-    n: bigint('n', { mode: 'number' }).notNull(),
-  },
-  (t) => [primaryKey({ columns: [t.contestId, t.points] })],
-);
-
-export const positionHours = pgTable(
-  'position_hours',
-  {
-    contestId: uuid('contest_id')
-      .notNull()
-      .references(() => contests.id, { onDelete: 'cascade' }),
-    points: integer('points').notNull(),
-    /** floor(epoch of created_at / 3600) */
-    hour: bigint('hour', { mode: 'number' }).notNull(),
-    n: bigint('n', { mode: 'number' }).notNull(),
-  },
-  (t) => [primaryKey({ columns: [t.contestId, t.points, t.hour] })],
-);
-
-export const positionDeltas = pgTable(
-  'position_deltas',
-  {
-    contestId: uuid('contest_id')
-      .notNull()
-      .references(() => contests.id, { onDelete: 'cascade' }),
-    points: integer('points').notNull(),
-    hour: bigint('hour', { mode: 'number' }).notNull(),
-    n: bigint('n', { mode: 'number' }).notNull(),
-  },
-  (t) => [index('position_deltas_idx').on(t.contestId, t.points, t.hour)],
-);
-
-/** What an admission with an Idempotency-Key let in: a retry answers the same list and admits nobody. */
-/**
- * Manual point adjustments made with an `Idempotency-Key` (POST /entries/{id}/points): the first
- * answer, kept so that a retry with the same key answers it again and adds nothing.
- */
-export const pointsAdjustments = pgTable(
-  'points_adjustments',
-  {
-    entryId: uuid('entry_id')
-      .notNull()
-      .references(() => entries.id, { onDelete: 'cascade' }),
-    idempotencyKey: text('idempotency_key').notNull(),
-    previousTotal: integer('previous_total').notNull(),
-    newTotal: integer('new_total').notNull(),
-    requested: integer('requested').notNull(),
-    createdAt: createdAt(),
-  },
-  (t) => [primaryKey({ columns: [t.entryId, t.idempotencyKey] })],
-);
-
-export const admissions = pgTable(
-  'admissions',
-  {
-    contestId: uuid('contest_id')
-      .notNull()
-      .references(() => contests.id, { onDelete: 'cascade' }),
-    idempotencyKey: text('idempotency_key').notNull(),
-    entryIds: uuid('entry_ids').array().notNull(),
-    createdAt: createdAt(),
-  },
-  (t) => [primaryKey({ columns: [t.contestId, t.idempotencyKey] })],
-);
+export const deploymentSecrets = pgTable('deployment_secrets', {
+  name: text('name').primaryKey(),
+  value: text('value').notNull(),
+  createdAt: createdAt(),
+});

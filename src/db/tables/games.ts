@@ -1,4 +1,4 @@
-/** Instant-win games (tiers, codes, plays, seeds, nonces) and giveaway draws (the frozen snapshot, the winners). The functions that pick winners are in migrations/0008_fairness.sql. */
+/** Instant-win games (tiers, codes, plays, seeds, nonces) and giveaway draws (the frozen snapshot, the winners). The functions that pick winners are in src/db/functions/draws.sql. */
 import { sql } from 'drizzle-orm';
 import {
   bigint,

@@ -3,7 +3,7 @@
  *
  * A reward unlocks for an entry once (`reward_unlocks`, unique per reward and entry), in the
  * statement that takes the entry across its threshold: triggers on `entries` call
- * ce_unlock_rewards() (migrations/0027_reward_engine.sql). A pool's codes are given each once: a
+ * ce_unlock_rewards() (src/db/functions/rewards.sql). A pool's codes are given each once: a
  * code belongs to the unlock that `reward_codes.unlock_id` names, and a code is claimed under
  * `for update skip locked`.
  */
