@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { buildHash, CONSOLE_SHOTS, readManifest, type ShotSet, WIDGET_SHOTS } from './support/docs-shots.js';
 
 const sets: [string, ShotSet, string][] = [
-  ['the console', CONSOLE_SHOTS, 'test/browser/console.test.ts'],
+  ['the console', CONSOLE_SHOTS, 'test/browser/console-node.test.ts'],
   ['the sign-up widget', WIDGET_SHOTS, 'test/browser/widget-contest.test.ts'],
 ];
 

@@ -1,6 +1,6 @@
 /**
  * The screenshots in the docs, each set taken by a Chromium suite of what it shows: the console's
- * (docs/console.md, by test/browser/console.test.ts) and the sign-up widget's views
+ * (docs/console.md, by test/browser/console-node.test.ts) and the sign-up widget's views
  * (docs/signups.md, by test/browser/widget-contest.test.ts). A set's manifest names the build it
  * was taken of; the suite takes the set again whenever that build has changed since, and
  * test/docs-screenshots.test.ts fails while a set is older than its build.
