@@ -1,14 +1,17 @@
+import { readdirSync, readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 /**
- * CI's second pass (PGlite alone, as on a machine without Postgres) runs with
- * TEST_FILES=backend: only the files whose outcome can depend on the database backend. The files
- * left out here do not touch the test database, or start their own servers, or check HTTP input
- * handling that refuses before any SQL; they run in the main pass (and in a plain `npm test`
- * without Postgres, where every file runs on PGlite).
+ * CI's first pass (PGlite alone, as on a machine without Postgres) runs with TEST_FILES=backend:
+ * only the files whose outcome can depend on the database backend. Left out: the files that never
+ * open the test database (no import of the test harness or an area's fixtures: found below), and
+ * those listed here, which open PGlite whatever the backend, or start their own servers, or check
+ * HTTP input handling that refuses before any SQL. They run in the main pass (and in a plain
+ * `npm test` without Postgres, where every file runs on PGlite).
  */
 const BACKEND_INDEPENDENT = [
+  'test/shutdown.test.ts',
   'test/browser/**',
   'test/typed-client.test.ts',
   'test/openapi.test.ts',
@@ -24,6 +27,11 @@ const BACKEND_INDEPENDENT = [
   'src/console/console-bundle.test.ts',
   'src/events/urls.test.ts',
 ];
+
+const NO_TEST_DATABASE = ['src', 'test']
+  .flatMap((dir) => readdirSync(dir, { recursive: true, encoding: 'utf8' }).map((f) => `${dir}/${f}`))
+  .filter((f) => f.endsWith('.test.ts') && !f.startsWith('test/worker/'))
+  .filter((f) => !/\/support\/(harness|fixtures\/[\w-]+)\.js'/.test(readFileSync(f, 'utf8')));
 
 /**
  * The suites that hold 30-40 connections each to the real Postgres (concurrency-*.test.ts): they
@@ -58,7 +66,7 @@ export default defineConfig({
             'test/worker/**',
             'node_modules/**',
             ...MANY_CONNECTIONS,
-            ...(process.env.TEST_FILES === 'backend' ? BACKEND_INDEPENDENT : []),
+            ...(process.env.TEST_FILES === 'backend' ? [...BACKEND_INDEPENDENT, ...NO_TEST_DATABASE] : []),
           ],
           maxWorkers: WORKERS,
         },
