@@ -44,7 +44,7 @@ const MANY_CONNECTIONS = ['test/concurrency-*.test.ts'];
 // Many files wait (servers starting, browsers, background delivery, the real 10 s cut): one file
 // more than the cores keeps two cores busy (measured on 2 cores, PGlite alone: 210 -> 128 s; over
 // Postgres: the pass took 400 s one file at a time, vitest's default on 2 cores).
-const WORKERS = Math.max(3, availableParallelism());
+const WORKERS = Number(process.env.TEST_WORKERS) || Math.max(3, availableParallelism());
 
 export default defineConfig({
   test: {
