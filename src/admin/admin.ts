@@ -10,6 +10,7 @@ import { teamOfContest } from '../db/team.js';
 import type { RandomSource } from '../deps.js';
 import { Errors } from '../errors.js';
 import { isUuid, randomBase62, sha256Hex, toBase64 } from '../lib/crypto.js';
+import { pageOf, sqlPaged } from '../sql/paged.js';
 
 export async function createTeam(db: Db, name: string) {
   const [team] = await db.insert(teams).values({ name }).returning({ id: teams.id, name: teams.name });
@@ -32,29 +33,24 @@ export async function listTeams(db: Db, limit: number, offset: number, teamId: s
     games: number | string;
   }>(
     db,
-    sql`select (select count(*) from teams) as total, p.*
-        from (select 1) one left join lateral (
-          select t.id, t.name, t.created_at,
+    sqlPaged({
+      counted: sql`from teams`,
+      page: sql`select t.id, t.name, t.created_at,
             (select count(*) from api_keys k where k.team_id = t.id and k.revoked_at is null) as keys,
             (select count(*) from contests c where c.team_id = t.id and c.tool_type is distinct from 'instant_win') as contests,
             (select count(*) from contests c where c.team_id = t.id and c.tool_type = 'instant_win') as games
           from teams t where ${teamId}::uuid is null or t.id = ${teamId}::uuid
-          order by t.created_at desc, t.id desc limit ${limit} offset ${offset}
-        ) p on true`,
+          order by t.created_at desc, t.id desc limit ${limit} offset ${offset}`,
+    }),
   );
-  return {
-    total: num(rows[0]?.total ?? 0),
-    items: rows
-      .filter((r) => r.id !== null)
-      .map((r) => ({
-        id: r.id!,
-        name: r.name,
-        createdAt: iso(r.created_at)!,
-        activeKeysCount: num(r.keys),
-        contestsCount: num(r.contests),
-        gamesCount: num(r.games),
-      })),
-  };
+  return pageOf(rows, (r) => ({
+    id: r.id,
+    name: r.name,
+    createdAt: iso(r.created_at)!,
+    activeKeysCount: num(r.keys),
+    contestsCount: num(r.contests),
+    gamesCount: num(r.games),
+  }));
 }
 
 /**
@@ -178,28 +174,23 @@ export async function listEmails(db: Db, teamId: string, limit: number, offset: 
     created_at: Date;
   }>(
     db,
-    sql`with total as (select count(*) as n from email_outbox where team_id = ${teamId})
-        select total.n as total, exists(select 1 from teams where id = ${teamId}) as team_exists, page.*
-        from total left join lateral (
-          -- a pending email still holds its live links until it is sent: never shown
-          select id, "to", kind, ce_scrub_credentials(subject) as subject, ce_scrub_credentials(text) as text,
-            status, created_at from email_outbox
-          where team_id = ${teamId} order by created_at desc, id desc limit ${limit} offset ${offset}
-        ) page on true`,
+    // a pending email still holds its live links until it is sent: never shown
+    sqlPaged({
+      head: sql`exists(select 1 from teams where id = ${teamId}) as team_exists`,
+      counted: sql`from email_outbox where team_id = ${teamId}`,
+      page: sql`select id, "to", kind, ce_scrub_credentials(subject) as subject, ce_scrub_credentials(text) as text,
+          status, created_at from email_outbox
+        where team_id = ${teamId} order by created_at desc, id desc limit ${limit} offset ${offset}`,
+    }),
   );
   if (!rows[0]?.team_exists) throw Errors.teamNotFound();
-  return {
-    total: num(rows[0].total),
-    items: rows
-      .filter((r) => r.id !== null)
-      .map((r) => ({
-        id: r.id!,
-        to: r.to,
-        kind: r.kind,
-        subject: r.subject,
-        text: r.text,
-        status: r.status,
-        createdAt: iso(r.created_at),
-      })),
-  };
+  return pageOf(rows, (r) => ({
+    id: r.id,
+    to: r.to,
+    kind: r.kind,
+    subject: r.subject,
+    text: r.text,
+    status: r.status,
+    createdAt: iso(r.created_at),
+  }));
 }

@@ -9,6 +9,7 @@ import { type Db, iso, num, query, queryOne } from '../db/client.js';
 import type { Team } from '../db/team.js';
 import { Errors } from '../errors.js';
 import { isUuid } from '../lib/crypto.js';
+import { pageOf, sqlPaged } from '../sql/paged.js';
 import { sqlOfTeam } from '../sql/scope.js';
 import type { BonusAction } from './bonus-actions.schema.js';
 import {
@@ -155,6 +156,7 @@ export async function listBonusCompletions(
 ): Promise<{ total: number; items: CompletionItem[] }> {
   if (!isUuid(contestId)) throw Errors.contestNotFound();
   const rows = await query<{
+    found: boolean;
     total: number | string;
     id: string | null;
     entry_id: string;
@@ -171,31 +173,27 @@ export async function listBonusCompletions(
     db,
     sql`with ${team.cte} c as (${contestOf(team, contestId)}),
         f as (select bc.* from bonus_completions bc, c where bc.contest_id = c.id and bc.status = ${opts.status})
-        select (select count(*) from f) as total, p.*
-        from c left join lateral (
-          select f.id, f.entry_id, e.email, e.name, f.bonus_action_id, ba.action,
-            f.status, f.proof, f.answer, f.points_awarded, f.completed_at
-          from f join entries e on e.id = f.entry_id join bonus_actions ba on ba.id = f.bonus_action_id
-          order by f.completed_at desc, f.id desc limit ${opts.limit} offset ${opts.offset}
-        ) p on true`,
+        ${sqlPaged({
+          head: sql`exists (select 1 from c) as found`,
+          counted: sql`from f`,
+          page: sql`select f.id, f.entry_id, e.email, e.name, f.bonus_action_id, ba.action,
+              f.status, f.proof, f.answer, f.points_awarded, f.completed_at
+            from f join entries e on e.id = f.entry_id join bonus_actions ba on ba.id = f.bonus_action_id
+            order by f.completed_at desc, f.id desc limit ${opts.limit} offset ${opts.offset}`,
+        })}`,
   );
-  if (rows.length === 0) throw Errors.contestNotFound();
-  return {
-    total: num(rows[0]!.total),
-    items: rows
-      .filter((r) => r.id !== null)
-      .map((r) => ({
-        id: r.id!,
-        entryId: r.entry_id,
-        email: r.email,
-        name: r.name,
-        bonusActionId: r.bonus_action_id,
-        action: r.action,
-        status: r.status,
-        proof: r.proof,
-        answer: r.answer,
-        pointsAwarded: num(r.points_awarded),
-        completedAt: iso(r.completed_at)!,
-      })),
-  };
+  if (!rows[0]?.found) throw Errors.contestNotFound();
+  return pageOf(rows, (r) => ({
+    id: r.id,
+    entryId: r.entry_id,
+    email: r.email,
+    name: r.name,
+    bonusActionId: r.bonus_action_id,
+    action: r.action,
+    status: r.status,
+    proof: r.proof,
+    answer: r.answer,
+    pointsAwarded: num(r.points_awarded),
+    completedAt: iso(r.completed_at)!,
+  }));
 }

@@ -21,6 +21,7 @@ import { isUuid, randomUuid } from '../lib/crypto.js';
 import { sqlEmitEvent, sqlEventDeliveries, sqlIso } from '../sql/events.js';
 import { sqlEmail, sqlName } from '../sql/masking.js';
 import { type SqlEmail, sqlQueueEmail } from '../sql/outbox.js';
+import { pageOf, sqlPaged } from '../sql/paged.js';
 import { sqlNotErased, sqlOfTeam } from '../sql/scope.js';
 import { winnerContent } from './emails.js';
 
@@ -287,15 +288,16 @@ export async function listDraws(db: Db, team: Team, contestId: string, opts: { l
   if (!isUuid(contestId)) throw Errors.contestNotFound();
   const rows = await query<DrawRow & { found: boolean; total: string | number; id: string | null }>(
     db,
-    sql`with ${team.cte} c as (select c.id from contests c where c.id = ${contestId} and ${sqlOfTeam(team, 'c')}),
-        total as (select count(*) as n from draws d where d.contest_id in (select id from c))
-        select exists (select 1 from c) as found, total.n as total, page.* from total left join lateral (
-          select ${drawColumns(team)} from draws d where d.contest_id in (select id from c)
-          order by d.created_at desc, d.id desc limit ${opts.limit} offset ${opts.offset}
-        ) page on true`,
+    sql`with ${team.cte} c as (select c.id from contests c where c.id = ${contestId} and ${sqlOfTeam(team, 'c')})
+        ${sqlPaged({
+          head: sql`exists (select 1 from c) as found`,
+          counted: sql`from draws d where d.contest_id in (select id from c)`,
+          page: sql`select ${drawColumns(team)} from draws d where d.contest_id in (select id from c)
+            order by d.created_at desc, d.id desc limit ${opts.limit} offset ${opts.offset}`,
+        })}`,
   );
   if (!rows[0]?.found) throw Errors.contestNotFound();
-  return { total: num(rows[0].total), items: rows.filter((r) => r.id !== null).map(drawJson) };
+  return pageOf(rows, drawJson);
 }
 
 /** Reveal: picks min(winners, eligibleCount) winners, shows the seed. */

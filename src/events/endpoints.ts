@@ -5,12 +5,13 @@
  */
 import { sql } from 'drizzle-orm';
 import * as v from 'valibot';
-import { type Db, EVENT_DELIVERIES_COLUMN, iso, num, query, queryOne } from '../db/client.js';
+import { type Db, EVENT_DELIVERIES_COLUMN, iso, query, queryOne } from '../db/client.js';
 import type { Team } from '../db/team.js';
 import type { RandomSource } from '../deps.js';
 import { Errors } from '../errors.js';
 import { isUuid, toBase64 } from '../lib/crypto.js';
 import { EVENT_TYPES, type EventType } from '../sql/events.js';
+import { pageOf, sqlPaged } from '../sql/paged.js';
 import { sqlOfTeam } from '../sql/scope.js';
 import {
   attemptDelivery,
@@ -263,14 +264,15 @@ export async function listDeliveries(
     db,
     sql`with ${team.cte} w as (select id from webhook_endpoints where id = ${endpointId} and team_id = ${team.id}),
         f as (select d.* from event_deliveries d join w on d.endpoint_id = w.id where ${status}::text is null or d.status = ${status}::text)
-        select exists (select 1 from w) as found, (select count(*) from f) as total, p.*
-        from (select 1) one left join lateral (
-          select ${DELIVERY_COLUMNS}, ev.type from f d join events ev on ev.id = d.event_id
-          order by d.created_at desc, d.id desc limit ${opts.limit} offset ${opts.offset}
-        ) p on true`,
+        ${sqlPaged({
+          head: sql`exists (select 1 from w) as found`,
+          counted: sql`from f`,
+          page: sql`select ${DELIVERY_COLUMNS}, ev.type from f d join events ev on ev.id = d.event_id
+            order by d.created_at desc, d.id desc limit ${opts.limit} offset ${opts.offset}`,
+        })}`,
   );
   if (!rows[0]?.found) throw Errors.webhookEndpointNotFound();
-  return { total: num(rows[0].total), items: rows.filter((r) => r.id !== null).map(deliveryJson) };
+  return pageOf(rows, deliveryJson);
 }
 
 /**

@@ -13,6 +13,7 @@ import type { RandomSource } from '../deps.js';
 import { Errors } from '../errors.js';
 import { isUuid, randomUuid } from '../lib/crypto.js';
 import { effectiveStatus } from '../sql/contests.js';
+import { pageOf, sqlPaged } from '../sql/paged.js';
 import { sqlOfTeam } from '../sql/scope.js';
 import { SEED_COLUMNS, seedValues, sqlGameFairness } from './fairness.js';
 import { newSeed, type SeedMaterial } from './fairness-seed.js';
@@ -177,16 +178,14 @@ export async function listGames(
   const listView: View = { secrets: view.secrets, codes: false };
   const rows = await query<GameRow & { total: string | number; id: string | null }>(
     db,
-    sql`with ${team.cte} total as (select count(*) as n from contests c where ${where})
-        select total.n as total, page.* from total left join lateral (
-          select ${gameColumns(listView)} ${GAME_FROM} where ${where}
-          order by c.created_at desc, c.id desc limit ${opts.limit} offset ${opts.offset}
-        ) page on true`,
+    sql`with ${team.cte} listed as (select c.id from contests c where ${where})
+        ${sqlPaged({
+          counted: sql`from listed`,
+          page: sql`select ${gameColumns(listView)} ${GAME_FROM} where c.id in (select id from listed)
+            order by c.created_at desc, c.id desc limit ${opts.limit} offset ${opts.offset}`,
+        })}`,
   );
-  return {
-    total: num(rows[0]?.total),
-    items: rows.filter((r) => r.id !== null).map((r) => gameJson(r, now, listView)),
-  };
+  return pageOf(rows, (r) => gameJson(r, now, listView));
 }
 
 const tiersJsonParam = (specs: readonly (TierSpec & { id: string; isNew: boolean })[]) =>

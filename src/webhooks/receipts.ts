@@ -17,6 +17,7 @@ import type { Team } from '../db/team.js';
 import { ApiError, Errors } from '../errors.js';
 import { isUuid } from '../lib/crypto.js';
 import { MAX_EXTERNAL_ID_LENGTH } from '../lib/signatures.js';
+import { pageOf, sqlPaged } from '../sql/paged.js';
 
 export type WebhookSource = 'purchase' | 'signup' | 'shopify' | 'stripe';
 export type ReceiptOutcome = 'processed' | 'rejected' | 'ignored' | 'duplicate';
@@ -225,31 +226,39 @@ export async function listContestReceipts(
   const where = sql`r.contest_id = c.id
     and (${opts.outcome ?? null}::text is null or r.outcome = ${opts.outcome ?? null}::text)
     and (${opts.source ?? null}::text is null or r.source = ${opts.source ?? null}::text)`;
-  const rows = await query<Record<string, unknown>>(
+  const rows = await query<{
+    found: number | string;
+    total: number | string;
+    id: string | null;
+    source: WebhookSource;
+    external_id: string | null;
+    dedupe_key: string | null;
+    outcome: ReceiptOutcome;
+    status_code: number | string;
+    error: string | null;
+    response: unknown;
+    created_at: Date | string;
+  }>(
     db,
-    sql`with ${team.cte} c as (select id from contests where id = ${contestId} and team_id = ${team.id}),
-             total as (select count(*) as n from webhook_receipts r, c where ${where})
-        select (select count(*) from c) as found, total.n as total, page.* from total left join lateral (
-          select r.id, r.source, r.external_id, r.dedupe_key, r.outcome, r.status_code, r.error, r.response, r.created_at
-          from webhook_receipts r, c where ${where}
-          order by r.created_at desc, r.id desc limit ${opts.limit} offset ${opts.offset}
-        ) page on true`,
+    sql`with ${team.cte} c as (select id from contests where id = ${contestId} and team_id = ${team.id})
+        ${sqlPaged({
+          head: sql`(select count(*) from c) as found`,
+          counted: sql`from webhook_receipts r, c where ${where}`,
+          page: sql`select r.id, r.source, r.external_id, r.dedupe_key, r.outcome, r.status_code, r.error, r.response, r.created_at
+            from webhook_receipts r, c where ${where}
+            order by r.created_at desc, r.id desc limit ${opts.limit} offset ${opts.offset}`,
+        })}`,
   );
   if (!num(rows[0]?.found)) throw Errors.contestNotFound();
-  return {
-    total: num(rows[0]?.total),
-    items: rows
-      .filter((r) => r.id !== null)
-      .map((r) => ({
-        id: r.id as string,
-        source: r.source as WebhookSource,
-        externalId: r.external_id as string | null,
-        dedupeKey: r.dedupe_key as string | null,
-        outcome: r.outcome as ReceiptOutcome,
-        statusCode: num(r.status_code),
-        error: r.error as string | null,
-        response: typeof r.response === 'string' ? JSON.parse(r.response) : (r.response ?? null),
-        createdAt: new Date(r.created_at as string).toISOString(),
-      })),
-  };
+  return pageOf(rows, (r) => ({
+    id: r.id,
+    source: r.source,
+    externalId: r.external_id,
+    dedupeKey: r.dedupe_key,
+    outcome: r.outcome,
+    statusCode: num(r.status_code),
+    error: r.error,
+    response: typeof r.response === 'string' ? JSON.parse(r.response) : (r.response ?? null),
+    createdAt: new Date(r.created_at).toISOString(),
+  }));
 }
