@@ -211,7 +211,7 @@ export interface paths {
         put?: never;
         /**
          * Sign up from a page (public key): an entry whose email is confirmed before it counts
-         * @description Only for a contest with `publicSignup: true`. The rules of entry create apply (limits, risk signals, disposable domains, rate limits). With a public key the email must always be confirmed before the entry counts. An email already entered answers 200 `{alreadyExists: true}` and nothing else; its owner is emailed a link to their own page (at most one such email per 10 minutes).
+         * @description Only for a contest with `publicSignup: true`. The rules of entry create apply (limits, risk signals, disposable domains, rate limits). With a public key the email must always be confirmed before the entry counts. An email already entered answers 200 `{alreadyExists: true, linkSent}` and nothing else; its owner is emailed a link to their own page (at most one such email per 10 minutes; `linkSent` says whether this sign-up sent it).
          */
         post: operations["signUp"];
         delete?: never;
@@ -4122,6 +4122,8 @@ export interface operations {
                              * @constant
                              */
                             alreadyExists: true;
+                            /** @description whether this sign-up emailed that link: false when one went to the address in the last 10 minutes, when the mailbox has had its hour's share of emails, or when the contest has no page to link to */
+                            linkSent: boolean;
                         };
                     };
                 };

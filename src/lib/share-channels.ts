@@ -50,15 +50,39 @@ export interface Theme {
   font?: ThemeFont;
 }
 
+/** WCAG 2 relative luminance of `#rrggbb`. */
+function luminance(hex: string): number {
+  const [r, g, b] = [1, 3, 5].map((i) => {
+    const c = Number.parseInt(hex.slice(i, i + 2), 16) / 255;
+    return c <= 0.04045 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+  });
+  return 0.2126 * r! + 0.7152 * g! + 0.0722 * b!;
+}
+
+/** WCAG 2 contrast ratio of two `#rrggbb` colours (1 to 21). */
+export function contrastRatio(a: string, b: string): number {
+  const [hi, lo] = [luminance(a), luminance(b)].sort((x, y) => y - x);
+  return (hi! + 0.05) / (lo! + 0.05);
+}
+
 /**
- * A theme as the widget's CSS custom properties: `--<prefix>accent`, `…bg`, `…fg`, `…radius`,
- * `…font`, each with its value, or undefined where the theme leaves the part to the widget. The
+ * The text on a button of colour `accent`: white while it reads at 4.5:1 or better (WCAG AA),
+ * else black (for every colour one of the two does: a pale accent gets black text).
+ */
+export function textOnAccent(accent: string): '#ffffff' | '#000000' {
+  return contrastRatio(accent, '#ffffff') >= 4.5 ? '#ffffff' : '#000000';
+}
+
+/**
+ * A theme as the widget's CSS custom properties: `--<prefix>accent`, `…accent-text` (white or
+ * black, whichever reads on the accent: textOnAccent), `…bg`, `…fg`, `…radius`, `…font`, each with its value, or undefined where the theme leaves the part to the widget. The
  * hosted page writes the set ones as `--cs-…` (the page's own variables); the widget as its
  * defaults `--cs-t-…`, under whatever the page sets; the console's preview sets and clears them.
  */
 export function themeSlots(theme: Theme, prefix: string): [string, string | undefined][] {
   return [
     [`${prefix}accent`, theme.accent],
+    [`${prefix}accent-text`, theme.accent ? textOnAccent(theme.accent) : undefined],
     [`${prefix}bg`, theme.background],
     [`${prefix}fg`, theme.text],
     [`${prefix}radius`, theme.radius === undefined ? undefined : `${theme.radius}px`],

@@ -308,7 +308,7 @@ describe('the hosted page', () => {
     expect((await me(ann.token)).body.data).toMatchObject({ entryId: ann.entryId, confirmed: true });
     // the same email again: its owner is emailed a link to the hosted page
     const again = await signup(id, { email: 'kl-page-ann@example.com' });
-    expect([again.status, again.body.data]).toEqual([200, { alreadyExists: true }]);
+    expect([again.status, again.body.data]).toEqual([200, { alreadyExists: true, linkSent: true }]);
     await env.settle();
     const link = env.sent.filter((m) => m.to === 'kl-page-ann@example.com').at(-1)!;
     const token = new RegExp(`${page.replace(/[./]/g, '\\$&')}#ce-entry=(et_[A-Za-z0-9]{40})`).exec(link.text)?.[1];

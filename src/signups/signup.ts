@@ -44,8 +44,11 @@ export interface SignupOptions {
 }
 
 export interface SignupResult extends EntryCreateResult {
-  /** whether the email must be confirmed, and the entry's position (null while it does not count) */
-  signup: { confirmationRequired: boolean; position: number | null };
+  /**
+   * whether the email must be confirmed, and the entry's position (null while it does not count);
+   * `linkSent`: an email already entered was sent a link to its page by this sign-up
+   */
+  signup: { confirmationRequired: boolean; position: number | null; linkSent: boolean };
 }
 
 export async function createSignup(
@@ -65,13 +68,15 @@ export async function createSignup(
   );
   const row = result.row;
   const position = row.new_position;
+  // a sign-up for an email already entered mails its owner a fresh link (at most one per 10 minutes)
+  const linkSent = num(row.status_mails as number | string | undefined) > 0;
   return {
     ...result,
-    // a sign-up for an email already entered mails its owner a fresh link (at most one per 10 minutes)
-    emailQueued: result.emailQueued || num(row.status_mails as number | string | undefined) > 0,
+    emailQueued: result.emailQueued || linkSent,
     signup: {
       confirmationRequired: row.new_confirmation_required === true,
       position: position === null || position === undefined ? null : num(position as number | string),
+      linkSent,
     },
   };
 }

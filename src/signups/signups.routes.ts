@@ -99,8 +99,9 @@ export function signupRoutes() {
       description:
         'Only for a contest with `publicSignup: true`. The rules of entry create apply (limits, risk signals, ' +
         'disposable domains, rate limits). With a public key the email must always be confirmed before the entry ' +
-        'counts. An email already entered answers 200 `{alreadyExists: true}` and nothing else; its owner is ' +
-        'emailed a link to their own page (at most one such email per 10 minutes).',
+        'counts. An email already entered answers 200 `{alreadyExists: true, linkSent}` and nothing else; its owner is ' +
+        'emailed a link to their own page (at most one such email per 10 minutes; `linkSent` says whether this ' +
+        'sign-up sent it).',
       security: security.keyless,
       responses: {
         201: okJson('The new entry and its token (shown once)', SignupCreated),
@@ -185,7 +186,7 @@ export function signupRoutes() {
         },
       );
       if (result.emailQueued) triggerEmailDelivery(c);
-      if (result.status === 200) return ok(c, { alreadyExists: true as const }, 200);
+      if (result.status === 200) return ok(c, { alreadyExists: true as const, linkSent: result.signup.linkSent }, 200);
       return ok(
         c,
         {

@@ -72,6 +72,13 @@ export const SignupExisting = v.strictObject({
       'the email was entered before: nothing of that entry is shown; its owner is emailed a link to their page',
     ),
   ),
+  linkSent: v.pipe(
+    v.boolean(),
+    v.description(
+      'whether this sign-up emailed that link: false when one went to the address in the last 10 minutes, when ' +
+        "the mailbox has had its hour's share of emails, or when the contest has no page to link to",
+    ),
+  ),
 });
 
 export const SignupConfig = v.strictObject({

@@ -210,7 +210,7 @@ describe('POST /contests/{contestId}/signup', () => {
     expect(forged.status).toBe(201);
     // the owner signs up later: already entered, nothing is said about the entry
     const owner = await signup(id, { email: 'owner@example.com' });
-    expect([owner.status, owner.body]).toEqual([200, { success: true, data: { alreadyExists: true } }]);
+    expect([owner.status, owner.body]).toEqual([200, { success: true, data: { alreadyExists: true, linkSent: true } }]);
     const strangerPoints = async () =>
       (await env.request('GET', `/api/v1/entries/${stranger.body.data.entryId}`, { key: t.privateKey })).body.data
         .points;
@@ -270,19 +270,20 @@ describe('POST /contests/{contestId}/signup', () => {
     expect(first.status).toBe(201);
     await env.settle();
     const again = await signup(id, { email: 'dup@example.com' });
-    expect([again.status, again.body]).toEqual([200, { success: true, data: { alreadyExists: true } }]);
+    expect([again.status, again.body]).toEqual([200, { success: true, data: { alreadyExists: true, linkSent: true } }]);
     await env.settle();
     const link = env.sent.filter((m) => m.to === 'dup@example.com' && /already entered/.test(m.text));
     expect(link).toHaveLength(1);
     const token = /https:\/\/shop\.example\/waitlist#ce-entry=(et_[A-Za-z0-9]{40})/.exec(link[0]!.text)![1]!;
     expect((await me(token)).body.data).toMatchObject({ entryId: first.body.data.entryId, name: 'Dee' });
     expect(link[0]!.html).toContain(`href="https://shop.example/waitlist#ce-entry=${token}"`);
-    // within 10 minutes: no second email
-    await signup(id, { email: 'dup@example.com' });
+    // within 10 minutes: no second email, and the answer says so
+    const soon = await signup(id, { email: 'dup@example.com' });
+    expect(soon.body.data).toEqual({ alreadyExists: true, linkSent: false });
     await env.settle();
     expect(env.sent.filter((m) => m.to === 'dup@example.com' && /already entered/.test(m.text))).toHaveLength(1);
     env.clock.advance(10 * 60_000);
-    await signup(id, { email: 'dup@example.com' });
+    expect((await signup(id, { email: 'dup@example.com' })).body.data).toEqual({ alreadyExists: true, linkSent: true });
     await env.settle();
     expect(env.sent.filter((m) => m.to === 'dup@example.com' && /already entered/.test(m.text))).toHaveLength(2);
   });

@@ -168,6 +168,58 @@ describe.skipIf(!CHROMIUM)('the sign-up widget in a real browser, on a page of a
     await ctx.close();
   });
 
+  it('takes up a #ce-entry= link opened in a tab that already shows the form, without a reload', async () => {
+    const r = await env.request('POST', `/api/v1/contests/${contestId}/signup`, {
+      key: team.privateKey,
+      body: { email: 'same-tab@example.com', consent: true },
+    });
+    expect(r.status, r.text).toBe(201);
+    await queryOne(env.db, sql`update entries set email_confirmed = true where id = ${r.body.data.entryId}`);
+    const ctx = await browser.newContext();
+    const page = await ctx.newPage();
+    const w = page.locator('contest-signup');
+    await page.goto(`${shopOrigin}/`);
+    await w.getByLabel('Email').waitFor();
+    await page.evaluate(() => {
+      (window as unknown as { notReloaded: boolean }).notReloaded = true;
+    });
+    // the email's link, opened in this tab: only the fragment changes
+    await page.goto(`${shopOrigin}/#ce-entry=${r.body.data.entryToken}`);
+    await w.getByText(/You are #\d+ of \d+/).waitFor();
+    expect(await page.evaluate(() => (window as unknown as { notReloaded?: boolean }).notReloaded)).toBe(true);
+    expect(new URL(page.url()).hash).toBe('');
+    await ctx.close();
+  });
+
+  it('an email already entered: the widget says a link was emailed only when one was', async () => {
+    const ctx = await browser.newContext();
+    const page = await ctx.newPage();
+    const w = page.locator('contest-signup');
+    const sentLinks = () =>
+      env.sent.filter((m) => m.to === 'repeat@example.com' && /already entered/.test(m.text)).length;
+    const r = await env.request('POST', `/api/v1/contests/${contestId}/signup`, {
+      key: team.privateKey,
+      body: { email: 'repeat@example.com', consent: true },
+    });
+    expect(r.status, r.text).toBe(201);
+    await page.goto(`${shopOrigin}/`);
+    const join = async () => {
+      await w.getByLabel('Email').fill('repeat@example.com');
+      await w.getByLabel('I agree to hear from Acme about early access.').check();
+      await w.getByRole('button', { name: 'Join' }).press('Enter');
+    };
+    await join();
+    await w.getByText('You are already in. We emailed you a link to your page.').waitFor();
+    await env.settle();
+    expect(sentLinks()).toBe(1);
+    // again within 10 minutes: nothing is sent, and the widget does not say it was
+    await join();
+    await w.getByText('You are already in. A link to your page was emailed to you a few minutes ago').waitFor();
+    await env.settle();
+    expect(sentLinks()).toBe(1);
+    await ctx.close();
+  });
+
   it('asks before switching to the entry of a link for another entry, and says so when its own link ended', async () => {
     const mk = async (email: string) => {
       const r = await env.request('POST', `/api/v1/contests/${contestId}/signup`, {

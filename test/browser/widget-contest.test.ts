@@ -388,6 +388,20 @@ describe.skipIf(!CHROMIUM).each(runtimes)('the whole contest in the widget, keyl
     await other.close();
     await page.reload();
     await w.locator('ol.ladder').getByText('Your code: FRIEND1').waitFor();
+    // the visitor climbs into the top 5: their row shows once, as "You", in its place
+    const top = await rt.call('GET', `/api/v1/contests/${c.id}/leaderboard?limit=10`, { key: team.privateKey });
+    const mine = top.body.data.find((r: { email: string }) => r.email === 'climber@example.com');
+    const up = await rt.call('POST', `/api/v1/entries/${mine.id}/points`, {
+      key: team.privateKey,
+      body: { points: 200, reason: 'climb' },
+    });
+    expect(up.status, up.text).toBe(200);
+    await page.reload();
+    await w.getByText('Points: 210').waitFor();
+    await w.getByRole('table', { name: 'Leaderboard' }).waitFor();
+    await expect.poll(async () => (await board()).filter((r) => r.includes('You'))).toEqual(['1You2101']);
+    expect(await board()).toHaveLength(5);
+    expect((await board())[1]).toMatch(/^2A\S* \S+1000$/);
     await axe(page, 'ladder');
     expect(problems).toEqual([]);
     await ctx.close();

@@ -8,7 +8,7 @@
  * needs nothing but the API's origin in connect-src (and Turnstile's, when the contest uses it).
  */
 
-import { COLOUR_RRGGBB, SHARE_CHANNELS, type Theme, themeVariables } from '../../lib/share-channels.js';
+import { COLOUR_RRGGBB, SHARE_CHANNELS, type Theme, themeSlots, themeVariables } from '../../lib/share-channels.js';
 import { fill, type Strings, stringsFrom } from './strings.js';
 import { CSS } from './styles.js';
 
@@ -63,7 +63,8 @@ interface Action {
 }
 interface Row {
   rank: number;
-  entryId: string;
+  /** the entry's id (the leaderboard's rows name it `id`, /me names it `entryId`) */
+  id: string;
   name: string | null;
   points: number;
   referralsCount: number;
@@ -117,11 +118,13 @@ export class ContestSignup extends HTMLElement {
 
   connectedCallback() {
     window.addEventListener('storage', this.onStorage);
+    window.addEventListener('hashchange', this.onHash);
     void this.load();
   }
 
   disconnectedCallback() {
     window.removeEventListener('storage', this.onStorage);
+    window.removeEventListener('hashchange', this.onHash);
   }
 
   attributeChangedCallback() {
@@ -231,6 +234,11 @@ export class ContestSignup extends HTMLElement {
       body: { referralCode: ref, ...(via ? { channel: via } : {}) },
     }).catch(() => {});
   }
+
+  /** A `#ce-entry=` link opened in this tab while it shows the page (only the fragment changed: no reload). */
+  private readonly onHash = () => {
+    if (new URLSearchParams(location.hash.slice(1)).has('ce-entry')) void this.load();
+  };
 
   /** Another tab of this page changed the stored token (a confirmation's fresh one): follow it. */
   private readonly onStorage = (e: StorageEvent) => {
@@ -359,21 +367,25 @@ export class ContestSignup extends HTMLElement {
     const ref = refOfPage();
     const via = viaOfPage();
     try {
-      const created = await this.api<{ entryToken?: string; confirmationRequired?: boolean; alreadyExists?: boolean }>(
-        'POST',
-        `/api/v1/contests/${encodeURIComponent(this.contest)}/signup`,
-        {
-          body: {
-            email,
-            ...(f.name.value.trim() ? { name: f.name.value.trim() } : {}),
-            ...(ref ? { referralCode: ref } : {}),
-            ...(via ? { channel: via } : {}),
-            ...(this.config!.consentText ? { consent: true } : {}),
-            ...(this.turnstileToken ? { turnstileToken: this.turnstileToken } : {}),
-          },
+      const created = await this.api<{
+        entryToken?: string;
+        confirmationRequired?: boolean;
+        alreadyExists?: boolean;
+        linkSent?: boolean;
+      }>('POST', `/api/v1/contests/${encodeURIComponent(this.contest)}/signup`, {
+        body: {
+          email,
+          ...(f.name.value.trim() ? { name: f.name.value.trim() } : {}),
+          ...(ref ? { referralCode: ref } : {}),
+          ...(via ? { channel: via } : {}),
+          ...(this.config!.consentText ? { consent: true } : {}),
+          ...(this.turnstileToken ? { turnstileToken: this.turnstileToken } : {}),
         },
-      );
-      if (created.alreadyExists) return this.showForm(this.t(this.config!.sendsLink ? 'already' : 'alreadyNoLink'));
+      });
+      if (created.alreadyExists)
+        return this.showForm(
+          this.t(!this.config!.sendsLink ? 'alreadyNoLink' : created.linkSent ? 'already' : 'alreadyRecent'),
+        );
       this.remember(created.entryToken!);
       await this.showEntry(created.entryToken!, this.generation);
       (this.root.querySelector('h2') as HTMLElement | null)?.focus();
@@ -574,11 +586,11 @@ export class ContestSignup extends HTMLElement {
       );
     const body = rows.map((r) =>
       tr(
-        [r.rank, r.entryId === me.entryId ? this.t('boardYou') : (r.name ?? '—'), r.points, r.referralsCount],
-        r.entryId === me.entryId,
+        [r.rank, r.id === me.entryId ? this.t('boardYou') : (r.name ?? '—'), r.points, r.referralsCount],
+        r.id === me.entryId,
       ),
     );
-    if (me.position !== null && !rows.some((r) => r.entryId === me.entryId))
+    if (me.position !== null && !rows.some((r) => r.id === me.entryId))
       body.push(tr([me.position, this.t('boardYou'), me.points, me.referralsCount], true));
     box.replaceChildren(
       el(
@@ -684,7 +696,7 @@ export class ContestSignup extends HTMLElement {
 
   /** The contest's theme as the widget's defaults: a page's own CSS variables still win. */
   private applyTheme(theme: Theme) {
-    for (const name of ['accent', 'bg', 'fg', 'radius', 'font']) this.style.removeProperty(`--cs-t-${name}`);
+    for (const [name] of themeSlots({}, '--cs-t-')) this.style.removeProperty(name);
     for (const [name, value] of themeVariables(theme, '--cs-t-')) this.style.setProperty(name, value);
   }
 

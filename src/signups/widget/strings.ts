@@ -8,6 +8,7 @@ export const DEFAULT_STRINGS = {
   joining: 'Joining…',
   checkInbox: 'Check your inbox: we sent you a link to confirm your email.',
   already: 'You are already in. We emailed you a link to your page.',
+  alreadyRecent: 'You are already in. A link to your page was emailed to you a few minutes ago: check your inbox.',
   alreadyNoLink: 'You are already in with this email.',
   position: 'You are #{position} of {total}',
   notCounted: 'Your place appears once your email is confirmed.',

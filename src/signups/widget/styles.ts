@@ -11,7 +11,7 @@ label{display:block;font-weight:600;margin:10px 0 4px}
 input[type=email],input[type=text]{width:100%;font:inherit;padding:10px 12px;min-height:44px;border:1px solid #6b7280;border-radius:8px;background:#fff;color:#111}
 .consent{display:flex;gap:8px;align-items:flex-start;font-weight:400}
 .consent input{margin-top:4px;width:20px;height:20px;flex:none}
-button,a.btn{font:inherit;font-weight:700;border:0;border-radius:999px;padding:10px 24px;min-height:44px;cursor:pointer;background:var(--cs-accent,var(--cs-t-accent,#4338ca));color:var(--cs-accent-text,#fff);margin-top:14px;display:inline-flex;align-items:center;text-decoration:none}
+button,a.btn{font:inherit;font-weight:700;border:0;border-radius:999px;padding:10px 24px;min-height:44px;cursor:pointer;background:var(--cs-accent,var(--cs-t-accent,#4338ca));color:var(--cs-accent-text,var(--cs-t-accent-text,#fff));margin-top:14px;display:inline-flex;align-items:center;text-decoration:none}
 button.link{background:none;color:var(--cs-accent,var(--cs-t-accent,#4338ca));padding:4px 0;min-height:auto;text-decoration:underline;font-weight:600}
 button[aria-disabled=true]{opacity:.6;cursor:not-allowed}
 button:focus-visible,input:focus-visible,a:focus-visible{outline:3px solid var(--cs-focus,#b45309);outline-offset:2px}
