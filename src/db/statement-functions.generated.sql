@@ -269,6 +269,31 @@ BEGIN
 END
 $ce_fn$
 -- ce:function
+-- plays list
+CREATE OR REPLACE FUNCTION ce_2bce5dc9c9150f5(ce_a1 text, ce_a2 text, ce_a3 text, ce_a4 timestamp with time zone, ce_a5 timestamp with time zone, ce_a6 uuid, ce_a7 uuid, ce_a8 timestamp with time zone, ce_a9 uuid, ce_a10 bigint, ce_a11 bigint) RETURNS TABLE ("found" boolean, "total" bigint, "id" uuid, "status" text, "tier_id" uuid, "tier_name" text, "tier_is_miss" boolean, "email" text, "created_at" timestamp with time zone, "expires_at" timestamp with time zone, "claimed_at" timestamp with time zone, "drawn_tier_id" uuid, "drawn_tier_name" text, "client_seed" text, "nonce" integer, "seed_id" uuid) LANGUAGE plpgsql VOLATILE AS $ce_fn$
+#variable_conflict use_column
+BEGIN
+  RETURN QUERY with ce_key as materialized (select * from ce_auth(ce_a1::text, ce_a2::text, ce_a3::text)),
+    ce_touch as (
+      update api_keys set last_used_at = ce_a4::timestamptz
+      where id = (select key_id from ce_key)
+        and (last_used_at is null or last_used_at < ce_a5::timestamptz - interval '60 seconds')
+      returning 1
+    ), g as (
+          select c.id from contests c where c.id = ce_a6 and c.team_id = (select team_id from ce_key) and c.tool_type = 'instant_win'
+        )
+        select exists (select 1 from g) as found, (select count(*) from instant_win_plays p where exists (select 1 from g) and p.game_id = ce_a7 ) as total, page.*
+    from (select 1) one left join lateral (select p.id, (case when p.status = 'pending' and p.expires_at <= ce_a8::timestamptz then 'expired' else p.status end) as status, p.tier_id, t.name as tier_name, t.is_miss as tier_is_miss,
+                 (case when coalesce((select personal_data = 'masked' from ce_key), false) then ce_mask_email(p.email) else p.email end) as email, p.created_at, p.expires_at, p.claimed_at,
+                 p.drawn_tier_id, dt.name as drawn_tier_name, p.client_seed, p.nonce, p.seed_id
+          from instant_win_plays p left join instant_win_tiers t on t.id = p.tier_id
+               left join instant_win_tiers dt on dt.id = p.drawn_tier_id
+          where exists (select 1 from g) and p.game_id = ce_a9 
+          order by p.created_at desc, p.id desc
+          limit ce_a10 offset ce_a11) page on true;
+END
+$ce_fn$
+-- ce:function
 -- contest get (private)
 CREATE OR REPLACE FUNCTION ce_303f0a8a428ed816(ce_a1 text, ce_a2 text, ce_a3 text, ce_a4 timestamp with time zone, ce_a5 timestamp with time zone, ce_a6 uuid) RETURNS TABLE ("id" uuid, "team_id" uuid, "tool_type" text, "title" text, "description" text, "status" text, "start_date" timestamp with time zone, "end_date" timestamp with time zone, "is_evergreen" boolean, "mode" text, "slug" text, "views_count" bigint, "public_cache_seconds" integer, "entries_count" numeric) LANGUAGE plpgsql VOLATILE AS $ce_fn$
 #variable_conflict use_column
@@ -526,34 +551,6 @@ BEGIN
   c.is_evergreen, c.mode, c.slug, c.views_count, c.public_cache_seconds,
   (select coalesce(sum(s.entries), 0) from contest_stats s where s.contest_id = c.id) as entries_count from contests c where c.team_id = (select team_id from ce_key) and c.tool_type is not distinct from ce_a7
           order by c.created_at desc, c.id desc limit ce_a8 offset ce_a9
-        ) page on true;
-END
-$ce_fn$
--- ce:function
--- plays list
-CREATE OR REPLACE FUNCTION ce_79797fcf96dc23a5(ce_a1 text, ce_a2 text, ce_a3 text, ce_a4 timestamp with time zone, ce_a5 timestamp with time zone, ce_a6 uuid, ce_a7 uuid, ce_a8 timestamp with time zone, ce_a9 uuid, ce_a10 bigint, ce_a11 bigint) RETURNS TABLE ("total" bigint, "found" boolean, "id" uuid, "status" text, "tier_id" uuid, "tier_name" text, "tier_is_miss" boolean, "email" text, "created_at" timestamp with time zone, "expires_at" timestamp with time zone, "claimed_at" timestamp with time zone, "drawn_tier_id" uuid, "drawn_tier_name" text, "client_seed" text, "nonce" integer, "seed_id" uuid) LANGUAGE plpgsql VOLATILE AS $ce_fn$
-#variable_conflict use_column
-BEGIN
-  RETURN QUERY with ce_key as materialized (select * from ce_auth(ce_a1::text, ce_a2::text, ce_a3::text)),
-    ce_touch as (
-      update api_keys set last_used_at = ce_a4::timestamptz
-      where id = (select key_id from ce_key)
-        and (last_used_at is null or last_used_at < ce_a5::timestamptz - interval '60 seconds')
-      returning 1
-    ), g as (
-          select c.id from contests c where c.id = ce_a6 and c.team_id = (select team_id from ce_key) and c.tool_type = 'instant_win'
-        ), total as (
-          select count(*) as n from instant_win_plays p where exists (select 1 from g) and p.game_id = ce_a7 
-        )
-        select total.n as total, exists (select 1 from g) as found, page.* from total left join lateral (
-          select p.id, (case when p.status = 'pending' and p.expires_at <= ce_a8::timestamptz then 'expired' else p.status end) as status, p.tier_id, t.name as tier_name, t.is_miss as tier_is_miss,
-                 (case when coalesce((select personal_data = 'masked' from ce_key), false) then ce_mask_email(p.email) else p.email end) as email, p.created_at, p.expires_at, p.claimed_at,
-                 p.drawn_tier_id, dt.name as drawn_tier_name, p.client_seed, p.nonce, p.seed_id
-          from instant_win_plays p left join instant_win_tiers t on t.id = p.tier_id
-               left join instant_win_tiers dt on dt.id = p.drawn_tier_id
-          where exists (select 1 from g) and p.game_id = ce_a9 
-          order by p.created_at desc, p.id desc
-          limit ce_a10 offset ce_a11
         ) page on true;
 END
 $ce_fn$
