@@ -229,6 +229,30 @@ describe('unlocking', () => {
     expect(await unlocksOf(adv.entryId)).toEqual([{ name: 'Two friends', code: null, code_pending: false }]);
   });
 
+  it("a flagged friend approved in review unlocks the advocate's rewards in the review's own statement", async () => {
+    const c = await contest({ risk: { mode: 'hold' }, referral: { advocatePoints: 10, friendPoints: 5 } });
+    await reward(c.id, { name: 'A friend', referralsRequired: 1 });
+    await reward(c.id, { name: 'Ten points', pointsRequired: 10 });
+    const adv = await entry(c.id, 'rv-adv@example.com', { ipAddress: '198.51.100.77' });
+    // the same address as the advocate: self_referral, held for review
+    const f = await entry(c.id, 'rv-friend@example.com', {
+      referralCode: adv.referralCode,
+      ipAddress: '198.51.100.77',
+    });
+    const flagged = await api('GET', `/api/v1/entries/${f.entryId}`);
+    expect(flagged.body.data.risk).toMatchObject({ level: 'high', review: null });
+    expect(await unlocksOf(adv.entryId)).toEqual([]);
+    const ok = await api('POST', `/api/v1/entries/${f.entryId}/review`, { decision: 'approve' });
+    expect(ok.status, ok.text).toBe(200);
+    // no later points change needed: the approval itself unlocks both
+    expect(await unlocksOf(adv.entryId)).toEqual([
+      { name: 'A friend', code: null, code_pending: false },
+      { name: 'Ten points', code: null, code_pending: false },
+    ]);
+    const mine = await api('GET', `/api/v1/entries/${adv.entryId}/rewards`);
+    expect(mine.body.data.unlocked.map((u: { name: string }) => u.name).sort()).toEqual(['A friend', 'Ten points']);
+  });
+
   it('never for a disqualified entry; re-qualified, it unlocks', async () => {
     const c = await contest();
     await reward(c.id, { name: 'Ten', pointsRequired: 10 });

@@ -15,7 +15,10 @@ CREATE OR REPLACE FUNCTION ce_reward_counts(confirmed boolean, disqualified bool
  LANGUAGE sql
  IMMUTABLE
 AS $function$
-  SELECT confirmed AND NOT disqualified AND erased_at IS NULL AND (risk_level = 'none' OR risk_review = 'approved')
+  -- never null: a flagged entry not yet reviewed (risk_review null) does not count, and the
+  -- triggers' "did it begin to count" (NOT of the old row's answer) must be true for it, not null
+  SELECT coalesce(confirmed AND NOT disqualified AND erased_at IS NULL
+    AND (risk_level = 'none' OR risk_review IS NOT DISTINCT FROM 'approved'), false)
 $function$;
 
 -- ce:function
