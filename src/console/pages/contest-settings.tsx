@@ -22,9 +22,24 @@ const fromLocal = (v: string | undefined) => (v ? new Date(v).toISOString() : nu
 const int = (v: string | undefined) => Number(v ?? '');
 
 const CHANNELS = SHARE_CHANNELS;
+
+/**
+ * The referral points the new-contest form proposes for each mode (the API's own defaults stay as
+ * the reference has them: a contest created there starts at 0). A waitlist and a leaderboard move
+ * people by points: with 0 a referral moves nobody. On a waitlist the friend gets none (a friend
+ * would otherwise pass the people who joined before them).
+ */
+const PROPOSED_POINTS: Record<(typeof MODES)[number], { advocatePoints: number; friendPoints: number }> = {
+  giveaway: { advocatePoints: 5, friendPoints: 1 },
+  leaderboard: { advocatePoints: 10, friendPoints: 5 },
+  waitlist: { advocatePoints: 10, friendPoints: 0 },
+};
+
 export function NewContest(props: { cred: Team }) {
   const api = apiClient(props.cred);
   const [error, setError] = useState<string | null>(null);
+  const [mode, setMode] = useState<(typeof MODES)[number]>('giveaway');
+  const proposed = PROPOSED_POINTS[mode];
   return (
     <form
       class="inline"
@@ -37,6 +52,7 @@ export function NewContest(props: { cred: Team }) {
                 mode: (v.mode ?? 'giveaway') as (typeof MODES)[number],
                 status: 'draft',
                 isEvergreen: true,
+                referral: { advocatePoints: int(v.advocatePoints), friendPoints: int(v.friendPoints) },
               },
             }),
           )
@@ -47,11 +63,38 @@ export function NewContest(props: { cred: Team }) {
       <label for="new-contest-title">New contest</label>
       <input id="new-contest-title" name="title" required maxlength={200} placeholder="Summer giveaway" />
       <label for="new-contest-mode">Mode</label>
-      <select id="new-contest-mode" name="mode">
+      <select
+        id="new-contest-mode"
+        name="mode"
+        onChange={(e: Event) => setMode((e.target as HTMLSelectElement).value as (typeof MODES)[number])}
+      >
         {MODES.map((m) => (
-          <option value={m}>{m}</option>
+          <option value={m} selected={m === mode}>
+            {m}
+          </option>
         ))}
       </select>
+      {/* keyed by the mode: a new mode proposes its values again */}
+      <label for="new-contest-advocate">Referrer gets (points)</label>
+      <input
+        key={`a-${mode}`}
+        id="new-contest-advocate"
+        name="advocatePoints"
+        type="number"
+        min={0}
+        required
+        value={String(proposed.advocatePoints)}
+      />
+      <label for="new-contest-friend">Friend gets (points)</label>
+      <input
+        key={`f-${mode}`}
+        id="new-contest-friend"
+        name="friendPoints"
+        type="number"
+        min={0}
+        required
+        value={String(proposed.friendPoints)}
+      />
       <button type="submit">Create contest</button>
       <ErrorLine error={error} />
     </form>

@@ -141,6 +141,16 @@ export async function scenario(browser: Browser, origin: string, runtime: string
 
     // ---- a contest, created and set up in the console
     await page.getByLabel('New contest').fill('Console giveaway');
+    // referral points proposed by mode, so that a waitlist's referrals move people up
+    const proposed = async () => [
+      await page.getByLabel('Referrer gets (points)').inputValue(),
+      await page.getByLabel('Friend gets (points)').inputValue(),
+    ];
+    expect(await proposed()).toEqual(['5', '1']);
+    await page.getByLabel('Mode').selectOption('waitlist');
+    await expect.poll(proposed).toEqual(['10', '0']);
+    await page.getByLabel('Mode').selectOption('giveaway');
+    await expect.poll(proposed).toEqual(['5', '1']);
     await page.getByRole('button', { name: 'Create contest' }).click();
     await page.getByRole('heading', { name: 'Settings' }).waitFor();
     // a new contest opens on its settings section: /console/contests/:id/settings
