@@ -19,8 +19,20 @@ export const SHARE_CHANNELS = [
 ] as const;
 export type ShareChannel = (typeof SHARE_CHANNELS)[number];
 
-/** A contest's share buttons when it sets none. */
-export const DEFAULT_SHARE_CHANNELS: readonly ShareChannel[] = ['x', 'facebook', 'linkedin', 'whatsapp', 'email'];
+/**
+ * A contest's share buttons when it sets none (the column's default is made from it): the five
+ * networks, then Copy and the device's share sheet. Every channel is a choice: a list without
+ * `copy` shows no Copy button (the link itself is always shown), one without `native` no share sheet.
+ */
+export const DEFAULT_SHARE_CHANNELS: readonly ShareChannel[] = [
+  'x',
+  'facebook',
+  'linkedin',
+  'whatsapp',
+  'email',
+  'copy',
+  'native',
+];
 
 /** A contest's share message when it sets none: `{{link}}` is the visitor's link. */
 export const DEFAULT_SHARE_MESSAGE = 'Join me: {{link}}';

@@ -5,6 +5,8 @@
  * answer for an unknown code, /me's visits and shares exact before and after the fold), and the
  * sharing settings refused with a 400 naming the field.
  */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestEnv, type TeamFixture, type TestEnv } from '../../test/support/harness.js';
@@ -496,6 +498,36 @@ describe('share links: visits and share clicks', () => {
 });
 
 describe('sharing settings', () => {
+  it('migration 0037: every list gains the Copy and share-sheet buttons it showed anyway, at its end, and only those', async () => {
+    const update = readFileSync(join(process.cwd(), 'migrations/0037_share_channels_copy_native.sql'), 'utf8')
+      .split('--> statement-breakpoint')
+      .find((s) => /UPDATE "contests"/.test(s))!;
+    const lists: Record<string, string[]> = {
+      none: ['x', 'facebook'],
+      copy: ['copy', 'whatsapp'],
+      native: ['native'],
+      both: ['native', 'x', 'copy'],
+      empty: [],
+    };
+    const ids: Record<string, string> = {};
+    for (const [name, list] of Object.entries(lists)) {
+      ids[name] = await contest();
+      await query(
+        env.db,
+        sql`update contests set share_channels = ${`{${list.join(',')}}`}::text[] where id = ${ids[name]}`,
+      );
+    }
+    await query(env.db, sql.raw(update));
+    const after = async (name: string) =>
+      (await queryOne<{ s: string[] }>(env.db, sql`select share_channels as s from contests where id = ${ids[name]}`))!
+        .s;
+    expect(await after('none')).toEqual(['x', 'facebook', 'copy', 'native']);
+    expect(await after('copy')).toEqual(['copy', 'whatsapp', 'native']);
+    expect(await after('native')).toEqual(['native', 'copy']);
+    expect(await after('both')).toEqual(['native', 'x', 'copy']);
+    expect(await after('empty')).toEqual(['copy', 'native']);
+  });
+
   it('imageUrl, shareMessage, shareChannels, theme: defaults, saved, and each bad value a 400 naming the field', async () => {
     const id = await contest();
     const get = async () =>
@@ -503,7 +535,7 @@ describe('sharing settings', () => {
     expect(await get()).toMatchObject({
       imageUrl: null,
       shareMessage: 'Join me: {{link}}',
-      shareChannels: ['x', 'facebook', 'linkedin', 'whatsapp', 'email'],
+      shareChannels: ['x', 'facebook', 'linkedin', 'whatsapp', 'email', 'copy', 'native'],
       theme: {},
     });
     const patch = (body: Record<string, unknown>) =>

@@ -119,7 +119,7 @@ describe.skipIf(!CHROMIUM).each(runtimes)('the whole contest in the widget, keyl
       body: {
         publicSignup: true,
         shareMessage: 'I am in the Acme giveaway, join me: {{link}}',
-        shareChannels: ['whatsapp', 'x', 'linkedin', 'email', 'telegram'],
+        shareChannels: ['whatsapp', 'x', 'copy', 'linkedin', 'email', 'telegram'],
         theme: { accent: '#0f766e' },
       },
     });
@@ -165,6 +165,12 @@ describe.skipIf(!CHROMIUM).each(runtimes)('the whole contest in the widget, keyl
         ...opens,
       ],
     ]);
+    // every button in the list's order, Copy where the list puts it; no share sheet: not in the list
+    expect(
+      await w
+        .locator('[role="group"] [data-channel]')
+        .evaluateAll((xs) => xs.map((x) => x.getAttribute('data-channel'))),
+    ).toEqual(['whatsapp', 'x', 'copy', 'linkedin', 'email', 'telegram']);
     expect(await w.getByLabel('Move up: share your link').inputValue()).toBe(linkOf('copy'));
     await w.getByRole('button', { name: 'Copy link' }).click();
     await w.getByRole('status').filter({ hasText: 'Link copied' }).waitFor();

@@ -15,7 +15,7 @@ import {
   uuid,
 } from 'drizzle-orm/pg-core';
 import { RISK_PER_HOUR_MAX } from '../../lib/risk-limits.js';
-import { bytea, createdAt, id, shareChannelList, ts } from './columns.js';
+import { bytea, createdAt, defaultShareChannels, id, shareChannelList, ts } from './columns.js';
 
 const riskMax = sql.raw(String(RISK_PER_HOUR_MAX));
 
@@ -116,10 +116,7 @@ export const contests = pgTable(
     /** what a share button says, `{{link}}` the visitor's link */
     shareMessage: text('share_message').notNull().default('Join me: {{link}}'),
     /** the share buttons, in order */
-    shareChannels: text('share_channels')
-      .array()
-      .notNull()
-      .default(sql`'{x,facebook,linkedin,whatsapp,email}'::text[]`),
+    shareChannels: text('share_channels').array().notNull().default(defaultShareChannels),
     /** the look of the widget and the hosted page: {accent, background, text, radius, font}, each optional */
     theme: jsonb('theme').notNull().default(sql`'{}'::jsonb`),
     updatedAt: ts('updated_at').notNull().defaultNow(),

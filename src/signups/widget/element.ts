@@ -620,8 +620,8 @@ export class ContestSignup extends HTMLElement {
   /**
    * The visitor's link and a button per channel of the contest's `shareChannels`, in that order:
    * plain links to each network's share address (nothing is loaded from a network until the
-   * visitor clicks), then Copy, then the browser's share sheet where there is one. Each click is
-   * counted (POST /api/v1/me/shares).
+   * visitor clicks), Copy (`copy`), the browser's share sheet (`native`, where the browser has
+   * one). A channel not in the list has no button. Each click is counted (POST /api/v1/me/shares).
    */
   private shareSection(me: Me, token: string): HTMLElement[] {
     const c = this.config!;
@@ -633,7 +633,27 @@ export class ContestSignup extends HTMLElement {
     const buttons: HTMLElement[] = [];
     const phone = typeof matchMedia === 'function' && matchMedia('(pointer: coarse)').matches;
     for (const channel of c.shareChannels ?? []) {
-      if (channel === 'copy' || channel === 'native' || (channel === 'sms' && !phone)) continue;
+      if (channel === 'copy') {
+        const copy = el('button', { type: 'button', 'data-channel': 'copy' }, this.t('copy'));
+        copy.addEventListener('click', () => {
+          count('copy');
+          void copyText(link, copied, this.t('copied'), linkInput);
+        });
+        buttons.push(copy);
+        continue;
+      }
+      if (channel === 'native') {
+        if (typeof navigator.share !== 'function') continue;
+        const native = el('button', { type: 'button', 'data-channel': 'native' }, this.t('share'));
+        native.addEventListener('click', () => {
+          count('native');
+          const url = shareLink(me.referralCode, 'native');
+          void navigator.share({ url, text: message(c.shareMessage, url), title: c.title }).catch(() => {});
+        });
+        buttons.push(native);
+        continue;
+      }
+      if (channel === 'sms' && !phone) continue;
       const key = `share${channel[0]!.toUpperCase()}${channel.slice(1)}` as keyof Strings;
       if (!(key in this.s)) continue;
       const url = shareUrl(channel, shareLink(me.referralCode, channel), c.shareMessage, c.title);
@@ -644,21 +664,6 @@ export class ContestSignup extends HTMLElement {
       );
       a.addEventListener('click', () => count(channel));
       buttons.push(a);
-    }
-    const copy = el('button', { type: 'button', 'data-channel': 'copy' }, this.t('copy'));
-    copy.addEventListener('click', () => {
-      count('copy');
-      void copyText(link, copied, this.t('copied'), linkInput);
-    });
-    buttons.push(copy);
-    if (typeof navigator.share === 'function') {
-      const native = el('button', { type: 'button', 'data-channel': 'native' }, this.t('share'));
-      native.addEventListener('click', () => {
-        count('native');
-        const url = shareLink(me.referralCode, 'native');
-        void navigator.share({ url, text: message(c.shareMessage, url), title: c.title }).catch(() => {});
-      });
-      buttons.push(native);
     }
     return [
       el('label', { for: 'cs-link' }, this.t('shareTitle')),
