@@ -52,7 +52,7 @@ export function hostedPageRoutes() {
         return c.html(NOT_FOUND_PAGE, 404);
       }
       const pageUrl = `${deps.config.publicUrl.replace(/\/$/, '')}/c/${contest.id}`;
-      const page = await hostedPage(contest, pageUrl);
+      const page = await hostedPage(contest, pageUrl, deps.clock.now());
       c.header('Content-Security-Policy', page.csp);
       c.header(
         'Cache-Control',

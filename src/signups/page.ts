@@ -6,7 +6,7 @@
  * widget in the browser, so every share link of a contest is the same cached page.
  */
 import { sql } from 'drizzle-orm';
-import { type Db, queryOne } from '../db/client.js';
+import { type Db, num, queryOne } from '../db/client.js';
 import { isUuid, toBase64 } from '../lib/crypto.js';
 import { escapeHtml } from '../lib/html.js';
 import { type Theme, themeVariables } from '../lib/share-channels.js';
@@ -19,6 +19,12 @@ export interface HostedContest {
   theme: Theme;
   botCheck: 'off' | 'turnstile';
   publicCacheSeconds: number;
+  /** when sign-ups end (null: evergreen or no end date) */
+  endDate: Date | null;
+  /** the contest's status: an `ended` one shows the ended state whatever its date */
+  status: string;
+  /** people who have joined: confirmed entries, from the contest's kept counters */
+  joined: number;
 }
 
 /** The contest of a hosted page: null for an unknown id, a game, or a contest without public sign-ups. */
@@ -32,9 +38,14 @@ export async function hostedContest(db: Db, contestId: string): Promise<HostedCo
     theme: Theme;
     bot_check: 'off' | 'turnstile';
     public_cache_seconds: number;
+    end_date: Date | string | null;
+    status: string;
+    joined: number | string;
   }>(
     db,
-    sql`select c.id, c.title, c.description, c.image_url, c.theme, c.bot_check, c.public_cache_seconds
+    sql`select c.id, c.title, c.description, c.image_url, c.theme, c.bot_check, c.public_cache_seconds,
+          case when c.is_evergreen then null else c.end_date end as end_date, c.status,
+          (select coalesce(sum(s.confirmed), 0) from contest_stats s where s.contest_id = c.id) as joined
         from ce_page_contest(${contestId}) c`,
   );
   if (!row) return null;
@@ -46,6 +57,9 @@ export async function hostedContest(db: Db, contestId: string): Promise<HostedCo
     theme: row.theme,
     botCheck: row.bot_check,
     publicCacheSeconds: row.public_cache_seconds,
+    endDate: row.end_date === null ? null : new Date(row.end_date),
+    status: row.status,
+    joined: num(row.joined),
   };
 }
 
@@ -57,18 +71,34 @@ function summary(c: HostedContest): string {
   return text.length > 200 ? `${text.slice(0, 199)}…` : text;
 }
 
-/** The page's own stylesheet: the contest's theme as the widget's CSS variables, the layout. */
+/**
+ * The page's own stylesheet: the contest's theme as the widget's CSS variables, over the whole page
+ * (its background and text colour are the page's, its font the page's), and the layout.
+ */
 function pageCss(theme: Theme): string {
   const vars = themeVariables(theme, '--cs-').map(([name, value]) => `${name}:${value}`);
   return `:root{${vars.join(';')}}
 *{box-sizing:border-box}
-body{margin:0;padding:24px 12px 48px;background:#f3f4f6;color:#1f2937;font-family:var(--cs-font,system-ui,-apple-system,"Segoe UI",Roboto,Arial,sans-serif);line-height:1.5}
+body{margin:0;padding:24px 12px 48px;background:var(--cs-bg,#f3f4f6);color:var(--cs-fg,#1f2937);font-family:var(--cs-font,system-ui,-apple-system,"Segoe UI",Roboto,Arial,sans-serif);line-height:1.5}
 main{max-width:640px;margin:0 auto}
 .hero{margin:0 auto 20px;max-width:440px}
 .hero img{display:block;width:100%;height:auto;max-height:320px;object-fit:cover;border-radius:var(--cs-radius,16px)}
 h1{font-size:1.6rem;line-height:1.25;margin:16px 0 8px}
-.lead{margin:0;color:#374151;white-space:pre-line}
-footer{margin:32px auto 0;max-width:440px;font-size:.85rem;color:#4b5563}`;
+.lead{margin:0;white-space:pre-line}
+.facts{display:flex;flex-wrap:wrap;gap:8px 20px;margin:12px 0 0;padding:0;list-style:none;font-weight:600}
+.facts li{margin:0}
+.ended{max-width:440px;margin:0 auto;padding:20px 16px;border-radius:var(--cs-radius,16px);border:2px solid currentColor;font-weight:700}
+footer{margin:32px auto 0;max-width:440px;font-size:.85rem}`;
+}
+
+/** "2,341 people have joined" (grouped digits), "1 person has joined" */
+export function joinedLine(n: number): string {
+  return `${new Intl.NumberFormat('en').format(n)} ${n === 1 ? 'person has' : 'people have'} joined`;
+}
+
+/** An end date as the server says it (the browser says it again in the visitor's words): "12 December 2026, 18:00 UTC" */
+export function endDateWords(d: Date): string {
+  return `${new Intl.DateTimeFormat('en-GB', { day: 'numeric', month: 'long', year: 'numeric', timeZone: 'UTC' }).format(d)}, ${d.toISOString().slice(11, 16)} UTC`;
 }
 
 export interface HostedPage {
@@ -76,8 +106,11 @@ export interface HostedPage {
   csp: string;
 }
 
-/** The page's HTML and its Content-Security-Policy (the inline stylesheet allowed by its hash). */
-export async function hostedPage(c: HostedContest, pageUrl: string): Promise<HostedPage> {
+/**
+ * The page's HTML and its Content-Security-Policy (the inline stylesheet allowed by its hash). After
+ * its end date (or once its status is `ended`) the page says the contest ended instead of the form.
+ */
+export async function hostedPage(c: HostedContest, pageUrl: string, now: Date): Promise<HostedPage> {
   const css = pageCss(c.theme);
   const cssHash = toBase64(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(css)));
   const turnstile = c.botCheck === 'turnstile';
@@ -96,6 +129,15 @@ export async function hostedPage(c: HostedContest, pageUrl: string): Promise<Hos
     .filter(Boolean)
     .join('; ');
   const e = escapeHtml;
+  const ended = c.status === 'ended' || (c.endDate !== null && c.endDate <= now);
+  const facts = [
+    ...(c.joined > 0 ? [`<li>${e(joinedLine(c.joined))}</li>`] : []),
+    ...(c.endDate && !ended
+      ? [
+          `<li>Ends <time datetime="${c.endDate.toISOString()}" data-ce-ends>${e(endDateWords(c.endDate))}</time><span data-ce-countdown aria-hidden="true"></span></li>`,
+        ]
+      : []),
+  ];
   const description = summary(c);
   const image = c.imageUrl;
   const meta = [
@@ -126,9 +168,13 @@ ${meta}
 <main>
 <header class="hero">
 ${image ? `<img src="${e(image)}" alt="">\n` : ''}<h1>${e(c.title)}</h1>
-${c.description ? `<p class="lead">${e(c.description)}</p>\n` : ''}</header>
-<contest-signup contest="${e(c.id)}" no-header></contest-signup>
-<noscript><p>This page needs JavaScript to sign you up.</p></noscript>
+${c.description ? `<p class="lead">${e(c.description)}</p>\n` : ''}${facts.length ? `<ul class="facts">${facts.join('')}</ul>\n` : ''}</header>
+${
+  ended
+    ? `<p class="ended" role="status">This contest has ended${c.endDate && c.endDate <= now ? ` (${e(endDateWords(c.endDate))})` : ''}. Thank you for taking part.</p>`
+    : `<contest-signup contest="${e(c.id)}" no-header></contest-signup>
+<noscript><p>This page needs JavaScript to sign you up.</p></noscript>`
+}
 </main>
 </body>
 </html>

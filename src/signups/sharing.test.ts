@@ -14,6 +14,8 @@ import { createBonusAction } from '../admin/admin.js';
 import { query, queryOne } from '../db/client.js';
 import { memoryRateLimiter } from '../deps.js';
 import { runScheduledJobs } from '../jobs.js';
+import { endDateWords, joinedLine } from './page.js';
+import { timeLeft } from './widget/countdown.js';
 
 let env: TestEnv;
 let t: TeamFixture;
@@ -228,6 +230,47 @@ describe('the hosted page', () => {
     expect(html).toContain('--cs-accent:#ff0066');
     expect(html).toContain('--cs-radius:4px');
     expect(html).toContain('--cs-font:Georgia');
+  });
+
+  it('how many joined, the end date to count down, and after it the ended state instead of the form', async () => {
+    const endDate = new Date(env.clock.now().getTime() + 2 * 86_400_000 + 3_723_000);
+    const id = await contest({ isEvergreen: false, endDate: endDate.toISOString(), publicCacheSeconds: 0 });
+    const page = async () => (await env.app.request(`/c/${id}`)).text();
+    // nobody yet: no count
+    expect(await page()).not.toContain('joined');
+    for (const email of ['j1@example.com', 'j2@example.com', 'j3@example.com']) {
+      const r = await env.request('POST', `/api/v1/contests/${id}/entries`, { key: t.privateKey, body: { email } });
+      expect(r.status, r.text).toBe(201);
+    }
+    // confirmed entries count; a sign-up whose email is not confirmed yet does not
+    const unconfirmed = await env.request('POST', `/api/v1/contests/${id}/signup`, {
+      key: t.publicKey,
+      body: { email: 'j4@example.com' },
+    });
+    expect(unconfirmed.status).toBe(201);
+    const before = await page();
+    expect(before).toContain('<li>3 people have joined</li>');
+    expect(before).toContain(
+      `<li>Ends <time datetime="${endDate.toISOString()}" data-ce-ends>${endDateWords(endDate)}</time><span data-ce-countdown aria-hidden="true"></span></li>`,
+    );
+    expect(before).toContain(`<contest-signup contest="${id}" no-header></contest-signup>`);
+    // past the end: the ended state, no form, no countdown
+    env.clock.advance(3 * 86_400_000);
+    const after = await page();
+    expect(after).toContain(`This contest has ended (${endDateWords(endDate)}). Thank you for taking part.`);
+    expect(after).not.toContain('<contest-signup');
+    expect(after).not.toContain('data-ce-countdown');
+    expect(after).toContain('<li>3 people have joined</li>');
+  });
+
+  it('the words: grouped counts, one person, the end date in UTC', () => {
+    expect(joinedLine(1)).toBe('1 person has joined');
+    expect(joinedLine(2341)).toBe('2,341 people have joined');
+    expect(endDateWords(new Date('2026-12-12T18:05:00Z'))).toBe('12 December 2026, 18:05 UTC');
+    expect(timeLeft(2 * 86_400_000 + 3_723_000)).toBe('2 days 01:02:03');
+    expect(timeLeft(86_400_000)).toBe('1 day 00:00:00');
+    expect(timeLeft(59_999)).toBe('00:00:59');
+    expect(timeLeft(0)).toBe('');
   });
 
   it('404 while publicSignup is off, for an unknown or malformed id, and for a game', async () => {

@@ -40,12 +40,16 @@ describe.skipIf(!CHROMIUM)('the hosted page in a real browser', () => {
 
   it('renders the widget without a key, counts the visit once, signs up with the channel, confirms back to the page', async () => {
     const c = await env.contest(team.teamId, { requireEmailConfirmation: false, title: 'Hosted giveaway' });
+    // ends in two days for both the server's clock and the browser's
+    const endDate = new Date(Math.max(env.clock.now().getTime(), Date.now()) + 2 * 86_400_000);
     const patched = await env.request('PATCH', `/api/v1/contests/${c.id}`, {
       key: team.privateKey,
       body: {
         publicSignup: true,
         description: 'Sign up and share your link to move up.',
         theme: { accent: '#0f766e', radius: 8 },
+        isEvergreen: false,
+        endDate: endDate.toISOString(),
       },
     });
     expect(patched.status, patched.text).toBe(200);
@@ -77,6 +81,15 @@ describe.skipIf(!CHROMIUM)('the hosted page in a real browser', () => {
     expect(await page.title()).toBe('Hosted giveaway');
     const w = page.locator('contest-signup');
     await w.getByLabel('Email').waitFor();
+    // the end date in the browser's words, and the time left counting down each second
+    const ends = page.locator('time[data-ce-ends]');
+    expect(await ends.getAttribute('datetime')).toBe(endDate.toISOString());
+    await expect.poll(() => ends.textContent()).not.toMatch(/UTC$/);
+    const left = page.locator('[data-ce-countdown]');
+    await expect.poll(() => left.textContent()).toMatch(/^ \((1 day|2 days) \d\d:\d\d:\d\d left\)$/);
+    const first = await left.textContent();
+    await expect.poll(() => left.textContent()).not.toBe(first);
+    expect(await left.getAttribute('aria-hidden')).toBe('true');
     await axe(page, 'form');
     await expect.poll(visits).toBe(1);
     const stored = await queryOne<{ channel: string; entry_id: string }>(

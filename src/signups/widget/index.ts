@@ -1,7 +1,9 @@
 /**
  * Entry of /signup.js (bundled by scripts/build-widget.ts). Defines <contest-signup>; the API base
- * defaults to where this script was loaded from, so the two-line embed needs no api-base.
+ * defaults to where this script was loaded from, so the two-line embed needs no api-base. It also
+ * counts down a hosted page's end date (countdown.ts).
  */
+import { startCountdowns } from './countdown.js';
 import { ContestSignup, setDefaultApiBase } from './element.js';
 
 function scriptBase(): string {
@@ -20,3 +22,5 @@ function scriptBase(): string {
 
 setDefaultApiBase(scriptBase());
 if (!customElements.get('contest-signup')) customElements.define('contest-signup', ContestSignup);
+// the hosted page's end date and time left (the script is deferred: the page is parsed)
+startCountdowns();
