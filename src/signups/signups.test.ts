@@ -303,7 +303,7 @@ describe('POST /contests/{contestId}/signup', () => {
       // no landingUrl: the hosted page is where the "your link" email leads
       sendsLink: true,
       shareMessage: 'Join me: {{link}}',
-      shareChannels: ['x', 'facebook', 'linkedin', 'whatsapp', 'email'],
+      shareChannels: ['x', 'facebook', 'linkedin', 'whatsapp', 'email', 'copy', 'native'],
       theme: {},
     });
     expect((await env.request('GET', `/api/v1/contests/${id}/signup`, { key: other.publicKey })).status).toBe(404);
