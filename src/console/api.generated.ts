@@ -4325,7 +4325,12 @@ export interface operations {
                             /** @description how many entries count (confirmed, not disqualified) */
                             total: number;
                             referralCode: string;
+                            /** @description entries that signed up with the visitor's code, whatever their state */
                             referralsCount: number;
+                            /** @description of them, those who count (confirmed, not disqualified, not waiting for review): the count the rewards' thresholds use */
+                            confirmedReferrals: number;
+                            /** @description of them, those who may still count (email not confirmed yet, or waiting for review) */
+                            pendingReferrals: number;
                             /** @description how many opened the visitor's share link (POST /contests/{id}/visits) */
                             visits: number;
                             /** @description how many times the visitor clicked a share button (POST /me/shares) */

@@ -664,6 +664,67 @@ BEGIN
 END
 $ce_fn$
 -- ce:function
+-- me
+CREATE OR REPLACE FUNCTION ce_90198b8635793ade(ce_a1 text) RETURNS TABLE ("id" uuid, "contest_id" uuid, "email" text, "name" text, "points" integer, "referral_code" text, "email_confirmed" boolean, "disqualified" boolean, "erased_at" timestamp with time zone, "admitted_at" timestamp with time zone, "created_at" timestamp with time zone, "position" numeric, "total" numeric, "referrals_count" bigint, "confirmed_referrals" bigint, "pending_referrals" bigint, "visits" bigint, "shares" bigint, "rewards" json) LANGUAGE plpgsql VOLATILE AS $ce_fn$
+#variable_conflict use_column
+BEGIN
+  RETURN QUERY with e as (
+          select e.id, e.contest_id, e.email, e.name, e.points, e.referral_code, e.email_confirmed, e.disqualified,
+            e.erased_at, e.admitted_at, e.created_at
+          from entry_tokens t join entries e on e.id = t.entry_id
+          where t.token_hash = ce_a1 and e.erased_at is null
+        )
+        select e.*, case when ce_counts(e.email_confirmed, e.disqualified, e.erased_at, e.admitted_at) then 1
+      + coalesce((select sum(q.n) from position_points q where q.contest_id = e.contest_id and q.points > e.points), 0)
+      + coalesce((select sum(q.n) from position_hours q
+                  where q.contest_id = e.contest_id and q.points = e.points and q.hour < ce_hour(e.created_at)), 0)
+      + coalesce((select sum(q.n) from position_deltas q where q.contest_id = e.contest_id and q.points > e.points), 0)
+      + coalesce((select sum(q.n) from position_deltas q
+                  where q.contest_id = e.contest_id and q.points = e.points and q.hour < ce_hour(e.created_at)), 0)
+      + (select count(*) from entries o
+         where o.contest_id = e.contest_id and o.points = e.points
+           and ce_counts(o.email_confirmed, o.disqualified, o.erased_at, o.admitted_at)
+           and o.created_at >= to_timestamp(ce_hour(e.created_at) * 3600) and (o.created_at, o.id) < (e.created_at, e.id))
+    end as position, (coalesce((select sum(q.n) from position_points q where q.contest_id = e.contest_id), 0)
+      + coalesce((select sum(q.n) from position_deltas q where q.contest_id = e.contest_id), 0)) as total,
+          r.referrals_count, r.confirmed_referrals, r.pending_referrals,
+          (coalesce((select k.n from visit_counts k where k.entry_id = e.id), 0)
+      + (select count(*) from link_visits v where v.entry_id = e.id and v.created_at >= coalesce((select f.until from visit_fold f where f.id = 1), '-infinity'))) as visits, (select count(*) from link_shares s where s.entry_id = e.id) as shares,
+          json_build_object(
+    'unlocked', coalesce((
+      select json_agg(json_build_object('rewardId', r.id, 'name', r.name, 'description', r.description,
+        'code', coalesce(k.code, r.code), 'waitingForCode', u.code_pending, 'unlockedAt', to_char((u.unlocked_at) at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))
+        order by u.unlocked_at, u.id)
+      from reward_unlocks u join rewards r on r.id = u.reward_id left join reward_codes k on k.unlock_id = u.id
+      where u.entry_id = e.id), '[]'::json),
+    'next', (
+      select json_build_object('rewardId', n.id, 'name', n.name, 'description', n.description,
+        'referralsRequired', n.referrals_required, 'pointsRequired', n.points_required,
+        'referralsMissing', case when n.referrals_required is not null then greatest(0, n.referrals_required - n.have) end,
+        'pointsMissing', case when n.points_required is not null then greatest(0, n.points_required - n.have) end)
+      from (
+        select r.*, case when r.referrals_required is not null then (select count(*) from entries f where f.referred_by = e.id
+    and ce_reward_counts(f.email_confirmed, f.disqualified, f.erased_at, f.risk_level, f.risk_review)) else e.points end as have
+        from rewards r
+        where r.contest_id = e.contest_id and r.deleted_at is null
+          and not exists (select 1 from reward_unlocks u where u.reward_id = r.id and u.entry_id = e.id)
+      ) n
+      order by greatest(0, coalesce(n.referrals_required, n.points_required) - n.have)::float8
+        / coalesce(n.referrals_required, n.points_required), coalesce(n.referrals_required, n.points_required), n.created_at, n.id
+      limit 1)) as rewards
+        from e cross join lateral (
+          -- the friends: all of them; those who count (the rewards' own rule, ce_reward_counts); and
+          -- those who may still count (not confirmed or not yet reviewed, neither disqualified nor erased)
+          select count(*) as referrals_count,
+            count(*) filter (where ce_reward_counts(f.email_confirmed, f.disqualified, f.erased_at, f.risk_level, f.risk_review))
+              as confirmed_referrals,
+            count(*) filter (where not ce_reward_counts(f.email_confirmed, f.disqualified, f.erased_at, f.risk_level, f.risk_review)
+              and not f.disqualified and f.erased_at is null and f.risk_review is distinct from 'rejected') as pending_referrals
+          from entries f where f.referred_by = e.id
+        ) r;
+END
+$ce_fn$
+-- ce:function
 -- instant-win claim (2)
 CREATE OR REPLACE FUNCTION ce_9099ff93e01b75a4(ce_a1 timestamp with time zone, ce_a2 timestamp with time zone, ce_a3 bigint, ce_a4 timestamp with time zone) RETURNS TABLE ("id" uuid, "to" text, "subject" text, "text" text, "html" text, "idempotency_key" text) LANGUAGE plpgsql VOLATILE AS $ce_fn$
 #variable_conflict use_column
@@ -1109,57 +1170,5 @@ BEGIN
           select e.id, (case when coalesce((select personal_data = 'masked' from ce_key), false) then ce_mask_email(e.email) else e.email end) as email, (case when coalesce((select personal_data = 'masked' from ce_key), false) then ce_mask_name(e.name) else e.name end) as name, (case when coalesce((select personal_data = 'masked' from ce_key), false) then ce_mask_phone(e.phone) else e.phone end) as phone,
     e.points, e.email_confirmed, e.disqualified, e.referral_code, e.created_at, e.risk_level, e.risk_reasons, e.risk_review from f e order by e.created_at desc, e.id desc limit ce_a10 offset ce_a11
         ) p on true;
-END
-$ce_fn$
--- ce:function
--- me
-CREATE OR REPLACE FUNCTION ce_ece913d994c348ad(ce_a1 text) RETURNS TABLE ("id" uuid, "contest_id" uuid, "email" text, "name" text, "points" integer, "referral_code" text, "email_confirmed" boolean, "disqualified" boolean, "erased_at" timestamp with time zone, "admitted_at" timestamp with time zone, "created_at" timestamp with time zone, "position" numeric, "total" numeric, "referrals_count" bigint, "visits" bigint, "shares" bigint, "rewards" json) LANGUAGE plpgsql VOLATILE AS $ce_fn$
-#variable_conflict use_column
-BEGIN
-  RETURN QUERY with e as (
-          select e.id, e.contest_id, e.email, e.name, e.points, e.referral_code, e.email_confirmed, e.disqualified,
-            e.erased_at, e.admitted_at, e.created_at
-          from entry_tokens t join entries e on e.id = t.entry_id
-          where t.token_hash = ce_a1 and e.erased_at is null
-        )
-        select e.*, case when ce_counts(e.email_confirmed, e.disqualified, e.erased_at, e.admitted_at) then 1
-      + coalesce((select sum(q.n) from position_points q where q.contest_id = e.contest_id and q.points > e.points), 0)
-      + coalesce((select sum(q.n) from position_hours q
-                  where q.contest_id = e.contest_id and q.points = e.points and q.hour < ce_hour(e.created_at)), 0)
-      + coalesce((select sum(q.n) from position_deltas q where q.contest_id = e.contest_id and q.points > e.points), 0)
-      + coalesce((select sum(q.n) from position_deltas q
-                  where q.contest_id = e.contest_id and q.points = e.points and q.hour < ce_hour(e.created_at)), 0)
-      + (select count(*) from entries o
-         where o.contest_id = e.contest_id and o.points = e.points
-           and ce_counts(o.email_confirmed, o.disqualified, o.erased_at, o.admitted_at)
-           and o.created_at >= to_timestamp(ce_hour(e.created_at) * 3600) and (o.created_at, o.id) < (e.created_at, e.id))
-    end as position, (coalesce((select sum(q.n) from position_points q where q.contest_id = e.contest_id), 0)
-      + coalesce((select sum(q.n) from position_deltas q where q.contest_id = e.contest_id), 0)) as total,
-          (select count(*) from entries r where r.referred_by = e.id) as referrals_count,
-          (coalesce((select k.n from visit_counts k where k.entry_id = e.id), 0)
-      + (select count(*) from link_visits v where v.entry_id = e.id and v.created_at >= coalesce((select f.until from visit_fold f where f.id = 1), '-infinity'))) as visits, (select count(*) from link_shares s where s.entry_id = e.id) as shares,
-          json_build_object(
-    'unlocked', coalesce((
-      select json_agg(json_build_object('rewardId', r.id, 'name', r.name, 'description', r.description,
-        'code', coalesce(k.code, r.code), 'waitingForCode', u.code_pending, 'unlockedAt', to_char((u.unlocked_at) at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))
-        order by u.unlocked_at, u.id)
-      from reward_unlocks u join rewards r on r.id = u.reward_id left join reward_codes k on k.unlock_id = u.id
-      where u.entry_id = e.id), '[]'::json),
-    'next', (
-      select json_build_object('rewardId', n.id, 'name', n.name, 'description', n.description,
-        'referralsRequired', n.referrals_required, 'pointsRequired', n.points_required,
-        'referralsMissing', case when n.referrals_required is not null then greatest(0, n.referrals_required - n.have) end,
-        'pointsMissing', case when n.points_required is not null then greatest(0, n.points_required - n.have) end)
-      from (
-        select r.*, case when r.referrals_required is not null then (select count(*) from entries f where f.referred_by = e.id
-    and ce_reward_counts(f.email_confirmed, f.disqualified, f.erased_at, f.risk_level, f.risk_review)) else e.points end as have
-        from rewards r
-        where r.contest_id = e.contest_id and r.deleted_at is null
-          and not exists (select 1 from reward_unlocks u where u.reward_id = r.id and u.entry_id = e.id)
-      ) n
-      order by greatest(0, coalesce(n.referrals_required, n.points_required) - n.have)::float8
-        / coalesce(n.referrals_required, n.points_required), coalesce(n.referrals_required, n.points_required), n.created_at, n.id
-      limit 1)) as rewards
-        from e;
 END
 $ce_fn$

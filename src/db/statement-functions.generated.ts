@@ -15,6 +15,7 @@ export const STATEMENT_FUNCTIONS: ReadonlySet<string> = new Set([
   'ce_6dc76e4e6dfc1256',
   'ce_88a8c7264eae4724',
   'ce_90103c4588b0a8b3',
+  'ce_90198b8635793ade',
   'ce_9099ff93e01b75a4',
   'ce_94b936df1b3c3e20',
   'ce_a9c54223ff51f4e4',
@@ -23,5 +24,4 @@ export const STATEMENT_FUNCTIONS: ReadonlySet<string> = new Set([
   'ce_ba347ae925a036a',
   'ce_cf5f8875a617a030',
   'ce_d63d942e7a5b7ef',
-  'ce_ece913d994c348ad',
 ]);

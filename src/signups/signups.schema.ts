@@ -113,7 +113,20 @@ export const Me = v.strictObject({
   ),
   total: v.pipe(nonNegInt, v.description('how many entries count (confirmed, not disqualified)')),
   referralCode: v.string(),
-  referralsCount: nonNegInt,
+  referralsCount: v.pipe(
+    nonNegInt,
+    v.description("entries that signed up with the visitor's code, whatever their state"),
+  ),
+  confirmedReferrals: v.pipe(
+    nonNegInt,
+    v.description(
+      "of them, those who count (confirmed, not disqualified, not waiting for review): the count the rewards' thresholds use",
+    ),
+  ),
+  pendingReferrals: v.pipe(
+    nonNegInt,
+    v.description('of them, those who may still count (email not confirmed yet, or waiting for review)'),
+  ),
   visits: v.pipe(nonNegInt, v.description("how many opened the visitor's share link (POST /contests/{id}/visits)")),
   shares: v.pipe(nonNegInt, v.description('how many times the visitor clicked a share button (POST /me/shares)')),
   confirmed: v.boolean(),

@@ -160,6 +160,8 @@ describe('POST /contests/{contestId}/signup', () => {
       total: 0,
       confirmed: false,
       referralsCount: 0,
+      confirmedReferrals: 0,
+      pendingReferrals: 0,
     });
     // no landing page: the confirmation leads to the contest's hosted page with a fresh token
     expect(await confirmFromEmail('ann@example.com')).toMatch(/^et_/);
@@ -167,6 +169,49 @@ describe('POST /contests/{contestId}/signup', () => {
     expect([(await me(token)).status, (await me(token)).body.error]).toEqual([401, 'Missing or invalid entry token']);
     const entry = await env.request('GET', `/api/v1/entries/${r.body.data.entryId}`, { key: t.privateKey });
     expect(entry.body.data).toMatchObject({ position: 1, emailConfirmed: true });
+  });
+
+  it('/me counts friends as the rewards do: those who count, those still to confirm, a disqualified one in neither', async () => {
+    const id = await contest();
+    const adv = await signup(id, { email: 'fr-adv@example.com' });
+    expect(adv.status, adv.text).toBe(201);
+    const friends: string[] = [];
+    for (const email of ['fr1@example.com', 'fr2@example.com', 'fr3@example.com']) {
+      const r = await signup(id, { email, referralCode: adv.body.data.referralCode });
+      expect(r.status, r.text).toBe(201);
+      friends.push(r.body.data.entryId);
+    }
+    for (const entryId of [adv.body.data.entryId, friends[0], friends[2]])
+      await query(env.db, sql`update entries set email_confirmed = true where id = ${entryId}`);
+    const dq = await env.request('POST', `/api/v1/entries/${friends[2]}/disqualify`, {
+      key: t.privateKey,
+      body: { disqualify: true },
+    });
+    expect(dq.status).toBe(200);
+    // the friends came from the advocate's own address (the tests' client): flagged self_referral,
+    // they wait for review; one confirmed and waiting, one not confirmed, one disqualified
+    const first = await env.request('GET', `/api/v1/entries/${friends[0]}`, { key: t.privateKey });
+    expect(first.body.data.risk).toMatchObject({ reasons: ['self_referral'], review: null });
+    expect((await me(adv.body.data.entryToken)).body.data).toMatchObject({
+      referralsCount: 3,
+      confirmedReferrals: 0,
+      pendingReferrals: 2,
+    });
+    // approved: it counts
+    const ok = await env.request('POST', `/api/v1/entries/${friends[0]}/review`, {
+      key: t.privateKey,
+      body: { decision: 'approve' },
+    });
+    expect(ok.status, ok.text).toBe(200);
+    const m = await me(adv.body.data.entryToken);
+    expect(m.body.data).toMatchObject({ referralsCount: 3, confirmedReferrals: 1, pendingReferrals: 1 });
+    // the rewards count the same friends: a reward of two friends is one away
+    const reward = await env.request('POST', `/api/v1/contests/${id}/rewards`, {
+      key: t.privateKey,
+      body: { name: 'Two friends', referralsRequired: 2 },
+    });
+    expect(reward.status).toBe(201);
+    expect((await me(adv.body.data.entryToken)).body.data.rewards.next).toMatchObject({ referralsMissing: 1 });
   });
 
   it("with a landing page, the confirmation leads back there with a fresh token; the sign-up answer's token ends", async () => {

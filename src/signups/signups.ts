@@ -88,6 +88,8 @@ export async function readMe(db: Db, token: string) {
     position: number | string | null;
     total: number | string;
     referrals_count: number | string;
+    confirmed_referrals: number | string;
+    pending_referrals: number | string;
     visits: number | string;
     shares: number | string;
     rewards: unknown;
@@ -100,10 +102,19 @@ export async function readMe(db: Db, token: string) {
           where t.token_hash = ${await sha256Hex(token)} and ${sqlNotErased('e')}
         )
         select e.*, ${sqlPosition('e')} as position, ${sqlCountingTotal(sql`e.contest_id`)} as total,
-          (select count(*) from entries r where r.referred_by = e.id) as referrals_count,
+          r.referrals_count, r.confirmed_referrals, r.pending_referrals,
           ${sqlVisits('e')} as visits, ${sqlShares('e')} as shares,
           ${sqlEntryRewards('e')} as rewards
-        from e`,
+        from e cross join lateral (
+          -- the friends: all of them; those who count (the rewards' own rule, ce_reward_counts); and
+          -- those who may still count (not confirmed or not yet reviewed, neither disqualified nor erased)
+          select count(*) as referrals_count,
+            count(*) filter (where ce_reward_counts(f.email_confirmed, f.disqualified, f.erased_at, f.risk_level, f.risk_review))
+              as confirmed_referrals,
+            count(*) filter (where not ce_reward_counts(f.email_confirmed, f.disqualified, f.erased_at, f.risk_level, f.risk_review)
+              and not f.disqualified and ${sqlNotErased('f')} and f.risk_review is distinct from 'rejected') as pending_referrals
+          from entries f where f.referred_by = e.id
+        ) r`,
   );
   if (!row) throw Errors.invalidEntryToken();
   return {
@@ -116,6 +127,8 @@ export async function readMe(db: Db, token: string) {
     total: num(row.total),
     referralCode: row.referral_code,
     referralsCount: num(row.referrals_count),
+    confirmedReferrals: num(row.confirmed_referrals),
+    pendingReferrals: num(row.pending_referrals),
     visits: num(row.visits),
     shares: num(row.shares),
     confirmed: row.email_confirmed,

@@ -394,6 +394,8 @@ describe.skipIf(!CHROMIUM).each(runtimes)('the whole contest in the widget, keyl
     await other.close();
     await page.reload();
     await w.locator('ol.ladder').getByText('Your code: FRIEND1').waitFor();
+    // one count of friends with the ladder's
+    await w.getByText('Confirmed friends: 1').waitFor();
     // the visitor climbs into the top 5: their row shows once, as "You", in its place
     const top = await rt.call('GET', `/api/v1/contests/${c.id}/leaderboard?limit=10`, { key: team.privateKey });
     const mine = top.body.data.find((r: { email: string }) => r.email === 'climber@example.com');

@@ -33,6 +33,9 @@ interface Me {
   total: number;
   points: number;
   referralsCount: number;
+  /** friends who count (the rewards' rule), and those who may still (not confirmed or not reviewed yet) */
+  confirmedReferrals: number;
+  pendingReferrals: number;
   referralCode: string;
   confirmed: boolean;
   admittedAt: string | null;
@@ -452,7 +455,11 @@ export class ContestSignup extends HTMLElement {
             : this.t('position', { position: me.position, total: me.total }, 'total'),
       ),
       el('p', {}, this.t('points', { points: me.points }, 'points')),
-      el('p', {}, this.t('referrals', { referrals: me.referralsCount }, 'referrals')),
+      // one count with the ladder's: friends who count; those still to confirm said apart
+      el('p', {}, this.t('referrals', { referrals: me.confirmedReferrals }, 'referrals')),
+      ...(me.pendingReferrals > 0
+        ? [el('p', { class: 'note' }, this.t('pendingFriends', { pending: me.pendingReferrals }, 'pending'))]
+        : []),
       ...this.shareSection(me, token),
       ladder,
       actions,

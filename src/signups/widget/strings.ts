@@ -14,7 +14,11 @@ export const DEFAULT_STRINGS = {
   notCounted: 'Your place appears once your email is confirmed.',
   admitted: "You're in! Check your email for what comes next.",
   points: 'Points: {points}',
-  referrals: 'Friends who joined: {referrals}',
+  referrals: 'Confirmed friends: {referrals}',
+  pendingFriends: {
+    one: '{pending} more friend signed up and has not confirmed yet',
+    other: '{pending} more friends signed up and have not confirmed yet',
+  },
   rewardsTitle: 'Your rewards',
   rewardCode: 'Your code: {code}',
   rewardWaiting: 'Your code is on its way.',
