@@ -29,6 +29,9 @@ import { availableRuntimes, confirmationCode, makeContest, makeTeam, type Runtim
 import { closeAll, serveShop } from './support/shop.js';
 
 warnIfNoChromium('the widget contest BROWSER tests');
+
+/** the number on one of the visitor's tiles ("Points", "Confirmed friends") */
+const tile = (w: Locator, name: string) => w.locator('.tile', { hasText: name }).locator('dd').textContent();
 const runtimes = await availableRuntimes('the widget contest BROWSER tests');
 
 /** Tab (forward) until `target` has the focus: it is reachable with the keyboard. */
@@ -338,7 +341,7 @@ describe.skipIf(!CHROMIUM).each(runtimes)('the whole contest in the widget, keyl
     // auto: Enter on its button, points at once, the sticker code unlocked
     await tabTo(page, w.getByRole('button', { name: 'Do it' }));
     await page.keyboard.press('Enter');
-    await w.getByText('Points: 3').waitFor();
+    await expect.poll(() => tile(w, 'Points')).toBe('3');
     await w.locator('ol.ladder').getByText('Your code: STICKERS3').waitFor();
     // its code copied with its button, and said so
     await tabTo(page, w.locator('ol.ladder').getByRole('button', { name: 'Copy code' }));
@@ -357,7 +360,7 @@ describe.skipIf(!CHROMIUM).each(runtimes)('the whole contest in the widget, keyl
     expect(opened.url()).toBe(`${shopOrigin}/thanks`);
     await opened.close();
     await page.bringToFront();
-    await w.getByText('Points: 5').waitFor();
+    await expect.poll(() => tile(w, 'Points')).toBe('5');
     await expect.poll(() => w.locator('ul.actions .done').count()).toBe(2);
     // manual: the answer, then "waiting for review" until the team approves it
     await tabTo(page, w.getByLabel('Your answer or a link'));
@@ -375,7 +378,7 @@ describe.skipIf(!CHROMIUM).each(runtimes)('the whole contest in the widget, keyl
     await op.close();
 
     await page.reload();
-    await w.getByText('Points: 10').waitFor();
+    await expect.poll(() => tile(w, 'Points')).toBe('10');
     // the actions list arrives in a request of its own after the status: wait for it, then count
     await w.getByRole('heading', { name: 'More ways to earn' }).waitFor();
     expect(await w.locator('ul.actions li').count()).toBe(3);
@@ -395,7 +398,7 @@ describe.skipIf(!CHROMIUM).each(runtimes)('the whole contest in the widget, keyl
     await page.reload();
     await w.locator('ol.ladder').getByText('Your code: FRIEND1').waitFor();
     // one count of friends with the ladder's
-    await w.getByText('Confirmed friends: 1').waitFor();
+    await expect.poll(() => tile(w, 'Confirmed friends')).toBe('1');
     // the visitor climbs into the top 5: their row shows once, as "You", in its place
     const top = await rt.call('GET', `/api/v1/contests/${c.id}/leaderboard?limit=10`, { key: team.privateKey });
     const mine = top.body.data.find((r: { email: string }) => r.email === 'climber@example.com');
@@ -405,8 +408,12 @@ describe.skipIf(!CHROMIUM).each(runtimes)('the whole contest in the widget, keyl
     });
     expect(up.status, up.text).toBe(200);
     await page.reload();
-    await w.getByText('Points: 210').waitFor();
+    await expect.poll(() => tile(w, 'Points')).toBe('210');
     await w.getByRole('table', { name: 'Leaderboard' }).waitFor();
+    // first of all who count (the six ahead before, and the friend who confirmed): everyone else behind
+    const of = Number(/You are #1 of (\d+)/.exec((await w.locator('p.big').textContent()) ?? '')?.[1]);
+    expect(of).toBe(8);
+    await w.getByText('7 people behind you').waitFor();
     await expect.poll(async () => (await board()).filter((r) => r.includes('You'))).toEqual(['1You2101']);
     expect(await board()).toHaveLength(5);
     expect((await board())[1]).toMatch(/^2A\S* \S+1000$/);

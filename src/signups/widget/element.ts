@@ -443,6 +443,8 @@ export class ContestSignup extends HTMLElement {
     const ladder = el('div', { class: 'ladder-box' });
     const actions = el('div', { class: 'actions-box' });
     const board = el('div', { class: 'board-box' });
+    // how many count after the visitor (a waitlist's "people behind you"), once they have a place
+    const behind = me.position === null || me.admittedAt !== null ? 0 : Math.max(0, me.total - me.position);
     this.box.replaceChildren(
       ...this.header(),
       el(
@@ -454,9 +456,15 @@ export class ContestSignup extends HTMLElement {
             ? this.t('notCounted')
             : this.t('position', { position: me.position, total: me.total }, 'total'),
       ),
-      el('p', {}, this.t('points', { points: me.points }, 'points')),
-      // one count with the ladder's: friends who count; those still to confirm said apart
-      el('p', {}, this.t('referrals', { referrals: me.confirmedReferrals }, 'referrals')),
+      ...(behind > 0 ? [el('p', { class: 'behind' }, this.t('behind', { behind }, 'behind'))] : []),
+      // points and friends as tiles; one count of friends with the ladder's (those who count), the
+      // ones still to confirm said apart
+      el(
+        'dl',
+        { class: 'tiles' },
+        el('div', { class: 'tile' }, el('dt', {}, this.t('points')), el('dd', {}, this.num(me.points))),
+        el('div', { class: 'tile' }, el('dt', {}, this.t('referrals')), el('dd', {}, this.num(me.confirmedReferrals))),
+      ),
       ...(me.pendingReferrals > 0
         ? [el('p', { class: 'note' }, this.t('pendingFriends', { pending: me.pendingReferrals }, 'pending'))]
         : []),

@@ -13,8 +13,9 @@ export const DEFAULT_STRINGS = {
   position: 'You are #{position} of {total}',
   notCounted: 'Your place appears once your email is confirmed.',
   admitted: "You're in! Check your email for what comes next.",
-  points: 'Points: {points}',
-  referrals: 'Confirmed friends: {referrals}',
+  behind: { one: '{behind} person behind you', other: '{behind} people behind you' },
+  points: 'Points',
+  referrals: 'Confirmed friends',
   pendingFriends: {
     one: '{pending} more friend signed up and has not confirmed yet',
     other: '{pending} more friends signed up and have not confirmed yet',

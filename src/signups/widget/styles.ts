@@ -17,7 +17,12 @@ button[aria-disabled=true]{opacity:.6;cursor:not-allowed}
 button:focus-visible,input:focus-visible,a:focus-visible{outline:3px solid var(--cs-focus,#b45309);outline-offset:2px}
 .msg{min-height:1.4em;margin:10px 0 0;font-weight:600}
 .err{color:#b91c1c}
-.big{font-size:1.6rem;font-weight:800;margin:4px 0}
+.big{font-size:2rem;line-height:1.15;font-weight:800;margin:4px 0}
+.behind{margin:0 0 8px;color:var(--cs-muted,#4b5563);font-weight:600}
+.tiles{display:grid;grid-template-columns:1fr 1fr;gap:8px;margin:12px 0}
+.tile{padding:10px 12px;border-radius:12px;border:1px solid #d1d5db}
+.tile dt{font-size:.85rem;color:var(--cs-muted,#4b5563)}
+.tile dd{margin:0;font-size:1.5rem;font-weight:800}
 .share{display:flex;flex-wrap:wrap;gap:8px;align-items:center;margin-top:8px}
 .share input{flex:1 1 200px}
 .share button,.share a.btn{margin-top:0}
