@@ -1752,6 +1752,12 @@ export interface operations {
                     bonusActionsNeedEntryToken?: boolean;
                     /** @description the image of the contest's hosted page and of its link previews (og:image): an https URL, or null */
                     imageUrl?: string | null;
+                    /** @description the team's logo at the top of the hosted page: an https URL, or null */
+                    logoUrl?: string | null;
+                    /** @description the contest's official rules, linked from the hosted page's footer: an https URL, or null */
+                    rulesUrl?: string | null;
+                    /** @description the team's privacy policy, linked from the hosted page's footer: an https URL, or null */
+                    privacyUrl?: string | null;
                     /** @description what the share buttons say, up to 280 characters; `{{link}}` (required) is the visitor's link. Default `Join me: {{link}}` */
                     shareMessage?: string;
                     /** @description the share buttons, in order; default x, facebook, linkedin, whatsapp, email */
@@ -1834,6 +1840,9 @@ export interface operations {
                             botCheck: "off" | "turnstile";
                             bonusActionsNeedEntryToken: boolean;
                             imageUrl: string | null;
+                            logoUrl: string | null;
+                            rulesUrl: string | null;
+                            privacyUrl: string | null;
                             shareMessage: string;
                             shareChannels: ("x" | "facebook" | "linkedin" | "whatsapp" | "telegram" | "reddit" | "email" | "sms" | "copy" | "native")[];
                             theme: {
@@ -2155,6 +2164,12 @@ export interface operations {
                     bonusActionsNeedEntryToken?: boolean;
                     /** @description the image of the contest's hosted page and of its link previews (og:image): an https URL, or null */
                     imageUrl?: string | null;
+                    /** @description the team's logo at the top of the hosted page: an https URL, or null */
+                    logoUrl?: string | null;
+                    /** @description the contest's official rules, linked from the hosted page's footer: an https URL, or null */
+                    rulesUrl?: string | null;
+                    /** @description the team's privacy policy, linked from the hosted page's footer: an https URL, or null */
+                    privacyUrl?: string | null;
                     /** @description what the share buttons say, up to 280 characters; `{{link}}` (required) is the visitor's link. Default `Join me: {{link}}` */
                     shareMessage?: string;
                     /** @description the share buttons, in order; default x, facebook, linkedin, whatsapp, email */
@@ -2237,6 +2252,9 @@ export interface operations {
                             botCheck: "off" | "turnstile";
                             bonusActionsNeedEntryToken: boolean;
                             imageUrl: string | null;
+                            logoUrl: string | null;
+                            rulesUrl: string | null;
+                            privacyUrl: string | null;
                             shareMessage: string;
                             shareChannels: ("x" | "facebook" | "linkedin" | "whatsapp" | "telegram" | "reddit" | "email" | "sms" | "copy" | "native")[];
                             theme: {
@@ -2463,6 +2481,9 @@ export interface operations {
                             botCheck: "off" | "turnstile";
                             bonusActionsNeedEntryToken: boolean;
                             imageUrl: string | null;
+                            logoUrl: string | null;
+                            rulesUrl: string | null;
+                            privacyUrl: string | null;
                             shareMessage: string;
                             shareChannels: ("x" | "facebook" | "linkedin" | "whatsapp" | "telegram" | "reddit" | "email" | "sms" | "copy" | "native")[];
                             theme: {
@@ -13135,6 +13156,12 @@ export interface operations {
                     bonusActionsNeedEntryToken?: boolean;
                     /** @description the image of the contest's hosted page and of its link previews (og:image): an https URL, or null */
                     imageUrl?: string | null;
+                    /** @description the team's logo at the top of the hosted page: an https URL, or null */
+                    logoUrl?: string | null;
+                    /** @description the contest's official rules, linked from the hosted page's footer: an https URL, or null */
+                    rulesUrl?: string | null;
+                    /** @description the team's privacy policy, linked from the hosted page's footer: an https URL, or null */
+                    privacyUrl?: string | null;
                     /** @description what the share buttons say, up to 280 characters; `{{link}}` (required) is the visitor's link. Default `Join me: {{link}}` */
                     shareMessage?: string;
                     /** @description the share buttons, in order; default x, facebook, linkedin, whatsapp, email */
@@ -13217,6 +13244,9 @@ export interface operations {
                             botCheck: "off" | "turnstile";
                             bonusActionsNeedEntryToken: boolean;
                             imageUrl: string | null;
+                            logoUrl: string | null;
+                            rulesUrl: string | null;
+                            privacyUrl: string | null;
                             shareMessage: string;
                             shareChannels: ("x" | "facebook" | "linkedin" | "whatsapp" | "telegram" | "reddit" | "email" | "sms" | "copy" | "native")[];
                             theme: {
@@ -13421,6 +13451,12 @@ export interface operations {
                     bonusActionsNeedEntryToken?: boolean;
                     /** @description the image of the contest's hosted page and of its link previews (og:image): an https URL, or null */
                     imageUrl?: string | null;
+                    /** @description the team's logo at the top of the hosted page: an https URL, or null */
+                    logoUrl?: string | null;
+                    /** @description the contest's official rules, linked from the hosted page's footer: an https URL, or null */
+                    rulesUrl?: string | null;
+                    /** @description the team's privacy policy, linked from the hosted page's footer: an https URL, or null */
+                    privacyUrl?: string | null;
                     /** @description what the share buttons say, up to 280 characters; `{{link}}` (required) is the visitor's link. Default `Join me: {{link}}` */
                     shareMessage?: string;
                     /** @description the share buttons, in order; default x, facebook, linkedin, whatsapp, email */
@@ -13503,6 +13539,9 @@ export interface operations {
                             botCheck: "off" | "turnstile";
                             bonusActionsNeedEntryToken: boolean;
                             imageUrl: string | null;
+                            logoUrl: string | null;
+                            rulesUrl: string | null;
+                            privacyUrl: string | null;
                             shareMessage: string;
                             shareChannels: ("x" | "facebook" | "linkedin" | "whatsapp" | "telegram" | "reddit" | "email" | "sms" | "copy" | "native")[];
                             theme: {

@@ -30,6 +30,20 @@ const riskLimit = (field: string) =>
 const isoDate = (field: string) =>
   v.pipe(v.string(`${field} must be an ISO 8601 date`), v.isoTimestamp(`${field} must be an ISO 8601 date`));
 
+/** An https address a page shows or links to (an image, a logo, the rules): null clears it. */
+const httpsUrl = (name: string, description: string) =>
+  v.pipe(
+    v.nullable(
+      v.pipe(
+        v.string(`${name} must be an https URL`),
+        v.maxLength(2000, `${name} must be at most 2000 characters`),
+        v.url(`${name} must be an https URL`),
+        v.regex(/^https:\/\//i, `${name} must be an https URL`),
+      ),
+    ),
+    v.description(description),
+  );
+
 const settingsEntries = {
   title: v.pipe(trimmedString('title', 200), v.minLength(1, 'title must not be empty')),
   description: v.nullable(trimmedString('description', 5000)),
@@ -120,16 +134,18 @@ const settingsEntries = {
     v.boolean('bonusActionsNeedEntryToken must be a boolean'),
     v.description("public bonus-action completions need the visitor's entry token (Authorization: Bearer et_…)"),
   ),
-  imageUrl: v.pipe(
-    v.nullable(
-      v.pipe(
-        v.string('imageUrl must be an https URL'),
-        v.maxLength(2000, 'imageUrl must be at most 2000 characters'),
-        v.url('imageUrl must be an https URL'),
-        v.regex(/^https:\/\//i, 'imageUrl must be an https URL'),
-      ),
-    ),
-    v.description("the image of the contest's hosted page and of its link previews (og:image): an https URL, or null"),
+  imageUrl: httpsUrl(
+    'imageUrl',
+    "the image of the contest's hosted page and of its link previews (og:image): an https URL, or null",
+  ),
+  logoUrl: httpsUrl('logoUrl', "the team's logo at the top of the hosted page: an https URL, or null"),
+  rulesUrl: httpsUrl(
+    'rulesUrl',
+    "the contest's official rules, linked from the hosted page's footer: an https URL, or null",
+  ),
+  privacyUrl: httpsUrl(
+    'privacyUrl',
+    "the team's privacy policy, linked from the hosted page's footer: an https URL, or null",
   ),
   shareMessage: v.pipe(
     v.string('shareMessage must be a string'),

@@ -36,6 +36,9 @@ export interface ContestSettings {
   botCheck?: 'off' | 'turnstile';
   bonusActionsNeedEntryToken?: boolean;
   imageUrl?: string | null;
+  logoUrl?: string | null;
+  rulesUrl?: string | null;
+  privacyUrl?: string | null;
   shareMessage?: string;
   shareChannels?: ShareChannel[];
   theme?: Theme;
@@ -89,6 +92,9 @@ function settingsToColumns(s: ContestSettings): Partial<typeof contests.$inferIn
   if (s.botCheck !== undefined) out.botCheck = s.botCheck;
   if (s.bonusActionsNeedEntryToken !== undefined) out.bonusActionsNeedEntryToken = s.bonusActionsNeedEntryToken;
   if (s.imageUrl !== undefined) out.imageUrl = s.imageUrl;
+  if (s.logoUrl !== undefined) out.logoUrl = s.logoUrl;
+  if (s.rulesUrl !== undefined) out.rulesUrl = s.rulesUrl;
+  if (s.privacyUrl !== undefined) out.privacyUrl = s.privacyUrl;
   if (s.shareMessage !== undefined) out.shareMessage = s.shareMessage;
   if (s.shareChannels !== undefined) out.shareChannels = s.shareChannels;
   if (s.theme !== undefined) out.theme = s.theme;
@@ -175,6 +181,9 @@ interface AdminContestRow extends ContestRow {
   bot_check: string;
   bonus_actions_need_entry_token: boolean;
   image_url: string | null;
+  logo_url: string | null;
+  rules_url: string | null;
+  privacy_url: string | null;
   share_message: string;
   share_channels: ShareChannel[];
   theme: Theme;
@@ -219,6 +228,9 @@ function adminContestJson(row: AdminContestRow, now: Date) {
     botCheck: row.bot_check as 'off' | 'turnstile',
     bonusActionsNeedEntryToken: row.bonus_actions_need_entry_token,
     imageUrl: row.image_url,
+    logoUrl: row.logo_url,
+    rulesUrl: row.rules_url,
+    privacyUrl: row.privacy_url,
     shareMessage: row.share_message,
     shareChannels: row.share_channels,
     theme: row.theme,

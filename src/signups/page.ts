@@ -16,6 +16,11 @@ export interface HostedContest {
   title: string;
   description: string | null;
   imageUrl: string | null;
+  /** the team's logo, the footer's links (rules, privacy) and the consent text it repeats */
+  logoUrl: string | null;
+  rulesUrl: string | null;
+  privacyUrl: string | null;
+  consentText: string | null;
   theme: Theme;
   botCheck: 'off' | 'turnstile';
   publicCacheSeconds: number;
@@ -35,6 +40,10 @@ export async function hostedContest(db: Db, contestId: string): Promise<HostedCo
     title: string;
     description: string | null;
     image_url: string | null;
+    logo_url: string | null;
+    rules_url: string | null;
+    privacy_url: string | null;
+    consent_text: string | null;
     theme: Theme;
     bot_check: 'off' | 'turnstile';
     public_cache_seconds: number;
@@ -43,7 +52,7 @@ export async function hostedContest(db: Db, contestId: string): Promise<HostedCo
     joined: number | string;
   }>(
     db,
-    sql`select c.id, c.title, c.description, c.image_url, c.theme, c.bot_check, c.public_cache_seconds,
+    sql`select c.id, c.title, c.description, c.image_url, c.logo_url, c.rules_url, c.privacy_url, c.consent_text, c.theme, c.bot_check, c.public_cache_seconds,
           case when c.is_evergreen then null else c.end_date end as end_date, c.status,
           (select coalesce(sum(s.confirmed), 0) from contest_stats s where s.contest_id = c.id) as joined
         from ce_page_contest(${contestId}) c`,
@@ -54,6 +63,10 @@ export async function hostedContest(db: Db, contestId: string): Promise<HostedCo
     title: row.title,
     description: row.description,
     imageUrl: row.image_url,
+    logoUrl: row.logo_url,
+    rulesUrl: row.rules_url,
+    privacyUrl: row.privacy_url,
+    consentText: row.consent_text,
     theme: row.theme,
     botCheck: row.bot_check,
     publicCacheSeconds: row.public_cache_seconds,
@@ -87,8 +100,11 @@ h1{font-size:1.6rem;line-height:1.25;margin:16px 0 8px}
 .lead{margin:0;white-space:pre-line}
 .facts{display:flex;flex-wrap:wrap;gap:8px 20px;margin:12px 0 0;padding:0;list-style:none;font-weight:600}
 .facts li{margin:0}
+.logo{display:block;max-height:56px;max-width:200px;width:auto;height:auto;margin:0 0 16px}
 .ended{max-width:440px;margin:0 auto;padding:20px 16px;border-radius:var(--cs-radius,16px);border:2px solid currentColor;font-weight:700}
-footer{margin:32px auto 0;max-width:440px;font-size:.85rem}`;
+footer{margin:32px auto 0;max-width:440px;font-size:.85rem}
+footer p{margin:0 0 8px}
+footer a{color:inherit;text-decoration:underline;margin-right:16px;display:inline-block;padding:4px 0}`;
 }
 
 /** "2,341 people have joined" (grouped digits), "1 person has joined" */
@@ -138,6 +154,15 @@ export async function hostedPage(c: HostedContest, pageUrl: string, now: Date): 
         ]
       : []),
   ];
+  const links = [
+    ...(c.rulesUrl ? [`<a href="${e(c.rulesUrl)}" rel="noopener">Official rules</a>`] : []),
+    ...(c.privacyUrl ? [`<a href="${e(c.privacyUrl)}" rel="noopener">Privacy policy</a>`] : []),
+  ];
+  const footer =
+    c.consentText || links.length
+      ? `<footer>
+${c.consentText ? `<p>${e(c.consentText)}</p>\n` : ''}${links.length ? `<nav aria-label="Rules and privacy">${links.join('')}</nav>\n` : ''}</footer>\n`
+      : '';
   const description = summary(c);
   const image = c.imageUrl;
   const meta = [
@@ -167,7 +192,7 @@ ${meta}
 <body>
 <main>
 <header class="hero">
-${image ? `<img src="${e(image)}" alt="">\n` : ''}<h1>${e(c.title)}</h1>
+${c.logoUrl ? `<img class="logo" src="${e(c.logoUrl)}" alt="">\n` : ''}${image ? `<img src="${e(image)}" alt="">\n` : ''}<h1>${e(c.title)}</h1>
 ${c.description ? `<p class="lead">${e(c.description)}</p>\n` : ''}${facts.length ? `<ul class="facts">${facts.join('')}</ul>\n` : ''}</header>
 ${
   ended
@@ -176,6 +201,7 @@ ${
 <noscript><p>This page needs JavaScript to sign you up.</p></noscript>`
 }
 </main>
+${footer}
 </body>
 </html>
 `;

@@ -263,6 +263,40 @@ describe('the hosted page', () => {
     expect(after).toContain('<li>3 people have joined</li>');
   });
 
+  it('logoUrl, rulesUrl, privacyUrl: null by default, https only (a 400 naming the field), shown by the page with the consent text', async () => {
+    const id = await contest({ consentText: 'I agree to hear from Acme.', publicCacheSeconds: 0 });
+    const settings = async () =>
+      (await env.request('GET', `/api/v1/contests/${id}/settings`, { key: t.privateKey })).body.data;
+    expect(await settings()).toMatchObject({ logoUrl: null, rulesUrl: null, privacyUrl: null });
+    const before = await (await env.app.request(`/c/${id}`)).text();
+    expect(before).not.toContain('class="logo"');
+    expect(before).toContain('<footer>\n<p>I agree to hear from Acme.</p>\n</footer>');
+    for (const field of ['logoUrl', 'rulesUrl', 'privacyUrl']) {
+      for (const bad of ['http://acme.example/x', 'javascript:alert(1)', 42]) {
+        const r = await env.request('PATCH', `/api/v1/contests/${id}`, { key: t.privateKey, body: { [field]: bad } });
+        expect([r.status, r.body.error]).toEqual([400, `${field} must be an https URL`]);
+      }
+    }
+    expect(await settings()).toMatchObject({ logoUrl: null, rulesUrl: null, privacyUrl: null });
+    const ok = await env.request('PATCH', `/api/v1/contests/${id}`, {
+      key: t.privateKey,
+      body: {
+        logoUrl: 'https://cdn.acme.example/logo.svg',
+        rulesUrl: 'https://acme.example/rules?a=1&b=2',
+        privacyUrl: 'https://acme.example/privacy',
+      },
+    });
+    expect(ok.status, ok.text).toBe(200);
+    const html = await (await env.app.request(`/c/${id}`)).text();
+    expect(html).toContain('<img class="logo" src="https://cdn.acme.example/logo.svg" alt="">');
+    expect(html).toContain(
+      '<nav aria-label="Rules and privacy"><a href="https://acme.example/rules?a=1&amp;b=2" rel="noopener">Official rules</a><a href="https://acme.example/privacy" rel="noopener">Privacy policy</a></nav>',
+    );
+    // null clears one
+    await env.request('PATCH', `/api/v1/contests/${id}`, { key: t.privateKey, body: { rulesUrl: null } });
+    expect(await (await env.app.request(`/c/${id}`)).text()).not.toContain('Official rules');
+  });
+
   it('the words: grouped counts, one person, the end date in UTC', () => {
     expect(joinedLine(1)).toBe('1 person has joined');
     expect(joinedLine(2341)).toBe('2,341 people have joined');

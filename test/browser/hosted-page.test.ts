@@ -50,6 +50,8 @@ describe.skipIf(!CHROMIUM)('the hosted page in a real browser', () => {
         theme: { accent: '#0f766e', radius: 8 },
         isEvergreen: false,
         endDate: endDate.toISOString(),
+        rulesUrl: 'https://acme.example/rules',
+        privacyUrl: 'https://acme.example/privacy',
       },
     });
     expect(patched.status, patched.text).toBe(200);
@@ -90,6 +92,11 @@ describe.skipIf(!CHROMIUM)('the hosted page in a real browser', () => {
     const first = await left.textContent();
     await expect.poll(() => left.textContent()).not.toBe(first);
     expect(await left.getAttribute('aria-hidden')).toBe('true');
+    // the footer's links, reachable by name (axe checks their contrast on the themed page)
+    await page
+      .getByRole('navigation', { name: 'Rules and privacy' })
+      .getByRole('link', { name: 'Official rules' })
+      .waitFor();
     await axe(page, 'form');
     await expect.poll(visits).toBe(1);
     const stored = await queryOne<{ channel: string; entry_id: string }>(

@@ -154,6 +154,9 @@ export function ContestSettings(props: { cred: Team; contestId: string; onSaved:
                   botCheck: v.botCheck === 'turnstile' ? 'turnstile' : 'off',
                   bonusActionsNeedEntryToken: v.bonusActionsNeedEntryToken === 'on',
                   imageUrl: v.imageUrl?.trim() ? v.imageUrl.trim() : null,
+                  logoUrl: v.logoUrl?.trim() ? v.logoUrl.trim() : null,
+                  rulesUrl: v.rulesUrl?.trim() ? v.rulesUrl.trim() : null,
+                  privacyUrl: v.privacyUrl?.trim() ? v.privacyUrl.trim() : null,
                   shareMessage: v.shareMessage ?? '',
                   shareChannels: CHANNELS.filter((ch) => v[`share-${ch}`] === 'on'),
                 },
@@ -337,6 +340,12 @@ export function ContestSettings(props: { cred: Team; contestId: string; onSaved:
           <legend>Sharing</legend>
           <label for="s-image">Image of the hosted page and of link previews (https)</label>
           <input id="s-image" name="imageUrl" type="url" value={c.imageUrl ?? ''} placeholder="https://" />
+          <label for="s-logo">Your logo, at the top of the hosted page (https)</label>
+          <input id="s-logo" name="logoUrl" type="url" value={c.logoUrl ?? ''} placeholder="https://" />
+          <label for="s-rules">Official rules, linked from the hosted page's footer (https)</label>
+          <input id="s-rules" name="rulesUrl" type="url" value={c.rulesUrl ?? ''} placeholder="https://" />
+          <label for="s-privacy">Privacy policy, linked from the hosted page's footer (https)</label>
+          <input id="s-privacy" name="privacyUrl" type="url" value={c.privacyUrl ?? ''} placeholder="https://" />
           <label for="s-share-message">What the share buttons say ({'{{link}}'} is the visitor's link)</label>
           <input id="s-share-message" name="shareMessage" required maxlength={280} value={c.shareMessage} />
           <fieldset class="choices">

@@ -113,6 +113,10 @@ export const contests = pgTable(
     bonusActionsNeedEntryToken: boolean('bonus_actions_need_entry_token').notNull().default(false),
     /** the image of the hosted page and of link previews (https), or null */
     imageUrl: text('image_url'),
+    /** the hosted page's logo, and its footer's links to the rules and the privacy policy (https) */
+    logoUrl: text('logo_url'),
+    rulesUrl: text('rules_url'),
+    privacyUrl: text('privacy_url'),
     /** what a share button says, `{{link}}` the visitor's link */
     shareMessage: text('share_message').notNull().default('Join me: {{link}}'),
     /** the share buttons, in order */
