@@ -4904,6 +4904,7 @@ export interface operations {
                             contestId: string;
                             name: string;
                             description: string | null;
+                            imageUrl: string | null;
                             /** @description confirmed referrals it takes (or null) */
                             referralsRequired: number | null;
                             /** @description points it takes (or null) */
@@ -4938,6 +4939,7 @@ export interface operations {
                             id: string;
                             name: string;
                             description: string | null;
+                            imageUrl: string | null;
                             /** @description confirmed referrals it takes (or null) */
                             referralsRequired: number | null;
                             /** @description points it takes (or null) */
@@ -5020,6 +5022,8 @@ export interface operations {
                 "application/json": {
                     name: string;
                     description?: string | null;
+                    /** @description an image of the prize, shown by the contest's hosted page: an https URL, or null */
+                    imageUrl?: string | null;
                     /** @description unlocks at this many confirmed referrals */
                     referralsRequired?: number;
                     /** @description unlocks at this many points */
@@ -5048,6 +5052,7 @@ export interface operations {
                             contestId: string;
                             name: string;
                             description: string | null;
+                            imageUrl: string | null;
                             /** @description confirmed referrals it takes (or null) */
                             referralsRequired: number | null;
                             /** @description points it takes (or null) */
@@ -5317,6 +5322,8 @@ export interface operations {
                 "application/json": {
                     name?: string;
                     description?: string | null;
+                    /** @description an image of the prize, shown by the contest's hosted page: an https URL, or null */
+                    imageUrl?: string | null;
                     /** @description unlocks at this many confirmed referrals */
                     referralsRequired?: number;
                     /** @description unlocks at this many points */
@@ -5343,6 +5350,7 @@ export interface operations {
                             contestId: string;
                             name: string;
                             description: string | null;
+                            imageUrl: string | null;
                             /** @description confirmed referrals it takes (or null) */
                             referralsRequired: number | null;
                             /** @description points it takes (or null) */

@@ -3,7 +3,7 @@
  * one set of schemas and messages for both.
  */
 import * as v from 'valibot';
-import { nonNegInt, publicCacheSeconds } from '../http/fields.js';
+import { httpsUrl, nonNegInt, publicCacheSeconds } from '../http/fields.js';
 import { trimmedString } from '../http/validate.js';
 import { RISK_PER_HOUR_MAX } from '../lib/risk-limits.js';
 import {
@@ -29,20 +29,6 @@ const riskLimit = (field: string) =>
 
 const isoDate = (field: string) =>
   v.pipe(v.string(`${field} must be an ISO 8601 date`), v.isoTimestamp(`${field} must be an ISO 8601 date`));
-
-/** An https address a page shows or links to (an image, a logo, the rules): null clears it. */
-const httpsUrl = (name: string, description: string) =>
-  v.pipe(
-    v.nullable(
-      v.pipe(
-        v.string(`${name} must be an https URL`),
-        v.maxLength(2000, `${name} must be at most 2000 characters`),
-        v.url(`${name} must be an https URL`),
-        v.regex(/^https:\/\//i, `${name} must be an https URL`),
-      ),
-    ),
-    v.description(description),
-  );
 
 const settingsEntries = {
   title: v.pipe(trimmedString('title', 200), v.minLength(1, 'title must not be empty')),

@@ -26,3 +26,17 @@ export const publicCacheSeconds = v.pipe(
     `seconds (0 to ${PUBLIC_CACHE_MAX_SECONDS}) for which what a public key reads about this contest or game may be answered from a cache; 0 (the default): always exact`,
   ),
 );
+
+/** An https address a page shows or links to (an image, a logo, the rules): null clears it. */
+export const httpsUrl = (name: string, description: string) =>
+  v.pipe(
+    v.nullable(
+      v.pipe(
+        v.string(`${name} must be an https URL`),
+        v.maxLength(2000, `${name} must be at most 2000 characters`),
+        v.url(`${name} must be an https URL`),
+        v.regex(/^https:\/\//i, `${name} must be an https URL`),
+      ),
+    ),
+    v.description(description),
+  );

@@ -1,5 +1,6 @@
 /** Rewards as requests take them and answers show them (one schema per body: it validates and documents). */
 import * as v from 'valibot';
+import { httpsUrl } from '../http/fields.js';
 import { nonNegInt, nullable, timestamp, uuid } from '../http/schemas.js';
 import { trimmedString } from '../lib/validation.js';
 
@@ -36,6 +37,10 @@ export const codeList = v.pipe(
 
 const name = v.pipe(trimmedString('name', 100), v.minLength(1, 'name must not be empty'));
 const description = v.nullable(trimmedString('description', 500));
+const imageUrl = httpsUrl(
+  'imageUrl',
+  "an image of the prize, shown by the contest's hosted page: an https URL, or null",
+);
 const referralsRequired = threshold('referralsRequired', 'unlocks at this many confirmed referrals');
 const pointsRequired = threshold('pointsRequired', 'unlocks at this many points');
 
@@ -43,6 +48,7 @@ export const CreateRewardBody = v.pipe(
   v.object({
     name,
     description: v.optional(description),
+    imageUrl: v.optional(imageUrl),
     referralsRequired: v.optional(referralsRequired),
     pointsRequired: v.optional(pointsRequired),
     codes: v.optional(codeList),
@@ -60,6 +66,7 @@ export const UpdateRewardBody = v.pipe(
   v.object({
     name: v.optional(name),
     description: v.optional(description),
+    imageUrl: v.optional(imageUrl),
     referralsRequired: v.optional(referralsRequired),
     pointsRequired: v.optional(pointsRequired),
     code: v.optional(v.pipe(code('code'), v.description('a new code for a reward that gives one code to everyone'))),
@@ -84,6 +91,7 @@ export const PublicReward = v.strictObject({
   id: uuid,
   name: v.string(),
   description: nullable(v.string()),
+  imageUrl: nullable(v.string()),
   ...thresholds,
 });
 
@@ -92,6 +100,7 @@ export const Reward = v.strictObject({
   contestId: uuid,
   name: v.string(),
   description: nullable(v.string()),
+  imageUrl: nullable(v.string()),
   ...thresholds,
   gives: v.pipe(
     v.picklist(['codes', 'code', 'nothing']),

@@ -89,11 +89,26 @@ describe('managing rewards', () => {
         id: pool.body.data.id,
         name: '20% off',
         description: 'A code for the shop',
+        imageUrl: null,
         referralsRequired: 3,
         pointsRequired: null,
       },
-      { id: expect.any(String), name: 'Early access', description: null, referralsRequired: null, pointsRequired: 10 },
-      { id: one.id, name: 'Free shipping', description: null, referralsRequired: null, pointsRequired: 50 },
+      {
+        id: expect.any(String),
+        name: 'Early access',
+        description: null,
+        imageUrl: null,
+        referralsRequired: null,
+        pointsRequired: 10,
+      },
+      {
+        id: one.id,
+        name: 'Free shipping',
+        description: null,
+        imageUrl: null,
+        referralsRequired: null,
+        pointsRequired: 50,
+      },
     ]);
     expect(JSON.stringify(pub.body)).not.toMatch(/SHIPFREE|A1/);
     const priv = await api('GET', `/api/v1/contests/${c.id}/rewards`);

@@ -18,6 +18,7 @@ import { CODES_PER_POOL, type CreateRewardInput, type UpdateRewardInput } from '
 function sqlRewardJson(r: string): SQL {
   const a = sql.raw(r);
   return sql`json_build_object('id', ${a}.id, 'contestId', ${a}.contest_id, 'name', ${a}.name, 'description', ${a}.description,
+    'imageUrl', ${a}.image_url,
     'referralsRequired', ${a}.referrals_required, 'pointsRequired', ${a}.points_required,
     'gives', case ${a}.kind when 'none' then 'nothing' else ${a}.kind end, 'code', ${a}.code,
     'codesTotal', (select count(*) from reward_codes k where k.reward_id = ${a}.id),
@@ -54,9 +55,9 @@ export async function createReward(db: Db, team: Team, contestId: string, input:
   }>(
     db,
     sql`with ${sqlContest(team, contestId)}, ins as (
-          insert into rewards (contest_id, name, description, referrals_required, points_required, kind, code, codes_total,
+          insert into rewards (contest_id, name, description, image_url, referrals_required, points_required, kind, code, codes_total,
             created_at, updated_at)
-          select c.id, ${input.name}, ${input.description ?? null}::text, ${input.referralsRequired ?? null}::int,
+          select c.id, ${input.name}, ${input.description ?? null}::text, ${input.imageUrl ?? null}::text, ${input.referralsRequired ?? null}::int,
             ${input.pointsRequired ?? null}::int, ${kind}, ${input.code ?? null}::text, ${codes.length}::int, ${at}::timestamptz, ${at}::timestamptz
           from c
           returning *
@@ -68,6 +69,7 @@ export async function createReward(db: Db, team: Team, contestId: string, input:
         )
         select exists (select 1 from c) as contest_found, (select count(*) from k) as added,
           (select json_build_object('id', ins.id, 'contestId', ins.contest_id, 'name', ins.name, 'description', ins.description,
+            'imageUrl', ins.image_url,
             'referralsRequired', ins.referrals_required, 'pointsRequired', ins.points_required,
             'gives', case ins.kind when 'none' then 'nothing' else ins.kind end, 'code', ins.code,
             'codesTotal', ins.codes_total, 'codesLeft', ins.codes_total, 'unlocked', 0, 'waitingForCode', 0,
@@ -78,19 +80,28 @@ export async function createReward(db: Db, team: Team, contestId: string, input:
   return { ...row.reward, duplicates: repeats } as Record<string, unknown>;
 }
 
+/** A reward as anyone may see it (a public key's list, the hosted page's prizes): what there is to earn, never a code. */
+export const sqlPublicRewardJson = (a: string): SQL => {
+  const r = sql.raw(a);
+  return sql`json_build_object('id', ${r}.id, 'name', ${r}.name, 'description', ${r}.description, 'imageUrl', ${r}.image_url,
+    'referralsRequired', ${r}.referrals_required, 'pointsRequired', ${r}.points_required)`;
+};
+
+/** The order rewards are listed in (the widget's ladder, the hosted page's prizes): friends' rewards first, then by threshold. */
+export const sqlRewardOrder = (a: string): SQL => {
+  const r = sql.raw(a);
+  return sql`${r}.referrals_required is null, coalesce(${r}.referrals_required, ${r}.points_required), ${r}.created_at, ${r}.id`;
+};
+
 /** The contest's live rewards, smallest threshold first; a public key sees what there is to earn, never a code. */
 export async function listRewards(db: Db, team: Team, contestId: string, access: 'public' | 'private') {
   if (!isUuid(contestId)) throw Errors.contestNotFound();
-  const item =
-    access === 'private'
-      ? sqlRewardJson('r')
-      : sql`json_build_object('id', r.id, 'name', r.name, 'description', r.description,
-          'referralsRequired', r.referrals_required, 'pointsRequired', r.points_required)`;
+  const item = access === 'private' ? sqlRewardJson('r') : sqlPublicRewardJson('r');
   const row = await queryOne<{ contest_found: boolean; items: unknown[] | null }>(
     db,
     sql`with ${sqlContest(team, contestId)}
         select exists (select 1 from c) as contest_found,
-          (select json_agg(${item} order by r.referrals_required is null, coalesce(r.referrals_required, r.points_required), r.created_at, r.id)
+          (select json_agg(${item} order by ${sqlRewardOrder('r')})
            from rewards r join c on r.contest_id = c.id where r.deleted_at is null) as items`,
   );
   if (!row?.contest_found) throw Errors.contestNotFound();
@@ -123,6 +134,7 @@ export async function updateReward(
           update rewards r set
             name = coalesce(${patch.name ?? null}::text, r.name),
             description = case when ${has('description')}::boolean then ${patch.description ?? null}::text else r.description end,
+            image_url = case when ${has('imageUrl')}::boolean then ${patch.imageUrl ?? null}::text else r.image_url end,
             referrals_required = case when ${threshold}::boolean then ${patch.referralsRequired ?? null}::int else r.referrals_required end,
             points_required = case when ${threshold}::boolean then ${patch.pointsRequired ?? null}::int else r.points_required end,
             code = coalesce(${patch.code ?? null}::text, r.code),

@@ -10,6 +10,7 @@ import { type Db, num, queryOne } from '../db/client.js';
 import { isUuid, toBase64 } from '../lib/crypto.js';
 import { escapeHtml } from '../lib/html.js';
 import { type Theme, themeVariables } from '../lib/share-channels.js';
+import { sqlPublicRewardJson, sqlRewardOrder } from '../rewards/rewards.js';
 
 export interface HostedContest {
   id: string;
@@ -30,6 +31,16 @@ export interface HostedContest {
   status: string;
   /** people who have joined: confirmed entries, from the contest's kept counters */
   joined: number;
+  /** the contest's live rewards, in the ladder's order */
+  prizes: Prize[];
+}
+
+export interface Prize {
+  name: string;
+  description: string | null;
+  imageUrl: string | null;
+  referralsRequired: number | null;
+  pointsRequired: number | null;
 }
 
 /** The contest of a hosted page: null for an unknown id, a game, or a contest without public sign-ups. */
@@ -50,11 +61,14 @@ export async function hostedContest(db: Db, contestId: string): Promise<HostedCo
     end_date: Date | string | null;
     status: string;
     joined: number | string;
+    prizes: Prize[];
   }>(
     db,
     sql`select c.id, c.title, c.description, c.image_url, c.logo_url, c.rules_url, c.privacy_url, c.consent_text, c.theme, c.bot_check, c.public_cache_seconds,
           case when c.is_evergreen then null else c.end_date end as end_date, c.status,
-          (select coalesce(sum(s.confirmed), 0) from contest_stats s where s.contest_id = c.id) as joined
+          (select coalesce(sum(s.confirmed), 0) from contest_stats s where s.contest_id = c.id) as joined,
+          (select coalesce(json_agg(${sqlPublicRewardJson('r')} order by ${sqlRewardOrder('r')}), '[]')
+           from rewards r where r.contest_id = c.id and r.deleted_at is null) as prizes
         from ce_page_contest(${contestId}) c`,
   );
   if (!row) return null;
@@ -73,6 +87,7 @@ export async function hostedContest(db: Db, contestId: string): Promise<HostedCo
     endDate: row.end_date === null ? null : new Date(row.end_date),
     status: row.status,
     joined: num(row.joined),
+    prizes: typeof row.prizes === 'string' ? JSON.parse(row.prizes) : row.prizes,
   };
 }
 
@@ -102,9 +117,25 @@ h1{font-size:1.6rem;line-height:1.25;margin:16px 0 8px}
 .facts li{margin:0}
 .logo{display:block;max-height:56px;max-width:200px;width:auto;height:auto;margin:0 0 16px}
 .ended{max-width:440px;margin:0 auto;padding:20px 16px;border-radius:var(--cs-radius,16px);border:2px solid currentColor;font-weight:700}
+.prizes{max-width:440px;margin:28px auto 0}
+.prizes h2{font-size:1.25rem;margin:0 0 12px}
+.prizes ul{list-style:none;margin:0;padding:0;display:grid;gap:12px}
+.prizes li{display:flex;gap:12px;align-items:flex-start;padding:12px;border-radius:var(--cs-radius,16px);border:1px solid rgba(127,127,127,.45)}
+.prizes img{width:72px;height:72px;object-fit:cover;border-radius:8px;flex:none}
+.prizes h3{font-size:1rem;margin:0}
+.prizes p{margin:4px 0 0}
+.unlock{font-weight:600}
 footer{margin:32px auto 0;max-width:440px;font-size:.85rem}
 footer p{margin:0 0 8px}
 footer a{color:inherit;text-decoration:underline;margin-right:16px;display:inline-block;padding:4px 0}`;
+}
+
+/** What unlocks a prize: "Unlocks at 3 confirmed friends", "Unlocks at 100 points" */
+export function unlockWords(p: Pick<Prize, 'referralsRequired' | 'pointsRequired'>): string {
+  const n = p.referralsRequired ?? p.pointsRequired ?? 0;
+  const what =
+    p.referralsRequired !== null ? (n === 1 ? 'confirmed friend' : 'confirmed friends') : n === 1 ? 'point' : 'points';
+  return `Unlocks at ${new Intl.NumberFormat('en').format(n)} ${what}`;
 }
 
 /** "2,341 people have joined" (grouped digits), "1 person has joined" */
@@ -163,6 +194,13 @@ export async function hostedPage(c: HostedContest, pageUrl: string, now: Date): 
       ? `<footer>
 ${c.consentText ? `<p>${e(c.consentText)}</p>\n` : ''}${links.length ? `<nav aria-label="Rules and privacy">${links.join('')}</nav>\n` : ''}</footer>\n`
       : '';
+  const prizes = c.prizes.length
+    ? `<section class="prizes" aria-labelledby="prizes-h">
+<h2 id="prizes-h">Prizes</h2>
+<ul>${c.prizes.map((p) => `<li>${p.imageUrl ? `<img src="${e(p.imageUrl)}" alt="">` : ''}<div><h3>${e(p.name)}</h3>${p.description ? `<p>${e(p.description)}</p>` : ''}<p class="unlock">${e(unlockWords(p))}</p></div></li>`).join('')}</ul>
+</section>
+`
+    : '';
   const description = summary(c);
   const image = c.imageUrl;
   const meta = [
@@ -200,7 +238,7 @@ ${
     : `<contest-signup contest="${e(c.id)}" no-header></contest-signup>
 <noscript><p>This page needs JavaScript to sign you up.</p></noscript>`
 }
-</main>
+${prizes}</main>
 ${footer}
 </body>
 </html>

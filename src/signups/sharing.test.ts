@@ -14,7 +14,7 @@ import { createBonusAction } from '../admin/admin.js';
 import { query, queryOne } from '../db/client.js';
 import { memoryRateLimiter } from '../deps.js';
 import { runScheduledJobs } from '../jobs.js';
-import { endDateWords, joinedLine } from './page.js';
+import { endDateWords, joinedLine, unlockWords } from './page.js';
 import { timeLeft } from './widget/countdown.js';
 
 let env: TestEnv;
@@ -295,6 +295,42 @@ describe('the hosted page', () => {
     // null clears one
     await env.request('PATCH', `/api/v1/contests/${id}`, { key: t.privateKey, body: { rulesUrl: null } });
     expect(await (await env.app.request(`/c/${id}`)).text()).not.toContain('Official rules');
+  });
+
+  it("the prizes: the contest's live rewards in the ladder's order, with image, description and what unlocks each", async () => {
+    const id = await contest({ publicCacheSeconds: 0 });
+    const reward = (body: Record<string, unknown>) =>
+      env.request('POST', `/api/v1/contests/${id}/rewards`, { key: t.privateKey, body });
+    expect((await env.app.request(`/c/${id}`)).status).toBe(200);
+    expect(await (await env.app.request(`/c/${id}`)).text()).not.toContain('Prizes');
+    const bad = await reward({ name: 'X', pointsRequired: 5, imageUrl: 'http://cdn.example/x.png' });
+    expect([bad.status, bad.body.error]).toEqual([400, 'imageUrl must be an https URL']);
+    const mug = await reward({ name: 'Mug <3', description: 'A mug & a "thank you".', pointsRequired: 100 });
+    expect(mug.status, mug.text).toBe(201);
+    expect(mug.body.data.imageUrl).toBeNull();
+    const bike = await reward({ name: 'Bike', referralsRequired: 3, imageUrl: 'https://cdn.example/bike.png' });
+    expect(bike.body.data.imageUrl).toBe('https://cdn.example/bike.png');
+    const gone = await reward({ name: 'Gone', pointsRequired: 1 });
+    await env.request('DELETE', `/api/v1/contests/${id}/rewards/${gone.body.data.id}`, { key: t.privateKey });
+    // an image added later by PATCH, and shown to a public key's list
+    const patched = await env.request('PATCH', `/api/v1/contests/${id}/rewards/${mug.body.data.id}`, {
+      key: t.privateKey,
+      body: { imageUrl: 'https://cdn.example/mug.png' },
+    });
+    expect([patched.status, patched.body.data?.imageUrl]).toEqual([200, 'https://cdn.example/mug.png']);
+    const listed = await env.request('GET', `/api/v1/contests/${id}/rewards`, { key: t.publicKey });
+    expect(listed.body.data.map((r: { imageUrl: string }) => r.imageUrl)).toEqual([
+      'https://cdn.example/bike.png',
+      'https://cdn.example/mug.png',
+    ]);
+    const html = await (await env.app.request(`/c/${id}`)).text();
+    expect(html).toContain(
+      '<ul><li><img src="https://cdn.example/bike.png" alt=""><div><h3>Bike</h3><p class="unlock">Unlocks at 3 confirmed friends</p></div></li>' +
+        '<li><img src="https://cdn.example/mug.png" alt=""><div><h3>Mug &lt;3</h3><p>A mug &amp; a &quot;thank you&quot;.</p><p class="unlock">Unlocks at 100 points</p></div></li></ul>',
+    );
+    expect(html).not.toContain('Gone');
+    expect(unlockWords({ referralsRequired: 1, pointsRequired: null })).toBe('Unlocks at 1 confirmed friend');
+    expect(unlockWords({ referralsRequired: null, pointsRequired: 1500 })).toBe('Unlocks at 1,500 points');
   });
 
   it('the words: grouped counts, one person, the end date in UTC', () => {

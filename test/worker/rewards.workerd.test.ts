@@ -56,7 +56,14 @@ describe.skipIf(!hasPostgres)('rewards on the Worker', () => {
     ]);
     const pub = await call('GET', `/api/v1/contests/${c.id}/rewards`, { key: team.publicKey });
     expect(pub.body.data).toEqual([
-      { id: r.body.data.id, name: 'Ten off', description: null, referralsRequired: null, pointsRequired: 10 },
+      {
+        id: r.body.data.id,
+        name: 'Ten off',
+        description: null,
+        imageUrl: null,
+        referralsRequired: null,
+        pointsRequired: 10,
+      },
     ]);
     // no cron: the email leaves after the adjustment's answer (the write in a contest with rewards
     // starts a delivery pass), within a few seconds

@@ -21,6 +21,8 @@ export const rewards = pgTable(
       .references(() => contests.id, { onDelete: 'cascade' }),
     name: text('name').notNull(),
     description: text('description'),
+    /** an image of the prize (https), shown by the hosted page's prize section */
+    imageUrl: text('image_url'),
     /** exactly one threshold: confirmed referrals, or points */
     referralsRequired: integer('referrals_required'),
     pointsRequired: integer('points_required'),
