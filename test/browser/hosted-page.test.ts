@@ -55,6 +55,12 @@ describe.skipIf(!CHROMIUM)('the hosted page in a real browser', () => {
       },
     });
     expect(patched.status, patched.text).toBe(200);
+    // a prize, shown by the page (no image: nothing is loaded from another host)
+    const prize = await env.request('POST', `/api/v1/contests/${c.id}/rewards`, {
+      key: team.privateKey,
+      body: { name: 'Tote bag', description: 'Our canvas tote.', referralsRequired: 2 },
+    });
+    expect(prize.status, prize.text).toBe(201);
     const friend = await env.request('POST', `/api/v1/contests/${c.id}/entries`, {
       key: team.privateKey,
       body: { email: 'hosted-friend@example.com' },
@@ -92,6 +98,10 @@ describe.skipIf(!CHROMIUM)('the hosted page in a real browser', () => {
     const first = await left.textContent();
     await expect.poll(() => left.textContent()).not.toBe(first);
     expect(await left.getAttribute('aria-hidden')).toBe('true');
+    await page.getByRole('heading', { name: 'Prizes' }).waitFor();
+    expect(await page.locator('.prizes li').allTextContents()).toEqual([
+      'Tote bagOur canvas tote.Unlocks at 2 confirmed friends',
+    ]);
     // the footer's links, reachable by name (axe checks their contrast on the themed page)
     await page
       .getByRole('navigation', { name: 'Rules and privacy' })
