@@ -168,6 +168,23 @@ describe.skipIf(!CHROMIUM).each(runtimes)('the whole contest in the widget, keyl
         ...opens,
       ],
     ]);
+    // each network's icon (inline, hidden from screen readers: the name is the text) in its colour,
+    // its text white or black, whichever reads on it
+    const looks = await w.locator('a.btn').evaluateAll((as) =>
+      as.map((a) => [
+        a.getAttribute('data-channel'),
+        a.querySelector('svg')?.getAttribute('aria-hidden'),
+        getComputedStyle(a).backgroundColor,
+        getComputedStyle(a).color,
+      ]),
+    );
+    expect(looks).toEqual([
+      ['whatsapp', 'true', 'rgb(37, 211, 102)', 'rgb(0, 0, 0)'],
+      ['x', 'true', 'rgb(0, 0, 0)', 'rgb(255, 255, 255)'],
+      ['linkedin', 'true', 'rgb(10, 102, 194)', 'rgb(255, 255, 255)'],
+      ['email', 'true', 'rgb(75, 85, 99)', 'rgb(255, 255, 255)'],
+      ['telegram', 'true', 'rgb(38, 165, 228)', 'rgb(0, 0, 0)'],
+    ]);
     // every button in the list's order, Copy where the list puts it; no share sheet: not in the list
     expect(
       await w

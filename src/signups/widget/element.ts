@@ -8,7 +8,16 @@
  * needs nothing but the API's origin in connect-src (and Turnstile's, when the contest uses it).
  */
 
-import { COLOUR_RRGGBB, SHARE_CHANNELS, type Theme, themeSlots, themeVariables } from '../../lib/share-channels.js';
+import {
+  COLOUR_RRGGBB,
+  SHARE_CHANNELS,
+  type ShareChannel,
+  type Theme,
+  textOnAccent,
+  themeSlots,
+  themeVariables,
+} from '../../lib/share-channels.js';
+import { CHANNEL_LOOKS, iconOf } from './icons.js';
 import { fill, type Strings, stringsFrom } from './strings.js';
 import { CSS } from './styles.js';
 
@@ -677,6 +686,13 @@ export class ContestSignup extends HTMLElement {
         { class: 'btn', href: url, target: '_blank', rel: 'noopener noreferrer', 'data-channel': channel },
         this.t(key),
       );
+      // the network's icon and colour, its text white or black, whichever reads on it
+      const look = CHANNEL_LOOKS[channel as ShareChannel];
+      if (look) {
+        a.insertBefore(iconOf(look), a.firstChild);
+        a.style.setProperty('--cs-ch', look.colour);
+        a.style.setProperty('--cs-ch-text', textOnAccent(look.colour));
+      }
       a.addEventListener('click', () => count(channel));
       buttons.push(a);
     }

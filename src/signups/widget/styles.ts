@@ -26,7 +26,8 @@ button:focus-visible,input:focus-visible,a:focus-visible{outline:3px solid var(-
 .share{display:flex;flex-wrap:wrap;gap:8px;align-items:center;margin-top:8px}
 .share input{flex:1 1 200px}
 .share button,.share a.btn{margin-top:0}
-.share a.btn{padding:10px 16px}
+.share a.btn{padding:10px 16px;gap:8px;background:var(--cs-ch,var(--cs-accent,var(--cs-t-accent,#4338ca)));color:var(--cs-ch-text,var(--cs-accent-text,var(--cs-t-accent-text,#fff)))}
+.icon{flex:none}
 .note{color:var(--cs-muted,#4b5563);font-size:.9rem}
 h3{font-size:1rem;margin:14px 0 4px}
 .rewards{margin:0;padding-left:20px}

@@ -29,10 +29,10 @@ describe('the committed bundle', () => {
     expect(SIGNUP_JS).toBe(js);
   });
 
-  it('is at most 12 KB gzip, ASCII only, and defines <contest-signup>', () => {
+  it('is at most 16 KB gzip (the campaign page budget), ASCII only, and defines <contest-signup>', () => {
     const gz = gzipSync(SIGNUP_JS, { level: 9 }).length;
     console.log(`signup.js: ${SIGNUP_JS.length} bytes, ${gz} bytes gzip`);
-    expect(gz).toBeLessThanOrEqual(12 * 1024);
+    expect(gz).toBeLessThanOrEqual(16 * 1024);
     expect(SIGNUP_JS).toContain('contest-signup');
     expect(SIGNUP_JS).not.toMatch(/[^\x00-\x7f]/);
     // its only third-party origin it loads from is Turnstile's, only for a contest that asks for
