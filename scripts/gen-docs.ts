@@ -3,12 +3,13 @@
  *
  * - the settings tables of README.md and docs/operations.md, from src/environment.ts;
  * - the endpoint list of docs/api.md, from the OpenAPI document (scripts/openapi-document.ts);
- * - the CORS example of docs/api.md, from the app's own answer to a preflight.
+ * - the CORS example of docs/api.md, from the app's own answer to a preflight;
+ * - the list of every function and trigger of docs/architecture.md, from src/db/functions/.
  *
  * Each part stands between `<!-- generated:NAME -->` and `<!-- /generated:NAME -->`.
  * test/docs-generated.test.ts fails when a committed file differs from what this writes.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { settingsTable } from '../src/environment.js';
@@ -68,6 +69,57 @@ export async function corsExample(): Promise<string> {
   ].join('\n');
 }
 
+/**
+ * Every function and trigger the files under src/db/functions/ define, in file order: a trigger
+ * with its table, event and function; a function with the first sentence of the comment above it,
+ * or, for a trigger's function, the trigger it is the body of.
+ */
+export function functionsTable(dir = join(root, 'src/db/functions')): string {
+  type Def = { file: string; kind: 'FUNCTION' | 'TRIGGER'; name: string; comment: string; body: string };
+  const defs: Def[] = [];
+  for (const file of readdirSync(dir)
+    .filter((f) => f.endsWith('.sql'))
+    .sort()) {
+    for (const block of readFileSync(join(dir, file), 'utf8')
+      .split(/^-- ce:function\s*$/m)
+      .slice(1)) {
+      const lines = block.split('\n');
+      let i = 0;
+      const comment: string[] = [];
+      // the comment directly above the definition (a blank line or a ruler ends an earlier one)
+      for (; i < lines.length && (/^--/.test(lines[i]!) || lines[i]!.trim() === ''); i++) {
+        if (lines[i]!.trim() === '' || /^-- ?-{10,}/.test(lines[i]!)) comment.length = 0;
+        else comment.push(lines[i]!.replace(/^--\s?/, ''));
+      }
+      const body = lines.slice(i).join('\n');
+      const m = /CREATE OR REPLACE (FUNCTION|TRIGGER) (\w+)/.exec(body);
+      if (m) defs.push({ file, kind: m[1] as Def['kind'], name: m[2]!, comment: comment.join(' '), body });
+    }
+  }
+  const triggers = defs
+    .filter((d) => d.kind === 'TRIGGER')
+    .map((d) => {
+      const t = /TRIGGER \w+ (AFTER|BEFORE) ([A-Z ]+?) ON (\w+).*EXECUTE FUNCTION (\w+)\(/.exec(d.body)!;
+      return { ...d, when: `${t[1]!.toLowerCase()} ${t[2]!.toLowerCase()}`, table: t[3]!, fn: t[4]! };
+    });
+  const sentence = (c: string) => {
+    const s = /^(.*?[.;])(\s|$)/.exec(c)?.[1] ?? c;
+    return (s.length > 180 ? `${s.slice(0, 179)}…` : s).replace(/\|/g, '\\|');
+  };
+  const rows = defs.map((d) => {
+    if (d.kind === 'TRIGGER') {
+      const t = triggers.find((x) => x.name === d.name)!;
+      return `| \`${d.name}\` | trigger | \`${d.file}\` | ${t.when} on \`${t.table}\`, runs \`${t.fn}\` |`;
+    }
+    const of = triggers.filter((t) => t.fn === d.name).map((t) => `\`${t.name}\``);
+    const what = [of.length ? `the body of ${of.join(', ')}` : '', d.comment ? sentence(d.comment) : '']
+      .filter(Boolean)
+      .join(': ');
+    return `| \`${d.name}\` | function | \`${d.file}\` | ${what || '—'} |`;
+  });
+  return ['| name | kind | file | what |', '|---|---|---|---|', ...rows].join('\n');
+}
+
 /** `text` with the part NAME replaced by `body`; throws when the markers are missing. */
 export function replacePart(text: string, name: string, body: string, file: string): string {
   const open = `<!-- generated:${name} (npm run docs writes this part; do not edit it by hand) -->`;
@@ -90,6 +142,7 @@ export async function generatedDocs(): Promise<Record<string, string>> {
   part('docs/operations.md', 'settings', settingsTable());
   part('docs/api.md', 'endpoints', endpointTable(doc));
   part('docs/api.md', 'cors', await corsExample());
+  part('docs/architecture.md', 'functions', functionsTable());
   return out;
 }
 

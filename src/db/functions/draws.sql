@@ -250,6 +250,8 @@ $function$;
 -- Provable fairness (docs/fairness.md). HMAC-SHA256 in SQL without pgcrypto: for a 32-byte key
 -- K, HMAC(K, m) = sha256((K0 xor opad) || sha256((K0 xor ipad) || m)), K0 = K padded with zeros
 -- to 64 bytes. The server stores the two padded keys beside every seed.
+
+-- The key padded with zeros to 64 bytes, each byte XORed with the pad (0x36: ipad, 0x5c: opad).
 CREATE OR REPLACE FUNCTION ce_hmac_pad(p_key bytea, p_pad integer)
  RETURNS bytea
  LANGUAGE plpgsql

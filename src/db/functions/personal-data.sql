@@ -12,6 +12,8 @@
 -- email_norm is recomputed on each update), so each entry create, bonus action and purchase
 -- paid a parse and a plan for it. The same expressions, written as one, are inlined; the results
 -- are identical (test/risk-signals.test.ts compares them on a table of addresses).
+
+-- A mailbox's one form: lower-cased, a `+tag` removed, and a Gmail address's dots removed.
 CREATE OR REPLACE FUNCTION ce_email_norm(e text)
  RETURNS text
  LANGUAGE sql
@@ -30,6 +32,8 @@ $function$;
 -- A commit over a million entries spent most of its time hashing a million emails one call at a
 -- time and copying the 100 MB CSV around; now the hash is computed when the email is written, and
 -- the CSV is stored as the blocks the picks and the CSV pages read.
+
+-- The SHA-256 of an email's UTF-8 bytes, kept with the entry for the draws' snapshots.
 CREATE OR REPLACE FUNCTION ce_email_sha256(e text)
  RETURNS bytea
  LANGUAGE sql
@@ -50,6 +54,7 @@ AS $function$
 $function$;
 
 -- ce:function
+-- A name as a masked key shows it: the first word and the last word's initial (one word stays).
 CREATE OR REPLACE FUNCTION ce_mask_name(n text)
  RETURNS text
  LANGUAGE sql
@@ -62,6 +67,7 @@ AS $function$
 $function$;
 
 -- ce:function
+-- A phone number as a masked key shows it: *** and its last four characters.
 CREATE OR REPLACE FUNCTION ce_mask_phone(p text)
  RETURNS text
  LANGUAGE sql

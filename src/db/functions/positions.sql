@@ -59,6 +59,8 @@ $function$;
 -- (contest, points, hour of joining) a statement changed: insert-only, so no write ever waits on
 -- another for a counter and no two can deadlock on one. The every-minute job folds the deltas
 -- into position_points and position_hours (ce_fold_positions, one job at a time).
+
+-- A time's hour as whole hours since 1970: the key of position_hours and position_deltas.
 CREATE OR REPLACE FUNCTION ce_hour(t timestamp with time zone)
  RETURNS bigint
  LANGUAGE sql

@@ -10,6 +10,8 @@
 -- GET /entries/{id}/rewards, /me's rewards (src/rewards/rewards.ts), erasure (src/entries/data-out.ts).
 
 -- ce:function
+-- Who counts for a reward (and for a friend's count): confirmed, not disqualified, not erased,
+-- not waiting for review; never null.
 CREATE OR REPLACE FUNCTION ce_reward_counts(confirmed boolean, disqualified boolean, erased_at timestamp with time zone, risk_level text, risk_review text)
  RETURNS boolean
  LANGUAGE sql
