@@ -114,7 +114,7 @@ describe.skipIf(!CHROMIUM)('the sign-up widget in a real browser, on a page of a
 
     // rewards: one the visitor reaches with 10 points (its code shown), one still ahead
     for (const body of [
-      { name: 'Welcome gift', pointsRequired: 10, code: 'WELCOME10' },
+      { name: 'Welcome gift', description: 'A tote bag, on us.', pointsRequired: 10, code: 'WELCOME10' },
       { name: 'Founding member', referralsRequired: 2 },
     ]) {
       const r = await env.request('POST', `/api/v1/contests/${c.id}/rewards`, { key: team.privateKey, body });
@@ -135,8 +135,14 @@ describe.skipIf(!CHROMIUM)('the sign-up widget in a real browser, on a page of a
     // (in the rewards list's order: the friends' rewards first, then by threshold)
     expect((await w.locator('ol.ladder li').allTextContents()).map((t) => t.replace(/\s+/g, ' ').trim())).toEqual([
       'Founding member · 2 confirmed friends 2 more confirmed friends to unlock Founding member',
-      'Welcome gift · 10 points · Unlocked Your code: WELCOME10 Copy code',
+      'Welcome gift · 10 points · Unlocked A tote bag, on us. Your code: WELCOME10 Copy code',
     ]);
+    // the unlocked moment: highlighted the first time this browser sees it, not again
+    expect(await w.locator('ol.ladder li.unlocked.fresh').count()).toBe(1);
+    await page.reload();
+    await w.getByRole('heading', { name: 'Rewards' }).waitFor();
+    expect(await w.locator('ol.ladder li.unlocked').count()).toBe(1);
+    expect(await w.locator('ol.ladder li.fresh').count()).toBe(0);
     expect(await w.getByText('2 more confirmed friends to unlock Founding member').count()).toBe(1);
     const link = await w.getByLabel('Move up: share your link').inputValue();
     const own = await queryOne<{ referral_code: string }>(

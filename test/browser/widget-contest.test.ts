@@ -170,14 +170,16 @@ describe.skipIf(!CHROMIUM).each(runtimes)('the whole contest in the widget, keyl
     ]);
     // each network's icon (inline, hidden from screen readers: the name is the text) in its colour,
     // its text white or black, whichever reads on it
-    const looks = await w.locator('a.btn').evaluateAll((as) =>
-      as.map((a) => [
-        a.getAttribute('data-channel'),
-        a.querySelector('svg')?.getAttribute('aria-hidden'),
-        getComputedStyle(a).backgroundColor,
-        getComputedStyle(a).color,
-      ]),
-    );
+    const looks = await w
+      .locator('a.btn')
+      .evaluateAll((as) =>
+        as.map((a) => [
+          a.getAttribute('data-channel'),
+          a.querySelector('svg')?.getAttribute('aria-hidden'),
+          getComputedStyle(a).backgroundColor,
+          getComputedStyle(a).color,
+        ]),
+      );
     expect(looks).toEqual([
       ['whatsapp', 'true', 'rgb(37, 211, 102)', 'rgb(0, 0, 0)'],
       ['x', 'true', 'rgb(0, 0, 0)', 'rgb(255, 255, 255)'],

@@ -59,6 +59,7 @@ const missingOf = (next: NextReward) => next.referralsMissing ?? next.pointsMiss
 interface Reward {
   id: string;
   name: string;
+  description: string | null;
   referralsRequired: number | null;
   pointsRequired: number | null;
 }
@@ -258,6 +259,18 @@ export class ContestSignup extends HTMLElement {
     if (e.newValue) void this.showEntry(e.newValue, ++this.generation);
     else this.showForm();
   };
+
+  /** Whether this browser shows the reward `rewardId` unlocked for the first time (then remembered). */
+  private firstSight(rewardId: string): boolean {
+    const key = `ce-unlocked:${this.contest}:${rewardId}`;
+    try {
+      if (localStorage.getItem(key)) return false;
+      localStorage.setItem(key, '1');
+      return true;
+    } catch {
+      return false;
+    }
+  }
 
   private stored(): string | null {
     try {
@@ -506,7 +519,12 @@ export class ContestSignup extends HTMLElement {
       const li = el('li', {}, el('strong', {}, r.name), ` · ${what}`);
       const u = unlocked.get(r.id);
       if (u) {
+        // the moment: a reward this browser shows unlocked for the first time is highlighted once
+        // (an animation only without prefers-reduced-motion: the stylesheet's media query)
+        li.classList.add('unlocked');
+        if (this.firstSight(r.id)) li.classList.add('fresh');
         put(li, ` · ${this.t('ladderUnlocked')}`);
+        if (r.description) put(li, ' ', el('span', { class: 'desc' }, r.description));
         if (u.code !== null) {
           const code = u.code;
           const said = el('span', { class: 'note', role: 'status' });

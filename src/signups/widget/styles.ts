@@ -35,6 +35,10 @@ code{font-weight:700;overflow-wrap:anywhere}
 .next{color:var(--cs-muted,#4b5563)}
 .ladder,.actions{margin:0;padding-left:20px}
 .ladder li,.actions li{margin:8px 0}
+.ladder li.unlocked{padding:8px 10px;border-radius:10px;background:rgba(22,101,52,.08)}
+.ladder .desc{display:block;color:var(--cs-muted,#4b5563)}
+@media (prefers-reduced-motion:no-preference){.ladder li.fresh{animation:cs-unlock .9s ease-out 1}}
+@keyframes cs-unlock{0%{transform:scale(.96);box-shadow:0 0 0 0 rgba(22,101,52,.45)}60%{transform:scale(1.02)}100%{transform:none;box-shadow:0 0 0 12px rgba(22,101,52,0)}}
 .actions{list-style:none;padding:0}
 .act{display:block}
 .dot{display:inline-block;width:10px;height:10px;border-radius:50%;background:#6b7280;margin-right:8px}
