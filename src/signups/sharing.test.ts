@@ -631,14 +631,14 @@ describe('sharing settings', () => {
       );
     }
     await query(env.db, sql.raw(update));
-    const after = async (name: string) =>
+    const listOf = async (name: string) =>
       (await queryOne<{ s: string[] }>(env.db, sql`select share_channels as s from contests where id = ${ids[name]}`))!
         .s;
-    expect(await after('none')).toEqual(['x', 'facebook', 'copy', 'native']);
-    expect(await after('copy')).toEqual(['copy', 'whatsapp', 'native']);
-    expect(await after('native')).toEqual(['native', 'copy']);
-    expect(await after('both')).toEqual(['native', 'x', 'copy']);
-    expect(await after('empty')).toEqual(['copy', 'native']);
+    expect(await listOf('none')).toEqual(['x', 'facebook', 'copy', 'native']);
+    expect(await listOf('copy')).toEqual(['copy', 'whatsapp', 'native']);
+    expect(await listOf('native')).toEqual(['native', 'copy']);
+    expect(await listOf('both')).toEqual(['native', 'x', 'copy']);
+    expect(await listOf('empty')).toEqual(['copy', 'native']);
   });
 
   it('imageUrl, shareMessage, shareChannels, theme: defaults, saved, and each bad value a 400 naming the field', async () => {
