@@ -75,26 +75,23 @@ export function NewContest(props: { cred: Team }) {
         ))}
       </select>
       {/* keyed by the mode: a new mode proposes its values again */}
-      <label for="new-contest-advocate">Referrer gets (points)</label>
-      <input
-        key={`a-${mode}`}
-        id="new-contest-advocate"
-        name="advocatePoints"
-        type="number"
-        min={0}
-        required
-        value={String(proposed.advocatePoints)}
-      />
-      <label for="new-contest-friend">Friend gets (points)</label>
-      <input
-        key={`f-${mode}`}
-        id="new-contest-friend"
-        name="friendPoints"
-        type="number"
-        min={0}
-        required
-        value={String(proposed.friendPoints)}
-      />
+      {(
+        [
+          ['advocatePoints', 'Referrer gets (points)'],
+          ['friendPoints', 'Friend gets (points)'],
+        ] as const
+      ).flatMap(([name, label]) => [
+        <label for={`new-contest-${name}`}>{label}</label>,
+        <input
+          key={`${name}-${mode}`}
+          id={`new-contest-${name}`}
+          name={name}
+          type="number"
+          min={0}
+          required
+          value={String(proposed[name])}
+        />,
+      ])}
       <button type="submit">Create contest</button>
       <ErrorLine error={error} />
     </form>
