@@ -1,7 +1,7 @@
 /**
  * Contest analytics (one query, computed on every request) and the leaderboard.
  */
-import { sql } from 'drizzle-orm';
+import { type SQL, sql } from 'drizzle-orm';
 import { type Db, iso, num, query, queryOne } from '../db/client.js';
 import type { Team } from '../db/team.js';
 import { Errors } from '../errors.js';
@@ -75,6 +75,24 @@ export interface LeaderboardRow {
 }
 
 /**
+ * The leaderboard's first `limit` entries of a contest, in no particular order (order them by
+ * points, or commission for an affiliate campaign, then createdAt, then id): each branch of the
+ * union matches a partial index (entries_leaderboard_points_idx / _commission_idx). The public
+ * leaderboard and the hosted page's board read it.
+ */
+export function sqlTopEntries(contestId: SQL, campaignType: SQL, limit: SQL): SQL {
+  return sql`(select e.id, e.email, e.name, e.points, e.commission, e.referral_code, e.created_at
+           from entries e
+           where e.contest_id = ${contestId} and ${sqlCounts('e')} and ${campaignType} <> 'affiliate'
+           order by e.points desc nulls last, e.created_at, e.id limit ${limit})
+          union all
+          (select e.id, e.email, e.name, e.points, e.commission, e.referral_code, e.created_at
+           from entries e
+           where e.contest_id = ${contestId} and ${sqlCounts('e')} and ${campaignType} = 'affiliate'
+           order by e.commission desc nulls last, e.created_at, e.id limit ${limit})`;
+}
+
+/**
  * Confirmed, not disqualified entries, best first: points (affiliate campaigns: commission)
  * descending, then earliest createdAt, then id. Ranks 1..n, never shared. Each branch matches a
  * partial index (entries_leaderboard_points_idx / _commission_idx).
@@ -100,17 +118,7 @@ export async function getLeaderboard(
   }>(
     db,
     sql`with ${team.cte} c as (select id, campaign_type, public_cache_seconds from contests where id = ${contestId} and team_id = ${team.id}),
-        top as (
-          (select e.id, e.email, e.name, e.points, e.commission, e.referral_code, e.created_at
-           from entries e
-           where e.contest_id = ${contestId} and ${sqlCounts('e')} and (select campaign_type from c) <> 'affiliate'
-           order by e.points desc nulls last, e.created_at, e.id limit ${limit})
-          union all
-          (select e.id, e.email, e.name, e.points, e.commission, e.referral_code, e.created_at
-           from entries e
-           where e.contest_id = ${contestId} and ${sqlCounts('e')} and (select campaign_type from c) = 'affiliate'
-           order by e.commission desc nulls last, e.created_at, e.id limit ${limit})
-        )
+        top as (${sqlTopEntries(sql`${contestId}::uuid`, sql`(select campaign_type from c)`, sql`${limit}`)})
         select c.campaign_type, c.public_cache_seconds, x.* from c left join lateral (
           select top.id, ${sqlEmail(team, sql`top.email`)} as email, ${sqlName(team, sql`top.name`)} as name, top.points,
             top.commission, top.referral_code, top.created_at,

@@ -1756,6 +1756,8 @@ export interface operations {
                     logoUrl?: string | null;
                     /** @description the contest's official rules, linked from the hosted page's footer: an https URL, or null */
                     rulesUrl?: string | null;
+                    /** @description how many of the leaderboard's first rows the hosted page shows, names masked (0: none) */
+                    pageLeaderboard?: number;
                     /** @description the team's privacy policy, linked from the hosted page's footer: an https URL, or null */
                     privacyUrl?: string | null;
                     /** @description what the share buttons say, up to 280 characters; `{{link}}` (required) is the visitor's link. Default `Join me: {{link}}` */
@@ -1843,6 +1845,7 @@ export interface operations {
                             logoUrl: string | null;
                             rulesUrl: string | null;
                             privacyUrl: string | null;
+                            pageLeaderboard: number;
                             shareMessage: string;
                             shareChannels: ("x" | "facebook" | "linkedin" | "whatsapp" | "telegram" | "reddit" | "email" | "sms" | "copy" | "native")[];
                             theme: {
@@ -2168,6 +2171,8 @@ export interface operations {
                     logoUrl?: string | null;
                     /** @description the contest's official rules, linked from the hosted page's footer: an https URL, or null */
                     rulesUrl?: string | null;
+                    /** @description how many of the leaderboard's first rows the hosted page shows, names masked (0: none) */
+                    pageLeaderboard?: number;
                     /** @description the team's privacy policy, linked from the hosted page's footer: an https URL, or null */
                     privacyUrl?: string | null;
                     /** @description what the share buttons say, up to 280 characters; `{{link}}` (required) is the visitor's link. Default `Join me: {{link}}` */
@@ -2255,6 +2260,7 @@ export interface operations {
                             logoUrl: string | null;
                             rulesUrl: string | null;
                             privacyUrl: string | null;
+                            pageLeaderboard: number;
                             shareMessage: string;
                             shareChannels: ("x" | "facebook" | "linkedin" | "whatsapp" | "telegram" | "reddit" | "email" | "sms" | "copy" | "native")[];
                             theme: {
@@ -2484,6 +2490,7 @@ export interface operations {
                             logoUrl: string | null;
                             rulesUrl: string | null;
                             privacyUrl: string | null;
+                            pageLeaderboard: number;
                             shareMessage: string;
                             shareChannels: ("x" | "facebook" | "linkedin" | "whatsapp" | "telegram" | "reddit" | "email" | "sms" | "copy" | "native")[];
                             theme: {
@@ -13168,6 +13175,8 @@ export interface operations {
                     logoUrl?: string | null;
                     /** @description the contest's official rules, linked from the hosted page's footer: an https URL, or null */
                     rulesUrl?: string | null;
+                    /** @description how many of the leaderboard's first rows the hosted page shows, names masked (0: none) */
+                    pageLeaderboard?: number;
                     /** @description the team's privacy policy, linked from the hosted page's footer: an https URL, or null */
                     privacyUrl?: string | null;
                     /** @description what the share buttons say, up to 280 characters; `{{link}}` (required) is the visitor's link. Default `Join me: {{link}}` */
@@ -13255,6 +13264,7 @@ export interface operations {
                             logoUrl: string | null;
                             rulesUrl: string | null;
                             privacyUrl: string | null;
+                            pageLeaderboard: number;
                             shareMessage: string;
                             shareChannels: ("x" | "facebook" | "linkedin" | "whatsapp" | "telegram" | "reddit" | "email" | "sms" | "copy" | "native")[];
                             theme: {
@@ -13463,6 +13473,8 @@ export interface operations {
                     logoUrl?: string | null;
                     /** @description the contest's official rules, linked from the hosted page's footer: an https URL, or null */
                     rulesUrl?: string | null;
+                    /** @description how many of the leaderboard's first rows the hosted page shows, names masked (0: none) */
+                    pageLeaderboard?: number;
                     /** @description the team's privacy policy, linked from the hosted page's footer: an https URL, or null */
                     privacyUrl?: string | null;
                     /** @description what the share buttons say, up to 280 characters; `{{link}}` (required) is the visitor's link. Default `Join me: {{link}}` */
@@ -13550,6 +13562,7 @@ export interface operations {
                             logoUrl: string | null;
                             rulesUrl: string | null;
                             privacyUrl: string | null;
+                            pageLeaderboard: number;
                             shareMessage: string;
                             shareChannels: ("x" | "facebook" | "linkedin" | "whatsapp" | "telegram" | "reddit" | "email" | "sms" | "copy" | "native")[];
                             theme: {

@@ -5,6 +5,7 @@
 import * as v from 'valibot';
 import { httpsUrl, nonNegInt, publicCacheSeconds } from '../http/fields.js';
 import { trimmedString } from '../http/validate.js';
+import { PAGE_LEADERBOARD_MAX } from '../lib/page.js';
 import { RISK_PER_HOUR_MAX } from '../lib/risk-limits.js';
 import {
   COLOUR_RRGGBB,
@@ -128,6 +129,13 @@ const settingsEntries = {
   rulesUrl: httpsUrl(
     'rulesUrl',
     "the contest's official rules, linked from the hosted page's footer: an https URL, or null",
+  ),
+  pageLeaderboard: v.pipe(
+    v.number(`pageLeaderboard must be a whole number from 0 to ${PAGE_LEADERBOARD_MAX}`),
+    v.integer(`pageLeaderboard must be a whole number from 0 to ${PAGE_LEADERBOARD_MAX}`),
+    v.minValue(0, `pageLeaderboard must be a whole number from 0 to ${PAGE_LEADERBOARD_MAX}`),
+    v.maxValue(PAGE_LEADERBOARD_MAX, `pageLeaderboard must be a whole number from 0 to ${PAGE_LEADERBOARD_MAX}`),
+    v.description("how many of the leaderboard's first rows the hosted page shows, names masked (0: none)"),
   ),
   privacyUrl: httpsUrl(
     'privacyUrl',

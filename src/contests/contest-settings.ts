@@ -39,6 +39,7 @@ export interface ContestSettings {
   logoUrl?: string | null;
   rulesUrl?: string | null;
   privacyUrl?: string | null;
+  pageLeaderboard?: number;
   shareMessage?: string;
   shareChannels?: ShareChannel[];
   theme?: Theme;
@@ -95,6 +96,7 @@ function settingsToColumns(s: ContestSettings): Partial<typeof contests.$inferIn
   if (s.logoUrl !== undefined) out.logoUrl = s.logoUrl;
   if (s.rulesUrl !== undefined) out.rulesUrl = s.rulesUrl;
   if (s.privacyUrl !== undefined) out.privacyUrl = s.privacyUrl;
+  if (s.pageLeaderboard !== undefined) out.pageLeaderboard = s.pageLeaderboard;
   if (s.shareMessage !== undefined) out.shareMessage = s.shareMessage;
   if (s.shareChannels !== undefined) out.shareChannels = s.shareChannels;
   if (s.theme !== undefined) out.theme = s.theme;
@@ -184,6 +186,7 @@ interface AdminContestRow extends ContestRow {
   logo_url: string | null;
   rules_url: string | null;
   privacy_url: string | null;
+  page_leaderboard: number;
   share_message: string;
   share_channels: ShareChannel[];
   theme: Theme;
@@ -231,6 +234,7 @@ function adminContestJson(row: AdminContestRow, now: Date) {
     logoUrl: row.logo_url,
     rulesUrl: row.rules_url,
     privacyUrl: row.privacy_url,
+    pageLeaderboard: row.page_leaderboard,
     shareMessage: row.share_message,
     shareChannels: row.share_channels,
     theme: row.theme,

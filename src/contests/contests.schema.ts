@@ -75,6 +75,7 @@ export const AdminContest = v.strictObject({
   logoUrl: v.nullable(v.string()),
   rulesUrl: v.nullable(v.string()),
   privacyUrl: v.nullable(v.string()),
+  pageLeaderboard: nonNegInt,
   shareMessage: v.string(),
   shareChannels: v.array(v.picklist(SHARE_CHANNELS)),
   theme: Theme,

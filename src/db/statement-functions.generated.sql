@@ -148,6 +148,35 @@ BEGIN
 END
 $ce_fn$
 -- ce:function
+-- leaderboard (private)
+CREATE OR REPLACE FUNCTION ce_13fff1789591af78(ce_a1 text, ce_a2 text, ce_a3 text, ce_a4 timestamp with time zone, ce_a5 timestamp with time zone, ce_a6 uuid, ce_a7 uuid, ce_a8 bigint, ce_a9 uuid, ce_a10 bigint) RETURNS TABLE ("campaign_type" text, "public_cache_seconds" integer, "id" uuid, "email" text, "name" text, "points" integer, "commission" numeric, "referral_code" text, "created_at" timestamp with time zone, "referrals_count" bigint) LANGUAGE plpgsql VOLATILE AS $ce_fn$
+#variable_conflict use_column
+BEGIN
+  RETURN QUERY with ce_key as materialized (select * from ce_auth(ce_a1::text, ce_a2::text, ce_a3::text)),
+    ce_touch as (
+      update api_keys set last_used_at = ce_a4::timestamptz
+      where id = (select key_id from ce_key)
+        and (last_used_at is null or last_used_at < ce_a5::timestamptz - interval '60 seconds')
+      returning 1
+    ), c as (select id, campaign_type, public_cache_seconds from contests where id = ce_a6 and team_id = (select team_id from ce_key)),
+        top as ((select e.id, e.email, e.name, e.points, e.commission, e.referral_code, e.created_at
+           from entries e
+           where e.contest_id = ce_a7::uuid and ce_counts(e.email_confirmed, e.disqualified, e.erased_at, e.admitted_at) and (select campaign_type from c) <> 'affiliate'
+           order by e.points desc nulls last, e.created_at, e.id limit ce_a8)
+          union all
+          (select e.id, e.email, e.name, e.points, e.commission, e.referral_code, e.created_at
+           from entries e
+           where e.contest_id = ce_a9::uuid and ce_counts(e.email_confirmed, e.disqualified, e.erased_at, e.admitted_at) and (select campaign_type from c) = 'affiliate'
+           order by e.commission desc nulls last, e.created_at, e.id limit ce_a10))
+        select c.campaign_type, c.public_cache_seconds, x.* from c left join lateral (
+          select top.id, (case when coalesce((select personal_data = 'masked' from ce_key), false) then ce_mask_email(top.email) else top.email end) as email, (case when coalesce((select personal_data = 'masked' from ce_key), false) then ce_mask_name(top.name) else top.name end) as name, top.points,
+            top.commission, top.referral_code, top.created_at,
+            (select count(*) from entries r where r.referred_by = top.id) as referrals_count from top
+        ) x on true
+        order by (case when c.campaign_type = 'affiliate' then x.commission else x.points end) desc, x.created_at, x.id;
+END
+$ce_fn$
+-- ce:function
 -- purchase
 CREATE OR REPLACE FUNCTION ce_1cad0963eb63198e(ce_a1 text, ce_a2 text, ce_a3 text, ce_a4 timestamp with time zone, ce_a5 timestamp with time zone, ce_a6 timestamp with time zone, ce_a7 timestamp with time zone, ce_a8 uuid, ce_a9 text, ce_a10 text, ce_a11 numeric, ce_a12 numeric, ce_a13 text, ce_a14 numeric, ce_a15 text, ce_a16 bigint, ce_a17 text, ce_a18 timestamp with time zone, ce_a19 text, ce_a20 timestamp with time zone, ce_a21 text, ce_a22 timestamp with time zone, ce_a23 timestamp with time zone, ce_a24 timestamp with time zone, ce_a25 text, ce_a26 timestamp with time zone) RETURNS TABLE ("found" boolean, "tracking" boolean, "open" boolean, "entry_found" boolean, "purchase_id" uuid, "entry_id" uuid, "points_awarded" integer, "existing_id" uuid, "existing_entry_id" uuid, "ce_event_deliveries" bigint, "ce_rewards_may" boolean) LANGUAGE plpgsql VOLATILE AS $ce_fn$
 #variable_conflict use_column
@@ -943,37 +972,6 @@ BEGIN
         left join contest_stats s on s.contest_id = c.id
         where c.id = ce_a6 and c.team_id = (select team_id from ce_key)
         group by c.id;
-END
-$ce_fn$
--- ce:function
--- leaderboard (private)
-CREATE OR REPLACE FUNCTION ce_b26a24c6e5504c94(ce_a1 text, ce_a2 text, ce_a3 text, ce_a4 timestamp with time zone, ce_a5 timestamp with time zone, ce_a6 uuid, ce_a7 uuid, ce_a8 bigint, ce_a9 uuid, ce_a10 bigint) RETURNS TABLE ("campaign_type" text, "public_cache_seconds" integer, "id" uuid, "email" text, "name" text, "points" integer, "commission" numeric, "referral_code" text, "created_at" timestamp with time zone, "referrals_count" bigint) LANGUAGE plpgsql VOLATILE AS $ce_fn$
-#variable_conflict use_column
-BEGIN
-  RETURN QUERY with ce_key as materialized (select * from ce_auth(ce_a1::text, ce_a2::text, ce_a3::text)),
-    ce_touch as (
-      update api_keys set last_used_at = ce_a4::timestamptz
-      where id = (select key_id from ce_key)
-        and (last_used_at is null or last_used_at < ce_a5::timestamptz - interval '60 seconds')
-      returning 1
-    ), c as (select id, campaign_type, public_cache_seconds from contests where id = ce_a6 and team_id = (select team_id from ce_key)),
-        top as (
-          (select e.id, e.email, e.name, e.points, e.commission, e.referral_code, e.created_at
-           from entries e
-           where e.contest_id = ce_a7 and ce_counts(e.email_confirmed, e.disqualified, e.erased_at, e.admitted_at) and (select campaign_type from c) <> 'affiliate'
-           order by e.points desc nulls last, e.created_at, e.id limit ce_a8)
-          union all
-          (select e.id, e.email, e.name, e.points, e.commission, e.referral_code, e.created_at
-           from entries e
-           where e.contest_id = ce_a9 and ce_counts(e.email_confirmed, e.disqualified, e.erased_at, e.admitted_at) and (select campaign_type from c) = 'affiliate'
-           order by e.commission desc nulls last, e.created_at, e.id limit ce_a10)
-        )
-        select c.campaign_type, c.public_cache_seconds, x.* from c left join lateral (
-          select top.id, (case when coalesce((select personal_data = 'masked' from ce_key), false) then ce_mask_email(top.email) else top.email end) as email, (case when coalesce((select personal_data = 'masked' from ce_key), false) then ce_mask_name(top.name) else top.name end) as name, top.points,
-            top.commission, top.referral_code, top.created_at,
-            (select count(*) from entries r where r.referred_by = top.id) as referrals_count from top
-        ) x on true
-        order by (case when c.campaign_type = 'affiliate' then x.commission else x.points end) desc, x.created_at, x.id;
 END
 $ce_fn$
 -- ce:function

@@ -6,6 +6,7 @@
  * widget in the browser, so every share link of a contest is the same cached page.
  */
 import { sql } from 'drizzle-orm';
+import { sqlTopEntries } from '../analytics/analytics.js';
 import { type Db, num, queryOne } from '../db/client.js';
 import { isUuid, toBase64 } from '../lib/crypto.js';
 import { escapeHtml } from '../lib/html.js';
@@ -33,6 +34,8 @@ export interface HostedContest {
   joined: number;
   /** the contest's live rewards, in the ladder's order */
   prizes: Prize[];
+  /** the leaderboard's first `pageLeaderboard` rows, names masked (empty when the setting is 0) */
+  board: { name: string | null; points: number }[];
 }
 
 export interface Prize {
@@ -62,13 +65,18 @@ export async function hostedContest(db: Db, contestId: string): Promise<HostedCo
     status: string;
     joined: number | string;
     prizes: Prize[];
+    board: { name: string | null; points: number }[];
   }>(
     db,
     sql`select c.id, c.title, c.description, c.image_url, c.logo_url, c.rules_url, c.privacy_url, c.consent_text, c.theme, c.bot_check, c.public_cache_seconds,
           case when c.is_evergreen then null else c.end_date end as end_date, c.status,
           (select coalesce(sum(s.confirmed), 0) from contest_stats s where s.contest_id = c.id) as joined,
           (select coalesce(json_agg(${sqlPublicRewardJson('r')} order by ${sqlRewardOrder('r')}), '[]')
-           from rewards r where r.contest_id = c.id and r.deleted_at is null) as prizes
+           from rewards r where r.contest_id = c.id and r.deleted_at is null) as prizes,
+          (select coalesce(json_agg(json_build_object('name', ce_mask_name(t.name), 'points',
+              case when c.campaign_type = 'affiliate' then t.commission else t.points end)
+              order by case when c.campaign_type = 'affiliate' then t.commission else t.points end desc, t.created_at, t.id), '[]')
+           from (${sqlTopEntries(sql`c.id`, sql`c.campaign_type`, sql`c.page_leaderboard`)}) t) as board
         from ce_page_contest(${contestId}) c`,
   );
   if (!row) return null;
@@ -88,6 +96,7 @@ export async function hostedContest(db: Db, contestId: string): Promise<HostedCo
     status: row.status,
     joined: num(row.joined),
     prizes: typeof row.prizes === 'string' ? JSON.parse(row.prizes) : row.prizes,
+    board: typeof row.board === 'string' ? JSON.parse(row.board) : row.board,
   };
 }
 
@@ -125,6 +134,11 @@ h1{font-size:1.6rem;line-height:1.25;margin:16px 0 8px}
 .prizes h3{font-size:1rem;margin:0}
 .prizes p{margin:4px 0 0}
 .unlock{font-weight:600}
+.board{max-width:440px;margin:28px auto 0}
+.board h2{font-size:1.25rem;margin:0 0 8px}
+.board table{width:100%;border-collapse:collapse}
+.board th,.board td{text-align:left;padding:6px 4px;border-bottom:1px solid rgba(127,127,127,.45)}
+.board td:last-child,.board th:last-child{text-align:right}
 footer{margin:32px auto 0;max-width:440px;font-size:.85rem}
 footer p{margin:0 0 8px}
 footer a{color:inherit;text-decoration:underline;margin-right:16px;display:inline-block;padding:4px 0}`;
@@ -201,6 +215,15 @@ ${c.consentText ? `<p>${e(c.consentText)}</p>\n` : ''}${links.length ? `<nav ari
 </section>
 `
     : '';
+  const fmt = new Intl.NumberFormat('en');
+  const board = c.board.length
+    ? `<section class="board" aria-labelledby="board-h">
+<h2 id="board-h">Leaderboard</h2>
+<table><thead><tr><th scope="col">Rank</th><th scope="col">Name</th><th scope="col">Points</th></tr></thead>
+<tbody>${c.board.map((r, i) => `<tr><td>${i + 1}</td><td>${e(r.name ?? 'Someone')}</td><td>${fmt.format(num(r.points))}</td></tr>`).join('')}</tbody></table>
+</section>
+`
+    : '';
   const description = summary(c);
   const image = c.imageUrl;
   const meta = [
@@ -238,7 +261,7 @@ ${
     : `<contest-signup contest="${e(c.id)}" no-header></contest-signup>
 <noscript><p>This page needs JavaScript to sign you up.</p></noscript>`
 }
-${prizes}</main>
+${prizes}${board}</main>
 ${footer}
 </body>
 </html>

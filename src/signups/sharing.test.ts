@@ -333,6 +333,47 @@ describe('the hosted page', () => {
     expect(unlockWords({ referralsRequired: null, pointsRequired: 1500 })).toBe('Unlocks at 1,500 points');
   });
 
+  it('pageLeaderboard: the first N of the leaderboard on the page, names masked; 0 (the default) shows none; 0-50', async () => {
+    const id = await contest({ publicCacheSeconds: 0 });
+    for (const [email, name, points] of [
+      ['lb1@example.com', 'Ada Lovelace', 30],
+      ['lb2@example.com', 'Grace <b>Hopper</b>', 1200],
+      ['lb3@example.com', null, 5],
+    ] as const) {
+      const r = await env.request('POST', `/api/v1/contests/${id}/entries`, {
+        key: t.privateKey,
+        body: { email, ...(name ? { name } : {}) },
+      });
+      const p = await env.request('POST', `/api/v1/entries/${r.body.data.entryId}/points`, {
+        key: t.privateKey,
+        body: { points, reason: 'seed' },
+      });
+      expect(p.status).toBe(200);
+    }
+    const page = async () => (await env.app.request(`/c/${id}`)).text();
+    expect(await page()).not.toContain('Leaderboard');
+    for (const bad of [-1, 51, 2.5, '3']) {
+      const r = await env.request('PATCH', `/api/v1/contests/${id}`, {
+        key: t.privateKey,
+        body: { pageLeaderboard: bad },
+      });
+      expect([r.status, r.body.error]).toEqual([400, 'pageLeaderboard must be a whole number from 0 to 50']);
+    }
+    const ok = await env.request('PATCH', `/api/v1/contests/${id}`, {
+      key: t.privateKey,
+      body: { pageLeaderboard: 2 },
+    });
+    expect([ok.status, ok.body.data?.pageLeaderboard]).toEqual([200, 2]);
+    const html = await page();
+    expect(html).toContain(
+      // the masked name escaped (its last word's initial is the markup's "<")
+      '<tbody><tr><td>1</td><td>Grace &lt;.</td><td>1,200</td></tr><tr><td>2</td><td>Ada L.</td><td>30</td></tr></tbody>',
+    );
+    expect(html).not.toContain('lb1@example.com');
+    await env.request('PATCH', `/api/v1/contests/${id}`, { key: t.privateKey, body: { pageLeaderboard: 50 } });
+    expect(await page()).toContain('<tr><td>3</td><td>Someone</td><td>5</td></tr>');
+  });
+
   it('the words: grouped counts, one person, the end date in UTC', () => {
     expect(joinedLine(1)).toBe('1 person has joined');
     expect(joinedLine(2341)).toBe('2,341 people have joined');

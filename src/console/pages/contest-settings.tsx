@@ -154,6 +154,7 @@ export function ContestSettings(props: { cred: Team; contestId: string; onSaved:
                   logoUrl: v.logoUrl?.trim() ? v.logoUrl.trim() : null,
                   rulesUrl: v.rulesUrl?.trim() ? v.rulesUrl.trim() : null,
                   privacyUrl: v.privacyUrl?.trim() ? v.privacyUrl.trim() : null,
+                  pageLeaderboard: int(v.pageLeaderboard),
                   shareMessage: v.shareMessage ?? '',
                   shareChannels: CHANNELS.filter((ch) => v[`share-${ch}`] === 'on'),
                 },
@@ -343,6 +344,16 @@ export function ContestSettings(props: { cred: Team; contestId: string; onSaved:
           <input id="s-rules" name="rulesUrl" type="url" value={c.rulesUrl ?? ''} placeholder="https://" />
           <label for="s-privacy">Privacy policy, linked from the hosted page's footer (https)</label>
           <input id="s-privacy" name="privacyUrl" type="url" value={c.privacyUrl ?? ''} placeholder="https://" />
+          <label for="s-page-board">Leaderboard rows on the hosted page (0 to 50, names masked)</label>
+          <input
+            id="s-page-board"
+            name="pageLeaderboard"
+            type="number"
+            min={0}
+            max={50}
+            required
+            value={String(c.pageLeaderboard)}
+          />
           <label for="s-share-message">What the share buttons say ({'{{link}}'} is the visitor's link)</label>
           <input id="s-share-message" name="shareMessage" required maxlength={280} value={c.shareMessage} />
           <fieldset class="choices">

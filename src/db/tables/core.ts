@@ -14,6 +14,7 @@ import {
   uniqueIndex,
   uuid,
 } from 'drizzle-orm/pg-core';
+import { PAGE_LEADERBOARD_MAX } from '../../lib/page.js';
 import { RISK_PER_HOUR_MAX } from '../../lib/risk-limits.js';
 import { bytea, createdAt, defaultShareChannels, id, shareChannelList, ts } from './columns.js';
 
@@ -117,6 +118,8 @@ export const contests = pgTable(
     logoUrl: text('logo_url'),
     rulesUrl: text('rules_url'),
     privacyUrl: text('privacy_url'),
+    /** how many leaderboard rows the hosted page shows (0 to 50) */
+    pageLeaderboard: integer('page_leaderboard').notNull().default(0),
     /** what a share button says, `{{link}}` the visitor's link */
     shareMessage: text('share_message').notNull().default('Join me: {{link}}'),
     /** the share buttons, in order */
@@ -131,6 +134,10 @@ export const contests = pgTable(
     check('contests_tool_type_ck', sql`${t.toolType} is null or ${t.toolType} in ('content_gate', 'instant_win')`),
     check('contests_mode_ck', sql`${t.mode} in ('giveaway', 'leaderboard', 'waitlist')`),
     check('contests_public_cache_ck', sql`${t.publicCacheSeconds} between 0 and 300`),
+    check(
+      'contests_page_leaderboard_ck',
+      sql`${t.pageLeaderboard} between 0 and ${sql.raw(String(PAGE_LEADERBOARD_MAX))}`,
+    ),
     check('contests_bot_check_ck', sql`${t.botCheck} in ('off', 'turnstile')`),
     check('contests_share_message_ck', sql`char_length(${t.shareMessage}) <= 280`),
     check('contests_status_ck', sql`${t.status} in ('draft', 'active', 'ended', 'paused')`),

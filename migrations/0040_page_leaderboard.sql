@@ -1,0 +1,2 @@
+ALTER TABLE "contests" ADD COLUMN "page_leaderboard" integer DEFAULT 0 NOT NULL;--> statement-breakpoint
+ALTER TABLE "contests" ADD CONSTRAINT "contests_page_leaderboard_ck" CHECK ("contests"."page_leaderboard" between 0 and 50);
