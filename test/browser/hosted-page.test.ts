@@ -50,6 +50,7 @@ describe.skipIf(!CHROMIUM)('the hosted page in a real browser', () => {
         theme: { accent: '#0f766e', radius: 8 },
         isEvergreen: false,
         endDate: endDate.toISOString(),
+        pageLeaderboard: 5,
         rulesUrl: 'https://acme.example/rules',
         privacyUrl: 'https://acme.example/privacy',
       },
@@ -99,6 +100,8 @@ describe.skipIf(!CHROMIUM)('the hosted page in a real browser', () => {
     await expect.poll(() => left.textContent()).not.toBe(first);
     expect(await left.getAttribute('aria-hidden')).toBe('true');
     await page.getByRole('heading', { name: 'Prizes' }).waitFor();
+    // the leaderboard section: the one entry that counts, its name masked (it has none)
+    expect(await page.locator('.board tbody tr').allTextContents()).toEqual(['1Someone0']);
     expect(await page.locator('.prizes li').allTextContents()).toEqual([
       'Tote bagOur canvas tote.Unlocks at 2 confirmed friends',
     ]);
