@@ -11,27 +11,21 @@ import { defineConfig } from 'vitest/config';
  * `npm test` without Postgres, where every file runs on PGlite).
  */
 const BACKEND_INDEPENDENT = [
-  'test/shutdown.test.ts',
   'test/browser/**',
   'test/typed-client.test.ts',
   'test/openapi.test.ts',
   'src/meta/docs-page.test.ts',
-  'test/first-run.test.ts',
   'test/robustness.test.ts',
   'src/instant-win/widget/widget.test.ts',
-  'src/instant-win/widget/widget-logic.test.ts',
-  'test/environment.test.ts',
-  'test/docs-generated.test.ts',
-  'test/migrate-script.test.ts',
-  'test/layering.test.ts',
   'src/console/console-bundle.test.ts',
   'src/events/urls.test.ts',
 ];
 
-const NO_TEST_DATABASE = ['src', 'test']
-  .flatMap((dir) => readdirSync(dir, { recursive: true, encoding: 'utf8' }).map((f) => `${dir}/${f}`))
-  .filter((f) => f.endsWith('.test.ts') && !f.startsWith('test/worker/'))
-  .filter((f) => !/\/support\/(harness|fixtures\/[\w-]+)\.js'/.test(readFileSync(f, 'utf8')));
+const noTestDatabase = () =>
+  ['src', 'test']
+    .flatMap((dir) => readdirSync(dir, { recursive: true, encoding: 'utf8' }).map((f) => `${dir}/${f}`))
+    .filter((f) => f.endsWith('.test.ts') && !f.startsWith('test/worker/'))
+    .filter((f) => !/\/support\/(harness|fixtures\/[\w-]+)\.js'/.test(readFileSync(f, 'utf8')));
 
 /**
  * The suites that hold 30-40 connections each to the real Postgres (concurrency-*.test.ts): they
@@ -66,7 +60,7 @@ export default defineConfig({
             'test/worker/**',
             'node_modules/**',
             ...MANY_CONNECTIONS,
-            ...(process.env.TEST_FILES === 'backend' ? [...BACKEND_INDEPENDENT, ...NO_TEST_DATABASE] : []),
+            ...(process.env.TEST_FILES === 'backend' ? [...BACKEND_INDEPENDENT, ...noTestDatabase()] : []),
           ],
           maxWorkers: WORKERS,
         },
