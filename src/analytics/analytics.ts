@@ -92,6 +92,18 @@ export function sqlTopEntries(contestId: SQL, campaignType: SQL, limit: SQL): SQ
            order by e.commission desc nulls last, e.created_at, e.id limit ${limit})`;
 }
 
+/** What a row `a` of sqlTopEntries is ranked by: commission in an affiliate campaign, else points. */
+export function sqlBoardScore(a: string, campaignType: SQL): SQL {
+  const r = sql.raw(a);
+  return sql`(case when ${campaignType} = 'affiliate' then ${r}.commission else ${r}.points end)`;
+}
+
+/** The leaderboard's order over rows `a` of sqlTopEntries: score descending, then who joined first, then id. */
+export function sqlBoardOrder(a: string, campaignType: SQL): SQL {
+  const r = sql.raw(a);
+  return sql`${sqlBoardScore(a, campaignType)} desc, ${r}.created_at, ${r}.id`;
+}
+
 /**
  * Confirmed, not disqualified entries, best first: points (affiliate campaigns: commission)
  * descending, then earliest createdAt, then id. Ranks 1..n, never shared. Each branch matches a
@@ -124,7 +136,7 @@ export async function getLeaderboard(
             top.commission, top.referral_code, top.created_at,
             (select count(*) from entries r where r.referred_by = top.id) as referrals_count from top
         ) x on true
-        order by (case when c.campaign_type = 'affiliate' then x.commission else x.points end) desc, x.created_at, x.id`,
+        order by ${sqlBoardOrder('x', sql`c.campaign_type`)}`,
   );
   if (!rows[0]) throw Errors.contestNotFound();
   const affiliate = rows[0].campaign_type === 'affiliate';

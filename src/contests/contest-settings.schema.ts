@@ -31,6 +31,8 @@ const riskLimit = (field: string) =>
 const isoDate = (field: string) =>
   v.pipe(v.string(`${field} must be an ISO 8601 date`), v.isoTimestamp(`${field} must be an ISO 8601 date`));
 
+const PAGE_LEADERBOARD_MESSAGE = `pageLeaderboard must be a whole number from 0 to ${PAGE_LEADERBOARD_MAX}`;
+
 const settingsEntries = {
   title: v.pipe(trimmedString('title', 200), v.minLength(1, 'title must not be empty')),
   description: v.nullable(trimmedString('description', 5000)),
@@ -131,10 +133,10 @@ const settingsEntries = {
     "the contest's official rules, linked from the hosted page's footer: an https URL, or null",
   ),
   pageLeaderboard: v.pipe(
-    v.number(`pageLeaderboard must be a whole number from 0 to ${PAGE_LEADERBOARD_MAX}`),
-    v.integer(`pageLeaderboard must be a whole number from 0 to ${PAGE_LEADERBOARD_MAX}`),
-    v.minValue(0, `pageLeaderboard must be a whole number from 0 to ${PAGE_LEADERBOARD_MAX}`),
-    v.maxValue(PAGE_LEADERBOARD_MAX, `pageLeaderboard must be a whole number from 0 to ${PAGE_LEADERBOARD_MAX}`),
+    v.number(PAGE_LEADERBOARD_MESSAGE),
+    v.integer(PAGE_LEADERBOARD_MESSAGE),
+    v.minValue(0, PAGE_LEADERBOARD_MESSAGE),
+    v.maxValue(PAGE_LEADERBOARD_MAX, PAGE_LEADERBOARD_MESSAGE),
     v.description("how many of the leaderboard's first rows the hosted page shows, names masked (0: none)"),
   ),
   privacyUrl: httpsUrl(

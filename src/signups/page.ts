@@ -6,7 +6,7 @@
  * widget in the browser, so every share link of a contest is the same cached page.
  */
 import { sql } from 'drizzle-orm';
-import { sqlTopEntries } from '../analytics/analytics.js';
+import { sqlBoardOrder, sqlBoardScore, sqlTopEntries } from '../analytics/analytics.js';
 import { type Db, num, queryOne } from '../db/client.js';
 import { isUuid, toBase64 } from '../lib/crypto.js';
 import { escapeHtml } from '../lib/html.js';
@@ -73,9 +73,8 @@ export async function hostedContest(db: Db, contestId: string): Promise<HostedCo
           (select coalesce(sum(s.confirmed), 0) from contest_stats s where s.contest_id = c.id) as joined,
           (select coalesce(json_agg(${sqlPublicRewardJson('r')} order by ${sqlRewardOrder('r')}), '[]')
            from rewards r where r.contest_id = c.id and r.deleted_at is null) as prizes,
-          (select coalesce(json_agg(json_build_object('name', ce_mask_name(t.name), 'points',
-              case when c.campaign_type = 'affiliate' then t.commission else t.points end)
-              order by case when c.campaign_type = 'affiliate' then t.commission else t.points end desc, t.created_at, t.id), '[]')
+          (select coalesce(json_agg(json_build_object('name', ce_mask_name(t.name), 'points', ${sqlBoardScore('t', sql`c.campaign_type`)})
+              order by ${sqlBoardOrder('t', sql`c.campaign_type`)}), '[]')
            from (${sqlTopEntries(sql`c.id`, sql`c.campaign_type`, sql`c.page_leaderboard`)}) t) as board
         from ce_page_contest(${contestId}) c`,
   );
@@ -144,17 +143,20 @@ footer p{margin:0 0 8px}
 footer a{color:inherit;text-decoration:underline;margin-right:16px;display:inline-block;padding:4px 0}`;
 }
 
+/** The page's numbers, grouped ("2,341"): the page is one cached copy for every visitor, in English. */
+const NUMBER = new Intl.NumberFormat('en');
+
 /** What unlocks a prize: "Unlocks at 3 confirmed friends", "Unlocks at 100 points" */
 export function unlockWords(p: Pick<Prize, 'referralsRequired' | 'pointsRequired'>): string {
   const n = p.referralsRequired ?? p.pointsRequired ?? 0;
   const what =
     p.referralsRequired !== null ? (n === 1 ? 'confirmed friend' : 'confirmed friends') : n === 1 ? 'point' : 'points';
-  return `Unlocks at ${new Intl.NumberFormat('en').format(n)} ${what}`;
+  return `Unlocks at ${NUMBER.format(n)} ${what}`;
 }
 
 /** "2,341 people have joined" (grouped digits), "1 person has joined" */
 export function joinedLine(n: number): string {
-  return `${new Intl.NumberFormat('en').format(n)} ${n === 1 ? 'person has' : 'people have'} joined`;
+  return `${NUMBER.format(n)} ${n === 1 ? 'person has' : 'people have'} joined`;
 }
 
 /** An end date as the server says it (the browser says it again in the visitor's words): "12 December 2026, 18:00 UTC" */
@@ -215,12 +217,11 @@ ${c.consentText ? `<p>${e(c.consentText)}</p>\n` : ''}${links.length ? `<nav ari
 </section>
 `
     : '';
-  const fmt = new Intl.NumberFormat('en');
   const board = c.board.length
     ? `<section class="board" aria-labelledby="board-h">
 <h2 id="board-h">Leaderboard</h2>
 <table><thead><tr><th scope="col">Rank</th><th scope="col">Name</th><th scope="col">Points</th></tr></thead>
-<tbody>${c.board.map((r, i) => `<tr><td>${i + 1}</td><td>${e(r.name ?? 'Someone')}</td><td>${fmt.format(num(r.points))}</td></tr>`).join('')}</tbody></table>
+<tbody>${c.board.map((r, i) => `<tr><td>${i + 1}</td><td>${e(r.name ?? 'Someone')}</td><td>${NUMBER.format(num(r.points))}</td></tr>`).join('')}</tbody></table>
 </section>
 `
     : '';

@@ -1,6 +1,7 @@
 /** @jsxImportSource hono/jsx/dom */
 /** A contest's settings (private key): create a contest, and edit every setting of one. */
 import { useState } from 'hono/jsx/dom';
+import { PAGE_LEADERBOARD_MAX } from '../../lib/page.js';
 import { SHARE_CHANNELS } from '../../lib/share-channels.js';
 import { apiClient, type Credential, messageOf, must } from '../api.js';
 import { navigate } from '../router.js';
@@ -344,13 +345,15 @@ export function ContestSettings(props: { cred: Team; contestId: string; onSaved:
           <input id="s-rules" name="rulesUrl" type="url" value={c.rulesUrl ?? ''} placeholder="https://" />
           <label for="s-privacy">Privacy policy, linked from the hosted page's footer (https)</label>
           <input id="s-privacy" name="privacyUrl" type="url" value={c.privacyUrl ?? ''} placeholder="https://" />
-          <label for="s-page-board">Leaderboard rows on the hosted page (0 to 50, names masked)</label>
+          <label for="s-page-board">
+            Leaderboard rows on the hosted page (0 to {PAGE_LEADERBOARD_MAX}, names masked)
+          </label>
           <input
             id="s-page-board"
             name="pageLeaderboard"
             type="number"
             min={0}
-            max={50}
+            max={PAGE_LEADERBOARD_MAX}
             required
             value={String(c.pageLeaderboard)}
           />
