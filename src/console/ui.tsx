@@ -1,7 +1,7 @@
 /** @jsxImportSource hono/jsx/dom */
 /** Shared pieces of the console's pages. */
 import type { Child } from 'hono/jsx/dom';
-import { useEffect, useState } from 'hono/jsx/dom';
+import { useEffect, useRef, useState } from 'hono/jsx/dom';
 import { counted } from '../lib/plural.js';
 import { messageOf, pagesKey } from './api.js';
 import { navigate } from './router.js';
@@ -40,6 +40,12 @@ export const LIVE_MS = 5_000;
  * Data loaded once per `deps`, with its error; `reload` fetches again. With `live`, it is read
  * again every LIVE_MS while the page is visible (what is shown stays until the new answer
  * replaces it; inputs elsewhere keep what is typed in them).
+ *
+ * Only the latest load's answer is shown: each load takes a number and an answer that arrives
+ * after a newer load started is dropped. An effect's cleanup is not enough for that: hono/jsx/dom
+ * runs effects after the render, and when the deps change again before the first effect ran (a
+ * quick change of a select), the first load's cleanup is never called, so its answer could land
+ * after the second's and show the email the person moved away from.
  */
 export function useLoad<T>(
   load: () => Promise<T>,
@@ -50,17 +56,20 @@ export function useLoad<T>(
   const [error, setError] = useState<string | null>(null);
   const [loading, setLoading] = useState(true);
   const [tick, setTick] = useState(0);
+  const latest = useRef(0);
   useEffect(() => {
+    const mine = ++latest.current;
     let live = true;
+    const current = () => live && latest.current === mine;
     setLoading(true);
     load()
       .then((d) => {
-        if (!live) return;
+        if (!current()) return;
         setData(d);
         setError(null);
       })
-      .catch((e) => live && setError(messageOf(e)))
-      .finally(() => live && setLoading(false));
+      .catch((e) => current() && setError(messageOf(e)))
+      .finally(() => current() && setLoading(false));
     return () => {
       live = false;
     };
