@@ -130,6 +130,12 @@ describe('module layering', () => {
     expect(declared).toEqual([]);
   });
 
+  it('every HTML page is the one document of lib/html.ts (htmlDocument): no other file writes a doctype', () => {
+    // an email's HTML (mail/templates.ts) is a message, not a page
+    const own = files.filter((f) => !f.endsWith('.test.ts') && /<!doctype html/i.test(readFileSync(f, 'utf8')));
+    expect(own.map((f) => relative(src, f)).sort()).toEqual(['lib/html.ts', 'mail/templates.ts']);
+  });
+
   it('test code stays out of production folders: only a *.test.ts of src imports vitest or test/', () => {
     const testOnly = files.filter((f) =>
       /^(?:import|export)\b[^;]*?\sfrom\s+'(?:vitest(?:\/[^']*)?|(?:\.\.\/)+test\/[^']*)'/ms.test(

@@ -9,6 +9,7 @@ import { type Context, Hono } from 'hono';
 import { describeRoute } from 'hono-openapi';
 import type { AppEnv } from '../http/context.js';
 import { compressUnlessPlatform, serveStaticFile } from '../http/static-file.js';
+import { htmlDocument } from '../lib/html.js';
 
 export const CONSOLE_DIR = 'console';
 export const CONSOLE_ASSETS: Readonly<Record<string, string>> = {
@@ -29,22 +30,13 @@ const CSP = [
   "frame-ancestors 'none'",
 ].join('; ');
 
-const SHELL = `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Contest Engine console</title>
-<link rel="icon" href="data:,">
-<link rel="stylesheet" href="/${CONSOLE_DIR}/app.css">
-<script type="module" src="/${CONSOLE_DIR}/app.js"></script>
-</head>
-<body>
-<div id="console"></div>
-<noscript><p>The console needs JavaScript. Everything it does is also in the API: see <a href="/docs">/docs</a>.</p></noscript>
-</body>
-</html>
-`;
+const SHELL = htmlDocument({
+  title: 'Contest Engine console',
+  head: `<link rel="stylesheet" href="/${CONSOLE_DIR}/app.css">
+<script type="module" src="/${CONSOLE_DIR}/app.js"></script>`,
+  body: `<div id="console"></div>
+<noscript><p>The console needs JavaScript. Everything it does is also in the API: see <a href="/docs">/docs</a>.</p></noscript>`,
+});
 
 function shell(c: Context<AppEnv>) {
   c.header('Content-Security-Policy', CSP);

@@ -7,7 +7,7 @@ import type { AppContext, AppEnv } from '../http/context.js';
 import { ok } from '../http/envelope.js';
 import { ErrorEnvelope, errors, json, okJson, security } from '../http/schemas.js';
 import { newEntryToken } from '../lib/entry-tokens.js';
-import { escapeHtml } from '../lib/html.js';
+import { escapeHtml, htmlDocument } from '../lib/html.js';
 import { confirmEmail } from './confirm.js';
 import { Confirmed } from './entries.schema.js';
 
@@ -28,10 +28,11 @@ function page(c: AppContext, status: ContentfulStatusCode, title: string, body: 
   c.header('X-Content-Type-Options', 'nosniff');
   c.header('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'");
   return c.html(
-    `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">` +
-      `<title>${escapeHtml(title)}</title></head>` +
-      `<body style="font-family:system-ui,sans-serif;line-height:1.5;color:#111;max-width:32rem;margin:4rem auto;padding:0 1rem">` +
-      `<h1 style="font-size:1.5rem">${escapeHtml(title)}</h1>${body}</body></html>`,
+    htmlDocument({
+      title,
+      head: '<style>body{font-family:system-ui,sans-serif;line-height:1.5;color:#111;max-width:32rem;margin:4rem auto;padding:0 1rem}h1{font-size:1.5rem}</style>',
+      body: `<main><h1>${escapeHtml(title)}</h1>${body}</main>`,
+    }),
     status,
   );
 }

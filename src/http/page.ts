@@ -5,7 +5,7 @@
  */
 import type { Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import { escapeHtml } from '../lib/html.js';
+import { htmlDocument } from '../lib/html.js';
 import type { AppEnv } from './context.js';
 
 const PAGE_CSP = [
@@ -41,27 +41,15 @@ export function htmlPage(c: Context<AppEnv>, status: ContentfulStatusCode, p: Pa
   c.header('X-Frame-Options', 'SAMEORIGIN');
   c.header('Cache-Control', 'no-store');
   return c.html(
-    `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="robots" content="noindex">
-<link rel="icon" href="data:,">
-<title>${escapeHtml(p.title)}</title>
-<style>
+    htmlDocument({
+      title: p.title,
+      head: `<style>
 ${BASE_CSS}
 main{max-width:${p.width ?? 560}px;margin:0 auto}
 ${p.css ?? ''}
-</style>
-${p.script ? `<script src="${p.script}" defer></script>\n` : ''}</head>
-<body>
-<main>
-${p.body}
-</main>
-</body>
-</html>
-`,
+</style>${p.script ? `\n<script src="${p.script}" defer></script>` : ''}`,
+      body: `<main>\n${p.body}\n</main>`,
+    }),
     status,
   );
 }

@@ -85,13 +85,13 @@ describe('play', () => {
       names.push((await play(g.id, { r, tol: 0.002 })).body.data.result.name);
     expect(names).toEqual(['A', 'A', 'B', 'B', 'M', 'M']);
     // with real randomness: every stored play got the tier drawTier() gives for its number
-    for (let i = 0; i < 120; i++) expect((await play(g.id)).status).toBe(200);
+    for (let i = 0; i < 40; i++) expect((await play(g.id)).status).toBe(200);
     const tiers = (await getGame(g.id)).tiers as { id: string; oddsPercent: number }[];
     const rows = await query<{ random_value: number; tier_id: string }>(
       env.db,
       sql`select random_value, tier_id from instant_win_plays where game_id = ${g.id}`,
     );
-    expect(rows).toHaveLength(126);
+    expect(rows).toHaveLength(46);
     const mismatches = rows.filter((r) => drawTier(Number(r.random_value), tiers)!.id !== r.tier_id);
     expect(mismatches).toEqual([]);
     expect(new Set(rows.map((r) => r.tier_id)).has(g.tiers[1]!.id)).toBe(false);

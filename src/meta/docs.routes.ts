@@ -2,6 +2,7 @@ import { Hono } from 'hono';
 import { openAPIRouteHandler } from 'hono-openapi';
 import type { AppEnv } from '../http/context.js';
 import { compressUnlessPlatform, serveStaticFile } from '../http/static-file.js';
+import { htmlDocument } from '../lib/html.js';
 import { documentOptions } from './document.js';
 
 export const OPENAPI_PATH = '/api/v1/openapi.json';
@@ -49,23 +50,14 @@ const DOCS_CSP = [
   "frame-ancestors 'none'",
 ].join('; ');
 
-const DOCS_HTML = `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Contest Engine API</title>
-<link rel="icon" href="data:,">
-<link rel="stylesheet" href="/${DOCS_ASSETS_DIR}/swagger-ui.css">
+const DOCS_HTML = htmlDocument({
+  title: 'Contest Engine API',
+  head: `<link rel="stylesheet" href="/${DOCS_ASSETS_DIR}/swagger-ui.css">
 <script src="/${DOCS_ASSETS_DIR}/swagger-ui-bundle.js" defer></script>
-<script src="/docs/init.js" defer></script>
-</head>
-<body>
-<noscript><p>This page needs JavaScript. The API description itself is at <a href="${OPENAPI_PATH}">${OPENAPI_PATH}</a>.</p></noscript>
-<div id="swagger-ui"></div>
-</body>
-</html>
-`;
+<script src="/docs/init.js" defer></script>`,
+  body: `<noscript><p>This page needs JavaScript. The API description itself is at <a href="${OPENAPI_PATH}">${OPENAPI_PATH}</a>.</p></noscript>
+<div id="swagger-ui"></div>`,
+});
 
 /** The OpenAPI 3.1 document, generated from the routes' own valibot schemas, and a reference page. */
 export function docsRoutes(app: Hono<AppEnv>) {

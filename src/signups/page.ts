@@ -9,7 +9,7 @@ import { sql } from 'drizzle-orm';
 import { sqlBoardOrder, sqlBoardScore, sqlTopEntries } from '../analytics/analytics.js';
 import { type Db, num, queryOne } from '../db/client.js';
 import { isUuid, toBase64 } from '../lib/crypto.js';
-import { escapeHtml } from '../lib/html.js';
+import { escapeHtml, htmlDocument } from '../lib/html.js';
 import { type Theme, themeVariables } from '../lib/share-channels.js';
 import { sqlPublicRewardJson, sqlRewardOrder } from '../rewards/rewards.js';
 
@@ -240,19 +240,13 @@ ${c.consentText ? `<p>${e(c.consentText)}</p>\n` : ''}${links.length ? `<nav ari
     `<meta name="twitter:description" content="${e(description)}">`,
     ...(image ? [`<meta name="twitter:image" content="${e(image)}">`] : []),
   ].join('\n');
-  const html = `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${e(c.title)}</title>
-${meta}
-<link rel="icon" href="data:,">
+  const html = htmlDocument({
+    title: c.title,
+    noindex: false,
+    head: `${meta}
 <style>${css}</style>
-<script src="/signup.js" defer></script>
-</head>
-<body>
-<main>
+<script src="/signup.js" defer></script>`,
+    body: `<main>
 <header class="hero">
 ${c.logoUrl ? `<img class="logo" src="${e(c.logoUrl)}" alt="">\n` : ''}${image ? `<img src="${e(image)}" alt="">\n` : ''}<h1>${e(c.title)}</h1>
 ${c.description ? `<p class="lead">${e(c.description)}</p>\n` : ''}${facts.length ? `<ul class="facts">${facts.join('')}</ul>\n` : ''}</header>
@@ -263,27 +257,16 @@ ${
 <noscript><p>This page needs JavaScript to sign you up.</p></noscript>`
 }
 ${prizes}${board}</main>
-${footer}
-</body>
-</html>
-`;
+${footer}`,
+  });
   return { html, csp };
 }
 
 /** The 404 page: no contest, or one that takes no public sign-ups (the same answer: it says nothing more). */
-export const NOT_FOUND_PAGE = `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="robots" content="noindex">
-<title>Contest not found</title>
-</head>
-<body>
-<main>
+export const NOT_FOUND_PAGE = htmlDocument({
+  title: 'Contest not found',
+  body: `<main>
 <h1>Contest not found</h1>
 <p>This page does not exist, or the contest no longer takes sign-ups here.</p>
-</main>
-</body>
-</html>
-`;
+</main>`,
+});
