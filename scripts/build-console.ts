@@ -1,6 +1,6 @@
 /**
  * Builds the operator console (src/console/) into public/console/: app.js (one minified script,
- * esbuild) and app.css; and writes src/console/api.generated.ts, the types of our own API
+ * esbuild) and app.css; and writes src/lib/api.generated.ts, the types of our own API
  * generated from the OpenAPI document (openapi-typescript), which the console's client
  * (openapi-fetch) is typed by, so an API change that breaks the console fails `npm run typecheck`.
  *
@@ -21,7 +21,7 @@ import { openApiDocument } from './openapi-document.js';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 export const CONSOLE_ENTRY = join(root, 'src/console/main.tsx');
 export const CONSOLE_CSS = join(root, 'src/console/styles.css');
-export const TYPES_FILE = join(root, 'src/console/api.generated.ts');
+export const TYPES_FILE = join(root, 'src/lib/api.generated.ts');
 export const OUT_DIR = join(root, 'public/console');
 
 /** The types of the API, as the committed file holds them. */

@@ -62,7 +62,7 @@ describe('npm start on an empty database', () => {
     expect(me.data.personalData).toBe('masked');
     // the address the server prints leads to the console and the reference
     expect(await (await fetch(`http://localhost:${port}/`)).text()).toContain('href="/console"');
-  });
+  }, 120_000);
 
   it('a busy port stops the start with a sentence naming PORT, no stack trace', async () => {
     const busy = createNetServer();
@@ -75,5 +75,5 @@ describe('npm start on an empty database', () => {
     } finally {
       busy.close();
     }
-  });
+  }, 120_000);
 });

@@ -65,7 +65,7 @@ describe('typed client example (openapi-typescript + openapi-fetch)', () => {
     // the generated types carry the document's names and shapes
     expect(types).toContain('createEntry: ');
     expect(types).toMatch(/referralCode: string;/);
-  });
+  }, 120_000);
 
   it('the example itself fails to type-check when the document changes under it', async () => {
     const doc = await openApiDocument();
@@ -81,7 +81,7 @@ describe('typed client example (openapi-typescript + openapi-fetch)', () => {
     });
     expect(tsc.status).not.toBe(0);
     expect(tsc.stdout).toMatch(/client\.ts.*Property 'rank' does not exist/);
-  });
+  }, 120_000);
 
   it('runs against a real server: creates an entry, reads the leaderboard, plays and claims', async () => {
     const contest = await env.contest(team.teamId, { title: 'Typed client contest', requireEmailConfirmation: false });

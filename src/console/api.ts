@@ -1,10 +1,10 @@
 /**
- * The console's client of our own API: openapi-fetch, typed by api.generated.ts (generated from
+ * The console's client of our own API: openapi-fetch, typed by src/lib/api.generated.ts (generated from
  * the OpenAPI document by scripts/build-console.ts). The credential lives in this tab only
  * (sessionStorage: gone when the tab closes, never in localStorage or a cookie).
  */
 import createClient from 'openapi-fetch';
-import type { paths } from './api.generated.js';
+import type { paths } from '../lib/api.generated.js';
 
 export type Credential =
   | { kind: 'admin'; token: string }

@@ -1,6 +1,6 @@
 /**
  * The console's committed build (public/console/app.js, app.css) and its API types
- * (src/console/api.generated.ts) are what scripts/build-console.ts makes from the sources and
+ * (src/lib/api.generated.ts) are what scripts/build-console.ts makes from the sources and
  * the current OpenAPI document; the app serves the shell at every /console page and the files on
  * Node, with a CSP that allows only its own origin.
  */
@@ -22,7 +22,7 @@ describe('console build', () => {
   it('the committed types and bundle are current (run `npm run build:console` after changing the console or the API)', async () => {
     expect(
       readFileSync(TYPES_FILE, 'utf8') === (await apiTypes()),
-      'src/console/api.generated.ts is stale: npm run build:console',
+      'src/lib/api.generated.ts is stale: npm run build:console',
     ).toBe(true);
     const { js, css } = await bundleConsole();
     expect(
