@@ -136,6 +136,14 @@ describe('module layering', () => {
     expect(own.map((f) => relative(src, f)).sort()).toEqual(['lib/html.ts', 'mail/templates.ts']);
   });
 
+  it('no file of src is over 500 lines (tests and generated files aside): a longer one is split by what it does', () => {
+    const long = files
+      .filter((f) => !f.endsWith('.generated.ts'))
+      .map((f) => [relative(src, f), readFileSync(f, 'utf8').split('\n').length - 1] as const)
+      .filter(([, n]) => n > 500);
+    expect(long).toEqual([]);
+  });
+
   it('test code stays out of production folders: only a *.test.ts of src imports vitest or test/', () => {
     const testOnly = files.filter((f) =>
       /^(?:import|export)\b[^;]*?\sfrom\s+'(?:vitest(?:\/[^']*)?|(?:\.\.\/)+test\/[^']*)'/ms.test(
