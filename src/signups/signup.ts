@@ -43,7 +43,17 @@ export interface SignupOptions {
   statusLink: { tokenHash: string; mail: (p: { title: SQL; name: SQL; position?: SQL }) => SqlEmail };
 }
 
-export interface SignupResult extends EntryCreateResult {
+/** The columns a sign-up adds to the entry create statement's answer. */
+interface SignupRow {
+  signup_closed: boolean;
+  consent_missing: boolean;
+  bot_check_failed: boolean;
+  new_confirmation_required: boolean | null;
+  new_position: number | string | null;
+  status_mails: number | string;
+}
+
+export interface SignupResult extends EntryCreateResult<SignupRow> {
   /**
    * whether the email must be confirmed, and the entry's position (null while it does not count);
    * `linkSent`: an email already entered was sent a link to its page by this sign-up
@@ -69,20 +79,20 @@ export async function createSignup(
   const row = result.row;
   const position = row.new_position;
   // a sign-up for an email already entered mails its owner a fresh link (at most one per 10 minutes)
-  const linkSent = num(row.status_mails as number | string | undefined) > 0;
+  const linkSent = num(row.status_mails) > 0;
   return {
     ...result,
     emailQueued: result.emailQueued || linkSent,
     signup: {
       confirmationRequired: row.new_confirmation_required === true,
-      position: position === null || position === undefined ? null : num(position as number | string),
+      position: position === null ? null : num(position),
       linkSent,
     },
   };
 }
 
 /** The parts a sign-up adds to the entry create statement (the contract: src/sql/entry-create.ts). */
-function signupParts(signup: SignupOptions, at: Date, now: string, publicUrl: string): EntryCreateExtension {
+function signupParts(signup: SignupOptions, at: Date, now: string, publicUrl: string): EntryCreateExtension<SignupRow> {
   const open = sqlContestOpen(at, 'c');
   const link = signup.statusLink.mail({
     title: sql`c.title`,

@@ -1,6 +1,16 @@
 /**
- * The entry create statement, shared by the two ways an entry is made: entry create (API and
- * inbound webhooks, src/entries/create.ts) and the sign-up from a page (src/signups/signup.ts).
+ * The entry create statement, shared by the ways an entry is made. Three statements insert into
+ * `entries`, and this is their contract:
+ * - entry create (API and inbound webhooks, src/entries/create.ts): this statement as it is
+ *   (`noExtension`);
+ * - the sign-up from a page (src/signups/signup.ts): this statement with an `EntryCreateExtension`
+ *   (the public-signup, consent and bot checks, the entry token, the "your link" email);
+ * - the instant-win claim (src/instant-win/claim.ts): its own insert (an entry made by a claimed
+ *   prize: no referral, no confirmation), sharing this floor's fragments: the risk CTEs
+ *   (sqlRiskCtes), the entry's event data (sqlEntryEventData), events (sqlEmitEvent) and the
+ *   outbox (sqlQueueEmail).
+ * Every one of them writes `source`, the risk level and reasons, and its events in the same
+ * statement; a fourth insert is added here first.
  *
  * One statement: contest check, dedupe (`on conflict do nothing`), referral lookup in the same
  * contest (the referrer's row locked), the referrer's new total, the ledger rows of both sides,
@@ -8,13 +18,14 @@
  * found no existing entry lost a race to a concurrent insert of the same email (its snapshot
  * predates it) or hit a referral-code collision: it runs again with a fresh snapshot and code.
  *
- * The contract with a caller that adds to it (an `EntryCreateExtension`): the statement's CTEs
+ * The contract with a caller that adds to it (an `EntryCreateExtension<Row>`): the statement's CTEs
  * it may read are `c` (the contest: id, team_id, title, landing_url, the referral and risk
  * columns, and what `contestColumns` adds), `existing` (the entry of the same email or phone:
  * id, email, referred_by, referral_code), `ref` (the referrer), `risk` and `ins` (the new entry:
  * what `returning` names); the CTEs it adds come after `ins`, and its columns of the final
- * select after the shared ones. The referral (ref, adv, ledger), the events and the outbox
- * (sqlQueueEmail) are this file's; an extension never writes them again.
+ * select after the shared ones, typed by its `Row` (what `refuse` and the result's `row` are).
+ * The referral (ref, adv, ledger), the events and the outbox (sqlQueueEmail) are this file's; an
+ * extension never writes them again.
  */
 import { type SQL, sql } from 'drizzle-orm';
 import { type Db, num, pgError, queryOne } from '../db/client.js';
@@ -54,7 +65,10 @@ export interface EntryCreateContext {
  * What a caller adds to the statement (see the contract above). Every part is SQL text spliced
  * at its place; `none` adds nothing, and the statement's text is then the plain entry create.
  */
-export interface EntryCreateExtension {
+// biome-ignore lint/complexity/noBannedTypes: an extension that selects nothing adds no column
+type NoColumns = {};
+
+export interface EntryCreateExtension<Row extends object = NoColumns> {
   /** the contest's `require_email_confirmation` column of `c` (as that name) */
   requireConfirmation: SQL;
   /** whether the entry may be made (`c.is_open`) */
@@ -77,7 +91,7 @@ export interface EntryCreateExtension {
   /** the confirmation email leaves out the entry's name (`{{name}}` of a team's text: "there"): a stranger typed it */
   mailWithoutName?: boolean;
   /** called with the answer's row before the contest's openness is checked: throws what the extension refuses */
-  refuse?: (row: Record<string, unknown>) => void;
+  refuse?: (row: Row) => void;
 }
 
 /** The statement as entry create makes it: nothing added. */
@@ -96,7 +110,7 @@ export function noExtension(at: Date): EntryCreateExtension {
   };
 }
 
-export interface EntryCreateResult {
+export interface EntryCreateResult<Row extends object = NoColumns> {
   status: 200 | 201;
   data: {
     entryId: string;
@@ -111,8 +125,8 @@ export interface EntryCreateResult {
   };
   /** true when a confirmation email was queued (the route then calls triggerEmailDelivery) */
   emailQueued: boolean;
-  /** the answer's row, for the columns an extension added */
-  row: Record<string, unknown>;
+  /** the columns the extension added to the answer */
+  row: Row;
 }
 
 interface CreateRow {
@@ -142,13 +156,13 @@ const MAX_CREATE_ATTEMPTS = 8;
  * extension refuses, Errors.contestNotActive() when it is not open, Errors.entryRefusedByRisk()
  * when the risk rules block it.
  */
-export async function runEntryCreate(
+export async function runEntryCreate<Row extends object = NoColumns>(
   db: Db,
   ctx: EntryCreateContext,
   contest: { id: string; team: Team },
   input: EntryCreateInput,
-  ext: EntryCreateExtension,
-): Promise<EntryCreateResult> {
+  ext: EntryCreateExtension<Row>,
+): Promise<EntryCreateResult<Row>> {
   const { email, phone, name, referralCode, customFieldData, ipAddress, userAgent } = input;
   const now = ctx.now.toISOString();
   const custom = customFieldData === null ? null : JSON.stringify(customFieldData);
@@ -165,9 +179,9 @@ export async function runEntryCreate(
       title: sql`c.title`,
       name: ext.mailWithoutName ? sql`null::text` : sql`${name}::text`,
     });
-    let row: CreateRow | undefined;
+    let row: (CreateRow & Row) | undefined;
     try {
-      row = await queryOne<CreateRow>(
+      row = await queryOne<CreateRow & Row>(
         db,
         sql`with ${contest.team.cte} c as (
             select c.id, c.team_id, c.title, ${ext.requireConfirmation},
@@ -270,9 +284,9 @@ export async function runEntryCreate(
       throw e;
     }
     if (!row?.contest_found) throw Errors.contestNotFound();
-    ext.refuse?.(row as unknown as Record<string, unknown>);
+    ext.refuse?.(row);
     if (!row.is_open) throw Errors.contestNotActive();
-    const all = row as unknown as Record<string, unknown>;
+    const all: Row = row;
     if (row.new_id) {
       const referred = row.new_referred_by !== null;
       const deferred = referred && row.deferred === true;
