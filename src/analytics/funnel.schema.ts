@@ -4,6 +4,10 @@ import { nonNegInt, timestamp } from '../http/schemas.js';
 import { SHARE_CHANNELS } from '../lib/share-channels.js';
 
 const counts = {
+  views: v.pipe(
+    nonNegInt,
+    v.description('page views (POST /contests/{id}/views: the sign-up widget once per browser and day)'),
+  ),
   visits: v.pipe(nonNegInt, v.description('share-link visits (POST /contests/{id}/visits)')),
   signups: v.pipe(nonNegInt, v.description('entries created')),
   confirmed: v.pipe(nonNegInt, v.description('emails confirmed (when confirmation is off: at creation)')),

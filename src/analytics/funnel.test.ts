@@ -42,14 +42,17 @@ describe('GET /contests/{contestId}/funnel', () => {
       body: { publicSignup: true },
     });
     expect(on.status, on.text).toBe(200);
-    // hour 10: Ann and Bob by the API; two referred by Ann, one by Bob
+    // hour 10: three page views; Ann and Bob by the API; two referred by Ann, one by Bob
+    for (let i = 0; i < 3; i++) expect((await env.request('POST', `/api/v1/contests/${c.id}/views`)).status).toBe(200);
     const ann = await enter(c.id, { name: 'Ann' });
     const bob = await enter(c.id, { name: 'Bob' });
     await enter(c.id, { referralCode: ann.body.data.referralCode });
     await enter(c.id, { referralCode: ann.body.data.referralCode });
     await enter(c.id, { referralCode: bob.body.data.referralCode });
-    // hour 11: a public sign-up referred by Bob (public sign-ups confirm by email: not confirmed yet)
+    // hour 11: a view with the public key; a public sign-up referred by Bob (public sign-ups
+    // confirm by email: not confirmed yet)
     env.clock.set(new Date(T0.getTime() + HOUR));
+    expect((await env.request('POST', `/api/v1/contests/${c.id}/views`, { key: t.publicKey })).status).toBe(200);
     const s = await env.request('POST', `/api/v1/contests/${c.id}/signup`, {
       key: t.publicKey,
       body: { email: 'page@example.com', referralCode: bob.body.data.referralCode },
@@ -63,11 +66,20 @@ describe('GET /contests/{contestId}/funnel', () => {
       interval: 'hour',
       from: '2026-03-10T10:00:00.000Z',
       to: '2026-03-10T11:00:00.000Z',
-      totals: { visits: 0, signups: 6, confirmed: 5, referredSignups: 4, referredConfirmed: 3, viralCoefficient: 0.6 },
+      totals: {
+        views: 4,
+        visits: 0,
+        signups: 6,
+        confirmed: 5,
+        referredSignups: 4,
+        referredConfirmed: 3,
+        viralCoefficient: 0.6,
+      },
       sources: { api: 5, signup: 1, instantWin: 0, webhook: 0 },
       buckets: [
         {
           start: '2026-03-10T10:00:00.000Z',
+          views: 3,
           visits: 0,
           signups: 5,
           confirmed: 5,
@@ -77,6 +89,7 @@ describe('GET /contests/{contestId}/funnel', () => {
         },
         {
           start: '2026-03-10T11:00:00.000Z',
+          views: 1,
           visits: 0,
           signups: 1,
           confirmed: 0,
@@ -323,7 +336,15 @@ describe('GET /contests/{contestId}/funnel', () => {
     const c = await env.contest(t.teamId);
     const r = await funnel(c.id, '?interval=day&from=2026-03-09&to=2026-03-10');
     expect(r.body.data).toMatchObject({
-      totals: { visits: 0, signups: 0, confirmed: 0, referredSignups: 0, referredConfirmed: 0, viralCoefficient: null },
+      totals: {
+        views: 0,
+        visits: 0,
+        signups: 0,
+        confirmed: 0,
+        referredSignups: 0,
+        referredConfirmed: 0,
+        viralCoefficient: null,
+      },
       sources: { api: 0, signup: 0, instantWin: 0, webhook: 0 },
       topReferrers: [],
     });

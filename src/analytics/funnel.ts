@@ -81,6 +81,7 @@ export function sqlTopReferrers(lo: SQL, hi: SQL, limit: number): SQL {
 }
 
 type Counts = {
+  views: number;
   visits: number;
   signups: number;
   confirmed: number;
@@ -91,6 +92,7 @@ type Channel = Funnel['channels'][number];
 type Bucket = Funnel['buckets'][number];
 
 const FIELD: Record<string, keyof Counts> = {
+  views: 'views',
   visits: 'visits',
   entries: 'signups',
   confirmations: 'confirmed',
@@ -126,7 +128,7 @@ export async function contestFunnel(
   if (rows.length === 0) throw Errors.contestNotFound();
   const top = rows.filter((r) => r.start === null);
   const sources: Funnel['sources'] = { api: 0, signup: 0, instantWin: 0, webhook: 0 };
-  const totals: Counts = { visits: 0, signups: 0, confirmed: 0, referredSignups: 0, referredConfirmed: 0 };
+  const totals: Counts = { views: 0, visits: 0, signups: 0, confirmed: 0, referredSignups: 0, referredConfirmed: 0 };
   const channels = new Map<string, Channel>(
     SHARE_CHANNELS.map((channel) => [channel, { channel, visits: 0, shares: 0, signups: 0, confirmed: 0 }]),
   );
@@ -134,6 +136,7 @@ export async function contestFunnel(
     rows.filter((r) => r.start !== null),
     (start) => ({
       start,
+      views: 0,
       visits: 0,
       signups: 0,
       confirmed: 0,

@@ -95,6 +95,10 @@ const contestCounters: Counter[] = [
         and v.created_at >= ${lo} and v.created_at < ${hi} group by 1, 2
     ) x cross join lateral (values ('visits'::text, x.n), ('visits:' || x.channel, x.n)) m(metric, n)
     where m.metric is not null`,
+  // page views (the widget's, once per browser and day)
+  (owner, lo, hi) => sql`
+    select 'views'::text, ${hourOf(sql`v.created_at`)}, count(*)
+    from page_views v where v.contest_id = ${owner} and v.created_at >= ${lo} and v.created_at < ${hi} group by 2`,
   (owner, lo, hi) => sql`
     select 'shares:' || s.channel, ${hourOf(sql`s.created_at`)}, count(*)
     from link_shares s where s.contest_id = ${owner} and s.created_at >= ${lo} and s.created_at < ${hi} group by 1, 2`,

@@ -164,16 +164,20 @@ export function contestRoutes() {
       operationId: 'recordContestView',
       tags: ['Contests'],
       summary: 'Count one page view',
-      security: security.publicKey,
+      description:
+        'The sign-up widget sends it once per browser, contest and day (the hosted page through its widget). ' +
+        "Each view is kept with its hour for the funnel's first step (`totals.views`). " +
+        'Without a key: a contest with `publicSignup: true`, limited per client address.',
+      security: security.keyless,
       responses: {
         200: okJson('The new view count', ViewCount),
         ...apiErrors({ access: 'public' }, { 400: ['Missing contestId'], 404: ['Contest not found'], 413: true }),
       },
     }),
-    requireKey('public'),
+    requireKey('public', { keyless: 'contest' }),
     async (c) => {
       const contestId = requireContestId(c.req.param('contestId'));
-      const viewsCount = await recordView(c.var.db(), c.var.auth.team, contestId);
+      const viewsCount = await recordView(c.var.db(), c.var.auth.team, contestId, c.var.deps.clock.now());
       if (viewsCount === undefined) throw Errors.contestNotFound();
       return ok(c, { viewsCount });
     },

@@ -1,4 +1,4 @@
-/** GET /api/v1/contests, GET /api/v1/contests/:id, POST /api/v1/contests/:id/views */
+/** GET /api/v1/contests, GET /api/v1/contests/:id, POST /api/v1/contests/:id/views (with a public key, or none for a contest with public sign-ups) */
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestEnv, type TeamFixture, type TestEnv } from '../../test/support/harness.js';
@@ -190,6 +190,34 @@ describe('views', () => {
       sql`select views_count from contests where id = ${bContest.id}`,
     );
     expect(Number(rows[0]!.views_count)).toBe(0);
+  });
+
+  it("without a key: a contest that takes public sign-ups counts its visitor's view, kept with its time for the funnel", async () => {
+    const open = await env.contest(a.teamId, { title: 'Keyless views', publicSignup: true });
+    env.clock.freeze();
+    const r = await env.request('POST', `/api/v1/contests/${open.id}/views`);
+    expect([r.status, r.body]).toEqual([200, { success: true, data: { viewsCount: 1 } }]);
+    const rows = await query<{ created_at: Date }>(
+      env.db,
+      sql`select created_at from page_views where contest_id = ${open.id}`,
+    );
+    // the time of the clock the app was given, not the database's
+    expect(rows.map((x) => new Date(x.created_at).toISOString())).toEqual([env.clock.now().toISOString()]);
+    env.clock.thaw();
+    const funnel = await env.request(
+      'GET',
+      `/api/v1/contests/${open.id}/funnel?from=${env.clock.now().toISOString().slice(0, 10)}`,
+      { key: a.privateKey },
+    );
+    expect(funnel.body.data.totals.views).toBe(1);
+    expect(funnel.body.data.buckets.map((x: { views: number }) => x.views)).toContain(1);
+  });
+
+  it('without a key, a contest without public sign-ups answers 401 and counts nothing', async () => {
+    const before = await query<{ n: number }>(env.db, sql`select count(*)::int as n from page_views`);
+    const r = await env.request('POST', `/api/v1/contests/${ids[3]}/views`);
+    expect([r.status, r.body]).toEqual([401, { success: false, error: 'Missing or invalid API key' }]);
+    expect(await query<{ n: number }>(env.db, sql`select count(*)::int as n from page_views`)).toEqual(before);
   });
 
   it('uses the Missing or invalid API key wording', async () => {

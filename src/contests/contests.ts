@@ -57,13 +57,19 @@ export async function getContest(db: Db, team: Team, contestId: string): Promise
 }
 
 /** Counts one page view; undefined when the contest is not the team's. */
-export async function recordView(db: Db, team: Team, contestId: string): Promise<number | undefined> {
+export async function recordView(db: Db, team: Team, contestId: string, now: Date): Promise<number | undefined> {
   if (!isUuid(contestId)) return undefined;
   const row = await queryOne<{ views_count: number | string }>(
     db,
-    sql`with ${team.cte} _ as (select 1)
-        update contests set views_count = views_count + 1
-        where id = ${contestId} and team_id = ${team.id} returning views_count`,
+    sql`with ${team.cte} up as (
+          update contests set views_count = views_count + 1
+          where id = ${contestId} and team_id = ${team.id} returning id, views_count
+        ), ins as (
+          -- the view's hour for the funnel (the contest's series counts page_views)
+          insert into page_views (contest_id, created_at) select up.id, ${now.toISOString()}::timestamptz from up
+          returning 1
+        )
+        select views_count from up`,
   );
   return row ? num(row.views_count) : undefined;
 }

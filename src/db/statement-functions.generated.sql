@@ -245,22 +245,6 @@ BEGIN
 END
 $ce_fn$
 -- ce:function
--- contest view
-CREATE OR REPLACE FUNCTION ce_222aa2c89f7207a7(ce_a1 text, ce_a2 text, ce_a3 text, ce_a4 timestamp with time zone, ce_a5 timestamp with time zone, ce_a6 uuid) RETURNS TABLE ("views_count" bigint) LANGUAGE plpgsql VOLATILE AS $ce_fn$
-#variable_conflict use_column
-BEGIN
-  RETURN QUERY with ce_key as materialized (select * from ce_auth(ce_a1::text, ce_a2::text, ce_a3::text)),
-    ce_touch as (
-      update api_keys set last_used_at = ce_a4::timestamptz
-      where id = (select key_id from ce_key)
-        and (last_used_at is null or last_used_at < ce_a5::timestamptz - interval '60 seconds')
-      returning 1
-    ), _ as (select 1)
-        update contests set views_count = views_count + 1
-        where id = ce_a6 and team_id = (select team_id from ce_key) returning views_count;
-END
-$ce_fn$
--- ce:function
 -- entry get (private)
 CREATE OR REPLACE FUNCTION ce_27bb7dae56cc8322(ce_a1 text, ce_a2 text, ce_a3 text, ce_a4 timestamp with time zone, ce_a5 timestamp with time zone, ce_a6 uuid) RETURNS TABLE ("id" uuid, "email" text, "name" text, "phone" text, "points" integer, "email_confirmed" boolean, "disqualified" boolean, "referral_code" text, "created_at" timestamp with time zone, "risk_level" text, "risk_reasons" text[], "risk_review" text, "points_used" integer, "contest_id" uuid, "contest_title" text, "custom_field_data" jsonb, "referrals_count" bigint, "bonus_actions_completed" bigint, "total_purchase_value" numeric, "total_purchase_count" bigint, "position" numeric, "consented_at" timestamp with time zone, "consent_text_sha256" text, "referred_by" uuid, "source" text, "admitted_at" timestamp with time zone) LANGUAGE plpgsql VOLATILE AS $ce_fn$
 #variable_conflict use_column
@@ -460,6 +444,28 @@ BEGIN
                locked_until = null, last_error = null,
                subject = ce_scrub_credentials(subject), text = ce_scrub_credentials(text), html = ce_scrub_credentials(html)
          where id = any(ce_a2::uuid[]) and status = 'pending';
+END
+$ce_fn$
+-- ce:function
+-- contest view
+CREATE OR REPLACE FUNCTION ce_6208d3ca4763f8e7(ce_a1 text, ce_a2 text, ce_a3 text, ce_a4 timestamp with time zone, ce_a5 timestamp with time zone, ce_a6 uuid, ce_a7 timestamp with time zone) RETURNS TABLE ("views_count" bigint) LANGUAGE plpgsql VOLATILE AS $ce_fn$
+#variable_conflict use_column
+BEGIN
+  RETURN QUERY with ce_key as materialized (select * from ce_auth(ce_a1::text, ce_a2::text, ce_a3::text)),
+    ce_touch as (
+      update api_keys set last_used_at = ce_a4::timestamptz
+      where id = (select key_id from ce_key)
+        and (last_used_at is null or last_used_at < ce_a5::timestamptz - interval '60 seconds')
+      returning 1
+    ), up as (
+          update contests set views_count = views_count + 1
+          where id = ce_a6 and team_id = (select team_id from ce_key) returning id, views_count
+        ), ins as (
+          -- the view's hour for the funnel (the contest's series counts page_views)
+          insert into page_views (contest_id, created_at) select up.id, ce_a7::timestamptz from up
+          returning 1
+        )
+        select views_count from up;
 END
 $ce_fn$
 -- ce:function

@@ -100,7 +100,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Count one page view */
+        /**
+         * Count one page view
+         * @description The sign-up widget sends it once per browser, contest and day (the hosted page through its widget). Each view is kept with its hour for the funnel's first step (`totals.views`). Without a key: a contest with `publicSignup: true`, limited per client address.
+         */
         post: operations["recordContestView"];
         delete?: never;
         options?: never;
@@ -8183,6 +8186,8 @@ export interface operations {
                             to: string;
                             /** @description the whole range */
                             totals: {
+                                /** @description page views (POST /contests/{id}/views: the sign-up widget once per browser and day) */
+                                views: number;
                                 /** @description share-link visits (POST /contests/{id}/visits) */
                                 visits: number;
                                 /** @description entries created */
@@ -8213,6 +8218,8 @@ export interface operations {
                                  * @description ISO 8601 date-time (UTC)
                                  */
                                 start: string;
+                                /** @description page views (POST /contests/{id}/views: the sign-up widget once per browser and day) */
+                                views: number;
                                 /** @description share-link visits (POST /contests/{id}/visits) */
                                 visits: number;
                                 /** @description entries created */

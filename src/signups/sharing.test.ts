@@ -537,7 +537,7 @@ describe('share links: visits and share clicks', () => {
     expect((await me(ann.token)).body.data.visits).toBe(8);
   });
 
-  it('visits past VISIT_RETENTION_DAYS are deleted once counted; /me, the funnel and the series keep their counts', async () => {
+  it('visits and page views past VISIT_RETENTION_DAYS are deleted once counted; /me, the funnel and the series keep their counts', async () => {
     const own = await createTestEnv();
     try {
       const team = await own.team();
@@ -555,6 +555,15 @@ describe('share links: visits and share clicks', () => {
         });
         expect(r.status).toBe(202);
       }
+      // and two page views, kept with their hour like the visits
+      for (let i = 0; i < 2; i++)
+        expect((await own.request('POST', `/api/v1/contests/${c.id}/views`)).status).toBe(200);
+      const viewRows = async () =>
+        (await queryOne<{ n: number }>(
+          own.db,
+          sql`select count(*)::int as n from page_views where contest_id = ${c.id}`,
+        ))!.n;
+      expect(await viewRows()).toBe(2);
       const funnel = async () =>
         (
           await own.request('GET', `/api/v1/contests/${c.id}/funnel?from=${start.toISOString().slice(0, 10)}`, {
@@ -569,14 +578,16 @@ describe('share links: visits and share clicks', () => {
       // the contest's funnel is never read before the visits age: the retention reads its series first
       own.clock.advance(31 * 86_400_000);
       const jobs = await runScheduledJobs(own.deps);
-      expect(jobs.visitsPruned).toBe(3);
+      expect(jobs.visitsPruned).toBe(5);
       expect(await visitRows()).toBe(0);
+      expect(await viewRows()).toBe(0);
       const token = (
         await own.request('POST', `/api/v1/contests/${c.id}/signup`, { body: { email: 'late@example.com' } })
       ).body.data.entryToken as string;
       expect(token).toMatch(/^et_/);
       const after = await funnel();
       expect(after.totals.visits).toBe(3);
+      expect(after.totals.views).toBe(2);
       const byChannel = Object.fromEntries(
         (after.channels as { channel: string; visits: number }[]).map((x) => [x.channel, x.visits]),
       );

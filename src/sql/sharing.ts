@@ -44,14 +44,19 @@ export const VISIT_PRUNE_BATCH = 10_000;
 export const visitRetentionCut = (now: Date, days: number) => new Date(now.getTime() - days * 86_400_000);
 
 /**
- * Contests with visits past the retention `before` that their time series has not counted yet
- * (never read, or not since): the job reads their series first, so that no visit is deleted
- * before its hour is kept. At most `limit` of them, as `id`.
+ * Contests with visits or page views past the retention `before` that their time series has not
+ * counted yet (never read, or not since): the job reads their series first, so that nothing is
+ * deleted before its hour is kept. At most `limit` of them, as `id`.
  */
 export const sqlVisitsAwaitingSeries = (before: Date, limit: number): SQL =>
-  sql`select distinct x.contest_id as id from link_visits x
-      where x.created_at < ${before.toISOString()}::timestamptz and x.entry_id is not null
-        and not exists (select 1 from series_filled s where s.owner_id = x.contest_id and s.until > x.created_at)
+  sql`select x.contest_id as id from (
+        select x.contest_id, x.created_at from link_visits x
+        where x.created_at < ${before.toISOString()}::timestamptz and x.entry_id is not null
+        union all
+        select x.contest_id, x.created_at from page_views x where x.created_at < ${before.toISOString()}::timestamptz
+      ) x
+      where not exists (select 1 from series_filled s where s.owner_id = x.contest_id and s.until > x.created_at)
+      group by x.contest_id
       limit ${limit}`;
 
 /** Deletes up to VISIT_PRUNE_BATCH visits made before `before` that every count kept; answers how many. */

@@ -108,6 +108,16 @@ describe.skipIf(!CHROMIUM)('the sign-up widget in a real browser, on a page of a
     expect(new URL(second.url()).origin).toBe(shopOrigin);
     await w.getByText(/You are #\d+ of \d+/).waitFor();
     const fresh = await page.evaluate((k) => localStorage.getItem(k), `ce-entry:${c.id}`);
+    // two pages of the contest in one browser on one day: one view (the funnel's first step);
+    // the second page's requests have all been answered
+    await second.waitForLoadState('networkidle');
+    const views = async () =>
+      (await queryOne<{ n: number; total: number }>(
+        env.db,
+        sql`select (select count(*)::int from page_views where contest_id = ${c.id}) as n,
+              (select views_count::int from contests where id = ${c.id}) as total`,
+      ))!;
+    await expect.poll(views).toEqual({ n: 1, total: 1 });
     expect(fresh).toMatch(/^et_[A-Za-z0-9]{40}$/);
     expect(fresh).not.toBe(answerToken);
     await second.close();

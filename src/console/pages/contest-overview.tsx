@@ -1,6 +1,7 @@
 /** @jsxImportSource hono/jsx/dom */
 /**
- * A contest's overview: the funnel over a chosen range (share-link visits, sign-ups, confirmed, referred sign-ups,
+ * A contest's overview: the funnel over a chosen range (page views, share-link visits, sign-ups, confirmed,
+ * referred sign-ups, with the rate between each step and a CSV of its buckets,
  * the share channels,
  * the viral coefficient and its trend, where sign-ups came from, the top referrers), read again
  * while the page is visible.
@@ -14,6 +15,31 @@ import { channelInWords, sourceInWords } from './words.js';
 type Team = Extract<Credential, { kind: 'team' }>;
 
 const pct = (part: number, whole: number) => (whole > 0 ? `${Math.round((part / whole) * 100)}%` : '—');
+
+type Bucket = {
+  start: string;
+  views: number;
+  visits: number;
+  signups: number;
+  confirmed: number;
+  referredSignups: number;
+  referredConfirmed: number;
+};
+const CSV_COLUMNS = [
+  'start',
+  'views',
+  'visits',
+  'signups',
+  'confirmed',
+  'referredSignups',
+  'referredConfirmed',
+] as const;
+
+/** The funnel's buckets as CSV (numbers and ISO times only: nothing to quote), as a data: address. */
+export function funnelCsv(buckets: Bucket[]): string {
+  return [CSV_COLUMNS.join(','), ...buckets.map((b) => CSV_COLUMNS.map((k) => b[k]).join(','))].join('\r\n') + '\r\n';
+}
+const csvHref = (buckets: Bucket[]) => `data:text/csv;charset=utf-8,${encodeURIComponent(funnelCsv(buckets))}`;
 
 export function Funnel(props: { cred: Team; contestId: string }) {
   const api = apiClient(props.cred);
@@ -45,10 +71,15 @@ export function Funnel(props: { cred: Team; contestId: string }) {
           </p>
           <ol class="funnel" id="funnel-steps">
             <li>
-              <span class="n">{t.visits.toLocaleString()}</span> share-link {t.visits === 1 ? 'visit' : 'visits'}
+              <span class="n">{t.views.toLocaleString()}</span> page {t.views === 1 ? 'view' : 'views'} (one per browser
+              and day)
             </li>
             <li>
-              <span class="n">{t.signups.toLocaleString()}</span> sign-ups
+              <span class="n">{t.visits.toLocaleString()}</span> share-link {t.visits === 1 ? 'visit' : 'visits'} (
+              {pct(t.visits, t.views)} of views)
+            </li>
+            <li>
+              <span class="n">{t.signups.toLocaleString()}</span> sign-ups ({pct(t.signups, t.views)} of views)
             </li>
             <li>
               <span class="n">{t.confirmed.toLocaleString()}</span> confirmed ({pct(t.confirmed, t.signups)} of
@@ -66,6 +97,12 @@ export function Funnel(props: { cred: Team; contestId: string }) {
               : confirmed referred entries per confirmed entry
             </li>
           </ol>
+          <p>
+            <a id="funnel-csv" download={`funnel-${props.contestId}.csv`} href={csvHref(f.buckets)}>
+              Download the funnel as CSV
+            </a>{' '}
+            (one row per {f.interval})
+          </p>
           <LineChart
             id="viral-trend"
             title={`Referred confirmations per 100 confirmations, per ${f.interval}`}

@@ -1,4 +1,5 @@
--- Share links: their visits and share clicks (link_visits, link_shares), appended one row each,
+-- Share links: their visits and share clicks (link_visits, link_shares), and page views
+-- (page_views), appended one row each,
 -- and each referrer's visits folded into visit_counts (its total) and visit_hours (per UTC hour)
 -- by the every-minute job (src/jobs.ts).
 -- Triggers: contests_sharing_delete (AFTER DELETE ON contests) removes a deleted contest's
@@ -54,8 +55,9 @@ END $function$;
 -- ce:function
 -- Deletes visits past their retention (made before `p_before`) that every count has kept: the
 -- fold (before visit_fold.until: visit_counts, visit_hours) and their contest's time series
--- (before series_filled.until: series_hours). What stays of them is those hours. At most
--- `p_limit` rows a call, oldest first; answers how many it deleted.
+-- (before series_filled.until: series_hours); and the page views past it that the series kept.
+-- What stays of them is those hours. At most `p_limit` rows of each a call, oldest first;
+-- answers how many it deleted.
 CREATE OR REPLACE FUNCTION ce_prune_visits(p_before timestamp with time zone, p_limit integer)
  RETURNS bigint
  LANGUAGE plpgsql
@@ -72,8 +74,16 @@ BEGIN
     LIMIT p_limit
   ), del AS (
     DELETE FROM link_visits v USING old WHERE v.id = old.id RETURNING 1
+  ), old_views AS (
+    SELECT x.id FROM page_views x
+    WHERE x.created_at < p_before
+      AND EXISTS (SELECT 1 FROM series_filled s WHERE s.owner_id = x.contest_id AND s.until > x.created_at)
+    ORDER BY x.created_at
+    LIMIT p_limit
+  ), del_views AS (
+    DELETE FROM page_views v USING old_views WHERE v.id = old_views.id RETURNING 1
   )
-  SELECT count(*) INTO gone FROM del;
+  SELECT (SELECT count(*) FROM del) + (SELECT count(*) FROM del_views) INTO gone;
   RETURN gone;
 END $function$;
 
@@ -85,6 +95,7 @@ AS $function$
 BEGIN
   DELETE FROM link_visits v USING old_rows o WHERE v.contest_id = o.id;
   DELETE FROM link_shares s USING old_rows o WHERE s.contest_id = o.id;
+  DELETE FROM page_views p USING old_rows o WHERE p.contest_id = o.id;
   RETURN NULL;
 END $function$;
 

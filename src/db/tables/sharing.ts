@@ -42,6 +42,25 @@ export const linkVisits = pgTable(
   ],
 );
 
+/**
+ * One row per page view (POST /contests/:id/views: the sign-up widget once per browser and day,
+ * the hosted page through it): the funnel's first step, counted per hour by the contest's series
+ * like visits, and deleted with them past their retention once the series kept their hours.
+ */
+export const pageViews = pgTable(
+  'page_views',
+  {
+    id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+    // no foreign key, as for visits: a deleted contest's rows go with its trigger
+    contestId: uuid('contest_id').notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    index('page_views_contest_idx').on(t.contestId, t.createdAt),
+    index('page_views_created_brin').using('brin', t.createdAt),
+  ],
+);
+
 /** One row per click on a share button (POST /me/shares). */
 export const linkShares = pgTable(
   'link_shares',

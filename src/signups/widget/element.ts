@@ -21,7 +21,7 @@ import { fillLadder } from './ladder.js';
 import { fillBoard } from './leaderboard.js';
 import { placeOf } from './place.js';
 import { refOfPage, shareSection, viaOfPage } from './sharing.js';
-import { firstTime, isTokenKey, rememberToken, storedToken, tokenFromLink } from './storage.js';
+import { firstTime, firstToday, isTokenKey, rememberToken, storedToken, tokenFromLink } from './storage.js';
 import { fill, type Strings, stringsFrom } from './strings.js';
 import { CSS } from './styles.js';
 import type { View } from './view.js';
@@ -104,6 +104,7 @@ export class ContestSignup extends HTMLElement implements View {
       if (gen === this.generation) this.fatal(this.t('error'));
       return;
     }
+    this.countView();
     this.countVisit();
     const fromLink = tokenFromLink();
     const stored = storedToken(this.contest);
@@ -155,6 +156,12 @@ export class ContestSignup extends HTMLElement implements View {
     void this.api('POST', `${this.path}/visits`, {
       body: { referralCode: ref, ...(via ? { channel: via } : {}) },
     }).catch(() => {});
+  }
+
+  /** One page view per browser, contest and day (the funnel's first step); a failure is not retried. */
+  private countView() {
+    if (!firstToday(`ce-view:${this.contest}`)) return;
+    void this.api('POST', `${this.path}/views`).catch(() => {});
   }
 
   /** A `#ce-entry=` link opened in this tab while it shows the page (only the fragment changed: no reload). */

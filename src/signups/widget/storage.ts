@@ -50,3 +50,18 @@ export function tokenFromLink(): string | null {
   history.replaceState(history.state, '', `${location.pathname}${location.search}${rest ? `#${rest}` : ''}`);
   return /^et_[A-Za-z0-9]{40}$/.test(token) ? token : null;
 }
+
+/**
+ * Whether `key` is seen for the first time today (UTC) in this browser (then remembered: one key
+ * per contest, holding the day). Without storage, never (a view is then not counted).
+ */
+export function firstToday(key: string): boolean {
+  const today = new Date().toISOString().slice(0, 10);
+  try {
+    if (localStorage.getItem(key) === today) return false;
+    localStorage.setItem(key, today);
+    return true;
+  } catch {
+    return false;
+  }
+}
