@@ -5,6 +5,7 @@
 import * as v from 'valibot';
 import { httpsUrl, nonNegInt, publicCacheSeconds } from '../http/fields.js';
 import { trimmedString } from '../http/validate.js';
+import { ALLOWED_ORIGIN_MESSAGE, ALLOWED_ORIGINS_MAX, normalOrigin } from '../lib/origins.js';
 import { PAGE_LEADERBOARD_MAX } from '../lib/page.js';
 import { RISK_PER_HOUR_MAX } from '../lib/risk-limits.js';
 import {
@@ -113,6 +114,22 @@ const settingsEntries = {
     ),
     v.description(
       "the https page that hosts the sign-up widget: the emails' links lead there (`http://localhost` and `http://127.0.0.1` pages too, for development)",
+    ),
+  ),
+  allowedOrigins: v.pipe(
+    v.array(
+      v.pipe(
+        v.string(ALLOWED_ORIGIN_MESSAGE),
+        v.maxLength(300, ALLOWED_ORIGIN_MESSAGE),
+        v.check((o) => normalOrigin(o) !== null, ALLOWED_ORIGIN_MESSAGE),
+        v.transform((o) => normalOrigin(o)!),
+      ),
+      ALLOWED_ORIGIN_MESSAGE,
+    ),
+    v.maxLength(ALLOWED_ORIGINS_MAX, `allowedOrigins must have at most ${ALLOWED_ORIGINS_MAX} origins`),
+    v.transform((list) => [...new Set(list)]),
+    v.description(
+      'the sites that embed the contest (origins: `https://shop.example.com`; `http://localhost:port` and `http://127.0.0.1:port` for development): a sign-up\'s `returnUrl` on one of them is where its confirmation and its "your link" email lead; any other page\'s address is ignored',
     ),
   ),
   botCheck: v.pipe(

@@ -33,6 +33,7 @@ export interface ContestSettings {
   publicSignup?: boolean;
   consentText?: string | null;
   landingUrl?: string | null;
+  allowedOrigins?: string[];
   botCheck?: 'off' | 'turnstile';
   bonusActionsNeedEntryToken?: boolean;
   imageUrl?: string | null;
@@ -90,6 +91,7 @@ function settingsToColumns(s: ContestSettings): Partial<typeof contests.$inferIn
   if (s.publicSignup !== undefined) out.publicSignup = s.publicSignup;
   if (s.consentText !== undefined) out.consentText = s.consentText;
   if (s.landingUrl !== undefined) out.landingUrl = s.landingUrl;
+  if (s.allowedOrigins !== undefined) out.allowedOrigins = s.allowedOrigins;
   if (s.botCheck !== undefined) out.botCheck = s.botCheck;
   if (s.bonusActionsNeedEntryToken !== undefined) out.bonusActionsNeedEntryToken = s.bonusActionsNeedEntryToken;
   if (s.imageUrl !== undefined) out.imageUrl = s.imageUrl;
@@ -180,6 +182,7 @@ interface AdminContestRow extends ContestRow {
   public_signup: boolean;
   consent_text: string | null;
   landing_url: string | null;
+  allowed_origins: string[];
   bot_check: string;
   bonus_actions_need_entry_token: boolean;
   image_url: string | null;
@@ -228,6 +231,7 @@ function adminContestJson(row: AdminContestRow, now: Date) {
     publicSignup: row.public_signup,
     consentText: row.consent_text,
     landingUrl: row.landing_url,
+    allowedOrigins: row.allowed_origins,
     botCheck: row.bot_check as 'off' | 'turnstile',
     bonusActionsNeedEntryToken: row.bonus_actions_need_entry_token,
     imageUrl: row.image_url,

@@ -69,6 +69,7 @@ export const AdminContest = v.strictObject({
   publicSignup: v.boolean(),
   consentText: v.nullable(v.string()),
   landingUrl: v.nullable(v.string()),
+  allowedOrigins: v.array(v.string()),
   botCheck: v.picklist(['off', 'turnstile']),
   bonusActionsNeedEntryToken: v.boolean(),
   imageUrl: v.nullable(v.string()),

@@ -3,7 +3,7 @@ import { type Db, queryOne } from '../db/client.js';
 import { Errors } from '../errors.js';
 import { sha256Hex } from '../lib/crypto.js';
 import { TOKEN_RE } from '../sql/confirmation.js';
-import { sqlLandingUrl } from '../sql/contests.js';
+import { sqlReturnUrl } from '../sql/contests.js';
 import { sqlEmitEvent, sqlEntryEventData, sqlEventDeliveries } from '../sql/events.js';
 import { sqlRewardsMay } from '../sql/outbox.js';
 import { sqlClampedTotal } from '../sql/points.js';
@@ -17,7 +17,7 @@ export interface ConfirmResult {
   alreadyConfirmed: boolean;
   contestTitle: string;
   email: string | null;
-  /** the contest's landing page, or its hosted page while it takes public sign-ups: the confirmation leads the person there */
+  /** the page the person signed up on (an allowed origin's), else the contest's landing page, or its hosted page while it takes public sign-ups: the confirmation leads the person there */
   landingUrl: string | null;
 }
 
@@ -45,7 +45,7 @@ export async function confirmEmail(
   }>(
     db,
     sql`with t as (
-          select e.id, e.email_confirmed, e.email, e.points, e.contest_id, c.title, ${sqlLandingUrl('c', publicUrl)} as landing_url
+          select e.id, e.email_confirmed, e.email, e.points, e.contest_id, c.title, ${sqlReturnUrl('e', 'c', publicUrl)} as landing_url
           from entries e join contests c on c.id = e.contest_id
           where e.confirmation_token_hash = ${hash} and ${sqlNotErased('e')}
           for update of e

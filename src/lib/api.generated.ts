@@ -1746,6 +1746,8 @@ export interface operations {
                     consentText?: string | null;
                     /** @description the https page that hosts the sign-up widget: the emails' links lead there (`http://localhost` and `http://127.0.0.1` pages too, for development) */
                     landingUrl?: string | null;
+                    /** @description the sites that embed the contest (origins: `https://shop.example.com`; `http://localhost:port` and `http://127.0.0.1:port` for development): a sign-up's `returnUrl` on one of them is where its confirmation and its "your link" email lead; any other page's address is ignored */
+                    allowedOrigins?: string[];
                     /**
                      * @description `turnstile`: every sign-up carries a Cloudflare Turnstile token, checked before any write
                      * @enum {string}
@@ -1841,6 +1843,7 @@ export interface operations {
                             publicSignup: boolean;
                             consentText: string | null;
                             landingUrl: string | null;
+                            allowedOrigins: string[];
                             /** @enum {string} */
                             botCheck: "off" | "turnstile";
                             bonusActionsNeedEntryToken: boolean;
@@ -2161,6 +2164,8 @@ export interface operations {
                     consentText?: string | null;
                     /** @description the https page that hosts the sign-up widget: the emails' links lead there (`http://localhost` and `http://127.0.0.1` pages too, for development) */
                     landingUrl?: string | null;
+                    /** @description the sites that embed the contest (origins: `https://shop.example.com`; `http://localhost:port` and `http://127.0.0.1:port` for development): a sign-up's `returnUrl` on one of them is where its confirmation and its "your link" email lead; any other page's address is ignored */
+                    allowedOrigins?: string[];
                     /**
                      * @description `turnstile`: every sign-up carries a Cloudflare Turnstile token, checked before any write
                      * @enum {string}
@@ -2256,6 +2261,7 @@ export interface operations {
                             publicSignup: boolean;
                             consentText: string | null;
                             landingUrl: string | null;
+                            allowedOrigins: string[];
                             /** @enum {string} */
                             botCheck: "off" | "turnstile";
                             bonusActionsNeedEntryToken: boolean;
@@ -2486,6 +2492,7 @@ export interface operations {
                             publicSignup: boolean;
                             consentText: string | null;
                             landingUrl: string | null;
+                            allowedOrigins: string[];
                             /** @enum {string} */
                             botCheck: "off" | "turnstile";
                             bonusActionsNeedEntryToken: boolean;
@@ -4132,6 +4139,8 @@ export interface operations {
                     consent?: boolean;
                     /** @description the share channel the visitor came by (`via=` of the link they opened) */
                     channel?: ("x" | "facebook" | "linkedin" | "whatsapp" | "telegram" | "reddit" | "email" | "sms" | "copy" | "native") | null;
+                    /** @description the page the visitor signs up on (the widget sends its own): the confirmation and the "your link" email lead back there when its origin is one of the contest's `allowedOrigins`; any other is ignored (they lead to the contest's landingUrl, else its hosted page) */
+                    returnUrl?: string;
                     /** @description the Cloudflare Turnstile token, for a contest with botCheck "turnstile" */
                     turnstileToken?: string;
                 };
@@ -13169,6 +13178,8 @@ export interface operations {
                     consentText?: string | null;
                     /** @description the https page that hosts the sign-up widget: the emails' links lead there (`http://localhost` and `http://127.0.0.1` pages too, for development) */
                     landingUrl?: string | null;
+                    /** @description the sites that embed the contest (origins: `https://shop.example.com`; `http://localhost:port` and `http://127.0.0.1:port` for development): a sign-up's `returnUrl` on one of them is where its confirmation and its "your link" email lead; any other page's address is ignored */
+                    allowedOrigins?: string[];
                     /**
                      * @description `turnstile`: every sign-up carries a Cloudflare Turnstile token, checked before any write
                      * @enum {string}
@@ -13264,6 +13275,7 @@ export interface operations {
                             publicSignup: boolean;
                             consentText: string | null;
                             landingUrl: string | null;
+                            allowedOrigins: string[];
                             /** @enum {string} */
                             botCheck: "off" | "turnstile";
                             bonusActionsNeedEntryToken: boolean;
@@ -13467,6 +13479,8 @@ export interface operations {
                     consentText?: string | null;
                     /** @description the https page that hosts the sign-up widget: the emails' links lead there (`http://localhost` and `http://127.0.0.1` pages too, for development) */
                     landingUrl?: string | null;
+                    /** @description the sites that embed the contest (origins: `https://shop.example.com`; `http://localhost:port` and `http://127.0.0.1:port` for development): a sign-up's `returnUrl` on one of them is where its confirmation and its "your link" email lead; any other page's address is ignored */
+                    allowedOrigins?: string[];
                     /**
                      * @description `turnstile`: every sign-up carries a Cloudflare Turnstile token, checked before any write
                      * @enum {string}
@@ -13562,6 +13576,7 @@ export interface operations {
                             publicSignup: boolean;
                             consentText: string | null;
                             landingUrl: string | null;
+                            allowedOrigins: string[];
                             /** @enum {string} */
                             botCheck: "off" | "turnstile";
                             bonusActionsNeedEntryToken: boolean;

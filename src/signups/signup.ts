@@ -14,7 +14,7 @@ import type { RandomSource } from '../deps.js';
 import { type CreateEntryInput, entryCreateInput } from '../entries/create.js';
 import { Errors } from '../errors.js';
 import type { ShareChannel } from '../lib/share-channels.js';
-import { sqlContestOpen, sqlLandingUrl } from '../sql/contests.js';
+import { sqlAllowedReturn, sqlContestOpen, sqlLandingUrl } from '../sql/contests.js';
 import { type EntryCreateExtension, type EntryCreateResult, runEntryCreate } from '../sql/entry-create.js';
 import { sqlMailboxWindow } from '../sql/mailbox.js';
 import type { SqlEmail } from '../sql/outbox.js';
@@ -39,6 +39,8 @@ export interface SignupOptions {
   tokenHash: string;
   /** the share channel the visitor came by, or null */
   channel: ShareChannel | null;
+  /** the page the visitor signs up on (kept, and the emails lead there, when its origin is one of the contest's allowedOrigins) */
+  returnPage: { href: string; origin: string } | null;
   /** an email already entered: a new token for its owner and the email that carries it */
   statusLink: { tokenHash: string; mail: (p: { title: SQL; name: SQL; position?: SQL }) => SqlEmail };
 }
@@ -113,12 +115,13 @@ function signupParts(signup: SignupOptions, at: Date, now: string, publicUrl: st
     contestColumns: sql`, not c.public_signup as signup_closed,
               (c.public_signup and c.bot_check = 'turnstile' and not ${signup.botChecked}::boolean) as bot_check_failed,
               (c.public_signup and c.consent_text is not null and not ${signup.consent}::boolean) as consent_missing,
-              c.consent_text, ${sqlLandingUrl('c', publicUrl)} as landing_url`,
-    insertColumns: sql`, consented_at, consent_text_sha256, channel`,
+              c.consent_text, ${sqlAllowedReturn(signup.returnPage, 'c')} as return_url,
+              coalesce(${sqlAllowedReturn(signup.returnPage, 'c')}, ${sqlLandingUrl('c', publicUrl)}) as landing_url`,
+    insertColumns: sql`, consented_at, consent_text_sha256, channel, return_url`,
     insertValues: sql`,
               case when c.consent_text is not null then ${now}::timestamptz end,
               case when c.consent_text is not null then encode(sha256(convert_to(c.consent_text, 'UTF8')), 'hex') end,
-              ${signup.channel}::text`,
+              ${signup.channel}::text, c.return_url`,
     returning: sql`, contest_id, created_at, email_confirmed, disqualified, erased_at, admitted_at`,
     ctes: sql`tok as (
             insert into entry_tokens (token_hash, entry_id, kind, created_at)

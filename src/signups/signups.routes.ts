@@ -16,6 +16,7 @@ import { ok } from '../http/envelope.js';
 import { apiErrors, errors, json, jsonRequest, okEnvelope, okJson, security } from '../http/schemas.js';
 import { jsonBody, requireContestId } from '../http/validate.js';
 import { entryTokenOf, newEntryToken } from '../lib/entry-tokens.js';
+import { returnPage } from '../lib/origins.js';
 import { ipAddressSchema, USER_AGENT_MAX } from '../sql/risk.js';
 import { statusLinkContent } from './emails.js';
 import { recordShare, recordVisit } from './sharing.js';
@@ -182,6 +183,7 @@ export function signupRoutes() {
           botCheckError: outcome === 'unavailable' ? Errors.botCheckUnavailable() : Errors.botCheckFailed(),
           tokenHash: own.hash,
           channel: body.channel ?? null,
+          returnPage: body.returnUrl ? returnPage(body.returnUrl) : null,
           statusLink: { tokenHash: link.hash, mail: statusLinkContent(deps.random, link.token) },
         },
       );

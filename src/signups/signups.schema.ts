@@ -3,6 +3,7 @@ import * as v from 'valibot';
 import { Theme } from '../contests/contests.schema.js';
 import { CUSTOM_FIELDS_MAX_BYTES, CUSTOM_FIELDS_MAX_DEPTH, createEntrySchema } from '../entries/entries.js';
 import { nonNegInt, timestamp, uuid } from '../http/schemas.js';
+import { returnPage } from '../lib/origins.js';
 import { SHARE_CHANNELS } from '../lib/share-channels.js';
 import { EntryRewards } from '../rewards/rewards.schema.js';
 import { ADMIT_MAX } from './admit.js';
@@ -40,6 +41,16 @@ export const SignupBody = v.object({
     v.pipe(
       v.nullable(channelSchema('channel')),
       v.description('the share channel the visitor came by (`via=` of the link they opened)'),
+    ),
+  ),
+  returnUrl: v.optional(
+    v.pipe(
+      v.string('returnUrl must be an http or https URL'),
+      v.maxLength(2000, 'returnUrl must be at most 2000 characters'),
+      v.check((u) => returnPage(u) !== null, 'returnUrl must be an http or https URL'),
+      v.description(
+        'the page the visitor signs up on (the widget sends its own): the confirmation and the "your link" email lead back there when its origin is one of the contest\'s `allowedOrigins`; any other is ignored (they lead to the contest\'s landingUrl, else its hosted page)',
+      ),
     ),
   ),
   turnstileToken: v.optional(

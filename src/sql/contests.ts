@@ -50,3 +50,27 @@ export function sqlLandingUrl(alias: string, publicUrl: string): SQL {
   const a = sql.raw(alias);
   return sql`coalesce(${a}.landing_url, (select ${`${publicUrl.replace(/\/$/, '')}/c/`}::text || p.id from ce_page_contest(${a}.id::text) p))`;
 }
+
+/**
+ * The origin part of a stored page address (`https://shop.example.com` of
+ * `https://shop.example.com/join?x=1`): stored addresses are normalised (src/lib/origins.ts
+ * returnPage), so this prefix is the origin the browser had.
+ */
+const sqlOriginOf = (url: SQL) => sql`substring(${url} from '^https?://[^/?#]+')`;
+
+/**
+ * Where an entry's visitor is sent back to (the confirmation's redirect): the page they signed up
+ * on (entry `entry`'s return_url) while its origin is still one of the contest's allowedOrigins,
+ * else the contest's (sqlLandingUrl); never another origin.
+ */
+export function sqlReturnUrl(entry: string, contest: string, publicUrl: string): SQL {
+  const e = sql.raw(entry);
+  const c = sql.raw(contest);
+  return sql`coalesce(case when ${sqlOriginOf(sql`${e}.return_url`)} = any(${c}.allowed_origins) then ${e}.return_url end, ${sqlLandingUrl(contest, publicUrl)})`;
+}
+
+/** A sign-up's page (`href` of origin `origin`), when that origin is one of contest `contest`'s allowedOrigins; else null. */
+export function sqlAllowedReturn(page: { href: string; origin: string } | null, contest: string): SQL {
+  if (!page) return sql`null::text`;
+  return sql`case when ${page.origin}::text = any(${sql.raw(contest)}.allowed_origins) then ${page.href}::text end`;
+}

@@ -59,6 +59,8 @@ describe.skipIf(!CHROMIUM)('the sign-up widget in a real browser, on a page of a
         publicSignup: true,
         consentText: 'I agree to hear from Acme about early access.',
         landingUrl: `${shopOrigin}/`,
+        // the shop's pages: the visitor is brought back to the one they signed up on
+        allowedOrigins: [shopOrigin],
       },
     });
     expect(patched.status, patched.text).toBe(200);
@@ -77,7 +79,7 @@ describe.skipIf(!CHROMIUM)('the sign-up widget in a real browser, on a page of a
     page.on('console', (m) => {
       if (m.type() === 'error') problems.push(`console: ${m.text()}`);
     });
-    await page.goto(`${shopOrigin}/?ref=${friendCode}`);
+    await page.goto(`${shopOrigin}/join?ref=${friendCode}`);
     const w = page.locator('contest-signup');
     await w.getByRole('heading', { name: 'Acme early access' }).waitFor();
     await axe(page, 'form');
@@ -87,11 +89,16 @@ describe.skipIf(!CHROMIUM)('the sign-up widget in a real browser, on a page of a
     await w.getByLabel('I agree to hear from Acme about early access.').check();
     await w.getByRole('button', { name: 'Join' }).press('Enter');
     await w.getByText('Check your inbox').waitFor();
-    const entry = await queryOne<{ id: string; referred_by: string; email_confirmed: boolean }>(
+    const entry = await queryOne<{ id: string; referred_by: string; email_confirmed: boolean; return_url: string }>(
       env.db,
-      sql`select id, referred_by, email_confirmed from entries where email = 'visitor@example.com'`,
+      sql`select id, referred_by, email_confirmed, return_url from entries where email = 'visitor@example.com'`,
     );
-    expect(entry).toMatchObject({ referred_by: friend.body.data.entryId, email_confirmed: false });
+    // the page's address, without the friend's ref
+    expect(entry).toMatchObject({
+      referred_by: friend.body.data.entryId,
+      email_confirmed: false,
+      return_url: `${shopOrigin}/join`,
+    });
 
     // the confirmation link from the email, opened in another tab: it leads back to the shop with
     // a fresh token, and the first tab (still open) turns to the visitor's place without a reload
@@ -106,6 +113,8 @@ describe.skipIf(!CHROMIUM)('the sign-up widget in a real browser, on a page of a
       .getByText(/You are #\d+ of \d+/)
       .waitFor();
     expect(new URL(second.url()).origin).toBe(shopOrigin);
+    // back on the page of the sign-up, not the landing page
+    expect(new URL(second.url()).pathname).toBe('/join');
     await w.getByText(/You are #\d+ of \d+/).waitFor();
     const fresh = await page.evaluate((k) => localStorage.getItem(k), `ce-entry:${c.id}`);
     // two pages of the contest in one browser on one day: one view (the funnel's first step);

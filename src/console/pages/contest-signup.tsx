@@ -62,6 +62,67 @@ function showInPreview(frame: HTMLIFrameElement | null, theme: Theme) {
   });
 }
 
+/**
+ * The sites the widget is embedded on (the contest's allowedOrigins): a visitor who signs up on
+ * one of them is brought back to that page by the confirmation and the "your link" email.
+ */
+function SitesForm(props: { cred: Team; contestId: string; sites: string[]; onSaved: () => void }) {
+  const api = apiClient(props.cred);
+  const [error, setError] = useState<string | null>(null);
+  const save = async (sites: string[]) => {
+    await must(
+      api.PATCH('/api/v1/contests/{contestId}', {
+        params: { path: { contestId: props.contestId } },
+        body: { allowedOrigins: sites },
+      }),
+    );
+    props.onSaved();
+  };
+  return (
+    <form
+      class="stack"
+      aria-labelledby="sites-h"
+      onSubmit={submitWith(setError, async (v, form) => {
+        const typed = (v.site ?? '').trim();
+        let origin = typed;
+        try {
+          origin = new URL(typed).origin;
+        } catch {
+          /* the API says what is wrong with it */
+        }
+        await save([...props.sites, origin]);
+        form.reset();
+      })}
+    >
+      <h3 id="sites-h">Your site</h3>
+      <p class="help">
+        The address of the site where you paste the two lines: people who sign up there come back to the same page from
+        the confirmation and from the "your link" email. Elsewhere they go to the landing page, or the hosted page.
+      </p>
+      {props.sites.length ? (
+        <ul id="allowed-sites">
+          {props.sites.map((site) => (
+            <li>
+              <code>{site}</code>{' '}
+              <button
+                type="button"
+                class="link"
+                onClick={() => void save(props.sites.filter((x) => x !== site)).catch((e) => setError(String(e)))}
+              >
+                Remove {site}
+              </button>
+            </li>
+          ))}
+        </ul>
+      ) : null}
+      <label for="s-site">Site address (https://…)</label>
+      <input id="s-site" name="site" type="url" placeholder="https://shop.example.com" required />
+      <button type="submit">Add this site</button>
+      <ErrorLine error={error} />
+    </form>
+  );
+}
+
 export function SignupEmbed(props: { cred: Team; contestId: string }) {
   const api = apiClient(props.cred);
   const path = { params: { path: { contestId: props.contestId } } };
@@ -87,6 +148,14 @@ export function SignupEmbed(props: { cred: Team; contestId: string }) {
         <code id="signup-snippet">{snippet}</code>
       </pre>
       <CopyButton text={snippet} label="Copy the two lines" said="Copied." />
+      {settings.data ? (
+        <SitesForm
+          cred={props.cred}
+          contestId={props.contestId}
+          sites={settings.data.data.allowedOrigins}
+          onSaved={settings.reload}
+        />
+      ) : null}
       <p>
         Without a page of your own, send people to the contest's hosted page:{' '}
         <a href={page}>

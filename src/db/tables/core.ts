@@ -108,6 +108,11 @@ export const contests = pgTable(
     consentText: text('consent_text'),
     /** the https page that hosts the sign-up widget (links in emails lead there), or null */
     landingUrl: text('landing_url'),
+    /**
+     * the sites that embed the contest (origins, src/lib/origins.ts): a sign-up's returnUrl on one
+     * of them is where its confirmation and "your link" email lead
+     */
+    allowedOrigins: text('allowed_origins').array().notNull().default(sql`'{}'::text[]`),
     /** 'off' or 'turnstile' (Cloudflare Turnstile checked before any write) */
     botCheck: text('bot_check').notNull().default('off'),
     /** public bonus-action completions need the visitor's entry token */
@@ -208,6 +213,8 @@ export const entries = pgTable(
     source: text('source').notNull().default('api'),
     /** the share channel the visitor came by (`via=` of the link they opened), for sign-ups */
     channel: text('channel'),
+    /** the page the visitor signed up on, when its origin was one of the contest's allowedOrigins */
+    returnUrl: text('return_url'),
   },
   (t) => [
     uniqueIndex('entries_contest_email_uq').on(t.contestId, t.email).where(sql`${t.email} is not null`),

@@ -4,7 +4,7 @@
  */
 import { ApiError, type SignedUp } from './api.js';
 import { el } from './dom.js';
-import { refOfPage, viaOfPage } from './sharing.js';
+import { refOfPage, returnUrlOfPage, viaOfPage } from './sharing.js';
 import type { Strings } from './strings.js';
 import type { View } from './view.js';
 
@@ -122,6 +122,7 @@ async function submit(v: View, f: Fields, turnstileToken: string | null, outcome
   const ref = refOfPage();
   const via = viaOfPage();
   const name = f.name.value.trim();
+  const returnUrl = returnUrlOfPage();
   try {
     const created = await v.api<SignedUp>('POST', `${v.path}/signup`, {
       body: {
@@ -131,6 +132,8 @@ async function submit(v: View, f: Fields, turnstileToken: string | null, outcome
         ...(via ? { channel: via } : {}),
         ...(c.consentText ? { consent: true } : {}),
         ...(turnstileToken ? { turnstileToken } : {}),
+        // the emails lead back here when this site is one of the contest's allowedOrigins
+        ...(returnUrl ? { returnUrl } : {}),
       },
     });
     if ('alreadyExists' in created)

@@ -117,3 +117,17 @@ export function viaOfPage(): string | null {
   const via = new URLSearchParams(location.search).get('via');
   return via && (SHARE_CHANNELS as readonly string[]).includes(via) ? via : null;
 }
+
+/**
+ * This page's address for the emails to lead back to (the sign-up's `returnUrl`): without its
+ * fragment and the share link's `ref` and `via`; null on a page that is not http(s) or too long.
+ */
+export function returnUrlOfPage(): string | null {
+  const url = new URL(location.href);
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') return null;
+  url.hash = '';
+  url.searchParams.delete('ref');
+  url.searchParams.delete('via');
+  const href = url.toString();
+  return href.length <= 2000 ? href : null;
+}

@@ -226,6 +226,19 @@ export async function scenario(browser: Browser, origin: string, runtime: string
     expect(await page.locator('#signup-snippet').textContent()).toMatch(
       /<script src="http:\/\/[^"]+\/signup\.js" defer><\/script>\n<contest-signup contest="[0-9a-f-]{36}"><\/contest-signup>/,
     );
+    // the site it is pasted on: visitors who sign up there come back to it
+    await page.getByLabel('Site address (https://…)').fill('https://Shop.Example.com/join?x=1');
+    await page.getByRole('button', { name: 'Add this site' }).click();
+    await expect
+      .poll(() => page.locator('#allowed-sites li code').allTextContents())
+      .toEqual(['https://shop.example.com']);
+    const sites = await api(origin, 'GET', `/api/v1/contests/${contestId}/settings`, { key: privateKey });
+    expect(sites.body.data.allowedOrigins).toEqual(['https://shop.example.com']);
+    await page.getByLabel('Site address (https://…)').fill('http://plain.example');
+    await page.getByRole('button', { name: 'Add this site' }).click();
+    await expect
+      .poll(() => page.locator('section[aria-labelledby="signup-embed-h"] [role="alert"]').textContent())
+      .toContain('allowedOrigins must be origins like https://shop.example.com');
 
     await page.goBack();
     await expect.poll(() => page.locator('section[aria-labelledby="entries-h"] tbody tr').count()).toBe(3);
