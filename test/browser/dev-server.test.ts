@@ -259,6 +259,6 @@ describe.skipIf(!CHROMIUM || !hasPostgres)(
       expect(css.headers.get('x-request-id')).toBeNull();
       await css.arrayBuffer();
       await checkDocsPage(browser, origin, 'docs-dev');
-    });
+    }, 90_000);
   },
 );
