@@ -13,6 +13,7 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 
 const CHROMIUM = [process.env.CHROMIUM_PATH, '/usr/lib/chromium/chromium', '/usr/bin/chromium'].find(
   (p): p is string => !!p && existsSync(p),
@@ -28,7 +29,12 @@ async function freePort(): Promise<number> {
   });
 }
 
-async function startNode(): Promise<{ base: string; child: ChildProcess; privateKey: string; contestId: string }> {
+export async function startNode(): Promise<{
+  base: string;
+  child: ChildProcess;
+  privateKey: string;
+  contestId: string;
+}> {
   const port = await freePort();
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/node.ts'], {
     env: { ...process.env, PORT: String(port), PGLITE_DIR: 'memory://', DATABASE_URL: '', LOG_LEVEL: 'error' },
@@ -66,7 +72,7 @@ async function call(base: string, key: string, method: string, path: string, bod
 }
 
 /** The contest as a marketer would show it: description, rewards, an end date, a leaderboard, entrants. */
-async function dressUp(base: string, key: string, contestId: string) {
+export async function dressUp(base: string, key: string, contestId: string) {
   const ends = new Date(Date.now() + 9 * 86_400_000).toISOString();
   await call(base, key, 'PATCH', `/api/v1/contests/${contestId}`, {
     title: 'Spring giveaway',
@@ -164,4 +170,4 @@ async function main() {
   }
 }
 
-await main();
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) await main();

@@ -9,6 +9,7 @@ import { describeRoute } from 'hono-openapi';
 import { limitPublic } from '../http/auth.js';
 import type { AppEnv } from '../http/context.js';
 import { publicCached } from '../http/public-cache.js';
+import { compressUnlessPlatform } from '../http/static-file.js';
 import { errors } from '../http/schemas.js';
 import { hostedContest, hostedPage, NOT_FOUND_PAGE } from './page.js';
 
@@ -34,6 +35,8 @@ export function hostedPageRoutes() {
         ...errors({ 429: true }),
       },
     }),
+    // compressed on Node (the platform does it on Workers), outside the cache: the cache keeps the page as it is
+    compressUnlessPlatform,
     async (c, next) => {
       // the headers of every answer, a cached one included (its CSP is kept with it)
       c.header('X-Content-Type-Options', 'nosniff');

@@ -111,9 +111,10 @@ function summary(c: HostedContest): string {
  * The page's own stylesheet: the contest's theme as the widget's CSS variables, over the whole page
  * (its background and text colour are the page's, its font the page's), and the layout.
  */
-function pageCss(theme: Theme): string {
+function pageCss(theme: Theme, formHeight: number): string {
   const vars = themeVariables(theme, '--cs-').map(([name, value]) => `${name}:${value}`);
   return `:root{${vars.join(';')}}
+contest-signup{display:block;min-height:${formHeight}px}
 *{box-sizing:border-box}
 body{margin:0;padding:24px 12px 48px;background:var(--cs-bg,#f3f4f6);color:var(--cs-fg,#1f2937);font-family:var(--cs-font,system-ui,-apple-system,"Segoe UI",Roboto,Arial,sans-serif);line-height:1.5}
 main{max-width:640px;margin:0 auto}
@@ -164,6 +165,16 @@ export function endDateWords(d: Date): string {
   return `${new Intl.DateTimeFormat('en-GB', { day: 'numeric', month: 'long', year: 'numeric', timeZone: 'UTC' }).format(d)}, ${d.toISOString().slice(11, 16)} UTC`;
 }
 
+/**
+ * The height the widget's form takes at a phone's width (measured in Chromium: 356 px with a
+ * one-line consent), kept for it before the widget draws, so that nothing below it moves when it
+ * does (Lighthouse's layout shift). A little under what it takes: a few pixels of shift rather
+ * than a gap under a shorter form.
+ */
+function formHeight(c: HostedContest): number {
+  return 280 + (c.consentText ? 60 : 0) + (c.botCheck === 'turnstile' ? 70 : 0);
+}
+
 export interface HostedPage {
   html: string;
   csp: string;
@@ -174,7 +185,7 @@ export interface HostedPage {
  * its end date (or once its status is `ended`) the page says the contest ended instead of the form.
  */
 export async function hostedPage(c: HostedContest, pageUrl: string, now: Date): Promise<HostedPage> {
-  const css = pageCss(c.theme);
+  const css = pageCss(c.theme, formHeight(c));
   const cssHash = toBase64(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(css)));
   const turnstile = c.botCheck === 'turnstile';
   const csp = [

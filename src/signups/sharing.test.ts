@@ -7,6 +7,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestEnv, type TeamFixture, type TestEnv } from '../../test/support/harness.js';
@@ -184,6 +185,19 @@ describe('no key in a page', () => {
 });
 
 describe('the hosted page', () => {
+  it('on Node the page is gzipped for a browser that asks (the platform does it on Workers), and keeps room for the form', async () => {
+    const id = await contest({ title: 'Gzipped', consentText: 'I agree.' });
+    const res = await env.app.request(`/c/${id}`, { headers: { 'accept-encoding': 'gzip' } });
+    expect([res.status, res.headers.get('content-encoding')]).toEqual([200, 'gzip']);
+    const html = new TextDecoder().decode(gunzipSync(new Uint8Array(await res.arrayBuffer())));
+    expect(html).toContain('<h1>Gzipped</h1>');
+    // the widget's form takes its room before it draws: nothing below it moves (layout shift)
+    expect(html).toContain('contest-signup{display:block;min-height:340px}');
+    const plain = await env.app.request(`/c/${id}`);
+    expect(plain.headers.get('content-encoding')).toBeNull();
+    expect(await plain.text()).toBe(html);
+  });
+
   it('GET /c/{contestId}: title, description, image, the widget without a key, Open Graph and Twitter tags', async () => {
     const id = await contest({
       title: 'Win a <b>bike</b> & more',
