@@ -167,8 +167,8 @@ describe('GET /contests/{contestId}/funnel', () => {
         [0, 13],
       ] as const)
         out.push([
-          new Date(T.getTime() + a * HOUR).toISOString().slice(0, 13) + ':00:00Z',
-          new Date(T.getTime() + b * HOUR).toISOString().slice(0, 13) + ':00:00Z',
+          `${new Date(T.getTime() + a * HOUR).toISOString().slice(0, 13)}:00:00Z`,
+          `${new Date(T.getTime() + b * HOUR).toISOString().slice(0, 13)}:00:00Z`,
         ]);
       return out;
     };

@@ -9,8 +9,8 @@ import { describeRoute } from 'hono-openapi';
 import { limitPublic } from '../http/auth.js';
 import type { AppEnv } from '../http/context.js';
 import { publicCached } from '../http/public-cache.js';
-import { compressUnlessPlatform } from '../http/static-file.js';
 import { errors } from '../http/schemas.js';
+import { compressUnlessPlatform } from '../http/static-file.js';
 import { hostedContest, hostedPage, NOT_FOUND_PAGE } from './page.js';
 
 export function hostedPageRoutes() {

@@ -37,7 +37,7 @@ const CSV_COLUMNS = [
 
 /** The funnel's buckets as CSV (numbers and ISO times only: nothing to quote), as a data: address. */
 export function funnelCsv(buckets: Bucket[]): string {
-  return [CSV_COLUMNS.join(','), ...buckets.map((b) => CSV_COLUMNS.map((k) => b[k]).join(','))].join('\r\n') + '\r\n';
+  return `${[CSV_COLUMNS.join(','), ...buckets.map((b) => CSV_COLUMNS.map((k) => b[k]).join(','))].join('\r\n')}\r\n`;
 }
 const csvHref = (buckets: Bucket[]) => `data:text/csv;charset=utf-8,${encodeURIComponent(funnelCsv(buckets))}`;
 
