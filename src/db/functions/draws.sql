@@ -222,7 +222,7 @@ $function$;
 
 -- ce:function
 -- A draw's snapshot goes with the draw (draw_snapshots and draw_blocks have no foreign key).
-CREATE OR REPLACE FUNCTION ce_draws_cleanup()
+CREATE OR REPLACE FUNCTION draws_cleanup()
  RETURNS trigger
  LANGUAGE plpgsql
 AS $function$
@@ -233,7 +233,7 @@ END
 $function$;
 
 -- ce:function
-CREATE OR REPLACE TRIGGER draws_cleanup AFTER DELETE ON draws REFERENCING OLD TABLE AS ce_old_draws FOR EACH STATEMENT EXECUTE FUNCTION ce_draws_cleanup();
+CREATE OR REPLACE TRIGGER draws_cleanup AFTER DELETE ON draws REFERENCING OLD TABLE AS ce_old_draws FOR EACH STATEMENT EXECUTE FUNCTION draws_cleanup();
 
 -- ce:function
 -- HMAC-SHA256 over the UTF-8 bytes of p_msg, from the key's pads (ipad = K0 xor 0x36.., opad = K0 xor 0x5c..)

@@ -70,7 +70,7 @@ AS $function$
 $function$;
 
 -- ce:function
-CREATE OR REPLACE FUNCTION position_entries_delete()
+CREATE OR REPLACE FUNCTION entries_position_delete()
  RETURNS trigger
  LANGUAGE plpgsql
 AS $function$
@@ -84,12 +84,12 @@ BEGIN
 END $function$;
 
 -- ce:function
-CREATE OR REPLACE TRIGGER entries_position_delete AFTER DELETE ON entries REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION position_entries_delete();
+CREATE OR REPLACE TRIGGER entries_position_delete AFTER DELETE ON entries REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION entries_position_delete();
 
 -- ce:function
 -- An admitted entry (a waitlist let it in) leaves the positions of those still waiting: it no
 -- longer counts. The position triggers of 0021 learn the new condition, and the totals are rebuilt.
-CREATE OR REPLACE FUNCTION position_entries_insert()
+CREATE OR REPLACE FUNCTION entries_position_insert()
  RETURNS trigger
  LANGUAGE plpgsql
 AS $function$
@@ -105,10 +105,10 @@ BEGIN
 END $function$;
 
 -- ce:function
-CREATE OR REPLACE TRIGGER entries_position_insert AFTER INSERT ON entries REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION position_entries_insert();
+CREATE OR REPLACE TRIGGER entries_position_insert AFTER INSERT ON entries REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION entries_position_insert();
 
 -- ce:function
-CREATE OR REPLACE FUNCTION position_entries_update()
+CREATE OR REPLACE FUNCTION entries_position_update()
  RETURNS trigger
  LANGUAGE plpgsql
 AS $function$
@@ -136,4 +136,4 @@ BEGIN
 END $function$;
 
 -- ce:function
-CREATE OR REPLACE TRIGGER entries_position_update AFTER UPDATE ON entries REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION position_entries_update();
+CREATE OR REPLACE TRIGGER entries_position_update AFTER UPDATE ON entries REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION entries_position_update();

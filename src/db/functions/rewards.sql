@@ -171,7 +171,7 @@ $function$;
 -- ce:function
 -- Entries written: the ones that count now and did not before, or gained points, are checked
 -- against their contest's rewards; so are the advocates of referred entries that count now.
-CREATE OR REPLACE FUNCTION rewards_entries_insert()
+CREATE OR REPLACE FUNCTION entries_rewards_insert()
  RETURNS trigger
  LANGUAGE plpgsql
 AS $function$
@@ -194,10 +194,10 @@ BEGIN
 END $function$;
 
 -- ce:function
-CREATE OR REPLACE TRIGGER entries_rewards_insert AFTER INSERT ON entries REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION rewards_entries_insert();
+CREATE OR REPLACE TRIGGER entries_rewards_insert AFTER INSERT ON entries REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION entries_rewards_insert();
 
 -- ce:function
-CREATE OR REPLACE FUNCTION rewards_entries_update()
+CREATE OR REPLACE FUNCTION entries_rewards_update()
  RETURNS trigger
  LANGUAGE plpgsql
 AS $function$
@@ -226,11 +226,11 @@ BEGIN
 END $function$;
 
 -- ce:function
-CREATE OR REPLACE TRIGGER entries_rewards_update AFTER UPDATE ON entries REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION rewards_entries_update();
+CREATE OR REPLACE TRIGGER entries_rewards_update AFTER UPDATE ON entries REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION entries_rewards_update();
 
 -- ce:function
 -- A reward created, or its threshold lowered: the entries already past it unlock it now.
-CREATE OR REPLACE FUNCTION rewards_reward_written()
+CREATE OR REPLACE FUNCTION rewards_written()
  RETURNS trigger
  LANGUAGE plpgsql
 AS $function$
@@ -262,14 +262,14 @@ BEGIN
 END $function$;
 
 -- ce:function
-CREATE OR REPLACE TRIGGER rewards_written_insert AFTER INSERT ON rewards REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION rewards_reward_written();
+CREATE OR REPLACE TRIGGER rewards_written_insert AFTER INSERT ON rewards REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION rewards_written();
 
 -- ce:function
-CREATE OR REPLACE TRIGGER rewards_written_update AFTER UPDATE ON rewards REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION rewards_reward_written();
+CREATE OR REPLACE TRIGGER rewards_written_update AFTER UPDATE ON rewards REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION rewards_written();
 
 -- ce:function
 -- Codes added to a pool: its pending unlocks get them first, oldest first.
-CREATE OR REPLACE FUNCTION rewards_codes_added()
+CREATE OR REPLACE FUNCTION reward_codes_added()
  RETURNS trigger
  LANGUAGE plpgsql
 AS $function$
@@ -283,4 +283,4 @@ BEGIN
 END $function$;
 
 -- ce:function
-CREATE OR REPLACE TRIGGER reward_codes_added AFTER INSERT ON reward_codes REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION rewards_codes_added();
+CREATE OR REPLACE TRIGGER reward_codes_added AFTER INSERT ON reward_codes REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION reward_codes_added();

@@ -43,7 +43,7 @@ END $function$;
 
 -- ce:function
 -- risk_windows kept by statement-level triggers on entries, in the same transaction as the change
-CREATE OR REPLACE FUNCTION risk_windows_entries_insert()
+CREATE OR REPLACE FUNCTION entries_risk_insert()
  RETURNS trigger
  LANGUAGE plpgsql
 AS $function$
@@ -64,7 +64,7 @@ BEGIN
 END $function$;
 
 -- ce:function
-CREATE OR REPLACE TRIGGER entries_risk_insert AFTER INSERT ON entries REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION risk_windows_entries_insert();
+CREATE OR REPLACE TRIGGER entries_risk_insert AFTER INSERT ON entries REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION entries_risk_insert();
 
 -- ce:function
 -- The entries update trigger of the risk windows looked first whether any row's normalised email
@@ -74,7 +74,7 @@ CREATE OR REPLACE TRIGGER entries_risk_insert AFTER INSERT ON entries REFERENCIN
 -- 9.7 s of the 10.7 s. The same question as a set difference is answered with one hash or sort
 -- (old (id, email_norm) pairs that the new rows do not have; EXCEPT treats two nulls as equal,
 -- as IS DISTINCT FROM does). The rest of the function is unchanged.
-CREATE OR REPLACE FUNCTION risk_windows_entries_update()
+CREATE OR REPLACE FUNCTION entries_risk_update()
  RETURNS trigger
  LANGUAGE plpgsql
 AS $function$
@@ -103,14 +103,14 @@ BEGIN
 END $function$;
 
 -- ce:function
-CREATE OR REPLACE TRIGGER entries_risk_update AFTER UPDATE ON entries REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION risk_windows_entries_update();
+CREATE OR REPLACE TRIGGER entries_risk_update AFTER UPDATE ON entries REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION entries_risk_update();
 
 -- ce:function
 -- An email's alias counter (risk_windows, kind 'email', keyed by the normalised address) goes when
 -- no entry of the contest has that address any more (the entry was erased, deleted, or changed
 -- its email): erasure must not leave the address behind in a counter. (Two statements: a row
 -- updated by a CTE cannot be deleted by the same statement.)
-CREATE OR REPLACE FUNCTION risk_windows_entries_delete()
+CREATE OR REPLACE FUNCTION entries_risk_delete()
  RETURNS trigger
  LANGUAGE plpgsql
 AS $function$
@@ -125,4 +125,4 @@ BEGIN
 END $function$;
 
 -- ce:function
-CREATE OR REPLACE TRIGGER entries_risk_delete AFTER DELETE ON entries REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION risk_windows_entries_delete();
+CREATE OR REPLACE TRIGGER entries_risk_delete AFTER DELETE ON entries REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION entries_risk_delete();

@@ -88,7 +88,7 @@ BEGIN
 END $function$;
 
 -- ce:function
-CREATE OR REPLACE FUNCTION sharing_contests_delete()
+CREATE OR REPLACE FUNCTION contests_sharing_delete()
  RETURNS trigger
  LANGUAGE plpgsql
 AS $function$
@@ -100,4 +100,4 @@ BEGIN
 END $function$;
 
 -- ce:function
-CREATE OR REPLACE TRIGGER contests_sharing_delete AFTER DELETE ON contests REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION sharing_contests_delete();
+CREATE OR REPLACE TRIGGER contests_sharing_delete AFTER DELETE ON contests REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION contests_sharing_delete();

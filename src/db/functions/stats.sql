@@ -11,7 +11,7 @@
 -- tables: one upsert per contest per statement, in the same transaction as the change. A
 -- transaction always writes the same slot (txid % 16), so concurrent writers of one contest
 -- spread over 16 rows and no transaction holds two slots of one contest (no lock-order deadlock).
-CREATE OR REPLACE FUNCTION contest_stats_entries_insert()
+CREATE OR REPLACE FUNCTION entries_stats_insert()
  RETURNS trigger
  LANGUAGE plpgsql
 AS $function$
@@ -29,10 +29,10 @@ BEGIN
 END $function$;
 
 -- ce:function
-CREATE OR REPLACE TRIGGER entries_stats_insert AFTER INSERT ON entries REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION contest_stats_entries_insert();
+CREATE OR REPLACE TRIGGER entries_stats_insert AFTER INSERT ON entries REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION entries_stats_insert();
 
 -- ce:function
-CREATE OR REPLACE FUNCTION contest_stats_entries_update()
+CREATE OR REPLACE FUNCTION entries_stats_update()
  RETURNS trigger
  LANGUAGE plpgsql
 AS $function$
@@ -56,10 +56,10 @@ BEGIN
 END $function$;
 
 -- ce:function
-CREATE OR REPLACE TRIGGER entries_stats_update AFTER UPDATE ON entries REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION contest_stats_entries_update();
+CREATE OR REPLACE TRIGGER entries_stats_update AFTER UPDATE ON entries REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION entries_stats_update();
 
 -- ce:function
-CREATE OR REPLACE FUNCTION contest_stats_entries_delete()
+CREATE OR REPLACE FUNCTION entries_stats_delete()
  RETURNS trigger
  LANGUAGE plpgsql
 AS $function$
@@ -80,14 +80,14 @@ BEGIN
 END $function$;
 
 -- ce:function
-CREATE OR REPLACE TRIGGER entries_stats_delete AFTER DELETE ON entries REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION contest_stats_entries_delete();
+CREATE OR REPLACE TRIGGER entries_stats_delete AFTER DELETE ON entries REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION entries_stats_delete();
 
 -- ce:function
 -- Analytics' totalBonusCompletions counts completions that count: verified ones. A completion of
 -- a manual action waiting for the team's decision (pending), or refused (rejected), is not one.
 -- The counters follow the status as it changes (pending -> verified | rejected, rejected -> pending
 -- when the entry completes the action again).
-CREATE OR REPLACE FUNCTION contest_stats_bonus_insert()
+CREATE OR REPLACE FUNCTION bonus_completions_stats_insert()
  RETURNS trigger
  LANGUAGE plpgsql
 AS $function$
@@ -99,10 +99,10 @@ BEGIN
 END $function$;
 
 -- ce:function
-CREATE OR REPLACE TRIGGER bonus_completions_stats_insert AFTER INSERT ON bonus_completions REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION contest_stats_bonus_insert();
+CREATE OR REPLACE TRIGGER bonus_completions_stats_insert AFTER INSERT ON bonus_completions REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION bonus_completions_stats_insert();
 
 -- ce:function
-CREATE OR REPLACE FUNCTION contest_stats_bonus_update()
+CREATE OR REPLACE FUNCTION bonus_completions_stats_update()
  RETURNS trigger
  LANGUAGE plpgsql
 AS $function$
@@ -121,10 +121,10 @@ BEGIN
 END $function$;
 
 -- ce:function
-CREATE OR REPLACE TRIGGER bonus_completions_stats_update AFTER UPDATE ON bonus_completions REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION contest_stats_bonus_update();
+CREATE OR REPLACE TRIGGER bonus_completions_stats_update AFTER UPDATE ON bonus_completions REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION bonus_completions_stats_update();
 
 -- ce:function
-CREATE OR REPLACE FUNCTION contest_stats_bonus_delete()
+CREATE OR REPLACE FUNCTION bonus_completions_stats_delete()
  RETURNS trigger
  LANGUAGE plpgsql
 AS $function$
@@ -138,4 +138,4 @@ BEGIN
 END $function$;
 
 -- ce:function
-CREATE OR REPLACE TRIGGER bonus_completions_stats_delete AFTER DELETE ON bonus_completions REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION contest_stats_bonus_delete();
+CREATE OR REPLACE TRIGGER bonus_completions_stats_delete AFTER DELETE ON bonus_completions REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION bonus_completions_stats_delete();
