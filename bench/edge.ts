@@ -82,7 +82,7 @@ export async function startDev(
     if (i > 300) throw new Error(`npm run dev did not become healthy: ${out.slice(-2000)}`);
     await new Promise((r) => setTimeout(r, 200));
   }
-  return { base, child };
+  return { base, child, output: () => out };
 }
 
 export async function stop(child: ChildProcess) {

@@ -8,26 +8,17 @@
  * Traffic stays on this machine: the page loads nothing from another host until a click (no logo
  * or image URL is set: they would be another host's, which this machine cannot reach).
  */
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { type ChildProcess, execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { startDev } from './edge.js';
 
 const CHROMIUM = [process.env.CHROMIUM_PATH, '/usr/lib/chromium/chromium', '/usr/bin/chromium'].find(
   (p): p is string => !!p && existsSync(p),
 );
 const LIGHTHOUSE = 'lighthouse@12.2.3';
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 export async function startNode(): Promise<{
   base: string;
@@ -35,25 +26,9 @@ export async function startNode(): Promise<{
   privateKey: string;
   contestId: string;
 }> {
-  const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/node.ts'], {
-    env: { ...process.env, PORT: String(port), PGLITE_DIR: 'memory://', DATABASE_URL: '', LOG_LEVEL: 'error' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
-  child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
-  const base = `http://127.0.0.1:${port}`;
-  for (let i = 0; ; i++) {
-    if (child.exitCode !== null) throw new Error(`npm start exited: ${out.slice(-2000)}`);
-    try {
-      if ((await fetch(`${base}/health`)).ok) break;
-    } catch {
-      /* not yet */
-    }
-    if (i > 300) throw new Error(`npm start did not become healthy: ${out.slice(-2000)}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
+  // npm start on a fresh embedded PGlite (no DATABASE_URL), which seeds a demo team and prints its keys
+  const { base, child, output } = await startDev('', 'http', 0, { PGLITE_DIR: 'memory://', LOG_LEVEL: 'error' }, true);
+  const out = output();
   const privateKey = /private key:\s+(sk_\w+)/.exec(out)?.[1];
   const contestId = /demo contest:\s+([0-9a-f-]{36})/.exec(out)?.[1];
   if (!privateKey || !contestId) throw new Error(`no seeded keys in the output: ${out.slice(-2000)}`);

@@ -7,6 +7,7 @@
  * while the page is visible.
  */
 import { useState } from 'hono/jsx/dom';
+import type { operations } from '../../lib/api.generated.js';
 import { apiClient, type Credential, must } from '../api.js';
 import { bucketLabel, type ChartRange, LineChart, RangeForm } from '../chart.js';
 import { ErrorLine, Link, useLoad } from '../ui.js';
@@ -16,15 +17,9 @@ type Team = Extract<Credential, { kind: 'team' }>;
 
 const pct = (part: number, whole: number) => (whole > 0 ? `${Math.round((part / whole) * 100)}%` : '—');
 
-type Bucket = {
-  start: string;
-  views: number;
-  visits: number;
-  signups: number;
-  confirmed: number;
-  referredSignups: number;
-  referredConfirmed: number;
-};
+/** one bucket of the funnel's answer (the API's own type) */
+type Bucket =
+  operations['getContestFunnel']['responses'][200]['content']['application/json']['data']['buckets'][number];
 const CSV_COLUMNS = [
   'start',
   'views',
