@@ -323,7 +323,7 @@ export async function eraseEntry(db: Db, team: Team, entryId: string, now: Date)
         ), u as (
           update entries e set email = null, name = null, phone = null, custom_field_data = null,
             confirmation_token_hash = null, ip_hash = null, user_agent_hash = null,
-            consented_at = null, consent_text_sha256 = null,
+            consented_at = null, consent_text_sha256 = null, return_url = null,
             erased_at = ${at}::timestamptz, updated_at = ${at}::timestamptz
           from t where e.id = t.id
           returning e.id, e.contest_id

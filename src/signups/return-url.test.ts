@@ -101,6 +101,15 @@ describe('returnUrl', () => {
     expect(await confirmedTo('home@example.com')).toMatch(
       /^https:\/\/shop\.example\.com\/join\?src=ad#ce-entry=et_[A-Za-z0-9]{40}$/,
     );
+    // the page's address may carry what the person typed into it: erasure takes it too
+    const erased = await env.request('DELETE', `/api/v1/entries/${r.body.data.entryId}`, { key: t.privateKey });
+    expect(erased.status).toBe(200);
+    expect(
+      await queryOne<{ return_url: string | null }>(
+        env.db,
+        sql`select return_url from entries where id = ${r.body.data.entryId}`,
+      ),
+    ).toEqual({ return_url: null });
   });
 
   it("a stranger's page is ignored: the confirmation leads to the landing page, else the hosted page; never the stranger's origin", async () => {
