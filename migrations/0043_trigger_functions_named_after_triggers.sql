@@ -16,4 +16,5 @@ DROP FUNCTION IF EXISTS risk_windows_entries_update() CASCADE;--> statement-brea
 DROP FUNCTION IF EXISTS risk_windows_entries_delete() CASCADE;--> statement-breakpoint
 DROP FUNCTION IF EXISTS sharing_contests_delete() CASCADE;--> statement-breakpoint
 DROP FUNCTION IF EXISTS position_entries_delete() CASCADE;--> statement-breakpoint
-DROP FUNCTION IF EXISTS position_entries_insert() CASCADE;
+DROP FUNCTION IF EXISTS position_entries_insert() CASCADE;--> statement-breakpoint
+DROP FUNCTION IF EXISTS position_entries_update() CASCADE;
