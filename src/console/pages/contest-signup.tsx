@@ -15,7 +15,7 @@ import {
   themeSlots,
 } from '../../lib/share-channels.js';
 import { apiClient, type Credential, must } from '../api.js';
-import { CopyButton, ErrorLine, submitWith, useLoad, valuesOf } from '../ui.js';
+import { Action, CopyButton, ErrorLine, submitWith, useLoad, valuesOf } from '../ui.js';
 
 type Team = Extract<Credential, { kind: 'team' }>;
 
@@ -104,13 +104,7 @@ function SitesForm(props: { cred: Team; contestId: string; sites: string[]; onSa
           {props.sites.map((site) => (
             <li>
               <code>{site}</code>{' '}
-              <button
-                type="button"
-                class="link"
-                onClick={() => void save(props.sites.filter((x) => x !== site)).catch((e) => setError(String(e)))}
-              >
-                Remove {site}
-              </button>
+              <Action label={`Remove ${site}`} run={() => save(props.sites.filter((x) => x !== site))} />
             </li>
           ))}
         </ul>

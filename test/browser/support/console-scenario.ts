@@ -242,6 +242,10 @@ export async function scenario(browser: Browser, origin: string, runtime: string
     await expect
       .poll(() => page.locator('section[aria-labelledby="signup-embed-h"] [role="alert"]').textContent())
       .toContain('allowedOrigins must be origins like https://shop.example.com');
+    await page.getByRole('button', { name: 'Remove https://shop.example.com' }).click();
+    await expect.poll(() => page.locator('#allowed-sites').count()).toBe(0);
+    const none = await api(origin, 'GET', `/api/v1/contests/${contestId}/settings`, { key: privateKey });
+    expect(none.body.data.allowedOrigins).toEqual([]);
 
     await page.goBack();
     await expect.poll(() => page.locator('section[aria-labelledby="entries-h"] tbody tr').count()).toBe(3);
