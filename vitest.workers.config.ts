@@ -85,8 +85,9 @@ export default defineConfig({
           name: 'workerd',
           include: ['test/worker/**/*.workerd.test.ts'],
           globalSetup: ['test/worker/support/global-setup.ts'],
-          testTimeout: 30_000,
-          hookTimeout: 60_000,
+          // backstops for a hang, never measures (see vitest.config.ts)
+          testTimeout: 120_000,
+          hookTimeout: 120_000,
         },
       },
       {
@@ -94,7 +95,7 @@ export default defineConfig({
           name: 'servers',
           include: ['test/worker/**/*.node.test.ts'],
           pool: 'forks',
-          testTimeout: 60_000,
+          testTimeout: 120_000,
           hookTimeout: 120_000,
         },
       },
