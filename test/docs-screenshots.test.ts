@@ -6,11 +6,19 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { buildHash, CONSOLE_SHOTS, readManifest, type ShotSet, WIDGET_SHOTS } from './support/docs-shots.js';
+import {
+  buildHash,
+  CONSOLE_SHOTS,
+  HOSTED_SHOTS,
+  readManifest,
+  type ShotSet,
+  WIDGET_SHOTS,
+} from './support/docs-shots.js';
 
 const sets: [string, ShotSet, string][] = [
   ['the console', CONSOLE_SHOTS, 'test/browser/console-node.test.ts'],
   ['the sign-up widget', WIDGET_SHOTS, 'test/browser/widget-contest.test.ts'],
+  ['the hosted page', HOSTED_SHOTS, 'test/browser/hosted-page.test.ts'],
 ];
 
 describe.each(sets)("%s's screenshots in the docs", (_name, set, suite) => {

@@ -15,6 +15,13 @@ import {
   THEME_FONT_NAMES,
   THEME_RADIUS_MAX,
 } from '../lib/share-channels.js';
+import {
+  SIGNUP_FIELD_KEY,
+  SIGNUP_FIELD_LABEL_MAX,
+  SIGNUP_FIELD_OPTIONS_MAX,
+  SIGNUP_FIELD_TYPES,
+  SIGNUP_FIELDS_MAX,
+} from '../lib/signup-fields.js';
 
 const colour = (field: string) =>
   v.optional(
@@ -31,6 +38,43 @@ const riskLimit = (field: string) =>
 
 const isoDate = (field: string) =>
   v.pipe(v.string(`${field} must be an ISO 8601 date`), v.isoTimestamp(`${field} must be an ISO 8601 date`));
+
+const FIELD_KEY_MESSAGE =
+  'signupFields key must start with a letter, then letters, digits or _ (at most 40 characters)';
+const FIELD_LABEL_MESSAGE = `signupFields label must be text of 1 to ${SIGNUP_FIELD_LABEL_MAX} characters`;
+const FIELD_OPTIONS_MESSAGE = `signupFields options must be 1 to ${SIGNUP_FIELD_OPTIONS_MAX} different choices of 1 to ${SIGNUP_FIELD_LABEL_MAX} characters`;
+const fieldLabel = v.pipe(
+  v.string(FIELD_LABEL_MESSAGE),
+  v.trim(),
+  v.minLength(1, FIELD_LABEL_MESSAGE),
+  v.maxLength(SIGNUP_FIELD_LABEL_MAX, FIELD_LABEL_MESSAGE),
+  v.check((l) => !/[\u0000-\u001f\u007f]/.test(l), 'signupFields label must not contain control characters'),
+);
+
+/** One of a contest's own sign-up fields, as a settings body gives it. */
+const signupField = v.pipe(
+  v.strictObject(
+    {
+      key: v.pipe(v.string(FIELD_KEY_MESSAGE), v.regex(SIGNUP_FIELD_KEY, FIELD_KEY_MESSAGE)),
+      label: fieldLabel,
+      type: v.picklist(SIGNUP_FIELD_TYPES, `signupFields type must be one of ${SIGNUP_FIELD_TYPES.join(', ')}`),
+      required: v.optional(v.boolean('signupFields required must be a boolean'), false),
+      options: v.optional(
+        v.pipe(
+          v.array(fieldLabel, FIELD_OPTIONS_MESSAGE),
+          v.minLength(1, FIELD_OPTIONS_MESSAGE),
+          v.maxLength(SIGNUP_FIELD_OPTIONS_MAX, FIELD_OPTIONS_MESSAGE),
+          v.check((o) => new Set(o).size === o.length, FIELD_OPTIONS_MESSAGE),
+        ),
+      ),
+    },
+    'signupFields must be a list of {key, label, type, required, options}',
+  ),
+  v.check(
+    (f) => (f.type === 'select') === (f.options !== undefined),
+    'signupFields options are given for a select, and only for one',
+  ),
+);
 
 const PAGE_LEADERBOARD_MESSAGE = `pageLeaderboard must be a whole number from 0 to ${PAGE_LEADERBOARD_MAX}`;
 
@@ -159,6 +203,18 @@ const settingsEntries = {
   privacyUrl: httpsUrl(
     'privacyUrl',
     "the team's privacy policy, linked from the hosted page's footer: an https URL, or null",
+  ),
+  signupFields: v.pipe(
+    v.array(signupField, 'signupFields must be a list of {key, label, type, required, options}'),
+    v.maxLength(SIGNUP_FIELDS_MAX, `signupFields must have at most ${SIGNUP_FIELDS_MAX} fields`),
+    v.check((l) => new Set(l.map((f) => f.key.toLowerCase())).size === l.length, 'signupFields must not repeat a key'),
+    v.check(
+      (l) => l.every((f) => !['email', 'name', 'phone'].includes(f.key.toLowerCase())),
+      'signupFields key must not be email, name or phone (the form asks them itself)',
+    ),
+    v.description(
+      `the form's own fields beside the email and the name, in order (at most ${SIGNUP_FIELDS_MAX}): \`key\` (what the entry's customFieldData names the answer by), \`label\`, \`type\` (${SIGNUP_FIELD_TYPES.join(', ')}), \`required\` (default false; a required checkbox must be ticked), \`options\` (a select's choices). A sign-up's customFields are checked against them: an unknown key, a missing required answer or a wrong value is a 400 naming the field. A PATCH replaces the whole list`,
+    ),
   ),
   shareMessage: v.pipe(
     v.string('shareMessage must be a string'),

@@ -6,6 +6,7 @@ import type { RandomSource } from '../deps.js';
 import { Errors } from '../errors.js';
 import { isUuid, randomBase62 } from '../lib/crypto.js';
 import type { ShareChannel, Theme } from '../lib/share-channels.js';
+import type { SignupField } from '../lib/signup-fields.js';
 import type { ContestRow } from '../sql/contests.js';
 import { sqlOfTeam } from '../sql/scope.js';
 import { contestJson } from './contests.js';
@@ -44,6 +45,7 @@ export interface ContestSettings {
   shareMessage?: string;
   shareChannels?: ShareChannel[];
   theme?: Theme;
+  signupFields?: SignupField[];
 }
 
 export function slugify(title: string): string {
@@ -102,6 +104,7 @@ function settingsToColumns(s: ContestSettings): Partial<typeof contests.$inferIn
   if (s.shareMessage !== undefined) out.shareMessage = s.shareMessage;
   if (s.shareChannels !== undefined) out.shareChannels = s.shareChannels;
   if (s.theme !== undefined) out.theme = s.theme;
+  if (s.signupFields !== undefined) out.signupFields = s.signupFields;
   return out;
 }
 
@@ -193,6 +196,7 @@ interface AdminContestRow extends ContestRow {
   share_message: string;
   share_channels: ShareChannel[];
   theme: Theme;
+  signup_fields: SignupField[];
 }
 
 /** The columns of a contest with its settings, over `source` (contests, or a CTE of contests rows). */
@@ -242,6 +246,7 @@ function adminContestJson(row: AdminContestRow, now: Date) {
     shareMessage: row.share_message,
     shareChannels: row.share_channels,
     theme: row.theme,
+    signupFields: row.signup_fields,
     secrets: {
       shopifySecretSet: row.has_shopify_secret,
       stripeSecretSet: row.has_stripe_secret,

@@ -3,6 +3,7 @@ import * as v from 'valibot';
 import { nonNegInt, timestamp, uuid } from '../http/schemas.js';
 import { pageQuerySchema } from '../http/validate.js';
 import { SHARE_CHANNELS, THEME_FONT_NAMES } from '../lib/share-channels.js';
+import { SIGNUP_FIELD_TYPES } from '../lib/signup-fields.js';
 import { TOOL_TYPES } from '../sql/contests.js';
 
 /** A contest's look (each part optional: the widget's own default) */
@@ -12,6 +13,15 @@ export const Theme = v.strictObject({
   text: v.optional(v.string()),
   radius: v.optional(v.number()),
   font: v.optional(v.picklist(THEME_FONT_NAMES)),
+});
+
+/** One of a contest's own sign-up fields (its `signupFields`), as answered. */
+export const SignupField = v.strictObject({
+  key: v.string(),
+  label: v.string(),
+  type: v.picklist(SIGNUP_FIELD_TYPES),
+  required: v.boolean(),
+  options: v.optional(v.array(v.string())),
 });
 
 export const ContestStatus = v.picklist(['draft', 'active', 'ended', 'paused']);
@@ -80,6 +90,7 @@ export const AdminContest = v.strictObject({
   shareMessage: v.string(),
   shareChannels: v.array(v.picklist(SHARE_CHANNELS)),
   theme: Theme,
+  signupFields: v.array(SignupField),
   secrets: v.pipe(
     v.strictObject({ shopifySecretSet: v.boolean(), stripeSecretSet: v.boolean(), webhookSecretSet: v.boolean() }),
     v.description('whether each secret is set; secrets themselves are never shown'),

@@ -29,7 +29,7 @@ export function privacyRoutes() {
       responses: {
         200: {
           description:
-            'RFC 4180 CSV (CRLF, no BOM); header `id,email,name,phone,points,emailConfirmed,disqualified,referralCode,referredBy,referralsCount,riskLevel,createdAt,consentedAt,consentTextSha256,admittedAt`',
+            'RFC 4180 CSV (CRLF, no BOM); header `id,email,name,phone,points,emailConfirmed,disqualified,referralCode,referredBy,referralsCount,riskLevel,createdAt,consentedAt,consentTextSha256,admittedAt`, then `field.<key>` for each field of the contest (its signupFields) (its answer: text, true/false, or JSON)',
           content: { 'text/csv': { schema: { type: 'string' } } },
         },
         ...apiErrors({ access: 'private' }, { 400: true, 404: ['Contest not found'] }),

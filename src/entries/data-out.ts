@@ -24,6 +24,8 @@ import { entryDetailJson, entryDetailSql } from './entry-detail.js';
 
 export const EXPORT_HEADER =
   'id,email,name,phone,points,emailConfirmed,disqualified,referralCode,referredBy,referralsCount,riskLevel,createdAt,consentedAt,consentTextSha256,admittedAt';
+/** After the fixed columns, one per field of the contest's signupFields, in its order: `field.<key>`. */
+export const fieldColumn = (key: string) => `field.${key}`;
 export const EXPORT_PAGE_SIZE = 5000;
 
 /** The export's `riskLevel` cell: the entry's risk level (none, review, high), computed at creation. */
@@ -56,11 +58,19 @@ interface ExportRow {
   consented_at: Date | string | null;
   consent_text_sha256: string | null;
   admitted_at: Date | string | null;
+  custom_field_data: Record<string, unknown> | null;
   /** the keyset cursor, exact to the microsecond */
   cursor: string;
 }
 
-function csvLine(r: ExportRow): string {
+/** An answer to a sign-up field as a cell: text as it is, true/false, anything else as JSON. */
+function answerCell(value: unknown): string | boolean | null {
+  if (value === undefined || value === null) return null;
+  if (typeof value === 'string' || typeof value === 'boolean') return value;
+  return JSON.stringify(value);
+}
+
+function csvLine(r: ExportRow, fields: readonly string[]): string {
   return `${[
     r.id,
     r.email,
@@ -77,6 +87,7 @@ function csvLine(r: ExportRow): string {
     iso(r.consented_at),
     r.consent_text_sha256,
     iso(r.admitted_at),
+    ...fields.map((k) => answerCell(r.custom_field_data?.[k])),
   ]
     .map(csvCell)
     .join(',')}\r\n`;
@@ -84,7 +95,7 @@ function csvLine(r: ExportRow): string {
 
 const EXPORT_COLUMNS = sql`e.id, e.email, e.name, e.phone, e.points, e.email_confirmed, e.disqualified, e.referral_code,
   e.referred_by, (select count(*) from entries r where r.referred_by = e.id) as referrals_count,
-  ${SQL_EXPORT_RISK_LEVEL} as risk_level, e.created_at, e.consented_at, e.consent_text_sha256, e.admitted_at, e.created_at::text as cursor`;
+  ${SQL_EXPORT_RISK_LEVEL} as risk_level, e.created_at, e.consented_at, e.consent_text_sha256, e.admitted_at, e.custom_field_data, e.created_at::text as cursor`;
 
 /**
  * A page of the export: the list's filters as conditions; a search (a private key's: a substring
@@ -127,13 +138,16 @@ export async function exportEntries(
 ): Promise<EntriesExport> {
   if (!isUuid(contestId)) throw Errors.contestNotFound();
   const size = pages.pageSize ?? EXPORT_PAGE_SIZE;
-  const first = await query<ExportRow & { slug: string }>(
+  const first = await query<ExportRow & { slug: string; field_keys: string[] }>(
     db,
-    sql`with ${team.cte} c as (select id, slug from contests where id = ${contestId} and team_id = ${team.id})
-        select c.slug, p.* from c left join lateral (${pageSql(contestId, filters, null, size)}) p on true`,
+    sql`with ${team.cte} c as (select id, slug, signup_fields from contests where id = ${contestId} and team_id = ${team.id})
+        select c.slug, array(select f->>'key' from jsonb_array_elements(c.signup_fields) f) as field_keys, p.*
+        from c left join lateral (${pageSql(contestId, filters, null, size)}) p on true`,
   );
   if (!first[0]) throw Errors.contestNotFound();
   const slug = first[0].slug;
+  const fields = first[0].field_keys;
+  const header = [EXPORT_HEADER, ...fields.map((k) => csvCell(fieldColumn(k)))].join(',');
   const enc = new TextEncoder();
   let rows: ExportRow[] = first.filter((r) => r.id !== null);
   let headerSent = false;
@@ -150,11 +164,11 @@ export async function exportEntries(
         try {
           if (!headerSent) {
             headerSent = true;
-            controller.enqueue(enc.encode(`${EXPORT_HEADER}\r\n`));
+            controller.enqueue(enc.encode(`${header}\r\n`));
           }
           if (rows.length > 0) {
             let chunk = '';
-            for (const r of rows) chunk += csvLine(r);
+            for (const r of rows) chunk += csvLine(r, fields);
             const last = rows[rows.length - 1]!;
             rows = [];
             controller.enqueue(enc.encode(chunk));

@@ -1765,6 +1765,16 @@ export interface operations {
                     pageLeaderboard?: number;
                     /** @description the team's privacy policy, linked from the hosted page's footer: an https URL, or null */
                     privacyUrl?: string | null;
+                    /** @description the form's own fields beside the email and the name, in order (at most 10): `key` (what the entry's customFieldData names the answer by), `label`, `type` (text, email, select, checkbox, date), `required` (default false; a required checkbox must be ticked), `options` (a select's choices). A sign-up's customFields are checked against them: an unknown key, a missing required answer or a wrong value is a 400 naming the field. A PATCH replaces the whole list */
+                    signupFields?: {
+                        key: string;
+                        label: string;
+                        /** @enum {string} */
+                        type: "text" | "email" | "select" | "checkbox" | "date";
+                        /** @default false */
+                        required?: boolean;
+                        options?: string[];
+                    }[];
                     /** @description what the share buttons say, up to 280 characters; `{{link}}` (required) is the visitor's link. Default `Join me: {{link}}` */
                     shareMessage?: string;
                     /** @description the share buttons, in order; default x, facebook, linkedin, whatsapp, email */
@@ -1862,6 +1872,14 @@ export interface operations {
                                 /** @enum {string} */
                                 font?: "system" | "serif" | "rounded" | "mono";
                             };
+                            signupFields: {
+                                key: string;
+                                label: string;
+                                /** @enum {string} */
+                                type: "text" | "email" | "select" | "checkbox" | "date";
+                                required: boolean;
+                                options?: string[];
+                            }[];
                             /** @description whether each secret is set; secrets themselves are never shown */
                             secrets: {
                                 shopifySecretSet: boolean;
@@ -2183,6 +2201,16 @@ export interface operations {
                     pageLeaderboard?: number;
                     /** @description the team's privacy policy, linked from the hosted page's footer: an https URL, or null */
                     privacyUrl?: string | null;
+                    /** @description the form's own fields beside the email and the name, in order (at most 10): `key` (what the entry's customFieldData names the answer by), `label`, `type` (text, email, select, checkbox, date), `required` (default false; a required checkbox must be ticked), `options` (a select's choices). A sign-up's customFields are checked against them: an unknown key, a missing required answer or a wrong value is a 400 naming the field. A PATCH replaces the whole list */
+                    signupFields?: {
+                        key: string;
+                        label: string;
+                        /** @enum {string} */
+                        type: "text" | "email" | "select" | "checkbox" | "date";
+                        /** @default false */
+                        required?: boolean;
+                        options?: string[];
+                    }[];
                     /** @description what the share buttons say, up to 280 characters; `{{link}}` (required) is the visitor's link. Default `Join me: {{link}}` */
                     shareMessage?: string;
                     /** @description the share buttons, in order; default x, facebook, linkedin, whatsapp, email */
@@ -2280,6 +2308,14 @@ export interface operations {
                                 /** @enum {string} */
                                 font?: "system" | "serif" | "rounded" | "mono";
                             };
+                            signupFields: {
+                                key: string;
+                                label: string;
+                                /** @enum {string} */
+                                type: "text" | "email" | "select" | "checkbox" | "date";
+                                required: boolean;
+                                options?: string[];
+                            }[];
                             /** @description whether each secret is set; secrets themselves are never shown */
                             secrets: {
                                 shopifySecretSet: boolean;
@@ -2511,6 +2547,14 @@ export interface operations {
                                 /** @enum {string} */
                                 font?: "system" | "serif" | "rounded" | "mono";
                             };
+                            signupFields: {
+                                key: string;
+                                label: string;
+                                /** @enum {string} */
+                                type: "text" | "email" | "select" | "checkbox" | "date";
+                                required: boolean;
+                                options?: string[];
+                            }[];
                             /** @description whether each secret is set; secrets themselves are never shown */
                             secrets: {
                                 shopifySecretSet: boolean;
@@ -4051,6 +4095,15 @@ export interface operations {
                                 /** @enum {string} */
                                 font?: "system" | "serif" | "rounded" | "mono";
                             };
+                            /** @description the form's own fields after the email and the name, in order; a sign-up's customFields answer them */
+                            signupFields: {
+                                key: string;
+                                label: string;
+                                /** @enum {string} */
+                                type: "text" | "email" | "select" | "checkbox" | "date";
+                                required: boolean;
+                                options?: string[];
+                            }[];
                         };
                     };
                 };
@@ -12074,7 +12127,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description RFC 4180 CSV (CRLF, no BOM); header `id,email,name,phone,points,emailConfirmed,disqualified,referralCode,referredBy,referralsCount,riskLevel,createdAt,consentedAt,consentTextSha256,admittedAt` */
+            /** @description RFC 4180 CSV (CRLF, no BOM); header `id,email,name,phone,points,emailConfirmed,disqualified,referralCode,referredBy,referralsCount,riskLevel,createdAt,consentedAt,consentTextSha256,admittedAt`, then `field.<key>` for each field of the contest (its signupFields) (its answer: text, true/false, or JSON) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -13197,6 +13250,16 @@ export interface operations {
                     pageLeaderboard?: number;
                     /** @description the team's privacy policy, linked from the hosted page's footer: an https URL, or null */
                     privacyUrl?: string | null;
+                    /** @description the form's own fields beside the email and the name, in order (at most 10): `key` (what the entry's customFieldData names the answer by), `label`, `type` (text, email, select, checkbox, date), `required` (default false; a required checkbox must be ticked), `options` (a select's choices). A sign-up's customFields are checked against them: an unknown key, a missing required answer or a wrong value is a 400 naming the field. A PATCH replaces the whole list */
+                    signupFields?: {
+                        key: string;
+                        label: string;
+                        /** @enum {string} */
+                        type: "text" | "email" | "select" | "checkbox" | "date";
+                        /** @default false */
+                        required?: boolean;
+                        options?: string[];
+                    }[];
                     /** @description what the share buttons say, up to 280 characters; `{{link}}` (required) is the visitor's link. Default `Join me: {{link}}` */
                     shareMessage?: string;
                     /** @description the share buttons, in order; default x, facebook, linkedin, whatsapp, email */
@@ -13294,6 +13357,14 @@ export interface operations {
                                 /** @enum {string} */
                                 font?: "system" | "serif" | "rounded" | "mono";
                             };
+                            signupFields: {
+                                key: string;
+                                label: string;
+                                /** @enum {string} */
+                                type: "text" | "email" | "select" | "checkbox" | "date";
+                                required: boolean;
+                                options?: string[];
+                            }[];
                             /** @description whether each secret is set; secrets themselves are never shown */
                             secrets: {
                                 shopifySecretSet: boolean;
@@ -13498,6 +13569,16 @@ export interface operations {
                     pageLeaderboard?: number;
                     /** @description the team's privacy policy, linked from the hosted page's footer: an https URL, or null */
                     privacyUrl?: string | null;
+                    /** @description the form's own fields beside the email and the name, in order (at most 10): `key` (what the entry's customFieldData names the answer by), `label`, `type` (text, email, select, checkbox, date), `required` (default false; a required checkbox must be ticked), `options` (a select's choices). A sign-up's customFields are checked against them: an unknown key, a missing required answer or a wrong value is a 400 naming the field. A PATCH replaces the whole list */
+                    signupFields?: {
+                        key: string;
+                        label: string;
+                        /** @enum {string} */
+                        type: "text" | "email" | "select" | "checkbox" | "date";
+                        /** @default false */
+                        required?: boolean;
+                        options?: string[];
+                    }[];
                     /** @description what the share buttons say, up to 280 characters; `{{link}}` (required) is the visitor's link. Default `Join me: {{link}}` */
                     shareMessage?: string;
                     /** @description the share buttons, in order; default x, facebook, linkedin, whatsapp, email */
@@ -13595,6 +13676,14 @@ export interface operations {
                                 /** @enum {string} */
                                 font?: "system" | "serif" | "rounded" | "mono";
                             };
+                            signupFields: {
+                                key: string;
+                                label: string;
+                                /** @enum {string} */
+                                type: "text" | "email" | "select" | "checkbox" | "date";
+                                required: boolean;
+                                options?: string[];
+                            }[];
                             /** @description whether each secret is set; secrets themselves are never shown */
                             secrets: {
                                 shopifySecretSet: boolean;

@@ -1,6 +1,6 @@
 /** The button text a theme's accent gets: whichever of white and black reads on it at WCAG AA. */
 import { describe, expect, it } from 'vitest';
-import { contrastRatio, textOnAccent, themeVariables } from './share-channels.js';
+import { contrastRatio, mutedText, textOnAccent, themeVariables } from './share-channels.js';
 
 describe('text on an accent', () => {
   it('contrast ratios as WCAG computes them', () => {
@@ -36,5 +36,32 @@ describe('text on an accent', () => {
       ['--cs-accent-text', '#000000'],
     ]);
     expect(themeVariables({ radius: 4 }, '--cs-')).toEqual([['--cs-radius', '4px']]);
+  });
+
+  it('the quieter text of a theme reads at 4.5:1 or better on its background, whatever the pair', () => {
+    const hex = (n: number) => n.toString(16).padStart(2, '0');
+    const greys = Array.from({ length: 18 }, (_, i) => `#${hex(i * 15).repeat(3)}`);
+    let worst = 21;
+    for (const text of greys)
+      for (const background of greys)
+        if (contrastRatio(text, background) >= 4.5)
+          worst = Math.min(worst, contrastRatio(mutedText(text, background), background));
+    expect(worst).toBeGreaterThanOrEqual(4.5);
+    // a light text on a dark page: quieter, still light
+    expect(mutedText('#f9fafb', '#111827')).toBe('#bfc2c6');
+    // black text on the default white: a dark grey
+    expect(mutedText('#000000')).toBe('#404040');
+  });
+
+  it('a dark background takes light status colours; a light one keeps the defaults', () => {
+    const names = (t: Parameters<typeof themeVariables>[0]) => themeVariables(t, '--cs-').map(([n]) => n);
+    expect(themeVariables({ background: '#111827', text: '#f9fafb' }, '--cs-')).toEqual([
+      ['--cs-bg', '#111827'],
+      ['--cs-fg', '#f9fafb'],
+      ['--cs-muted', mutedText('#f9fafb', '#111827')],
+      ['--cs-err', '#fca5a5'],
+      ['--cs-ok', '#86efac'],
+    ]);
+    expect(names({ background: '#fef3c7' })).toEqual(['--cs-bg']);
   });
 });

@@ -85,18 +85,48 @@ export function textOnAccent(accent: string): '#ffffff' | '#000000' {
   return contrastRatio(accent, '#ffffff') >= 4.5 ? '#ffffff' : '#000000';
 }
 
+/** `a` mixed with `b`, `share` of `a` (0 to 1), as `#rrggbb`. */
+function mix(a: string, b: string, share: number): string {
+  const ch = (hex: string, i: number) => Number.parseInt(hex.slice(i, i + 2), 16);
+  return `#${[1, 3, 5]
+    .map((i) =>
+      Math.round(ch(a, i) * share + ch(b, i) * (1 - share))
+        .toString(16)
+        .padStart(2, '0'),
+    )
+    .join('')}`;
+}
+
+/** A background this dark takes light status colours (its luminance; white is 1). */
+const DARK_BACKGROUND = 0.18;
+
+/**
+ * The quieter text of a theme with its own text colour: three quarters text, one quarter
+ * background, while that still reads at 4.5:1 on the background; else the text colour itself.
+ */
+export function mutedText(text: string, background = '#ffffff'): string {
+  const muted = mix(text, background, 0.75);
+  return contrastRatio(muted, background) >= 4.5 ? muted : text;
+}
+
 /**
  * A theme as the widget's CSS custom properties: `--<prefix>accent`, `…accent-text` (white or
- * black, whichever reads on the accent: textOnAccent), `…bg`, `…fg`, `…radius`, `…font`, each with its value, or undefined where the theme leaves the part to the widget. The
+ * black, whichever reads on the accent: textOnAccent), `…bg`, `…fg`, `…muted` (the quieter
+ * text: mutedText), `…err` and `…ok` (light red and green on a dark background), `…radius`,
+ * `…font`, each with its value, or undefined where the theme leaves the part to the widget. The
  * hosted page writes the set ones as `--cs-…` (the page's own variables); the widget as its
  * defaults `--cs-t-…`, under whatever the page sets; the console's preview sets and clears them.
  */
 export function themeSlots(theme: Theme, prefix: string): [string, string | undefined][] {
+  const dark = theme.background !== undefined && luminance(theme.background) < DARK_BACKGROUND;
   return [
     [`${prefix}accent`, theme.accent],
     [`${prefix}accent-text`, theme.accent ? textOnAccent(theme.accent) : undefined],
     [`${prefix}bg`, theme.background],
     [`${prefix}fg`, theme.text],
+    [`${prefix}muted`, theme.text ? mutedText(theme.text, theme.background) : undefined],
+    [`${prefix}err`, dark ? '#fca5a5' : undefined],
+    [`${prefix}ok`, dark ? '#86efac' : undefined],
     [`${prefix}radius`, theme.radius === undefined ? undefined : `${theme.radius}px`],
     [`${prefix}font`, theme.font ? THEME_FONTS[theme.font] : undefined],
   ];

@@ -11,6 +11,7 @@ import { type Db, num, queryOne } from '../db/client.js';
 import { isUuid, toBase64 } from '../lib/crypto.js';
 import { escapeHtml, htmlDocument } from '../lib/html.js';
 import { type Theme, themeVariables } from '../lib/share-channels.js';
+import type { SignupField } from '../lib/signup-fields.js';
 import { sqlPublicRewardJson, sqlRewardOrder } from '../rewards/rewards.js';
 
 export interface HostedContest {
@@ -25,6 +26,8 @@ export interface HostedContest {
   consentText: string | null;
   theme: Theme;
   botCheck: 'off' | 'turnstile';
+  /** the form's own fields (the widget draws them; the page keeps their room) */
+  signupFields: SignupField[];
   publicCacheSeconds: number;
   /** when sign-ups end (null: evergreen or no end date) */
   endDate: Date | null;
@@ -60,6 +63,7 @@ export async function hostedContest(db: Db, contestId: string): Promise<HostedCo
     consent_text: string | null;
     theme: Theme;
     bot_check: 'off' | 'turnstile';
+    signup_fields: SignupField[];
     public_cache_seconds: number;
     end_date: Date | string | null;
     status: string;
@@ -68,7 +72,7 @@ export async function hostedContest(db: Db, contestId: string): Promise<HostedCo
     board: { name: string | null; points: number }[];
   }>(
     db,
-    sql`select c.id, c.title, c.description, c.image_url, c.logo_url, c.rules_url, c.privacy_url, c.consent_text, c.theme, c.bot_check, c.public_cache_seconds,
+    sql`select c.id, c.title, c.description, c.image_url, c.logo_url, c.rules_url, c.privacy_url, c.consent_text, c.theme, c.bot_check, c.signup_fields, c.public_cache_seconds,
           case when c.is_evergreen then null else c.end_date end as end_date, c.status,
           (select coalesce(sum(s.confirmed), 0) from contest_stats s where s.contest_id = c.id) as joined,
           (select coalesce(json_agg(${sqlPublicRewardJson('r')} order by ${sqlRewardOrder('r')}), '[]')
@@ -90,6 +94,7 @@ export async function hostedContest(db: Db, contestId: string): Promise<HostedCo
     consentText: row.consent_text,
     theme: row.theme,
     botCheck: row.bot_check,
+    signupFields: row.signup_fields,
     publicCacheSeconds: row.public_cache_seconds,
     endDate: row.end_date === null ? null : new Date(row.end_date),
     status: row.status,
@@ -172,7 +177,8 @@ export function endDateWords(d: Date): string {
  * than a gap under a shorter form.
  */
 function formHeight(c: HostedContest): number {
-  return 280 + (c.consentText ? 60 : 0) + (c.botCheck === 'turnstile' ? 70 : 0);
+  const fields = c.signupFields.reduce((h, f) => h + (f.type === 'checkbox' ? 40 : 78), 0);
+  return 280 + fields + (c.consentText ? 60 : 0) + (c.botCheck === 'turnstile' ? 70 : 0);
 }
 
 export interface HostedPage {

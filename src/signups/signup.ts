@@ -5,7 +5,9 @@
  * which); the entry keeps when and the SHA-256 of the text; its token is stored; for an email
  * already entered, its owner gets a fresh token by email when the contest has a landing page, at
  * most once per 10 minutes. Either email goes only within the mailbox's hourly share across the
- * team's contests (src/sql/mailbox.ts), and a visitor's sign-up sends no name it typed.
+ * team's contests (src/sql/mailbox.ts), and a visitor's sign-up sends no name it typed. Its
+ * customFields are checked against the contest's signupFields in the same statement
+ * (ce_signup_fields_error): a wrong answer writes nothing and answers 400 naming the field.
  */
 import { type SQL, sql } from 'drizzle-orm';
 import { type Db, num } from '../db/client.js';
@@ -13,7 +15,9 @@ import type { Team } from '../db/team.js';
 import type { RandomSource } from '../deps.js';
 import { type CreateEntryInput, entryCreateInput } from '../entries/create.js';
 import { Errors } from '../errors.js';
+import { EMAIL_MAX } from '../lib/email.js';
 import type { ShareChannel } from '../lib/share-channels.js';
+import { SIGNUP_FIELD_TEXT_MAX } from '../lib/signup-fields.js';
 import { sqlAllowedReturn, sqlContestOpen, sqlLandingUrl } from '../sql/contests.js';
 import { type EntryCreateExtension, type EntryCreateResult, runEntryCreate } from '../sql/entry-create.js';
 import { sqlMailboxWindow } from '../sql/mailbox.js';
@@ -49,6 +53,8 @@ export interface SignupOptions {
 interface SignupRow {
   signup_closed: boolean;
   consent_missing: boolean;
+  /** what is wrong with the sign-up's customFields for the contest's signupFields, or null */
+  fields_error: string | null;
   bot_check_failed: boolean;
   new_confirmation_required: boolean | null;
   new_position: number | string | null;
@@ -76,7 +82,7 @@ export async function createSignup(
     { ...ctx, source: 'signup' },
     contest,
     parsed,
-    signupParts(signup, ctx.now, ctx.now.toISOString(), ctx.publicUrl),
+    signupParts(signup, parsed.customFieldData, ctx.now, ctx.now.toISOString(), ctx.publicUrl),
   );
   const row = result.row;
   const position = row.new_position;
@@ -94,8 +100,16 @@ export async function createSignup(
 }
 
 /** The parts a sign-up adds to the entry create statement (the contract: src/sql/entry-create.ts). */
-function signupParts(signup: SignupOptions, at: Date, now: string, publicUrl: string): EntryCreateExtension<SignupRow> {
+function signupParts(
+  signup: SignupOptions,
+  customFields: Record<string, unknown> | null,
+  at: Date,
+  now: string,
+  publicUrl: string,
+): EntryCreateExtension<SignupRow> {
   const open = sqlContestOpen(at, 'c');
+  const fieldsError = sql`ce_signup_fields_error(c.signup_fields, ${customFields === null ? null : JSON.stringify(customFields)}::jsonb,
+              ${SIGNUP_FIELD_TEXT_MAX}::int, ${EMAIL_MAX}::int)`;
   const link = signup.statusLink.mail({
     title: sql`c.title`,
     name: signup.visitor ? sql`null::text` : sql`sl.name`,
@@ -109,12 +123,14 @@ function signupParts(signup: SignupOptions, at: Date, now: string, publicUrl: st
       if (row.signup_closed) throw Errors.signupClosed();
       if (row.bot_check_failed) throw signup.botCheckError ?? Errors.botCheckFailed();
       if (row.consent_missing) throw Errors.consentRequired();
+      if (row.fields_error) throw Errors.validation(row.fields_error);
     },
     isOpen: sql`(${open} and c.public_signup and (c.bot_check = 'off' or ${signup.botChecked}::boolean)
-              and (c.consent_text is null or ${signup.consent}::boolean))`,
+              and (c.consent_text is null or ${signup.consent}::boolean) and ${fieldsError} is null)`,
     contestColumns: sql`, not c.public_signup as signup_closed,
               (c.public_signup and c.bot_check = 'turnstile' and not ${signup.botChecked}::boolean) as bot_check_failed,
               (c.public_signup and c.consent_text is not null and not ${signup.consent}::boolean) as consent_missing,
+              case when c.public_signup then ${fieldsError} end as fields_error,
               c.consent_text, ${sqlAllowedReturn(signup.returnPage, 'c')} as return_url,
               coalesce(${sqlAllowedReturn(signup.returnPage, 'c')}, ${sqlLandingUrl('c', publicUrl)}) as landing_url`,
     insertColumns: sql`, consented_at, consent_text_sha256, channel, return_url`,
@@ -154,6 +170,7 @@ function signupParts(signup: SignupOptions, at: Date, now: string, publicUrl: st
     select: sql`,
             coalesce((select signup_closed from c), false) as signup_closed,
             coalesce((select consent_missing from c), false) as consent_missing,
+            (select fields_error from c) as fields_error,
             coalesce((select bot_check_failed from c), false) as bot_check_failed,
             (select require_email_confirmation from c) as new_confirmation_required,
             (select ${sqlPosition('ins')} from ins) as new_position,

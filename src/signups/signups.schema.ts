@@ -1,6 +1,6 @@
 /** Bodies and answers of sign-ups from a page and of the visitor's own entry (/me). */
 import * as v from 'valibot';
-import { Theme } from '../contests/contests.schema.js';
+import { SignupField, Theme } from '../contests/contests.schema.js';
 import { CUSTOM_FIELDS_MAX_BYTES, CUSTOM_FIELDS_MAX_DEPTH, createEntrySchema } from '../entries/entries.js';
 import { nonNegInt, timestamp, uuid } from '../http/schemas.js';
 import { returnPage } from '../lib/origins.js';
@@ -26,7 +26,7 @@ export const SignupBody = v.object({
       v.pipe(
         v.record(v.string(), v.unknown(), 'customFields must be an object'),
         v.description(
-          `the contest's own fields: any JSON object, at most ${CUSTOM_FIELDS_MAX_DEPTH} levels deep and ${CUSTOM_FIELDS_MAX_BYTES} bytes (kept as the entry's customFieldData)`,
+          `the answers to the contest's signupFields, by key (kept as the entry's customFieldData): each checked against its field, and no other key (400 naming the field). A contest without signupFields takes any JSON object, at most ${CUSTOM_FIELDS_MAX_DEPTH} levels deep and ${CUSTOM_FIELDS_MAX_BYTES} bytes`,
         ),
       ),
     ),
@@ -110,6 +110,10 @@ export const SignupConfig = v.strictObject({
   shareMessage: v.pipe(v.string(), v.description("what the share buttons say; `{{link}}` is the visitor's link")),
   shareChannels: v.pipe(v.array(v.picklist(SHARE_CHANNELS)), v.description('the share buttons, in order')),
   theme: v.pipe(Theme, v.description("the contest's look (each part optional)")),
+  signupFields: v.pipe(
+    v.array(SignupField),
+    v.description("the form's own fields after the email and the name, in order; a sign-up's customFields answer them"),
+  ),
 });
 
 export const Me = v.strictObject({

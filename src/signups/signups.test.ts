@@ -350,6 +350,7 @@ describe('POST /contests/{contestId}/signup', () => {
       shareMessage: 'Join me: {{link}}',
       shareChannels: ['x', 'facebook', 'linkedin', 'whatsapp', 'email', 'copy', 'native'],
       theme: {},
+      signupFields: [],
     });
     expect((await env.request('GET', `/api/v1/contests/${id}/signup`, { key: other.publicKey })).status).toBe(404);
     expect(

@@ -8,6 +8,7 @@ import type { Team } from '../db/team.js';
 import { Errors } from '../errors.js';
 import { isUuid, sha256Hex } from '../lib/crypto.js';
 import type { ShareChannel, Theme } from '../lib/share-channels.js';
+import type { SignupField } from '../lib/signup-fields.js';
 import { sqlEntryRewards } from '../rewards/rewards.js';
 import { sqlLandingUrl } from '../sql/contests.js';
 import { sqlCountingTotal, sqlPosition } from '../sql/positions.js';
@@ -34,11 +35,12 @@ export async function signupConfig(
     share_message: string;
     share_channels: ShareChannel[];
     theme: Theme;
+    signup_fields: SignupField[];
   }>(
     db,
     sql`with ${team.cte} c as (select * from contests c where c.id = ${contestId} and ${sqlOfTeam(team, 'c')})
         select id, title, description, mode, public_signup, consent_text, bot_check,
-          ${sqlLandingUrl('c', publicUrl)} is not null as sends_link, share_message, share_channels, theme from c`,
+          ${sqlLandingUrl('c', publicUrl)} is not null as sends_link, share_message, share_channels, theme, signup_fields from c`,
   );
   if (!row) throw Errors.contestNotFound();
   return {
@@ -54,6 +56,7 @@ export async function signupConfig(
     shareMessage: row.share_message,
     shareChannels: row.share_channels,
     theme: row.theme,
+    signupFields: row.signup_fields,
   };
 }
 

@@ -2,15 +2,16 @@
  * A contest's hosted page (GET /c/{contestId}) in a real headless Chromium against the real app:
  * the page renders the widget without a key under its own CSP (no violation), a share link's
  * visit is counted once per browser, the visitor signs up with the channel of the link, confirms
- * by the email's link and lands back on the page with their place. axe-core at 320 and 1280 px:
+ * by the email's link and lands back on the page with their place. axe-core at 320, 390 and 1280 px:
  * 0 serious or critical violations on the form and on the visitor's place.
  */
 import type { Server } from 'node:http';
 import { sql } from 'drizzle-orm';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { HOSTED_SHOTS, refreshShots } from '../support/docs-shots.js';
 import { createTestEnv, queryOne, type TeamFixture, type TestEnv } from '../support/harness.js';
-import { axeAtTwoWidths } from './support/axe.js';
+import { ARTIFACTS, axeAtWidths } from './support/axe.js';
 import { CHROMIUM, launchChromium, warnIfNoChromium } from './support/chromium.js';
 import { closeAll, serveApp } from './support/shop.js';
 
@@ -36,7 +37,7 @@ describe.skipIf(!CHROMIUM)('the hosted page in a real browser', () => {
     await env?.close();
   });
 
-  const axe = (page: Page, name: string) => axeAtTwoWidths(page, 'hosted', name);
+  const axe = (page: Page, name: string) => axeAtWidths(page, 'hosted', name);
 
   it('renders the widget without a key, counts the visit once, signs up with the channel, confirms back to the page', async () => {
     const c = await env.contest(team.teamId, { requireEmailConfirmation: false, title: 'Hosted giveaway' });
@@ -143,5 +144,98 @@ describe.skipIf(!CHROMIUM)('the hosted page in a real browser', () => {
     expect(problems).toEqual([]);
     expect(other).toEqual([]);
     await ctx.close();
+  });
+
+  it('a dark theme with the contest own fields: each state (form, unconfirmed, status, unlocked, ended) passes axe at 320, 390 and 1280 px', async () => {
+    const c = await env.contest(team.teamId, { title: 'Night market' });
+    const patched = await env.request('PATCH', `/api/v1/contests/${c.id}`, {
+      key: team.privateKey,
+      body: {
+        publicSignup: true,
+        description: 'Tell us about your shop and win a stall.',
+        theme: { background: '#111827', text: '#f9fafb', accent: '#a78bfa', radius: 12 },
+        consentText: 'I agree to receive emails about the market.',
+        signupFields: [
+          { key: 'shop', label: 'Your shop', type: 'text', required: true },
+          { key: 'kind', label: 'What you sell', type: 'select', options: ['Food', 'Crafts', 'Books'], required: true },
+          { key: 'opening', label: 'Opening day', type: 'date' },
+          { key: 'newsletter', label: 'Send me the market letter', type: 'checkbox' },
+        ],
+        privacyUrl: 'https://acme.example/privacy',
+      },
+    });
+    expect(patched.status, patched.text).toBe(200);
+    const prize = await env.request('POST', `/api/v1/contests/${c.id}/rewards`, {
+      key: team.privateKey,
+      body: { name: 'Free stall', description: 'A stall for one night.', pointsRequired: 50, code: 'STALL50' },
+    });
+    expect(prize.status, prize.text).toBe(201);
+
+    const ctx = await browser.newContext({
+      viewport: { width: 390, height: 844 },
+      colorScheme: 'dark',
+      permissions: ['clipboard-read', 'clipboard-write'],
+    });
+    const page = await ctx.newPage();
+    const problems: string[] = [];
+    page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
+    page.on('console', (m) => {
+      if (m.type() === 'error' && !/status of 401/.test(m.text())) problems.push(`console: ${m.text()}`);
+    });
+    await page.goto(`${origin}/c/${c.id}`);
+    const w = page.locator('contest-signup');
+    await w.getByLabel('Your shop').waitFor();
+    const dark = (view: string) => axeAtWidths(page, 'hosted-dark', view);
+    await dark('form');
+
+    // a required field left empty: said in the widget's words, focused, nothing sent
+    await w.getByLabel('Email', { exact: true }).fill('stall@example.com');
+    await w.getByRole('button', { name: 'Join' }).click();
+    await w.getByText('Please fill in “Your shop”.').waitFor();
+    expect(await w.getByLabel('Your shop').evaluate((e) => e === (e.getRootNode() as ShadowRoot).activeElement)).toBe(
+      true,
+    );
+    await w.getByLabel('Your shop').fill('Pickles & Co');
+    await w.getByLabel('What you sell').selectOption('Food');
+    await w.getByLabel('Opening day (optional)').fill('2027-03-14');
+    await w.getByLabel('I agree to receive emails about the market.').check();
+    await w.getByRole('button', { name: 'Join' }).click();
+    await w.getByText('Check your inbox').waitFor();
+    const entry = await queryOne<{ custom_field_data: unknown }>(
+      env.db,
+      sql`select custom_field_data from entries where email = 'stall@example.com'`,
+    );
+    expect(entry?.custom_field_data).toEqual({ shop: 'Pickles & Co', kind: 'Food', opening: '2027-03-14' });
+    await dark('unconfirmed');
+
+    await env.settle();
+    const mail = env.sent.find((m) => m.to === 'stall@example.com')!;
+    const confirm = /\/api\/confirm\/([A-Za-z0-9]{32})/.exec(mail.text)![1]!;
+    await page.goto(`${origin}/api/confirm/${confirm}`);
+    await w.getByText(/You are #\d+ of \d+/).waitFor();
+    await dark('status');
+
+    const id = (await queryOne<{ id: string }>(env.db, sql`select id from entries where email = 'stall@example.com'`))!
+      .id;
+    const up = await env.request('POST', `/api/v1/entries/${id}/points`, {
+      key: team.privateKey,
+      body: { points: 50, reason: 'stall' },
+    });
+    expect(up.status, up.text).toBe(200);
+    await page.reload();
+    await w.getByText('Your code: STALL50').waitFor();
+    await dark('unlocked');
+
+    const ended = await env.request('PATCH', `/api/v1/contests/${c.id}`, {
+      key: team.privateKey,
+      body: { status: 'ended' },
+    });
+    expect(ended.status, ended.text).toBe(200);
+    await page.reload();
+    await page.getByText('This contest has ended').waitFor();
+    await dark('ended');
+    expect(problems).toEqual([]);
+    await ctx.close();
+    refreshShots(HOSTED_SHOTS, ARTIFACTS);
   });
 });

@@ -4,14 +4,14 @@
  * (scripts and requests only to the API's origin, no inline style): a visitor arrives with
  * `?ref=CODE`, signs up with consent, is told to check their inbox, confirms, and on their next
  * visit sees their position of total, points, referrals and their own share link. axe-core runs
- * on the form and on the visitor's page at 320 and 1280 px: 0 serious or critical violations.
+ * on the form and on the visitor's page at 320, 390 and 1280 px: 0 serious or critical violations.
  */
 import type { Server } from 'node:http';
 import { sql } from 'drizzle-orm';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestEnv, queryOne, type TeamFixture, type TestEnv } from '../support/harness.js';
-import { axeAtTwoWidths } from './support/axe.js';
+import { axeAtWidths } from './support/axe.js';
 import { CHROMIUM, launchChromium, warnIfNoChromium } from './support/chromium.js';
 import { closeAll, serveApp, serveShop } from './support/shop.js';
 
@@ -44,7 +44,7 @@ describe.skipIf(!CHROMIUM)('the sign-up widget in a real browser, on a page of a
     await env?.close();
   });
 
-  const axe = (page: Page, name: string) => axeAtTwoWidths(page, 'signup', name);
+  const axe = (page: Page, name: string) => axeAtWidths(page, 'signup', name);
 
   it('a visitor with ?ref= signs up, confirms, and sees their position and their share link', async () => {
     const c = await env.contest(team.teamId, {

@@ -1,7 +1,8 @@
 /**
  * The screenshots in the docs, each set taken by a Chromium suite of what it shows: the console's
  * (docs/console.md, by test/browser/console-node.test.ts) and the sign-up widget's views
- * (docs/signups.md, by test/browser/widget-contest.test.ts). A set's manifest names the build it
+ * (docs/signups.md, by test/browser/widget-contest.test.ts) and the hosted page's states (docs/signups.md,
+ * by test/browser/hosted-page.test.ts). A set's manifest names the build it
  * was taken of; the suite takes the set again whenever that build has changed since, and
  * test/docs-screenshots.test.ts fails while a set is older than its build.
  */
@@ -44,6 +45,20 @@ export const WIDGET_SHOTS: ShotSet = {
     'unconfirmed-320.png': 'widget-node-unconfirmed-320',
     'status-1280.png': 'widget-node-status-actions-1280',
     'ladder-320.png': 'widget-node-ladder-320',
+  },
+};
+
+/** The hosted page in a dark theme with the contest's own fields, in each state (test/browser/hosted-page.test.ts). */
+export const HOSTED_SHOTS: ShotSet = {
+  page: 'docs/signups.md',
+  dir: 'docs/hosted',
+  build: ['src/signups/widget/bundle.generated.ts', 'src/signups/page.ts'],
+  shots: {
+    'form-390.png': 'hosted-dark-form-390',
+    'unconfirmed-390.png': 'hosted-dark-unconfirmed-390',
+    'status-390.png': 'hosted-dark-status-390',
+    'unlocked-1280.png': 'hosted-dark-unlocked-1280',
+    'ended-390.png': 'hosted-dark-ended-390',
   },
 };
 

@@ -16,6 +16,7 @@ import {
 } from '../../lib/share-channels.js';
 import { apiClient, type Credential, must } from '../api.js';
 import { Action, CopyButton, ErrorLine, submitWith, useLoad, valuesOf } from '../ui.js';
+import { FieldsForm } from './signup-fields.js';
 
 type Team = Extract<Credential, { kind: 'team' }>;
 
@@ -148,6 +149,17 @@ export function SignupEmbed(props: { cred: Team; contestId: string }) {
           contestId={props.contestId}
           sites={settings.data.data.allowedOrigins}
           onSaved={settings.reload}
+        />
+      ) : null}
+      {settings.data ? (
+        <FieldsForm
+          cred={props.cred}
+          contestId={props.contestId}
+          fields={settings.data.data.signupFields}
+          onSaved={() => {
+            settings.reload();
+            setShown((n) => n + 1);
+          }}
         />
       ) : null}
       <p>

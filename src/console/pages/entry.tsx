@@ -92,6 +92,7 @@ export function EntryPage(props: { cred: Team; entryId: string }) {
           </dd>
         </div>
       </dl>
+      <Answers data={e.customFieldData} />
 
       <details class="edit-entry">
         <summary>Edit name, email or phone</summary>
@@ -284,5 +285,32 @@ export function EntryPage(props: { cred: Team; entryId: string }) {
         </p>
       </section>
     </>
+  );
+}
+
+/** What the person answered to the contest's own sign-up fields (its customFieldData), by key. */
+function Answers(props: { data: Record<string, unknown> | null }) {
+  const answers = Object.entries(props.data ?? {});
+  if (answers.length === 0) return null;
+  return (
+    <section aria-labelledby="answers-h">
+      <h2 id="answers-h">Sign-up answers</h2>
+      <dl class="facts" id="entry-answers">
+        {answers.map(([key, value]) => (
+          <div class="sentence">
+            <dt>{key}</dt>
+            <dd>
+              {typeof value === 'string'
+                ? value
+                : typeof value === 'boolean'
+                  ? value
+                    ? 'yes'
+                    : 'no'
+                  : JSON.stringify(value)}
+            </dd>
+          </div>
+        ))}
+      </dl>
+    </section>
   );
 }

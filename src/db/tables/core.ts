@@ -16,6 +16,7 @@ import {
 } from 'drizzle-orm/pg-core';
 import { PAGE_LEADERBOARD_MAX } from '../../lib/page.js';
 import { RISK_PER_HOUR_MAX } from '../../lib/risk-limits.js';
+import { SIGNUP_FIELDS_MAX } from '../../lib/signup-fields.js';
 import { bytea, createdAt, defaultShareChannels, id, shareChannelList, ts } from './columns.js';
 
 const riskMax = sql.raw(String(RISK_PER_HOUR_MAX));
@@ -131,6 +132,11 @@ export const contests = pgTable(
     shareChannels: text('share_channels').array().notNull().default(defaultShareChannels),
     /** the look of the widget and the hosted page: {accent, background, text, radius, font}, each optional */
     theme: jsonb('theme').notNull().default(sql`'{}'::jsonb`),
+    /**
+     * the form's own fields beside the email and the name (src/lib/signup-fields.ts): a list of
+     * {key, label, type, required, options}; a sign-up's answers are checked against it
+     */
+    signupFields: jsonb('signup_fields').notNull().default(sql`'[]'::jsonb`),
     updatedAt: ts('updated_at').notNull().defaultNow(),
   },
   (t) => [
@@ -142,6 +148,10 @@ export const contests = pgTable(
     check(
       'contests_page_leaderboard_ck',
       sql`${t.pageLeaderboard} between 0 and ${sql.raw(String(PAGE_LEADERBOARD_MAX))}`,
+    ),
+    check(
+      'contests_signup_fields_ck',
+      sql`jsonb_typeof(${t.signupFields}) = 'array' and jsonb_array_length(${t.signupFields}) <= ${sql.raw(String(SIGNUP_FIELDS_MAX))}`,
     ),
     check('contests_bot_check_ck', sql`${t.botCheck} in ('off', 'turnstile')`),
     check('contests_share_message_ck', sql`char_length(${t.shareMessage}) <= 280`),

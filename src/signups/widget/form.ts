@@ -1,9 +1,11 @@
 /**
- * The sign-up form: email, name, the contest's consent (when it asks for one), Turnstile (when
- * the contest uses it), and what the API answers said in the visitor's words.
+ * The sign-up form: email, name, the contest's own fields (fields.ts), its consent (when it asks
+ * for one), Turnstile (when the contest uses it), and what the API answers said in the visitor's
+ * words.
  */
 import { ApiError, type SignedUp } from './api.js';
 import { el } from './dom.js';
+import { type CustomFields, customFields } from './fields.js';
 import { refOfPage, returnUrlOfPage, viaOfPage } from './sharing.js';
 import type { Strings } from './strings.js';
 import type { View } from './view.js';
@@ -22,6 +24,7 @@ interface Fields {
   email: HTMLInputElement;
   name: HTMLInputElement;
   consent: HTMLInputElement;
+  custom: CustomFields;
   submit: HTMLElement;
   msg: HTMLElement;
 }
@@ -46,6 +49,7 @@ export function signupForm(v: View, notice: string | undefined, outcome: FormOut
     }) as HTMLInputElement,
     name: el('input', { id: 'cs-name', type: 'text', name: 'name', autocomplete: 'name' }) as HTMLInputElement,
     consent: el('input', { id: 'cs-consent', type: 'checkbox', name: 'consent' }) as HTMLInputElement,
+    custom: customFields(v, c.signupFields ?? []),
     submit: el('button', { type: 'submit' }, v.t('submit')),
     msg: el('p', { class: 'msg', role: 'status', 'aria-live': 'polite' }, notice ?? ''),
   };
@@ -57,6 +61,7 @@ export function signupForm(v: View, notice: string | undefined, outcome: FormOut
     f.email,
     el('label', { for: 'cs-name' }, v.t('name')),
     f.name,
+    ...f.custom.nodes,
     ...(c.consentText
       ? [el('label', { class: 'consent', for: 'cs-consent' }, f.consent, el('span', {}, c.consentText))]
       : []),
@@ -112,6 +117,12 @@ async function submit(v: View, f: Fields, turnstileToken: string | null, outcome
     f.email.focus();
     return;
   }
+  const problem = f.custom.problem();
+  if (problem) {
+    say(problem.message, true);
+    problem.input.focus();
+    return;
+  }
   if (c.consentText && !f.consent.checked) {
     say(v.t('consentRequired'), true);
     f.consent.focus();
@@ -123,11 +134,13 @@ async function submit(v: View, f: Fields, turnstileToken: string | null, outcome
   const via = viaOfPage();
   const name = f.name.value.trim();
   const returnUrl = returnUrlOfPage();
+  const custom = f.custom.values();
   try {
     const created = await v.api<SignedUp>('POST', `${v.path}/signup`, {
       body: {
         email,
         ...(name ? { name } : {}),
+        ...(custom ? { customFields: custom } : {}),
         ...(ref ? { referralCode: ref } : {}),
         ...(via ? { channel: via } : {}),
         ...(c.consentText ? { consent: true } : {}),
@@ -142,6 +155,12 @@ async function submit(v: View, f: Fields, turnstileToken: string | null, outcome
   } catch (e) {
     const err = e instanceof ApiError ? e : new ApiError(0, '');
     f.submit.removeAttribute('aria-disabled');
+    const field = err.status === 400 ? f.custom.named(err.message) : null;
+    if (field) {
+      say(field.message, true);
+      field.input.focus();
+      return;
+    }
     const key = KNOWN[err.message] ?? (err.status === 429 ? 'tooMany' : err.status === 503 ? 'unavailable' : 'error');
     say(v.t(key), true);
   }

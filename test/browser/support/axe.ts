@@ -1,5 +1,5 @@
 /**
- * axe-core on a page at 320 and 1280 px: the serious and critical violations (the suites expect
+ * axe-core on a page at 320, 390 and 1280 px (a small phone, a common phone, a laptop): the serious and critical violations (the suites expect
  * none), a full-page screenshot of each width into test/artifacts (`<prefix>-<name>-<width>.png`),
  * and no sideways scroll.
  */
@@ -11,22 +11,36 @@ import { expect } from 'vitest';
 export const ARTIFACTS = join(process.cwd(), 'test/artifacts');
 const AXE = readFileSync(join(process.cwd(), 'node_modules/axe-core/axe.min.js'), 'utf8');
 
-export async function axeAtTwoWidths(page: Page, prefix: string, name: string) {
+export async function axeAtWidths(page: Page, prefix: string, name: string) {
   mkdirSync(ARTIFACTS, { recursive: true });
   const bad: string[] = [];
-  for (const width of [320, 1280]) {
+  for (const width of [320, 390, 1280]) {
     await page.setViewportSize({ width, height: 900 });
     await page.evaluate(`${AXE}\n;0`);
     const violations = (await page.evaluate(async () => {
       const r = await (
         window as unknown as {
-          axe: { run(d: Document, o: object): Promise<{ violations: { id: string; impact: string }[] }> };
+          axe: {
+            run(
+              d: Document,
+              o: object,
+            ): Promise<{
+              violations: { id: string; impact: string; nodes: { target: unknown[]; failureSummary?: string }[] }[];
+            }>;
+          };
         }
       ).axe.run(document, { resultTypes: ['violations'] });
-      return r.violations.map((v) => ({ id: v.id, impact: v.impact }));
-    })) as { id: string; impact: string }[];
+      // where, and why (the first node's own words): enough to find it
+      return r.violations.map((v) => ({
+        id: v.id,
+        impact: v.impact,
+        where: `${JSON.stringify(v.nodes[0]?.target)} ${(v.nodes[0]?.failureSummary ?? '').replace(/\s+/g, ' ').slice(0, 200)}`,
+      }));
+    })) as { id: string; impact: string; where: string }[];
     bad.push(
-      ...violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${width}px ${v.id}`),
+      ...violations
+        .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+        .map((v) => `${width}px ${v.id}: ${v.where}`),
     );
     await page.screenshot({ path: join(ARTIFACTS, `${prefix}-${name}-${width}.png`), fullPage: true });
     const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);

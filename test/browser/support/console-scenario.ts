@@ -195,7 +195,12 @@ export async function scenario(browser: Browser, origin: string, runtime: string
     // an alias of Ann referred by Ann: flagged high (email_alias, self_referral)
     const alias = await api(origin, 'POST', `/api/v1/contests/${contestId}/entries`, {
       key: privateKey,
-      body: { email: 'ann+2@example.com', name: 'Ann Two', referralCode: ann.body.data.referralCode },
+      body: {
+        email: 'ann+2@example.com',
+        name: 'Ann Two',
+        referralCode: ann.body.data.referralCode,
+        customFieldData: { company: 'Acme', newsletter: true },
+      },
     });
     expect(alias.status).toBe(201);
     // someone opened Ann's link shared on X
@@ -246,6 +251,21 @@ export async function scenario(browser: Browser, origin: string, runtime: string
     await expect.poll(() => page.locator('#allowed-sites').count()).toBe(0);
     const none = await api(origin, 'GET', `/api/v1/contests/${contestId}/settings`, { key: privateKey });
     expect(none.body.data.allowedOrigins).toEqual([]);
+    // a question of the contest's own on the form: a choice from a list, required
+    await page.getByLabel('Question', { exact: true }).fill('Team size');
+    await page.getByLabel('Answer', { exact: true }).selectOption('select');
+    await page.getByLabel('Choices, one per line').fill('1-10\n11-50\n51+');
+    await page.getByRole('checkbox', { name: 'Required' }).check();
+    await page.getByRole('button', { name: 'Add this question' }).click();
+    await expect
+      .poll(() => page.locator('#signup-fields li').allTextContents())
+      .toEqual(['Team size (choice from a list, required: 1-10, 11-50, 51+) teamSize Remove Team size']);
+    const asked = await api(origin, 'GET', `/api/v1/contests/${contestId}/settings`, { key: privateKey });
+    expect(asked.body.data.signupFields).toEqual([
+      { key: 'teamSize', label: 'Team size', type: 'select', required: true, options: ['1-10', '11-50', '51+'] },
+    ]);
+    await page.getByRole('button', { name: 'Remove Team size' }).click();
+    await expect.poll(() => page.locator('#signup-fields').count()).toBe(0);
 
     await page.goBack();
     await expect.poll(() => page.locator('section[aria-labelledby="entries-h"] tbody tr').count()).toBe(3);
@@ -278,6 +298,8 @@ export async function scenario(browser: Browser, origin: string, runtime: string
     await expect.poll(() => page.locator('#entry-risk').textContent()).toContain('Approved');
     await expect.poll(() => page.locator('#entry-referrer').textContent()).toBe('Ann');
     expect(await page.locator('#entry-source').textContent()).toBe('your server (the API)');
+    // what it answered to the contest's own fields
+    expect(await page.locator('#entry-answers').textContent()).toBe('companyAcmenewsletteryes');
     await checkPage(page, runtime, 'entry', axeResults);
     const before = Number(await page.locator('#entry-points').textContent());
     await page.getByLabel('Adjust points by').fill('7');

@@ -1,0 +1,2 @@
+ALTER TABLE "contests" ADD COLUMN "signup_fields" jsonb DEFAULT '[]'::jsonb NOT NULL;--> statement-breakpoint
+ALTER TABLE "contests" ADD CONSTRAINT "contests_signup_fields_ck" CHECK (jsonb_typeof("contests"."signup_fields") = 'array' and jsonb_array_length("contests"."signup_fields") <= 10);
