@@ -1,9 +1,13 @@
 /**
- * Lighthouse 12 (mobile) on the hosted page of a contest with rewards, a countdown and a
- * leaderboard, against `npm start` on this machine (embedded PGlite, a fresh database), with the
- * system's Chromium. Prints the four scores and writes them to docs/signups/lighthouse.json.
+ * Lighthouse 12 (mobile) on the hosted page of a contest with rewards, a question of its own, a
+ * countdown and a leaderboard, against `npm start` on this machine (embedded PGlite, a fresh
+ * database), or with `--dev` against `npm run dev` (the Worker in workerd, the Neon driver over
+ * HTTP to a fresh database of the local Postgres, DATABASE_URL's server or 127.0.0.1:5432), with
+ * the system's Chromium. Prints the four scores and writes them to docs/signups/lighthouse.json
+ * (`--dev`: lighthouse-dev.json).
  *
  *   npm run lighthouse            # fetches lighthouse@12.2.3 with npx on first use
+ *   npm run lighthouse -- --dev
  *
  * Traffic stays on this machine: the page loads nothing from another host until a click (no logo
  * or image URL is set: they would be another host's, which this machine cannot reach).
@@ -13,6 +17,7 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import postgres from 'postgres';
 import { startDev } from './edge.js';
 
 const CHROMIUM = [process.env.CHROMIUM_PATH, '/usr/lib/chromium/chromium', '/usr/bin/chromium'].find(
@@ -20,14 +25,25 @@ const CHROMIUM = [process.env.CHROMIUM_PATH, '/usr/lib/chromium/chromium', '/usr
 );
 const LIGHTHOUSE = 'lighthouse@12.2.3';
 
-export async function startNode(): Promise<{
+export async function startNode(databaseUrl = ''): Promise<{
   base: string;
   child: ChildProcess;
   privateKey: string;
   contestId: string;
 }> {
-  // npm start on a fresh embedded PGlite (no DATABASE_URL), which seeds a demo team and prints its keys
-  const { base, child, output } = await startDev('', 'http', 0, { PGLITE_DIR: 'memory://', LOG_LEVEL: 'error' }, true);
+  // npm start on a fresh embedded PGlite (no DATABASE_URL), or npm run dev on a fresh database:
+  // either seeds a demo team and prints its keys
+  const dev = databaseUrl !== '';
+  const { base, child, output } = await startDev(
+    databaseUrl,
+    'http',
+    0,
+    dev ? { LOG_LEVEL: 'error' } : { PGLITE_DIR: 'memory://', LOG_LEVEL: 'error' },
+    !dev,
+  );
+  // npm run dev prints the keys just after it answers /health
+  for (let i = 0; i < 300 && !/demo contest:\s+[0-9a-f-]{36}/.test(output()); i++)
+    await new Promise((r) => setTimeout(r, 100));
   const out = output();
   const privateKey = /private key:\s+(sk_\w+)/.exec(out)?.[1];
   const contestId = /demo contest:\s+([0-9a-f-]{36})/.exec(out)?.[1];
@@ -58,6 +74,7 @@ export async function dressUp(base: string, key: string, contestId: string) {
     pageLeaderboard: 10,
     consentText: 'I agree to receive emails about this giveaway.',
     theme: { accent: '#0b5fff', radius: 12, font: 'system' },
+    signupFields: [{ key: 'city', label: 'Your city', type: 'text' }],
   });
   for (const [name, description, referralsRequired] of [
     ['Free coffee', 'One coffee of your choice at any of our shops.', 1],
@@ -119,9 +136,34 @@ function lighthouse(url: string): Scores {
   };
 }
 
+/** A fresh database on the local Postgres for `npm run dev`, dropped afterwards. */
+async function freshDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
+  const server = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+  const name = `ce_lighthouse_${process.pid}`;
+  const admin = postgres(server, { max: 1, onnotice: () => {} });
+  await admin.unsafe(`create database ${name}`);
+  const url = new URL(server);
+  url.pathname = `/${name}`;
+  return {
+    url: url.href,
+    drop: async () => {
+      await admin.unsafe(`drop database if exists ${name} with (force)`);
+      await admin.end();
+    },
+  };
+}
+
 async function main() {
   if (!CHROMIUM) throw new Error('No Chromium: apt-get install -y chromium (or set CHROMIUM_PATH)');
-  const server = await startNode();
+  const dev = process.argv.includes('--dev');
+  const database = dev ? await freshDatabase() : null;
+  let server: Awaited<ReturnType<typeof startNode>>;
+  try {
+    server = await startNode(database?.url ?? '');
+  } catch (e) {
+    await database?.drop();
+    throw e;
+  }
   try {
     await dressUp(server.base, server.privateKey, server.contestId);
     const url = `${server.base}/c/${server.contestId}`;
@@ -136,12 +178,15 @@ async function main() {
     };
     console.log(`runs: ${JSON.stringify(runs)}`);
     console.log(`median: ${JSON.stringify(scores)}`);
+    const runtime = dev ? 'npm run dev (the Worker in workerd, Neon driver over HTTP)' : 'npm start (Node, PGlite)';
     writeFileSync(
-      'docs/signups/lighthouse.json',
-      `${JSON.stringify({ lighthouse: LIGHTHOUSE, runtime: 'npm start (Node, PGlite)', formFactor: 'mobile', runs, median: scores }, null, 2)}\n`,
+      dev ? 'docs/signups/lighthouse-dev.json' : 'docs/signups/lighthouse.json',
+      `${JSON.stringify({ lighthouse: LIGHTHOUSE, runtime, formFactor: 'mobile', runs, median: scores }, null, 2)}\n`,
     );
   } finally {
     server.child.kill('SIGTERM');
+    await new Promise((r) => setTimeout(r, 1000));
+    await database?.drop();
   }
 }
 

@@ -438,6 +438,8 @@ describe.skipIf(!hasRealPostgres)('round trips per request (node-postgres)', () 
       202,
     );
     await one('hosted page', 'GET', `/c/${c.id}`, {}, 200);
+    await one('short link', 'GET', `/r/${ann.body.data.referralCode}?via=x`, {}, 302, false);
+    await one('short link (unknown code)', 'GET', '/r/NoSuchCode00', {}, 302, false);
     await one('contest (keyless)', 'GET', `/api/v1/contests/${c.id}`, {}, 200);
     await one('leaderboard (keyless)', 'GET', `/api/v1/contests/${c.id}/leaderboard`, {}, 200);
     await one('rewards (keyless)', 'GET', `/api/v1/contests/${c.id}/rewards`, {}, 200);

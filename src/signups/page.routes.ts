@@ -5,13 +5,19 @@
  * Cache API behind the isolate's copy), and only then from the database.
  */
 import { Hono } from 'hono';
+import { getCookie, setCookie } from 'hono/cookie';
 import { describeRoute } from 'hono-openapi';
 import { limitPublic } from '../http/auth.js';
 import type { AppEnv } from '../http/context.js';
 import { publicCached } from '../http/public-cache.js';
 import { errors } from '../http/schemas.js';
 import { compressUnlessPlatform } from '../http/static-file.js';
+import { SHARE_CHANNELS, type ShareChannel } from '../lib/share-channels.js';
 import { hostedContest, hostedPage, NOT_FOUND_PAGE } from './page.js';
+import { followShortLink, SHORT_CODE, shortLinkTarget } from './short-link.js';
+
+/** how long a browser's visit of a short link is remembered (its cookie): one visit a day per code */
+const COUNTED_SECONDS = 86_400;
 
 export function hostedPageRoutes() {
   const r = new Hono<AppEnv>();
@@ -66,5 +72,30 @@ export function hostedPageRoutes() {
       return c.html(page.html, 200);
     },
   );
+  // a share link's short form (docs/signups.md, "Short links and the QR code"): a redirect for
+  // people, not an operation of the API, so it is not in the OpenAPI document
+  r.get('/r/:code', describeRoute({ hide: true }), async (c) => {
+    const deps = c.var.deps;
+    await limitPublic(c, 'keyless');
+    const code = c.req.param('code');
+    const via = c.req.query('via');
+    const channel = SHARE_CHANNELS.includes(via as ShareChannel) ? (via as ShareChannel) : null;
+    const home = `${deps.config.publicUrl.replace(/\/$/, '')}/`;
+    c.header('Cache-Control', 'no-store');
+    c.header('Referrer-Policy', 'no-referrer');
+    if (!SHORT_CODE.test(code)) return c.redirect(home, 302);
+    const cookie = `ce_r_${code}`;
+    const count = getCookie(c, cookie) === undefined;
+    const page = await followShortLink(c.var.db(), { code, channel, count }, deps.clock.now(), deps.config.publicUrl);
+    if (count)
+      setCookie(c, cookie, '1', {
+        path: '/r/',
+        maxAge: COUNTED_SECONDS,
+        httpOnly: true,
+        sameSite: 'Lax',
+        secure: new URL(c.req.url).protocol === 'https:',
+      });
+    return c.redirect(page === null ? home : shortLinkTarget(page, code, channel), 302);
+  });
   return r;
 }

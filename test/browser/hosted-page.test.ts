@@ -9,6 +9,7 @@ import type { Server } from 'node:http';
 import { sql } from 'drizzle-orm';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { qrSvg } from '../../src/lib/qr.js';
 import { HOSTED_SHOTS, refreshShots } from '../support/docs-shots.js';
 import { createTestEnv, queryOne, type TeamFixture, type TestEnv } from '../support/harness.js';
 import { ARTIFACTS, axeAtWidths } from './support/axe.js';
@@ -213,7 +214,49 @@ describe.skipIf(!CHROMIUM)('the hosted page in a real browser', () => {
     const confirm = /\/api\/confirm\/([A-Za-z0-9]{32})/.exec(mail.text)![1]!;
     await page.goto(`${origin}/api/confirm/${confirm}`);
     await w.getByText(/You are #\d+ of \d+/).waitFor();
+    // the visitor's short link as a QR code, drawn in the browser when opened, with its download
+    const code = (await queryOne<{ referral_code: string }>(
+      env.db,
+      sql`select referral_code from entries where email = 'stall@example.com'`,
+    ))!.referral_code;
+    const short = `${origin}/r/${code}`;
+    await w.getByText('QR code', { exact: true }).click();
+    const qr = w.getByRole('img', { name: 'QR code of your link' });
+    await qr.waitFor();
+    const expected = qrSvg(short, 'QR code of your link');
+    expect(await qr.locator('path').getAttribute('d')).toBe(/ d="([^"]+)"/.exec(expected)![1]);
+    expect(await w.getByRole('link', { name: 'Download the QR code' }).getAttribute('href')).toBe(
+      `data:image/svg+xml;charset=utf-8,${encodeURIComponent(expected)}`,
+    );
+    expect(await w.locator('.qr code').textContent()).toBe(short);
     await dark('status');
+
+    // a friend's browser opens the short link: the page with ref and via, the visit counted once
+    // at the redirect (the widget counts no second one), and not again on a second opening
+    const counted = async () =>
+      (await queryOne<{ n: number }>(
+        env.db,
+        sql`select count(*)::int as n from link_visits v join entries e on e.id = v.entry_id where e.referral_code = ${code}`,
+      ))!.n;
+    const friendCtx = await browser.newContext({ viewport: { width: 390, height: 844 } });
+    const friend = await friendCtx.newPage();
+    const sentVisits: string[] = [];
+    friend.on('request', (r) => {
+      if (r.url().endsWith('/visits')) sentVisits.push(r.url());
+    });
+    // the widget sends its view, then (were it to count the visit again) the visit, in one go
+    const viewed = friend.waitForResponse((r) => r.url().endsWith('/views'));
+    await friend.goto(`${short}?via=whatsapp`);
+    await viewed;
+    await friend.locator('contest-signup').getByLabel('Your shop').waitFor();
+    expect(friend.url()).toBe(`${origin}/c/${c.id}?ref=${code}&via=whatsapp`);
+    expect(sentVisits).toEqual([]);
+    expect(await counted()).toBe(1);
+    await friend.goto(`${short}?via=whatsapp`);
+    await friend.locator('contest-signup').getByLabel('Your shop').waitFor();
+    expect(sentVisits).toEqual([]);
+    expect(await counted()).toBe(1);
+    await friendCtx.close();
 
     const id = (await queryOne<{ id: string }>(env.db, sql`select id from entries where email = 'stall@example.com'`))!
       .id;

@@ -148,7 +148,7 @@ describe.skipIf(!CHROMIUM).each(runtimes)('the whole contest in the widget, keyl
     const linkOf = (via: string) => `${shopOrigin}/?ref=${code}&via=${via}`;
     const msg = (via: string) => encodeURIComponent(`I am in the Acme giveaway, join me: ${linkOf(via)}`);
     const buttons = await w
-      .locator('a.btn')
+      .locator('a.btn[data-channel]')
       .evaluateAll((as) =>
         as.map((a) => [a.textContent, a.getAttribute('href'), a.getAttribute('rel'), a.getAttribute('target')]),
       );
@@ -171,7 +171,7 @@ describe.skipIf(!CHROMIUM).each(runtimes)('the whole contest in the widget, keyl
     // each network's icon (inline, hidden from screen readers: the name is the text) in its colour,
     // its text white or black, whichever reads on it
     const looks = await w
-      .locator('a.btn')
+      .locator('a.btn[data-channel]')
       .evaluateAll((as) =>
         as.map((a) => [
           a.getAttribute('data-channel'),

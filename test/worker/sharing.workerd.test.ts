@@ -2,7 +2,7 @@
  * A page of its own, through the real Worker in workerd: keyless calls for a contest with
  * publicSignup (and 401 without it), the hosted page's tags, CSP, cache and 404s, the
  * confirmation's redirect to it, share-link visits (the same answer for an unknown code) and
- * share clicks counted in /me and the funnel.
+ * share clicks counted in /me and the funnel, the short link's redirect.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { call, eventually, hasPostgres, makeContest, makeTeam, resendLog, type Team } from './support/workerd.js';
@@ -78,11 +78,26 @@ describe.skipIf(!hasPostgres)('a page of its own on the Worker', () => {
       headers: { authorization: `Bearer ${token}` },
     });
     expect(share.status, share.text).toBe(201);
+    // the short link: 302 to the page with ref and via, the visit counted at the redirect, once per browser
+    const short = await call('GET', `/r/${s.body.data.referralCode}?via=sms`, { redirect: 'manual' });
+    expect(short.status).toBe(302);
+    expect(short.headers.get('location')).toMatch(
+      new RegExp(`/c/${c.id}\\?ref=${s.body.data.referralCode}&via=sms#ce-counted$`),
+    );
+    const cookie = short.headers.get('set-cookie')!.split(';')[0]!;
+    const again = await call('GET', `/r/${s.body.data.referralCode}?via=sms`, {
+      redirect: 'manual',
+      headers: { cookie },
+    });
+    expect(again.headers.get('location')).toBe(short.headers.get('location'));
+    const nowhere = await call('GET', '/r/NOSUCHCODE', { redirect: 'manual' });
+    expect(nowhere.status).toBe(302);
+    expect(new URL(nowhere.headers.get('location')!).pathname).toBe('/');
     const me = await call('GET', '/api/v1/me', { headers: { authorization: `Bearer ${token}` } });
-    expect(me.body.data).toMatchObject({ visits: 2, shares: 1, confirmed: true });
+    expect(me.body.data).toMatchObject({ visits: 3, shares: 1, confirmed: true });
     const funnel = await call('GET', `/api/v1/contests/${c.id}/funnel?interval=hour`, { key: team.privateKey });
     expect(funnel.status, funnel.text).toBe(200);
-    expect(funnel.body.data.totals.visits).toBe(2);
+    expect(funnel.body.data.totals.visits).toBe(3);
     expect(funnel.body.data.channels.find((x: { channel: string }) => x.channel === 'x')).toEqual({
       channel: 'x',
       visits: 1,

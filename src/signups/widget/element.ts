@@ -67,6 +67,9 @@ export class ContestSignup extends HTMLElement implements View {
   get path() {
     return `/api/v1/contests/${encodeURIComponent(this.contest)}`;
   }
+  get apiBase() {
+    return apiBase(this.getAttribute('api-base'));
+  }
   /** the contest's settings (read before any view shows) */
   get config(): Config {
     return this.settings!;
@@ -81,7 +84,7 @@ export class ContestSignup extends HTMLElement implements View {
     return typeof v === 'number' ? fill('{n}', { n: v }, this.pageLang) : v;
   }
   api<T>(method: string, path: string, opts: { body?: unknown; token?: string } = {}): Promise<T> {
-    return callApi<T>(apiBase(this.getAttribute('api-base')), this.getAttribute('api-key'), method, path, opts);
+    return callApi<T>(this.apiBase, this.getAttribute('api-key'), method, path, opts);
   }
   refresh(token: string) {
     void this.showEntry(token, ++this.generation);
@@ -151,7 +154,10 @@ export class ContestSignup extends HTMLElement implements View {
    */
   private countVisit() {
     const ref = refOfPage();
-    if (!ref || !firstTime(`ce-visit:${this.contest}:${ref}`)) return;
+    // a short link (/r/{code}) counted this visit at its redirect: remembered, not sent again
+    const counted = location.hash === '#ce-counted';
+    if (counted) history.replaceState(history.state, '', location.href.replace(/#ce-counted$/, ''));
+    if (!ref || !firstTime(`ce-visit:${this.contest}:${ref}`) || counted) return;
     const via = viaOfPage();
     void this.api('POST', `${this.path}/visits`, {
       body: { referralCode: ref, ...(via ? { channel: via } : {}) },

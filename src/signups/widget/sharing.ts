@@ -9,6 +9,7 @@ import { SHARE_CHANNELS, type ShareChannel, textOnAccent } from '../../lib/share
 import type { Me } from './api.js';
 import { copyText, el } from './dom.js';
 import { CHANNEL_LOOKS, iconOf } from './icons.js';
+import { qrSection } from './qr-box.js';
 import type { Strings } from './strings.js';
 import type { View } from './view.js';
 
@@ -66,6 +67,7 @@ export function shareSection(v: View, me: Me, token: string): HTMLElement[] {
     el('div', { class: 'share' }, linkInput),
     el('div', { class: 'share', role: 'group', 'aria-label': v.t('shareVia') }, ...buttons),
     copied,
+    qrSection(v, me.referralCode),
   ];
 }
 

@@ -28,6 +28,10 @@ button:focus-visible,input:focus-visible,select:focus-visible,a:focus-visible{ou
 .share button,.share a.btn{margin-top:0}
 .share a.btn{padding:10px 16px;gap:8px;background:var(--cs-ch,var(--cs-accent,var(--cs-t-accent,#4338ca)));color:var(--cs-ch-text,var(--cs-accent-text,var(--cs-t-accent-text,#fff)))}
 .icon{flex:none}
+.qr{margin-top:10px}
+.qr summary{cursor:pointer;font-weight:600;padding:12px 0}
+.qr-img svg{display:block;width:180px;height:180px;margin:6px 0}
+.qr code{font-size:.85rem}
 .note{color:var(--cs-muted,var(--cs-t-muted,#4b5563));font-size:.9rem}
 h3{font-size:1rem;margin:14px 0 4px}
 .rewards{margin:0;padding-left:20px}

@@ -21,4 +21,6 @@ export interface View {
   refresh(token: string): void;
   /** the contest's path in the API */
   readonly path: string;
+  /** where the API is (absolute): its short links are there */
+  readonly apiBase: string;
 }
