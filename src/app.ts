@@ -30,6 +30,7 @@ import { triggerEmailDelivery } from './http/email-trigger.js';
 import { fail } from './http/envelope.js';
 import { instantWinRoutes } from './instant-win/instant-win.routes.js';
 import { widgetRoutes } from './instant-win/widget.routes.js';
+import { integrationRoutes } from './integrations/integrations.routes.js';
 import { toHex } from './lib/crypto.js';
 import { describeError } from './lib/describe-error.js';
 import { docsRoutes } from './meta/docs.routes.js';
@@ -165,6 +166,7 @@ export function createApp(deps: Deps) {
   app.route('/', instantWinRoutes());
   app.route('/', webhookRoutes());
   app.route('/', webhookEndpointRoutes());
+  app.route('/', integrationRoutes());
   app.route('/', privacyRoutes());
   app.route('/', confirmRoutes());
   app.route('/', adminRoutes());

@@ -102,6 +102,18 @@ export interface AppConfig {
   visitRetentionDays?: number;
   /** Cloudflare Turnstile, for contests whose sign-ups ask for it (TURNSTILE_*) */
   turnstile?: { secretKey?: string; siteKey?: string; verifyUrl?: string; timeoutMs?: number };
+  /**
+   * the other tools (docs/integrations.md): the key their credentials are sealed with
+   * (INTEGRATIONS_KEY; unset: the integration routes answer 503), the one before it while a key
+   * is rotated, and where each provider's API is (*_API_URL; unset: the provider's own)
+   */
+  integrations?: {
+    key?: string;
+    previousKey?: string;
+    urls?: { klaviyo?: string; mailchimp?: string; hubspot?: string };
+    /** how long a provider's answer may take (default 10 s) */
+    timeoutMs?: number;
+  };
 }
 
 export interface Deps {

@@ -8,45 +8,19 @@
  * A bad value stops the start with one sentence naming the variable and what it accepts.
  */
 import * as v from 'valibot';
+import {
+  base64Key,
+  flag,
+  httpUrl,
+  int,
+  oneOf,
+  postgresUrl,
+  type Runtime,
+  type Setting,
+  text,
+} from './environment-values.js';
 
-export type Runtime = 'node' | 'worker' | 'dev' | 'migrate' | 'tests' | 'bench';
-
-export interface Setting {
-  name: string;
-  runtimes: readonly Runtime[];
-  /** a Worker secret (`wrangler secret put`), never a plain [vars] value */
-  secret?: boolean;
-  /** the default, in words, as the docs show it ('' = none) */
-  default: string;
-  meaning: string;
-  /** what it accepts, in words (the refusal sentence ends with it) */
-  accepts: string;
-  schema: v.GenericSchema<string, unknown>;
-}
-
-const text = v.pipe(v.string(), v.minLength(1));
-const int = (min: number, max = Number.MAX_SAFE_INTEGER) =>
-  v.pipe(v.string(), v.regex(/^\d+$/), v.transform(Number), v.integer(), v.minValue(min), v.maxValue(max));
-const oneOf = <T extends string>(...values: T[]) =>
-  v.pipe(
-    v.string(),
-    v.transform((s) => s.trim().toLowerCase()),
-    v.picklist(values),
-  );
-const flag = v.pipe(
-  v.string(),
-  v.picklist(['0', '1']),
-  v.transform((s) => s === '1'),
-);
-const httpUrl = v.pipe(
-  v.string(),
-  v.url(),
-  v.check((s) => /^https?:\/\//i.test(s)),
-);
-const postgresUrl = v.pipe(
-  v.string(),
-  v.check((s) => /^postgres(ql)?:\/\/\S+$/i.test(s)),
-);
+export type { Runtime, Setting };
 
 export const SETTINGS = [
   {
@@ -138,6 +112,50 @@ export const SETTINGS = [
       'Cloudflare Turnstile\'s secret key, for contests with `botCheck: "turnstile"` (unset: such a contest\'s sign-ups answer 503)',
     accepts: 'a non-empty key',
     schema: text,
+  },
+  {
+    name: 'INTEGRATIONS_KEY',
+    runtimes: ['node', 'worker', 'dev'],
+    secret: true,
+    default: '',
+    meaning:
+      "the key the other tools' credentials (Klaviyo, Mailchimp, HubSpot) are encrypted with at rest (AES-256-GCM); unset: the integration routes answer 503 saying how to set it (docs/integrations.md)",
+    accepts: '32 random bytes in base64 (for example what `openssl rand -base64 32` prints)',
+    schema: base64Key,
+  },
+  {
+    name: 'INTEGRATIONS_KEY_PREVIOUS',
+    runtimes: ['node', 'worker', 'dev'],
+    secret: true,
+    default: '',
+    meaning:
+      "while a key is rotated: the key before it; credentials sealed with it are still read, and sealed again with INTEGRATIONS_KEY when a connection's credentials are saved",
+    accepts: '32 random bytes in base64 (for example what `openssl rand -base64 32` prints)',
+    schema: base64Key,
+  },
+  {
+    name: 'KLAVIYO_API_URL',
+    runtimes: ['node', 'worker', 'dev'],
+    default: "Klaviyo's (`https://a.klaviyo.com`)",
+    meaning: "where Klaviyo's API is (the tests point it at a local stand-in)",
+    accepts: 'an http:// or https:// URL',
+    schema: httpUrl,
+  },
+  {
+    name: 'MAILCHIMP_API_URL',
+    runtimes: ['node', 'worker', 'dev'],
+    default: "Mailchimp's, of the key's data centre (`https://us21.api.mailchimp.com` for a key ending `-us21`)",
+    meaning: "where Mailchimp's Marketing API is (the tests point it at a local stand-in)",
+    accepts: 'an http:// or https:// URL',
+    schema: httpUrl,
+  },
+  {
+    name: 'HUBSPOT_API_URL',
+    runtimes: ['node', 'worker', 'dev'],
+    default: "HubSpot's (`https://api.hubapi.com`)",
+    meaning: "where HubSpot's API is (the tests point it at a local stand-in)",
+    accepts: 'an http:// or https:// URL',
+    schema: httpUrl,
   },
   {
     name: 'TURNSTILE_SITE_KEY',

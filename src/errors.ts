@@ -73,6 +73,18 @@ export const Errors = {
   emailKindNotFound: def(404, 'Email kind not found'),
   admissionInProgress: def(409, 'An admission with this Idempotency-Key is in progress, try again'),
 
+  // the other tools a team connects (docs/integrations.md)
+  integrationNotFound: def(404, 'Integration not found'),
+  integrationsOff: def(
+    503,
+    'Integrations are off on this deployment: set INTEGRATIONS_KEY (32 random bytes in base64, `openssl rand -base64 32`)',
+  ),
+  integrationSealedElsewhere: def(
+    409,
+    "This connection's credentials were sealed with another INTEGRATIONS_KEY: save them again",
+  ),
+  integrationProviderMismatch: def(400, "credentials and target must be of the connection's provider"),
+
   // bonus actions
   missingEntryOrBonusActionId: def(400, 'Missing entryId or bonusActionId'),
   entryOrBonusActionNotFound: def(404, 'Entry or bonus action not found'),

@@ -2,12 +2,14 @@
  * Node runner: builds the dependencies (PGlite by default, or DATABASE_URL), migrates, seeds an
  * empty database, and serves createApp(deps). Nothing else knows it runs on Node.
  */
+
 import { lookup } from 'node:dns/promises';
 import { mkdirSync } from 'node:fs';
 import { serve } from '@hono/node-server';
 import { getConnInfo } from '@hono/node-server/conninfo';
 import { seedIfEmpty } from './admin/seed.js';
 import { createApp } from './app.js';
+import { configFromSettings } from './config.js';
 import type { Db } from './db/client.js';
 import { ipHashSalt } from './db/secrets.js';
 import {
@@ -96,16 +98,8 @@ async function main() {
     mailer: mail.mailer,
     logger,
     config: {
-      adminToken: settings.ADMIN_TOKEN,
+      ...configFromSettings(settings),
       publicUrl: (settings.PUBLIC_URL ?? `http://localhost:${port}`).replace(/\/+$/, ''),
-      ipHashSalt: settings.IP_HASH_SALT,
-      visitRetentionDays: settings.VISIT_RETENTION_DAYS,
-      turnstile: {
-        secretKey: settings.TURNSTILE_SECRET_KEY,
-        siteKey: settings.TURNSTILE_SITE_KEY,
-        verifyUrl: settings.TURNSTILE_VERIFY_URL,
-      },
-      allowHttpWebhooks: settings.ALLOW_HTTP_WEBHOOKS ?? false,
     },
     // outbound events: receivers' names are resolved and checked at create/update and before each attempt
     fetch: globalThis.fetch,

@@ -4,7 +4,9 @@
  * ctx.waitUntil) and hands them to createApp(). Nothing else knows it runs on Workers.
  * `scheduled()` (cron, every minute) delivers due emails and expires unclaimed instant-win plays.
  */
+
 import { type App, createApp } from './app.js';
+import { configFromSettings } from './config.js';
 import { neonHttpProvider, neonProvider } from './db/drivers/neon.js';
 import { consoleLogger, cryptoRandom, type Deps, memoryRateLimiter, type RateLimiter, systemClock } from './deps.js';
 import { readSettings, type Settings, SettingsError } from './environment.js';
@@ -41,6 +43,11 @@ export interface Env {
   TURNSTILE_SECRET_KEY?: string;
   TURNSTILE_SITE_KEY?: string;
   TURNSTILE_VERIFY_URL?: string;
+  INTEGRATIONS_KEY?: string;
+  INTEGRATIONS_KEY_PREVIOUS?: string;
+  KLAVIYO_API_URL?: string;
+  MAILCHIMP_API_URL?: string;
+  HUBSPOT_API_URL?: string;
 }
 
 function databaseFor(settings: Settings) {
@@ -82,17 +89,9 @@ function depsFor(env: Env, requestUrl?: string): { deps: Deps; app: App } {
     mailer: workerMailer(env, logger),
     logger,
     config: {
-      adminToken: settings.ADMIN_TOKEN,
+      ...configFromSettings(settings),
       publicUrl: publicUrl.replace(/\/+$/, ''),
-      ipHashSalt: settings.IP_HASH_SALT,
-      visitRetentionDays: settings.VISIT_RETENTION_DAYS,
-      turnstile: {
-        secretKey: settings.TURNSTILE_SECRET_KEY,
-        siteKey: settings.TURNSTILE_SITE_KEY,
-        verifyUrl: settings.TURNSTILE_VERIFY_URL,
-      },
       platformCompresses: true,
-      allowHttpWebhooks: settings.ALLOW_HTTP_WEBHOOKS ?? false,
     },
     // outbound events: a delivery pass per request, kept alive by waitUntil (the cron is the safety net)
     eventKick: 'per-request',

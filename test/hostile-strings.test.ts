@@ -18,6 +18,11 @@ const neverLimit = { limit: async () => ({ success: true, retryAfterSeconds: 0 }
 
 beforeAll(async () => {
   env = await createTestEnv({ rateLimiter: neverLimit, publicRateLimiter: neverLimit });
+  // the integration routes answer past their 503 (no provider is reached: its base is a closed port)
+  env.deps.config.integrations = {
+    key: Buffer.alloc(32, 5).toString('base64'),
+    urls: { klaviyo: 'http://127.0.0.1:1', mailchimp: 'http://127.0.0.1:1', hubspot: 'http://127.0.0.1:1' },
+  };
   t = await env.team();
   const c = await env.contest(t.teamId, { publicSignup: true, requireEmailConfirmation: false });
   ids.contestId = c.id;

@@ -121,6 +121,8 @@ interface Fx {
   hooksKey: string;
   webhookEndpointId: string;
   deliveryId: string;
+  /** a Klaviyo connection of the team (its provider calls go to the stubbed fetch) */
+  integrationId: string;
 }
 let fx: Fx;
 
@@ -665,6 +667,37 @@ const ENDPOINTS: Endpoint[] = [
     path: () => `/api/v1/webhook-endpoints/${fx.webhookEndpointId}`,
     headers: hooks,
   },
+  // the other tools: a connection made, changed, tested (the stubbed fetch answers) and deleted last
+  {
+    method: 'POST',
+    route: '/api/v1/integrations',
+    path: () => '/api/v1/integrations',
+    headers: priv,
+    body: () => ({
+      provider: 'klaviyo',
+      credentials: { apiKey: 'pk_0123456789abcdefghijKLMN' },
+      target: { listId: 'XyZ123' },
+    }),
+  },
+  {
+    method: 'PATCH',
+    route: '/api/v1/integrations/:id',
+    path: () => `/api/v1/integrations/${fx.integrationId}`,
+    headers: priv,
+    body: () => ({ enabled: true, contests: 'all' }),
+  },
+  {
+    method: 'POST',
+    route: '/api/v1/integrations/:id/test',
+    path: () => `/api/v1/integrations/${fx.integrationId}/test`,
+    headers: priv,
+  },
+  {
+    method: 'DELETE',
+    route: '/api/v1/integrations/:id',
+    path: () => `/api/v1/integrations/${fx.integrationId}`,
+    headers: priv,
+  },
 ];
 
 // ---------------------------------------------------------------- database state
@@ -951,6 +984,14 @@ beforeAll(async () => {
     ['failed', 'Endpoint disabled'],
   ]);
 
+  // the other tools: a connection, its credentials sealed with a key of the test's own
+  env.deps.config.integrations = { key: Buffer.alloc(32, 3).toString('base64') };
+  const integration = await env.request('POST', '/api/v1/integrations', {
+    key: t.privateKey,
+    body: { provider: 'klaviyo', credentials: { apiKey: 'pk_0123456789abcdefghijKLMN' }, target: { listId: 'XyZ123' } },
+  });
+  expect(integration.status, JSON.stringify(integration.body)).toBe(201);
+
   // rewards: a pool no entry reaches, and one to delete
   const pool = await env.request('POST', `/api/v1/contests/${c.id}/rewards`, {
     key: t.privateKey,
@@ -1005,6 +1046,7 @@ beforeAll(async () => {
     hooksKey: hooksTeam.privateKey,
     webhookEndpointId: endpoint.body.data.id,
     deliveryId: deliveries.body.data[0].id,
+    integrationId: integration.body.data.id,
   };
   await env.settle();
   await installChangeCounter();

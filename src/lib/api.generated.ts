@@ -969,6 +969,63 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/integrations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The team's connections, oldest first */
+        get: operations["listIntegrations"];
+        put?: never;
+        /** Connect Klaviyo, Mailchimp or HubSpot (credentials encrypted at rest, never answered back) */
+        post: operations["createIntegration"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/integrations/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One connection */
+        get: operations["getIntegration"];
+        put?: never;
+        post?: never;
+        /** Disconnect (nothing is removed at the provider) */
+        delete: operations["deleteIntegration"];
+        options?: never;
+        head?: never;
+        /** Change credentials, target, contests or enabled (credentials and target of its provider) */
+        patch: operations["updateIntegration"];
+        trace?: never;
+    };
+    "/api/v1/integrations/{id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The connection test: a real call to the provider proving the credential works and the target exists (creating Mailchimp's merge fields and HubSpot's properties when missing)
+         * @description Answers 200 whatever the provider said: `passed`, the provider status and, on a failure, its own message.
+         */
+        post: operations["testIntegration"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/contests/{contestId}/entries/export": {
         parameters: {
             query?: never;
@@ -12087,6 +12144,913 @@ export interface operations {
             };
             /** @description `Internal server error` */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+        };
+    };
+    listIntegrations: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The connections */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            provider: "klaviyo" | "mailchimp" | "hubspot";
+                            /** @description never the credential itself: its last 4 characters (`…a1b2`) */
+                            credentials: {
+                                hint: string;
+                            };
+                            target: {
+                                [key: string]: string;
+                            };
+                            contests: "all" | string[];
+                            enabled: boolean;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 date-time (UTC)
+                             */
+                            createdAt: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 date-time (UTC)
+                             */
+                            updatedAt: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description `Missing or invalid API key` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `This endpoint requires a private API key` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `Too many requests`; `Retry-After` says when to try again */
+            429: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `Internal server error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `Integrations are off on this deployment: set INTEGRATIONS_KEY (32 random bytes in base64, `openssl rand -base64 32`)` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+        };
+    };
+    createIntegration: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @constant */
+                    provider: "klaviyo";
+                    credentials: {
+                        apiKey: string;
+                    };
+                    target: {
+                        listId: string;
+                    };
+                    /** @description the contests whose people it receives: `all` (the default: the team's, new ones included) or ids */
+                    contests?: "all" | string[];
+                    enabled?: boolean;
+                } | {
+                    /** @constant */
+                    provider: "mailchimp";
+                    credentials: {
+                        apiKey: string;
+                    };
+                    target: {
+                        audienceId: string;
+                    };
+                    /** @description the contests whose people it receives: `all` (the default: the team's, new ones included) or ids */
+                    contests?: "all" | string[];
+                    enabled?: boolean;
+                } | {
+                    /** @constant */
+                    provider: "hubspot";
+                    credentials: {
+                        accessToken: string;
+                    };
+                    /** @default {} */
+                    target?: Record<string, never>;
+                    /** @description the contests whose people it receives: `all` (the default: the team's, new ones included) or ids */
+                    contests?: "all" | string[];
+                    enabled?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description The connection */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            provider: "klaviyo" | "mailchimp" | "hubspot";
+                            /** @description never the credential itself: its last 4 characters (`…a1b2`) */
+                            credentials: {
+                                hint: string;
+                            };
+                            target: {
+                                [key: string]: string;
+                            };
+                            contests: "all" | string[];
+                            enabled: boolean;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 date-time (UTC)
+                             */
+                            createdAt: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 date-time (UTC)
+                             */
+                            updatedAt: string;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input; the message names the field (`Invalid email`, `page must be a positive integer`, `Invalid request body`...) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `Missing or invalid API key` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `This endpoint requires a private API key` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `Request body too large` (64 KiB; 1 MiB on the store/payment webhooks) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `Content-Type must be application/json` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `Too many requests`; `Retry-After` says when to try again */
+            429: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `Internal server error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `Integrations are off on this deployment: set INTEGRATIONS_KEY (32 random bytes in base64, `openssl rand -base64 32`)` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+        };
+    };
+    getIntegration: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The connection */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            provider: "klaviyo" | "mailchimp" | "hubspot";
+                            /** @description never the credential itself: its last 4 characters (`…a1b2`) */
+                            credentials: {
+                                hint: string;
+                            };
+                            target: {
+                                [key: string]: string;
+                            };
+                            contests: "all" | string[];
+                            enabled: boolean;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 date-time (UTC)
+                             */
+                            createdAt: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 date-time (UTC)
+                             */
+                            updatedAt: string;
+                        };
+                    };
+                };
+            };
+            /** @description `Missing or invalid API key` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `This endpoint requires a private API key` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `Integration not found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `Too many requests`; `Retry-After` says when to try again */
+            429: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `Internal server error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `Integrations are off on this deployment: set INTEGRATIONS_KEY (32 random bytes in base64, `openssl rand -base64 32`)` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+        };
+    };
+    deleteIntegration: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @constant */
+                            deleted: true;
+                        };
+                    };
+                };
+            };
+            /** @description `Missing or invalid API key` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `This endpoint requires a private API key` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `Integration not found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `Too many requests`; `Retry-After` says when to try again */
+            429: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `Internal server error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `Integrations are off on this deployment: set INTEGRATIONS_KEY (32 random bytes in base64, `openssl rand -base64 32`)` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+        };
+    };
+    updateIntegration: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    credentials?: {
+                        apiKey: string;
+                    } | {
+                        apiKey: string;
+                    } | {
+                        accessToken: string;
+                    };
+                    target?: {
+                        listId: string;
+                    } | {
+                        audienceId: string;
+                    } | Record<string, never>;
+                    /** @description the contests whose people it receives: `all` (the default: the team's, new ones included) or ids */
+                    contests?: "all" | string[];
+                    enabled?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description The connection */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            provider: "klaviyo" | "mailchimp" | "hubspot";
+                            /** @description never the credential itself: its last 4 characters (`…a1b2`) */
+                            credentials: {
+                                hint: string;
+                            };
+                            target: {
+                                [key: string]: string;
+                            };
+                            contests: "all" | string[];
+                            enabled: boolean;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 date-time (UTC)
+                             */
+                            createdAt: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 date-time (UTC)
+                             */
+                            updatedAt: string;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid input; the message names the field (`Invalid email`, `page must be a positive integer`, `Invalid request body`...) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `Missing or invalid API key` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `This endpoint requires a private API key` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `Integration not found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `Request body too large` (64 KiB; 1 MiB on the store/payment webhooks) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `Content-Type must be application/json` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `Too many requests`; `Retry-After` says when to try again */
+            429: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `Internal server error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `Integrations are off on this deployment: set INTEGRATIONS_KEY (32 random bytes in base64, `openssl rand -base64 32`)` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+        };
+    };
+    testIntegration: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description What the provider answered */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: {
+                            /** @description the credential works and the target exists */
+                            passed: boolean;
+                            /** @description the provider's HTTP status of the call that decided it; null when it did not answer */
+                            providerStatus: number | null;
+                            /** @description what happened: on a failure, the provider's own words */
+                            message: string;
+                            /** @description what the test made at the provider: Mailchimp merge fields, HubSpot's property group and properties */
+                            created: string[];
+                        };
+                    };
+                };
+            };
+            /** @description `Missing or invalid API key` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `This endpoint requires a private API key` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `Integration not found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `This connection's credentials were sealed with another INTEGRATIONS_KEY: save them again` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `Too many requests`; `Retry-After` says when to try again */
+            429: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `Internal server error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `Integrations are off on this deployment: set INTEGRATIONS_KEY (32 random bytes in base64, `openssl rand -base64 32`)` */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };

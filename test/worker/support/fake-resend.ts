@@ -45,6 +45,23 @@ export async function startFakeResend(): Promise<FakeResend> {
         const success = form.get('secret') === 'turnstile-secret' && form.get('response') === 'pass';
         return send(200, { success, 'error-codes': success ? [] : ['invalid-input-response'] });
       }
+      // and for Klaviyo's GET /api/lists/{id} (the connection test of test/worker/integrations.workerd.test.ts),
+      // held to its documented headers
+      if (req.method === 'GET' && req.url?.startsWith('/api/lists/')) {
+        const h = req.headers;
+        const documented =
+          h.authorization === 'Klaviyo-API-Key pk_workerdworkerdworkerd42' &&
+          /^\d{4}-\d{2}-\d{2}$/.test(String(h.revision)) &&
+          h.accept === 'application/vnd.api+json';
+        if (!documented)
+          return send(400, { errors: [{ status: 400, code: 'stand_in', detail: 'undocumented request' }] });
+        const id = req.url.slice('/api/lists/'.length);
+        if (id !== 'XyZ123')
+          return send(404, {
+            errors: [{ status: 404, code: 'not_found', detail: `A list with id ${id} does not exist.` }],
+          });
+        return send(200, { data: { type: 'list', id, attributes: { name: 'Workerd list' } } });
+      }
       let body: any = null;
       try {
         body = JSON.parse(raw);

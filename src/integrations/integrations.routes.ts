@@ -1,0 +1,169 @@
+/**
+ * The other tools a team connects (private key): Klaviyo, Mailchimp, HubSpot. Create, list,
+ * read, change, delete, and the connection test (docs/integrations.md). Without the deployment's
+ * INTEGRATIONS_KEY every one answers 503 saying how to set it.
+ */
+import { Hono } from 'hono';
+import { describeRoute } from 'hono-openapi';
+import * as v from 'valibot';
+import { Errors } from '../errors.js';
+import { requireKey } from '../http/auth.js';
+import type { AppContext, AppEnv } from '../http/context.js';
+import { ok } from '../http/envelope.js';
+import { apiErrors, Deleted, okJson, security } from '../http/schemas.js';
+import { jsonBody } from '../http/validate.js';
+import {
+  createIntegration,
+  credentialBox,
+  deleteIntegration,
+  getIntegration,
+  listIntegrations,
+  runIntegrationTest,
+  updateIntegration,
+} from './integrations.js';
+import { CreateIntegration, Integration, IntegrationTest, UpdateIntegration } from './integrations.schema.js';
+
+const NOT_FOUND = [Errors.integrationNotFound().message];
+const OFF = [Errors.integrationsOff().message];
+
+export function integrationRoutes() {
+  const r = new Hono<AppEnv>();
+  const tags = ['Integrations'];
+  const privateKey = requireKey('private');
+  const box = (c: AppContext) => credentialBox(c.var.deps.config);
+  const now = (c: AppContext) => c.var.deps.clock.now();
+
+  r.post(
+    '/api/v1/integrations',
+    describeRoute({
+      tags,
+      operationId: 'createIntegration',
+      security: security.privateKey,
+      summary: 'Connect Klaviyo, Mailchimp or HubSpot (credentials encrypted at rest, never answered back)',
+      responses: {
+        201: okJson('The connection', Integration),
+        ...apiErrors({ access: 'private', body: true }, { 400: true, 503: OFF }),
+      },
+    }),
+    privateKey,
+    jsonBody(CreateIntegration),
+    async (c) =>
+      ok(c, await createIntegration(c.var.db(), c.var.auth.team, await box(c), c.req.valid('json'), now(c)), 201),
+  );
+
+  r.get(
+    '/api/v1/integrations',
+    describeRoute({
+      tags,
+      operationId: 'listIntegrations',
+      security: security.privateKey,
+      summary: "The team's connections, oldest first",
+      responses: {
+        200: okJson('The connections', v.array(Integration)),
+        ...apiErrors({ access: 'private' }, { 503: OFF }),
+      },
+    }),
+    privateKey,
+    async (c) => {
+      await box(c);
+      return ok(c, await listIntegrations(c.var.db(), c.var.auth.team));
+    },
+  );
+
+  r.get(
+    '/api/v1/integrations/:id',
+    describeRoute({
+      tags,
+      operationId: 'getIntegration',
+      security: security.privateKey,
+      summary: 'One connection',
+      responses: {
+        200: okJson('The connection', Integration),
+        ...apiErrors({ access: 'private' }, { 404: NOT_FOUND, 503: OFF }),
+      },
+    }),
+    privateKey,
+    async (c) => {
+      await box(c);
+      return ok(c, await getIntegration(c.var.db(), c.var.auth.team, c.req.param('id')));
+    },
+  );
+
+  r.patch(
+    '/api/v1/integrations/:id',
+    describeRoute({
+      tags,
+      operationId: 'updateIntegration',
+      security: security.privateKey,
+      summary: 'Change credentials, target, contests or enabled (credentials and target of its provider)',
+      responses: {
+        200: okJson('The connection', Integration),
+        ...apiErrors({ access: 'private', body: true }, { 400: true, 404: NOT_FOUND, 503: OFF }),
+      },
+    }),
+    privateKey,
+    jsonBody(UpdateIntegration),
+    async (c) =>
+      ok(
+        c,
+        await updateIntegration(
+          c.var.db(),
+          c.var.auth.team,
+          await box(c),
+          c.req.param('id'),
+          c.req.valid('json'),
+          now(c),
+        ),
+      ),
+  );
+
+  r.delete(
+    '/api/v1/integrations/:id',
+    describeRoute({
+      tags,
+      operationId: 'deleteIntegration',
+      security: security.privateKey,
+      summary: 'Disconnect (nothing is removed at the provider)',
+      responses: {
+        200: okJson('Deleted', Deleted),
+        ...apiErrors({ access: 'private' }, { 404: NOT_FOUND, 503: OFF }),
+      },
+    }),
+    privateKey,
+    async (c) => {
+      await box(c);
+      return ok(c, await deleteIntegration(c.var.db(), c.var.auth.team, c.req.param('id')));
+    },
+  );
+
+  r.post(
+    '/api/v1/integrations/:id/test',
+    describeRoute({
+      tags,
+      operationId: 'testIntegration',
+      security: security.privateKey,
+      summary:
+        "The connection test: a real call to the provider proving the credential works and the target exists (creating Mailchimp's merge fields and HubSpot's properties when missing)",
+      description:
+        'Answers 200 whatever the provider said: `passed`, the provider status and, on a failure, its own message.',
+      responses: {
+        200: okJson('What the provider answered', IntegrationTest),
+        ...apiErrors(
+          { access: 'private' },
+          { 404: NOT_FOUND, 409: [Errors.integrationSealedElsewhere().message], 503: OFF },
+        ),
+      },
+    }),
+    privateKey,
+    async (c) => {
+      const deps = c.var.deps;
+      const ctx = {
+        fetch: deps.fetch ?? ((input: RequestInfo | URL, init?: RequestInit) => globalThis.fetch(input, init)),
+        urls: deps.config.integrations?.urls,
+        timeoutMs: deps.config.integrations?.timeoutMs,
+      };
+      return ok(c, await runIntegrationTest(c.var.db(), c.var.auth.team, await box(c), ctx, c.req.param('id')));
+    },
+  );
+  return r;
+}

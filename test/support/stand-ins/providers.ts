@@ -1,0 +1,272 @@
+/**
+ * Stand-ins for the other tools' APIs, built from each provider's published reference, on one
+ * local server (each provider's base URL points at it: KLAVIYO_API_URL, MAILCHIMP_API_URL,
+ * HUBSPOT_API_URL). Every request is recorded and held to the documented shape it relies on
+ * (written down below); one that breaks it is answered 400 `stand-in: …` and kept in
+ * `violations`, which the tests expect empty. On demand the next answers are 429 with
+ * Retry-After, 500, 401, or slow.
+ *
+ * The shapes (the parts this service uses):
+ * - Klaviyo (developers.klaviyo.com, API revision 2025-10-15): every request carries
+ *   `Authorization: Klaviyo-API-Key <private key pk_…>`, `revision: YYYY-MM-DD` and `accept:
+ *   application/vnd.api+json`. `GET /api/lists/{id}`: 200 `{data: {type: "list", id, attributes:
+ *   {name, …}}}`; an unknown list 404, a bad key 401, each `{errors: [{id, status, code, title,
+ *   detail, source}]}`.
+ * - Mailchimp Marketing API 3.0 (mailchimp.com/developer): `Authorization: Basic` of any user and
+ *   the key. `GET /3.0/lists/{list_id}` 200 `{id, name, …}`; `GET /3.0/lists/{list_id}/merge-fields`
+ *   200 `{merge_fields: [{merge_id, tag, name, type, …}], list_id, total_items}`; `POST` of one
+ *   `{tag (at most 10 of A-Z 0-9 _), name, type (text, number, url, …), required, public}` 200;
+ *   errors `application/problem+json` `{type, title, status, detail, instance}`.
+ * - HubSpot CRM v3 (developers.hubspot.com): `Authorization: Bearer <token>`. `POST
+ *   /crm/v3/properties/contacts/groups` `{name, label}` 201, or 409 when it exists; `GET
+ *   /crm/v3/properties/contacts` 200 `{results: [{name, label, type, fieldType, groupName, …}]}`;
+ *   `POST /crm/v3/properties/contacts` `{name, label, type (string, number, …), fieldType (text,
+ *   number, …), groupName}` 201, or 409; errors `{status: "error", message, correlationId, category}`.
+ */
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface Captured {
+  method: string;
+  path: string;
+  headers: Record<string, string>;
+  body: unknown;
+}
+
+type Fault = { status: 429; retryAfter: number } | { status: 500 } | { status: 401 } | { slowMs: number };
+
+export interface ProviderStandIns {
+  url: string;
+  requests: Captured[];
+  violations: string[];
+  /** valid credentials and existing targets */
+  klaviyo: { keys: Set<string>; lists: Map<string, string> };
+  mailchimp: { keys: Set<string>; audiences: Map<string, string>; mergeFields: Map<string, Map<string, unknown>> };
+  hubspot: { tokens: Set<string>; groups: Set<string>; properties: Map<string, unknown> };
+  /** the next `times` answers of a provider (by path prefix) */
+  fail(prefix: '/api/' | '/3.0/' | '/crm/', fault: Fault, times?: number): void;
+  close(): Promise<void>;
+}
+
+const JSON_API = 'application/vnd.api+json';
+
+export async function startProviderStandIns(): Promise<ProviderStandIns> {
+  const requests: Captured[] = [];
+  const violations: string[] = [];
+  const faults: { prefix: string; fault: Fault; left: number }[] = [];
+  const klaviyo = { keys: new Set<string>(), lists: new Map<string, string>() };
+  const mailchimp = {
+    keys: new Set<string>(),
+    audiences: new Map<string, string>(),
+    mergeFields: new Map<string, Map<string, unknown>>(),
+  };
+  const hubspot = {
+    tokens: new Set<string>(),
+    groups: new Set<string>(),
+    properties: new Map<string, unknown>([['email', { name: 'email', type: 'string', fieldType: 'text' }]]),
+  };
+
+  const read = (req: IncomingMessage) =>
+    new Promise<string>((resolve) => {
+      let s = '';
+      req.on('data', (d) => (s += d));
+      req.on('end', () => resolve(s));
+    });
+
+  const server: Server = createServer(async (req, res) => {
+    const raw = await read(req);
+    const url = new URL(req.url ?? '/', 'http://stand-in');
+    const headers = Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, String(v)]));
+    let body: unknown = null;
+    if (raw) {
+      try {
+        body = JSON.parse(raw);
+      } catch {
+        body = raw;
+      }
+    }
+    requests.push({ method: req.method ?? '', path: url.pathname + url.search, headers, body });
+    const send = (status: number, json: unknown, type = 'application/json', extra: Record<string, string> = {}) => {
+      res.writeHead(status, { 'content-type': type, ...extra });
+      res.end(json === undefined ? '' : JSON.stringify(json));
+    };
+    const broken = (why: string) => {
+      violations.push(`${req.method} ${url.pathname}: ${why}`);
+      send(400, { error: `stand-in: ${why}` });
+    };
+
+    const f = faults.find((x) => url.pathname.startsWith(x.prefix) && x.left > 0);
+    if (f) {
+      f.left--;
+      if ('slowMs' in f.fault) await new Promise((r) => setTimeout(r, (f.fault as { slowMs: number }).slowMs));
+      else if (f.fault.status === 429)
+        return send(429, { error: 'rate limited' }, 'application/json', { 'retry-after': String(f.fault.retryAfter) });
+      else return send(f.fault.status, { error: `fault ${f.fault.status}` });
+    }
+
+    // ---- Klaviyo
+    if (url.pathname.startsWith('/api/')) {
+      const auth = /^Klaviyo-API-Key (pk_[A-Za-z0-9]+)$/.exec(headers.authorization ?? '');
+      if (!auth) return broken('Authorization must be "Klaviyo-API-Key pk_…"');
+      if (!/^\d{4}-\d{2}-\d{2}$/.test(headers.revision ?? '')) return broken('revision header YYYY-MM-DD required');
+      if (headers.accept !== JSON_API) return broken(`accept must be ${JSON_API}`);
+      const kErr = (status: number, code: string, title: string, detail: string) =>
+        send(
+          status,
+          { errors: [{ id: crypto.randomUUID(), status, code, title, detail, source: { pointer: '/data/' } }] },
+          JSON_API,
+        );
+      if (!klaviyo.keys.has(auth[1]!))
+        return kErr(
+          401,
+          'not_authenticated',
+          'Authentication credentials were not provided.',
+          'Missing or invalid private key.',
+        );
+      const list = /^\/api\/lists\/([^/]+)$/.exec(url.pathname);
+      if (req.method === 'GET' && list) {
+        const name = klaviyo.lists.get(decodeURIComponent(list[1]!));
+        if (!name) return kErr(404, 'not_found', 'Not found.', `A list with id ${list[1]} does not exist.`);
+        return send(
+          200,
+          { data: { type: 'list', id: list[1], attributes: { name, opt_in_process: 'single_opt_in' } } },
+          JSON_API,
+        );
+      }
+      return broken('no such Klaviyo operation in the stand-in');
+    }
+
+    // ---- Mailchimp
+    if (url.pathname.startsWith('/3.0/')) {
+      const basic = /^Basic (.+)$/.exec(headers.authorization ?? '');
+      const key = basic ? (Buffer.from(basic[1]!, 'base64').toString().split(':')[1] ?? '') : '';
+      if (!basic) return broken('Authorization must be HTTP Basic with the API key');
+      const problem = (status: number, title: string, detail: string) =>
+        send(
+          status,
+          {
+            type: 'https://mailchimp.com/developer/marketing/docs/errors/',
+            title,
+            status,
+            detail,
+            instance: crypto.randomUUID(),
+          },
+          'application/problem+json',
+        );
+      if (!mailchimp.keys.has(key))
+        return problem(
+          401,
+          'API Key Invalid',
+          "Your API key may be invalid, or you've attempted to access the wrong datacenter.",
+        );
+      const m = /^\/3\.0\/lists\/([^/]+)(\/merge-fields)?$/.exec(url.pathname);
+      const audience = m ? decodeURIComponent(m[1]!) : '';
+      if (!m || !mailchimp.audiences.has(audience))
+        return problem(404, 'Resource Not Found', 'The requested resource could not be found.');
+      const fields = mailchimp.mergeFields.get(audience) ?? new Map<string, unknown>();
+      mailchimp.mergeFields.set(audience, fields);
+      if (!m[2] && req.method === 'GET') return send(200, { id: audience, name: mailchimp.audiences.get(audience) });
+      if (m[2] && req.method === 'GET')
+        return send(200, { merge_fields: [...fields.values()], list_id: audience, total_items: fields.size });
+      if (m[2] && req.method === 'POST') {
+        const b = body as { tag?: unknown; name?: unknown; type?: unknown };
+        if (typeof b?.tag !== 'string' || !/^[A-Z0-9_]{1,10}$/.test(b.tag))
+          return broken('merge field tag: at most 10 of A-Z 0-9 _');
+        if (typeof b.name !== 'string' || !b.name) return broken('merge field name required');
+        if (
+          ![
+            'text',
+            'number',
+            'url',
+            'date',
+            'phone',
+            'address',
+            'imageurl',
+            'radio',
+            'dropdown',
+            'birthday',
+            'zip',
+          ].includes(String(b.type))
+        )
+          return broken('merge field type is not one of the documented ones');
+        if (headers['content-type'] !== 'application/json') return broken('content-type application/json required');
+        if (fields.has(b.tag))
+          return problem(
+            400,
+            'Invalid Resource',
+            `A Merge Field with the tag "${b.tag}" already exists for this list.`,
+          );
+        const made = { merge_id: fields.size + 1, tag: b.tag, name: b.name, type: b.type, list_id: audience };
+        fields.set(b.tag, made);
+        return send(200, made);
+      }
+      return broken('no such Mailchimp operation in the stand-in');
+    }
+
+    // ---- HubSpot
+    if (url.pathname.startsWith('/crm/')) {
+      const bearer = /^Bearer (.+)$/.exec(headers.authorization ?? '');
+      if (!bearer) return broken('Authorization must be "Bearer <token>"');
+      const hErr = (status: number, category: string, message: string) =>
+        send(status, { status: 'error', message, correlationId: crypto.randomUUID(), category });
+      if (!hubspot.tokens.has(bearer[1]!))
+        return hErr(401, 'INVALID_AUTHENTICATION', 'Authentication credentials not found.');
+      if (url.pathname === '/crm/v3/properties/contacts/groups' && req.method === 'POST') {
+        const b = body as { name?: unknown; label?: unknown };
+        if (typeof b?.name !== 'string' || typeof b.label !== 'string') return broken('group needs name and label');
+        if (hubspot.groups.has(b.name))
+          return hErr(409, 'OBJECT_ALREADY_EXISTS', `A property group named ${b.name} already exists.`);
+        hubspot.groups.add(b.name);
+        return send(201, { name: b.name, label: b.label, displayOrder: -1, archived: false });
+      }
+      if (url.pathname === '/crm/v3/properties/contacts' && req.method === 'GET')
+        return send(200, { results: [...hubspot.properties.values()] });
+      if (url.pathname === '/crm/v3/properties/contacts' && req.method === 'POST') {
+        const b = body as { name?: unknown; label?: unknown; type?: unknown; fieldType?: unknown; groupName?: unknown };
+        if (typeof b?.name !== 'string' || !/^[a-z][a-z0-9_]*$/.test(b.name))
+          return broken('property name: lowercase, digits, _');
+        if (typeof b.label !== 'string') return broken('property label required');
+        if (!['string', 'number', 'date', 'datetime', 'enumeration', 'bool'].includes(String(b.type)))
+          return broken('property type');
+        if (
+          ![
+            'text',
+            'textarea',
+            'number',
+            'date',
+            'select',
+            'radio',
+            'checkbox',
+            'booleancheckbox',
+            'file',
+            'html',
+            'phonenumber',
+          ].includes(String(b.fieldType))
+        )
+          return broken('property fieldType');
+        if (typeof b.groupName !== 'string' || !hubspot.groups.has(b.groupName))
+          return broken('groupName must name an existing group');
+        if (hubspot.properties.has(b.name))
+          return hErr(409, 'OBJECT_ALREADY_EXISTS', `Property ${b.name} already exists.`);
+        hubspot.properties.set(b.name, b);
+        return send(201, { ...b, archived: false });
+      }
+      return broken('no such HubSpot operation in the stand-in');
+    }
+    return broken('no provider at this path');
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  const port = (server.address() as AddressInfo).port;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    requests,
+    violations,
+    klaviyo,
+    mailchimp,
+    hubspot,
+    fail(prefix, fault, times = 1) {
+      faults.push({ prefix, fault, left: times });
+    },
+    close: () => new Promise<void>((r) => server.close(() => r())),
+  };
+}
