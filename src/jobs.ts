@@ -2,7 +2,7 @@
  * The every-minute jobs, the same on both runtimes (the Worker's cron, the Node runner's timer):
  * expire unclaimed instant-win plays (their stock goes back), give reward codes to unlocks still
  * waiting for one, then deliver due emails (new ones
- * and retries), then due outbound events, then delete event deliveries past their 30 days, fold
+ * and retries), then due outbound events, then what the connections owe the other tools, then delete event deliveries past their 30 days, fold
  * positions and share-link visits, and delete visits past VISIT_RETENTION_DAYS. Each runs even
  * when the other fails; failures are logged and the next minute tries again.
  */
@@ -13,6 +13,7 @@ import { teamOfContest } from './db/team.js';
 import type { Deps } from './deps.js';
 import { cleanupEvents, deliverDueEvents, deliveryContext } from './events/deliver.js';
 import { sweepExpiredPlays } from './instant-win/sweep.js';
+import { deliverIntegrations } from './integrations/deliver.js';
 import { describeError } from './lib/describe-error.js';
 import { deliverDueEmails } from './mail/outbox.js';
 import { giveWaitingCodes } from './rewards/rewards.js';
@@ -23,6 +24,8 @@ export interface ScheduledResult {
   expiredPlays?: number;
   emails?: Awaited<ReturnType<typeof deliverDueEmails>>;
   events?: Awaited<ReturnType<typeof deliverDueEvents>>;
+  /** what the connections owed the other tools (src/integrations/deliver.ts) */
+  integrations?: Awaited<ReturnType<typeof deliverIntegrations>>;
   eventsCleaned?: Awaited<ReturnType<typeof cleanupEvents>>;
   /** codes given to reward unlocks that were waiting for one (src/rewards/rewards.ts) */
   rewardCodesGiven?: number;
@@ -76,6 +79,11 @@ export async function runScheduledJobs(deps: Deps): Promise<ScheduledResult> {
       deps.logger.error('cron: event delivery failed', { ...describeError(e) });
     }
     try {
+      out.integrations = await deliverIntegrations(handle.db, deps, now);
+    } catch (e) {
+      deps.logger.error('cron: integration delivery failed', { ...describeError(e) });
+    }
+    try {
       out.eventsCleaned = await cleanupEvents(handle.db, now);
     } catch (e) {
       deps.logger.error('cron: event cleanup failed', { ...describeError(e) });
@@ -106,9 +114,17 @@ export async function runScheduledJobs(deps: Deps): Promise<ScheduledResult> {
     out.emails?.retrying ||
     ev?.delivered ||
     ev?.failed ||
-    ev?.retrying
+    ev?.retrying ||
+    out.integrations?.delivered ||
+    out.integrations?.failed ||
+    out.integrations?.retrying
   ) {
-    deps.logger.info('cron', { expiredPlays: out.expiredPlays, ...out.emails, events: ev });
+    deps.logger.info('cron', {
+      expiredPlays: out.expiredPlays,
+      ...out.emails,
+      events: ev,
+      integrations: out.integrations,
+    });
   }
   return out;
 }

@@ -66,6 +66,16 @@ async function call(
   url: string,
   init: { method: string; headers: Record<string, string>; body?: unknown },
 ): Promise<Answer> {
+  return (await callWithHeaders(ctx, provider, url, init)).answer;
+}
+
+/** One call: its answer, and its Retry-After header (429). */
+async function callWithHeaders(
+  ctx: ProviderContext,
+  provider: Provider,
+  url: string,
+  init: { method: string; headers: Record<string, string>; body?: unknown },
+): Promise<{ answer: Answer; retryAfter: string | null }> {
   const timeout = ctx.timeoutMs ?? TIMEOUT_MS;
   const abort = new AbortController();
   const timer = setTimeout(() => abort.abort(new DOMException('timed out', 'TimeoutError')), timeout);
@@ -83,15 +93,18 @@ async function call(
     } catch {
       body = null;
     }
-    return { status: res.status, body };
+    return { answer: { status: res.status, body }, retryAfter: res.headers.get('retry-after') };
   } catch (e) {
     const name = abort.signal.aborted ? 'TimeoutError' : (e as Error)?.name;
     return {
-      status: null,
-      error:
-        name === 'TimeoutError' || name === 'AbortError'
-          ? `${NAMES[provider]} did not answer within ${Math.round(timeout / 1000)} s`
-          : `${NAMES[provider]} could not be reached (${(e as Error)?.message ?? e})`,
+      answer: {
+        status: null,
+        error:
+          name === 'TimeoutError' || name === 'AbortError'
+            ? `${NAMES[provider]} did not answer within ${Math.round(timeout / 1000)} s`
+            : `${NAMES[provider]} could not be reached (${(e as Error)?.message ?? e})`,
+      },
+      retryAfter: null,
     };
   } finally {
     clearTimeout(timer);
@@ -245,4 +258,176 @@ export async function testConnection(
     message: `HubSpot contacts can be written${created.length ? `; ${created.length} properties created` : ''}`,
     created,
   };
+}
+
+/** A person as a connection sends them: who they are and what the team's emails can use. */
+export interface Person {
+  email: string;
+  name: string | null;
+  /** the person agreed to the contest's consent text (marketing consent): only then do they subscribe */
+  consented: boolean;
+  customFields: Record<string, unknown> | null;
+  contest: string;
+  referralLink: string;
+  referralCode: string;
+  pageLink: string;
+  position: number | null;
+  points: number;
+  confirmedReferrals: number;
+}
+
+/** What a provider's answer means for a delivery. */
+export type SyncOutcome =
+  | { result: 'delivered'; status: number }
+  | { result: 'retry'; status: number | null; message: string; retryAfterMs?: number }
+  | { result: 'failed'; status: number; message: string };
+
+/** the person's properties, by key (PERSON_PROPERTIES) */
+function properties(p: Person): Record<(typeof PERSON_PROPERTIES)[number]['key'], string | number | null> {
+  return {
+    contest: p.contest,
+    referral_link: p.referralLink,
+    referral_code: p.referralCode,
+    page_link: p.pageLink,
+    position: p.position,
+    points: p.points,
+    confirmed_referrals: p.confirmedReferrals,
+  };
+}
+
+/** 2xx delivered; 429 waits for Retry-After; 5xx and no answer retried; any other 4xx failed in the provider's words. */
+function outcomeOf(provider: Provider, a: Answer, retryAfter: string | null): SyncOutcome | null {
+  const status = a.status;
+  if (status !== null && status >= 200 && status < 300) return null;
+  const message = providerMessage(provider, a);
+  if (status === null || status >= 500) return { result: 'retry', status, message };
+  if (status === 429) {
+    const s = Number(retryAfter);
+    return { result: 'retry', status: 429, message, retryAfterMs: Number.isFinite(s) && s > 0 ? s * 1000 : 60_000 };
+  }
+  return { result: 'failed', status, message };
+}
+
+/** Creates or updates the person at the provider, subscribed only with their consent. */
+export async function syncPerson(
+  ctx: ProviderContext,
+  provider: Provider,
+  credentials: Credentials,
+  target: Target,
+  person: Person,
+): Promise<SyncOutcome> {
+  const props = properties(person);
+  const steps: Array<() => Promise<{ a: Answer; retryAfter: string | null }>> = [];
+  let last: Answer = { status: null, error: 'nothing sent' };
+  const send = async (url: string, init: { method: string; headers: Record<string, string>; body?: unknown }) => {
+    const a = await callWithHeaders(ctx, provider, url, init);
+    last = a.answer;
+    return { a: a.answer, retryAfter: a.retryAfter };
+  };
+  if (provider === 'klaviyo') {
+    const { apiKey } = credentials as { apiKey: string };
+    const { listId } = target as { listId: string };
+    const base = klaviyoBase(ctx);
+    let profileId: string | undefined;
+    steps.push(async () => {
+      const r = await send(`${base}/api/profile-import`, {
+        method: 'POST',
+        headers: klaviyoHeaders(apiKey, true),
+        body: {
+          data: {
+            type: 'profile',
+            attributes: {
+              email: person.email,
+              ...(person.name ? { first_name: person.name } : {}),
+              properties: {
+                ...Object.fromEntries(Object.entries(props).map(([k, v]) => [`${HUBSPOT_GROUP}_${k}`, v])),
+                ...(person.customFields ?? {}),
+              },
+            },
+          },
+        },
+      });
+      profileId =
+        (r.a.status !== null ? (r.a.body as { data?: { id?: string } } | null)?.data?.id : undefined) ?? undefined;
+      return r;
+    });
+    if (person.consented)
+      steps.push(() =>
+        send(`${base}/api/profile-subscription-bulk-create-jobs`, {
+          method: 'POST',
+          headers: klaviyoHeaders(apiKey, true),
+          body: {
+            data: {
+              type: 'profile-subscription-bulk-create-job',
+              attributes: {
+                profiles: {
+                  data: [
+                    {
+                      type: 'profile',
+                      attributes: {
+                        email: person.email,
+                        subscriptions: { email: { marketing: { consent: 'SUBSCRIBED' } } },
+                      },
+                    },
+                  ],
+                },
+                historical_import: false,
+              },
+              relationships: { list: { data: { type: 'list', id: listId } } },
+            },
+          },
+        }),
+      );
+    else
+      steps.push(() =>
+        send(`${base}/api/lists/${encodeURIComponent(listId)}/relationships/profiles`, {
+          method: 'POST',
+          headers: klaviyoHeaders(apiKey, true),
+          body: { data: [{ type: 'profile', id: profileId }] },
+        }),
+      );
+  } else if (provider === 'mailchimp') {
+    const { apiKey } = credentials as { apiKey: string };
+    const { audienceId } = target as { audienceId: string };
+    const merge: Record<string, string | number> = {};
+    for (const p of PERSON_PROPERTIES) {
+      const v = props[p.key];
+      if (v !== null) merge[p.mailchimpTag] = v;
+    }
+    if (person.name) merge.FNAME = person.name;
+    steps.push(() =>
+      send(
+        `${mailchimpBase(ctx, apiKey)}/lists/${encodeURIComponent(audienceId)}/members/${encodeURIComponent(person.email.toLowerCase())}`,
+        {
+          method: 'PUT',
+          headers: mailchimpHeaders(apiKey, true),
+          // with consent: subscribed; without: a new member is not subscribed (transactional), an existing one keeps its status
+          body: {
+            email_address: person.email,
+            ...(person.consented ? { status: 'subscribed' } : {}),
+            status_if_new: person.consented ? 'subscribed' : 'transactional',
+            merge_fields: merge,
+          },
+        },
+      ),
+    );
+  } else {
+    const { accessToken } = credentials as { accessToken: string };
+    const values: Record<string, string> = { email: person.email };
+    if (person.name) values.firstname = person.name;
+    for (const [k, v] of Object.entries(props)) if (v !== null) values[`${HUBSPOT_GROUP}_${k}`] = String(v);
+    steps.push(() =>
+      send(`${hubspotBase(ctx)}/crm/v3/objects/contacts/batch/upsert`, {
+        method: 'POST',
+        headers: hubspotHeaders(accessToken, true),
+        body: { inputs: [{ idProperty: 'email', id: person.email, properties: values }] },
+      }),
+    );
+  }
+  for (const step of steps) {
+    const { a, retryAfter } = await step();
+    const bad = outcomeOf(provider, a, retryAfter);
+    if (bad) return bad;
+  }
+  return { result: 'delivered', status: (last as { status: number | null }).status ?? 0 };
 }

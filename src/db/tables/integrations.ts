@@ -1,9 +1,9 @@
 /** The other tools a team connects (Klaviyo, Mailchimp, HubSpot): docs/integrations.md. */
 import { sql } from 'drizzle-orm';
-import { boolean, check, index, jsonb, pgTable, text, uuid } from 'drizzle-orm/pg-core';
+import { boolean, check, index, integer, jsonb, pgTable, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { PROVIDERS } from '../../lib/integrations.js';
 import { createdAt, id, ts } from './columns.js';
-import { teams } from './core.js';
+import { entries, teams } from './core.js';
 
 export const integrations = pgTable(
   'integrations',
@@ -29,5 +29,45 @@ export const integrations = pgTable(
   (t) => [
     index('integrations_team_idx').on(t.teamId, t.createdAt),
     check('integrations_provider_ck', sql`${t.provider} in (${sql.raw(PROVIDERS.map((p) => `'${p}'`).join(', '))})`),
+  ],
+);
+
+/**
+ * What a connection owes its provider: a person to create or update (`person`), written by the
+ * entries' triggers in the statement that confirmed the entry or moved its points
+ * (src/db/functions/integrations.sql). One pending row per connection and person: later changes
+ * fold into it (the deliverer reads the person as they are when it sends), so a burst of changes
+ * makes one call per person per run of the every-minute job.
+ */
+export const integrationDeliveries = pgTable(
+  'integration_deliveries',
+  {
+    id: id(),
+    integrationId: uuid('integration_id')
+      .notNull()
+      .references(() => integrations.id, { onDelete: 'cascade' }),
+    entryId: uuid('entry_id')
+      .notNull()
+      .references(() => entries.id, { onDelete: 'cascade' }),
+    kind: text('kind').notNull().default('person'),
+    status: text('status').notNull().default('pending'),
+    attempts: integer('attempts').notNull().default(0),
+    nextAttemptAt: ts('next_attempt_at').notNull().defaultNow(),
+    lockedUntil: ts('locked_until'),
+    leaseToken: uuid('lease_token'),
+    lastStatus: integer('last_status'),
+    lastError: text('last_error'),
+    deliveredAt: ts('delivered_at'),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    uniqueIndex('integration_deliveries_pending_uq')
+      .on(t.integrationId, t.entryId, t.kind)
+      .where(sql`${t.status} = 'pending'`),
+    index('integration_deliveries_due_idx').on(t.nextAttemptAt).where(sql`${t.status} = 'pending'`),
+    index('integration_deliveries_integration_idx').on(t.integrationId, t.createdAt),
+    index('integration_deliveries_entry_idx').on(t.entryId),
+    check('integration_deliveries_kind_ck', sql`${t.kind} in ('person')`),
+    check('integration_deliveries_status_ck', sql`${t.status} in ('pending', 'delivered', 'failed')`),
   ],
 );

@@ -11,17 +11,29 @@
  *   `Authorization: Klaviyo-API-Key <private key pk_…>`, `revision: YYYY-MM-DD` and `accept:
  *   application/vnd.api+json`. `GET /api/lists/{id}`: 200 `{data: {type: "list", id, attributes:
  *   {name, …}}}`; an unknown list 404, a bad key 401, each `{errors: [{id, status, code, title,
- *   detail, source}]}`.
+ *   detail, source}]}`. Writes carry `content-type: application/vnd.api+json`. `POST
+ *   /api/profile-import` `{data: {type: "profile", attributes: {email, first_name?, properties}}}`:
+ *   201 (new) or 200, `{data: {type: "profile", id, attributes}}`. `POST
+ *   /api/profile-subscription-bulk-create-jobs` `{data: {type:
+ *   "profile-subscription-bulk-create-job", attributes: {profiles: {data: [{type: "profile",
+ *   attributes: {email, subscriptions: {email: {marketing: {consent: "SUBSCRIBED"}}}}}]},
+ *   historical_import}, relationships: {list: {data: {type: "list", id}}}}}`: 202, no body. `POST
+ *   /api/lists/{id}/relationships/profiles` `{data: [{type: "profile", id}]}`: 204.
  * - Mailchimp Marketing API 3.0 (mailchimp.com/developer): `Authorization: Basic` of any user and
  *   the key. `GET /3.0/lists/{list_id}` 200 `{id, name, …}`; `GET /3.0/lists/{list_id}/merge-fields`
  *   200 `{merge_fields: [{merge_id, tag, name, type, …}], list_id, total_items}`; `POST` of one
  *   `{tag (at most 10 of A-Z 0-9 _), name, type (text, number, url, …), required, public}` 200;
- *   errors `application/problem+json` `{type, title, status, detail, instance}`.
+ *   errors `application/problem+json` `{type, title, status, detail, instance}`. `PUT
+ *   /3.0/lists/{list_id}/members/{subscriber_hash}` (the MD5 of the lower-cased address, or the
+ *   address itself) `{email_address, status_if_new (subscribed, unsubscribed, cleaned, pending,
+ *   transactional), status?, merge_fields}`: 200 the member.
  * - HubSpot CRM v3 (developers.hubspot.com): `Authorization: Bearer <token>`. `POST
  *   /crm/v3/properties/contacts/groups` `{name, label}` 201, or 409 when it exists; `GET
  *   /crm/v3/properties/contacts` 200 `{results: [{name, label, type, fieldType, groupName, …}]}`;
  *   `POST /crm/v3/properties/contacts` `{name, label, type (string, number, …), fieldType (text,
  *   number, …), groupName}` 201, or 409; errors `{status: "error", message, correlationId, category}`.
+ *   `POST /crm/v3/objects/contacts/batch/upsert` `{inputs: [{idProperty: "email", id, properties:
+ *   {…strings}}]}`: 200 `{status: "COMPLETE", results: [{id, properties, new}]}`.
  */
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -40,9 +52,28 @@ export interface ProviderStandIns {
   requests: Captured[];
   violations: string[];
   /** valid credentials and existing targets */
-  klaviyo: { keys: Set<string>; lists: Map<string, string> };
-  mailchimp: { keys: Set<string>; audiences: Map<string, string>; mergeFields: Map<string, Map<string, unknown>> };
-  hubspot: { tokens: Set<string>; groups: Set<string>; properties: Map<string, unknown> };
+  klaviyo: {
+    keys: Set<string>;
+    lists: Map<string, string>;
+    /** profiles by email (their attributes), the emails subscribed with consent, list members (profile ids) */
+    profiles: Map<string, { id: string; attributes: Record<string, unknown> }>;
+    subscribed: Set<string>;
+    members: Set<string>;
+  };
+  mailchimp: {
+    keys: Set<string>;
+    audiences: Map<string, string>;
+    mergeFields: Map<string, Map<string, unknown>>;
+    /** members by lower-cased email */
+    members: Map<string, { status: string; merge_fields: Record<string, unknown> }>;
+  };
+  hubspot: {
+    tokens: Set<string>;
+    groups: Set<string>;
+    properties: Map<string, unknown>;
+    /** contacts by email: their properties */
+    contacts: Map<string, Record<string, string>>;
+  };
   /** the next `times` answers of a provider (by path prefix) */
   fail(prefix: '/api/' | '/3.0/' | '/crm/', fault: Fault, times?: number): void;
   close(): Promise<void>;
@@ -54,16 +85,24 @@ export async function startProviderStandIns(): Promise<ProviderStandIns> {
   const requests: Captured[] = [];
   const violations: string[] = [];
   const faults: { prefix: string; fault: Fault; left: number }[] = [];
-  const klaviyo = { keys: new Set<string>(), lists: new Map<string, string>() };
+  const klaviyo = {
+    keys: new Set<string>(),
+    lists: new Map<string, string>(),
+    profiles: new Map<string, { id: string; attributes: Record<string, unknown> }>(),
+    subscribed: new Set<string>(),
+    members: new Set<string>(),
+  };
   const mailchimp = {
     keys: new Set<string>(),
     audiences: new Map<string, string>(),
     mergeFields: new Map<string, Map<string, unknown>>(),
+    members: new Map<string, { status: string; merge_fields: Record<string, unknown> }>(),
   };
   const hubspot = {
     tokens: new Set<string>(),
     groups: new Set<string>(),
     properties: new Map<string, unknown>([['email', { name: 'email', type: 'string', fieldType: 'text' }]]),
+    contacts: new Map<string, Record<string, string>>(),
   };
 
   const read = (req: IncomingMessage) =>
@@ -133,6 +172,59 @@ export async function startProviderStandIns(): Promise<ProviderStandIns> {
           JSON_API,
         );
       }
+      if (req.method === 'POST' && headers['content-type'] !== JSON_API)
+        return broken(`content-type must be ${JSON_API}`);
+      if (req.method === 'POST' && url.pathname === '/api/profile-import') {
+        const d = (body as { data?: { type?: unknown; attributes?: Record<string, unknown> } })?.data;
+        if (d?.type !== 'profile' || typeof d.attributes?.email !== 'string')
+          return broken('profile-import needs data.type "profile" and attributes.email');
+        const props = d.attributes.properties;
+        if (props !== undefined && (typeof props !== 'object' || props === null || Array.isArray(props)))
+          return broken('attributes.properties must be an object');
+        const email = d.attributes.email;
+        const old = klaviyo.profiles.get(email);
+        const profile = {
+          id: old?.id ?? `01K${Math.random().toString(36).slice(2, 12).toUpperCase()}`,
+          attributes: { ...old?.attributes, ...d.attributes },
+        };
+        klaviyo.profiles.set(email, profile);
+        return send(
+          old ? 200 : 201,
+          { data: { type: 'profile', id: profile.id, attributes: profile.attributes } },
+          JSON_API,
+        );
+      }
+      if (req.method === 'POST' && url.pathname === '/api/profile-subscription-bulk-create-jobs') {
+        const d = (body as { data?: any })?.data;
+        const profiles = d?.attributes?.profiles?.data;
+        const listId = d?.relationships?.list?.data;
+        if (d?.type !== 'profile-subscription-bulk-create-job' || !Array.isArray(profiles) || listId?.type !== 'list')
+          return broken('subscription job: type, attributes.profiles.data and relationships.list.data required');
+        if (!klaviyo.lists.has(listId.id))
+          return kErr(404, 'not_found', 'Not found.', `A list with id ${listId.id} does not exist.`);
+        for (const p of profiles) {
+          if (
+            p?.type !== 'profile' ||
+            p.attributes?.subscriptions?.email?.marketing?.consent !== 'SUBSCRIBED' ||
+            typeof p.attributes.email !== 'string'
+          )
+            return broken('each profile needs email and subscriptions.email.marketing.consent SUBSCRIBED');
+          klaviyo.subscribed.add(p.attributes.email);
+        }
+        res.writeHead(202);
+        return res.end();
+      }
+      const rel = /^\/api\/lists\/([^/]+)\/relationships\/profiles$/.exec(url.pathname);
+      if (req.method === 'POST' && rel) {
+        const data = (body as { data?: { type?: string; id?: string }[] })?.data;
+        if (!Array.isArray(data) || data.some((x) => x?.type !== 'profile' || typeof x.id !== 'string'))
+          return broken('list relationship needs data: [{type: "profile", id}]');
+        if (!klaviyo.lists.has(decodeURIComponent(rel[1]!)))
+          return kErr(404, 'not_found', 'Not found.', 'No such list.');
+        for (const x of data) klaviyo.members.add(x.id!);
+        res.writeHead(204);
+        return res.end();
+      }
       return broken('no such Klaviyo operation in the stand-in');
     }
 
@@ -159,6 +251,32 @@ export async function startProviderStandIns(): Promise<ProviderStandIns> {
           'API Key Invalid',
           "Your API key may be invalid, or you've attempted to access the wrong datacenter.",
         );
+      const member = /^\/3\.0\/lists\/([^/]+)\/members\/([^/]+)$/.exec(url.pathname);
+      if (member && req.method === 'PUT') {
+        if (!mailchimp.audiences.has(decodeURIComponent(member[1]!)))
+          return problem(404, 'Resource Not Found', 'The requested resource could not be found.');
+        const b = body as {
+          email_address?: unknown;
+          status_if_new?: unknown;
+          status?: unknown;
+          merge_fields?: unknown;
+        };
+        const statuses = ['subscribed', 'unsubscribed', 'cleaned', 'pending', 'transactional'];
+        if (typeof b?.email_address !== 'string') return broken('email_address required');
+        if (decodeURIComponent(member[2]!) !== b.email_address.toLowerCase() && !/^[0-9a-f]{32}$/.test(member[2]!))
+          return broken('subscriber_hash must be the MD5 of the lower-cased address, or the address');
+        if (!statuses.includes(String(b.status_if_new))) return broken('status_if_new must be a documented status');
+        if (b.status !== undefined && !statuses.includes(String(b.status)))
+          return broken('status must be a documented status');
+        if (b.merge_fields !== undefined && (typeof b.merge_fields !== 'object' || b.merge_fields === null))
+          return broken('merge_fields must be an object');
+        const email = b.email_address.toLowerCase();
+        const old = mailchimp.members.get(email);
+        const status = String(b.status ?? old?.status ?? b.status_if_new);
+        const made = { status, merge_fields: { ...old?.merge_fields, ...(b.merge_fields as Record<string, unknown>) } };
+        mailchimp.members.set(email, made);
+        return send(200, { id: email, email_address: b.email_address, ...made });
+      }
       const m = /^\/3\.0\/lists\/([^/]+)(\/merge-fields)?$/.exec(url.pathname);
       const audience = m ? decodeURIComponent(m[1]!) : '';
       if (!m || !mailchimp.audiences.has(audience))
@@ -250,6 +368,23 @@ export async function startProviderStandIns(): Promise<ProviderStandIns> {
           return hErr(409, 'OBJECT_ALREADY_EXISTS', `Property ${b.name} already exists.`);
         hubspot.properties.set(b.name, b);
         return send(201, { ...b, archived: false });
+      }
+      if (url.pathname === '/crm/v3/objects/contacts/batch/upsert' && req.method === 'POST') {
+        const inputs = (body as { inputs?: unknown })?.inputs;
+        if (!Array.isArray(inputs) || inputs.length === 0 || inputs.length > 100)
+          return broken('inputs: 1 to 100 objects');
+        const results = [];
+        for (const x of inputs as { idProperty?: unknown; id?: unknown; properties?: Record<string, unknown> }[]) {
+          if (x.idProperty !== 'email' || typeof x.id !== 'string') return broken('idProperty "email" and id required');
+          if (!x.properties || Object.values(x.properties).some((v) => typeof v !== 'string'))
+            return broken('properties are strings');
+          for (const k of Object.keys(x.properties))
+            if (!hubspot.properties.has(k) && k !== 'firstname') return broken(`property ${k} does not exist`);
+          const old = hubspot.contacts.get(x.id);
+          hubspot.contacts.set(x.id, { ...old, ...(x.properties as Record<string, string>) });
+          results.push({ id: String(hubspot.contacts.size), properties: x.properties, new: !old });
+        }
+        return send(200, { status: 'COMPLETE', results });
       }
       return broken('no such HubSpot operation in the stand-in');
     }

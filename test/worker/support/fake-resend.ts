@@ -28,6 +28,7 @@ export interface FakeResend {
 export async function startFakeResend(): Promise<FakeResend> {
   const requests: RecordedRequest[] = [];
   const delivered: RecordedRequest[] = [];
+  const klaviyo: RecordedRequest[] = [];
   const byKey = new Map<string, { id: string; payload: string }>();
   let n = 0;
   const server = createServer((req, res) => {
@@ -38,7 +39,7 @@ export async function startFakeResend(): Promise<FakeResend> {
       const send = (status: number, body: unknown) => {
         res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
       };
-      if (req.method === 'GET' && req.url === '/__requests') return send(200, { requests, delivered });
+      if (req.method === 'GET' && req.url === '/__requests') return send(200, { requests, delivered, klaviyo });
       // also a stand-in for Cloudflare Turnstile's siteverify: token "pass" with the test secret passes
       if (req.method === 'POST' && req.url === '/siteverify') {
         const form = new URLSearchParams(raw);
@@ -61,6 +62,33 @@ export async function startFakeResend(): Promise<FakeResend> {
             errors: [{ status: 404, code: 'not_found', detail: `A list with id ${id} does not exist.` }],
           });
         return send(200, { data: { type: 'list', id, attributes: { name: 'Workerd list' } } });
+      }
+      // Klaviyo's writes of a confirmed person (test/worker/integrations.workerd.test.ts), recorded in `klaviyo`
+      if (req.method === 'POST' && req.url?.startsWith('/api/')) {
+        let kb: any = null;
+        try {
+          kb = JSON.parse(raw);
+        } catch {
+          /* refused below */
+        }
+        const documented =
+          req.headers.authorization === 'Klaviyo-API-Key pk_workerdworkerdworkerd42' &&
+          /^\d{4}-\d{2}-\d{2}$/.test(String(req.headers.revision)) &&
+          req.headers['content-type'] === 'application/vnd.api+json' &&
+          kb !== null;
+        klaviyo.push({
+          method: req.method,
+          path: req.url,
+          headers: req.headers,
+          body: kb,
+          status: documented ? 200 : 400,
+        });
+        if (!documented)
+          return send(400, { errors: [{ status: 400, code: 'stand_in', detail: 'undocumented request' }] });
+        if (req.url === '/api/profile-import')
+          return send(201, { data: { type: 'profile', id: '01KWORKERD', attributes: kb.data?.attributes } });
+        res.writeHead(req.url === '/api/profile-subscription-bulk-create-jobs' ? 202 : 204);
+        return void res.end();
       }
       let body: any = null;
       try {

@@ -1,0 +1,157 @@
+/**
+ * Delivery of what the connections owe their providers (integration_deliveries), run by the
+ * every-minute job on both runtimes: never on a request's path.
+ *
+ * - Claiming is one statement (`FOR UPDATE SKIP LOCKED` and a lease with a random token):
+ *   concurrent deliverers never take the same row while its lease runs, and only the lease holder
+ *   records the outcome. The person is read as they are at that moment (one statement for the
+ *   batch), so every change folded into the pending row is sent, the last values winning.
+ * - A 2xx is delivered; `429` waits for the provider's Retry-After; `5xx`, a timeout or no answer
+ *   is tried again after the events' back-off (30 s, 5 min, 30 min, … with up to 20% jitter), at
+ *   most MAX_ATTEMPTS times; any other `4xx` is failed with the provider's own words.
+ * - A connection whose credentials no key of the deployment opens fails its rows with that
+ *   sentence (saving them again is the fix).
+ */
+import { sql } from 'drizzle-orm';
+import { type Db, num, query } from '../db/client.js';
+import type { Deps } from '../deps.js';
+import { Errors } from '../errors.js';
+import { MAX_ATTEMPTS, retryDelayMs } from '../events/deliver.js';
+import type { Provider } from '../lib/integrations.js';
+import type { SecretBox } from '../lib/secret-box.js';
+import { secretBox } from '../lib/secret-box.js';
+import { sqlLandingUrl } from '../sql/contests.js';
+import { sqlPosition } from '../sql/positions.js';
+import {
+  type Credentials,
+  type Person,
+  type ProviderContext,
+  type SyncOutcome,
+  syncPerson,
+  type Target,
+} from './providers.js';
+
+/** How long a claimed row stays reserved for its deliverer (longer than a batch's calls take). */
+const LEASE_MS = 5 * 60_000;
+const BATCH = 50;
+
+interface Claimed {
+  id: string;
+  attempts: number;
+  provider: Provider;
+  credentials: string;
+  target: Target;
+  email: string | null;
+  name: string | null;
+  consented: boolean;
+  custom_field_data: Record<string, unknown> | null;
+  contest: string;
+  page_link: string | null;
+  referral_code: string;
+  position: number | string | null;
+  points: number;
+  confirmed_referrals: number | string;
+}
+
+export interface IntegrationRun {
+  delivered: number;
+  retrying: number;
+  failed: number;
+}
+
+/** The page a person's referral link is made of: the contest's page with `?ref=`. */
+function referralLink(page: string, code: string): string {
+  const u = new URL(page);
+  u.searchParams.set('ref', code);
+  return u.href;
+}
+
+export async function deliverIntegrations(db: Db, deps: Deps, now: Date): Promise<IntegrationRun> {
+  const out: IntegrationRun = { delivered: 0, retrying: 0, failed: 0 };
+  const key = deps.config.integrations?.key;
+  if (!key) return out;
+  const box: SecretBox = await secretBox(key, deps.config.integrations?.previousKey);
+  const ctx: ProviderContext = {
+    fetch: deps.fetch ?? ((input, init) => globalThis.fetch(input, init)),
+    urls: deps.config.integrations?.urls,
+    timeoutMs: deps.config.integrations?.timeoutMs,
+  };
+  const lease = crypto.randomUUID();
+  const at = now.toISOString();
+  const rows = await query<Claimed>(
+    db,
+    sql`with claimed as (
+          update integration_deliveries d set locked_until = ${at}::timestamptz + ${`${LEASE_MS} milliseconds`}::interval,
+            lease_token = ${lease}::uuid, attempts = d.attempts + 1
+          where d.id in (
+            select x.id from integration_deliveries x
+            where x.status = 'pending' and x.next_attempt_at <= ${at}::timestamptz
+              and (x.locked_until is null or x.locked_until <= ${at}::timestamptz)
+            order by x.next_attempt_at limit ${BATCH} for update skip locked)
+          returning d.id, d.integration_id, d.entry_id, d.attempts
+        )
+        select cl.id, cl.attempts, i.provider, i.credentials, i.target,
+          e.email, e.name, (e.consented_at is not null and c.consent_text is not null) as consented,
+          e.custom_field_data, c.title as contest, ${sqlLandingUrl('c', deps.config.publicUrl)} as page_link,
+          e.referral_code, ${sqlPosition('e')} as position, e.points,
+          (select count(*) from entries f where f.referred_by = e.id
+             and ce_reward_counts(f.email_confirmed, f.disqualified, f.erased_at, f.risk_level, f.risk_review)) as confirmed_referrals
+        from claimed cl
+        join integrations i on i.id = cl.integration_id
+        join entries e on e.id = cl.entry_id
+        join contests c on c.id = e.contest_id`,
+  );
+  if (rows.length === 0) return out;
+  const results: { id: string; status: string; next: string | null; code: number | null; error: string | null }[] = [];
+  for (const r of rows) {
+    let outcome: SyncOutcome;
+    const plain = await box.open(r.credentials);
+    if (plain === null) outcome = { result: 'failed', status: 0, message: Errors.integrationSealedElsewhere().message };
+    else if (!r.email)
+      outcome = { result: 'delivered', status: 0 }; // erased since: nothing to send
+    else {
+      const page = r.page_link ?? deps.config.publicUrl;
+      const person: Person = {
+        email: r.email,
+        name: r.name,
+        consented: r.consented,
+        customFields: r.custom_field_data,
+        contest: r.contest,
+        referralLink: referralLink(page, r.referral_code),
+        referralCode: r.referral_code,
+        pageLink: page,
+        position: r.position === null ? null : num(r.position),
+        points: r.points,
+        confirmedReferrals: num(r.confirmed_referrals),
+      };
+      outcome = await syncPerson(ctx, r.provider, JSON.parse(plain) as Credentials, r.target, person);
+    }
+    if (outcome.result === 'delivered') {
+      out.delivered++;
+      results.push({ id: r.id, status: 'delivered', next: null, code: outcome.status || null, error: null });
+    } else if (outcome.result === 'retry' && (outcome.retryAfterMs !== undefined || r.attempts < MAX_ATTEMPTS)) {
+      out.retrying++;
+      const wait = outcome.retryAfterMs ?? retryDelayMs(r.attempts);
+      results.push({
+        id: r.id,
+        status: 'pending',
+        next: new Date(now.getTime() + wait).toISOString(),
+        code: outcome.status,
+        error: outcome.message,
+      });
+    } else {
+      out.failed++;
+      results.push({ id: r.id, status: 'failed', next: null, code: outcome.status || null, error: outcome.message });
+    }
+  }
+  // the outcomes, recorded by the lease holder only
+  await query(
+    db,
+    sql`update integration_deliveries d set status = x.status, locked_until = null, lease_token = null,
+          next_attempt_at = coalesce(x.next::timestamptz, d.next_attempt_at), last_status = x.code::int,
+          last_error = x.error, delivered_at = case when x.status = 'delivered' then ${at}::timestamptz end
+        from jsonb_to_recordset(${JSON.stringify(results)}::jsonb) as x(id uuid, status text, next text, code int, error text)
+        where d.id = x.id and d.lease_token = ${lease}::uuid`,
+  );
+  return out;
+}
