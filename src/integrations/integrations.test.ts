@@ -9,14 +9,19 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestEnv, type TeamFixture, type TestEnv } from '../../test/support/harness.js';
-import { type ProviderStandIns, startProviderStandIns } from '../../test/support/stand-ins/providers.js';
+import {
+  type ProviderStandIns,
+  STAND_IN_CONNECTIONS,
+  seededStandIns,
+  standInConfig,
+} from '../../test/support/stand-ins/providers.js';
 import { query } from '../db/client.js';
 
 const KEY = Buffer.alloc(32, 7).toString('base64');
 const OTHER_KEY = Buffer.alloc(32, 9).toString('base64');
-const KLAVIYO_KEY = 'pk_0123456789abcdefghijKLMN';
-const MAILCHIMP_KEY = `${'0123456789abcdef'.repeat(2)}-us21`;
-const HUBSPOT_TOKEN = 'pat-na1-11111111-2222-3333-4444-555555555555';
+const KLAVIYO_KEY = STAND_IN_CONNECTIONS.klaviyo.credentials.apiKey;
+const MAILCHIMP_KEY = STAND_IN_CONNECTIONS.mailchimp.credentials.apiKey;
+const HUBSPOT_TOKEN = STAND_IN_CONNECTIONS.hubspot.credentials.accessToken;
 
 let env: TestEnv;
 let t: TeamFixture;
@@ -26,17 +31,8 @@ beforeAll(async () => {
   env = await createTestEnv();
   t = await env.team('Integrations');
   other = await env.team('Someone else');
-  stand = await startProviderStandIns();
-  stand.klaviyo.keys.add(KLAVIYO_KEY);
-  stand.klaviyo.lists.set('XyZ123', 'Newsletter');
-  stand.mailchimp.keys.add(MAILCHIMP_KEY);
-  stand.mailchimp.audiences.set('a1b2c3d4e5', 'Customers');
-  stand.hubspot.tokens.add(HUBSPOT_TOKEN);
-  env.deps.config.integrations = {
-    key: KEY,
-    urls: { klaviyo: stand.url, mailchimp: stand.url, hubspot: stand.url },
-    timeoutMs: 2000,
-  };
+  stand = await seededStandIns();
+  env.deps.config.integrations = standInConfig(stand, KEY);
 });
 afterAll(async () => {
   await env.close();

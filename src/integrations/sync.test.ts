@@ -9,13 +9,16 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestEnv, type TeamFixture, type TestEnv } from '../../test/support/harness.js';
-import { type ProviderStandIns, startProviderStandIns } from '../../test/support/stand-ins/providers.js';
+import {
+  type ProviderStandIns,
+  STAND_IN_CONNECTIONS,
+  seededStandIns,
+  standInConfig,
+} from '../../test/support/stand-ins/providers.js';
 import { query } from '../db/client.js';
 import { runScheduledJobs } from '../jobs.js';
 
-const KLAVIYO_KEY = 'pk_0123456789abcdefghijKLMN';
-const MAILCHIMP_KEY = `${'0123456789abcdef'.repeat(2)}-us21`;
-const HUBSPOT_TOKEN = 'pat-na1-11111111-2222-3333-4444-555555555555';
+const KLAVIYO_KEY = STAND_IN_CONNECTIONS.klaviyo.credentials.apiKey;
 
 let env: TestEnv;
 let t: TeamFixture;
@@ -24,17 +27,8 @@ let contestId: string;
 beforeAll(async () => {
   env = await createTestEnv();
   t = await env.team('Sync');
-  stand = await startProviderStandIns();
-  stand.klaviyo.keys.add(KLAVIYO_KEY);
-  stand.klaviyo.lists.set('XyZ123', 'Newsletter');
-  stand.mailchimp.keys.add(MAILCHIMP_KEY);
-  stand.mailchimp.audiences.set('a1b2c3d4e5', 'Customers');
-  stand.hubspot.tokens.add(HUBSPOT_TOKEN);
-  env.deps.config.integrations = {
-    key: Buffer.alloc(32, 7).toString('base64'),
-    urls: { klaviyo: stand.url, mailchimp: stand.url, hubspot: stand.url },
-    timeoutMs: 2000,
-  };
+  stand = await seededStandIns();
+  env.deps.config.integrations = standInConfig(stand);
   const c = await env.contest(t.teamId, {
     title: 'Spring giveaway',
     referral: { advocatePoints: 10, friendPoints: 5 },
@@ -45,11 +39,7 @@ beforeAll(async () => {
     body: { publicSignup: true, consentText: 'Send me the newsletter.' },
   });
   expect(on.status, on.text).toBe(200);
-  for (const body of [
-    { provider: 'klaviyo', credentials: { apiKey: KLAVIYO_KEY }, target: { listId: 'XyZ123' } },
-    { provider: 'mailchimp', credentials: { apiKey: MAILCHIMP_KEY }, target: { audienceId: 'a1b2c3d4e5' } },
-    { provider: 'hubspot', credentials: { accessToken: HUBSPOT_TOKEN } },
-  ]) {
+  for (const body of Object.values(STAND_IN_CONNECTIONS)) {
     const r = await env.request('POST', '/api/v1/integrations', { key: t.privateKey, body });
     expect(r.status, r.text).toBe(201);
     // the test makes Mailchimp's merge fields and HubSpot's properties the sync writes

@@ -22,6 +22,18 @@ AS $function$
 $function$;
 
 -- ce:function
+-- Whether a team of the contests `p_contests` has an enabled connection: a team without one pays
+-- this one probe of the integrations index per write of entries.
+CREATE OR REPLACE FUNCTION ce_integrations_wanted(p_contests uuid[])
+ RETURNS boolean
+ LANGUAGE sql
+ STABLE
+AS $function$
+  SELECT EXISTS (SELECT 1 FROM integrations i JOIN contests c ON c.team_id = i.team_id
+                 WHERE c.id = ANY (p_contests) AND i.enabled)
+$function$;
+
+-- ce:function
 CREATE OR REPLACE FUNCTION entries_integrations_insert()
  RETURNS trigger
  LANGUAGE plpgsql
@@ -30,11 +42,7 @@ DECLARE
   ids uuid[];
   at timestamptz;
 BEGIN
-  -- a team without connections pays one probe of the integrations index
-  IF NOT EXISTS (SELECT 1 FROM integrations i JOIN contests c ON c.team_id = i.team_id
-                 WHERE c.id IN (SELECT contest_id FROM new_rows) AND i.enabled) THEN
-    RETURN NULL;
-  END IF;
+  IF NOT ce_integrations_wanted(ARRAY(SELECT DISTINCT contest_id FROM new_rows)) THEN RETURN NULL; END IF;
   SELECT array_agg(n.id), max(n.created_at) INTO ids, at FROM new_rows n WHERE n.email_confirmed;
   IF ids IS NOT NULL THEN PERFORM ce_integrations_owe(ids, at); END IF;
   RETURN NULL;
@@ -52,10 +60,7 @@ DECLARE
   ids uuid[];
   at timestamptz;
 BEGIN
-  IF NOT EXISTS (SELECT 1 FROM integrations i JOIN contests c ON c.team_id = i.team_id
-                 WHERE c.id IN (SELECT contest_id FROM new_rows) AND i.enabled) THEN
-    RETURN NULL;
-  END IF;
+  IF NOT ce_integrations_wanted(ARRAY(SELECT DISTINCT contest_id FROM new_rows)) THEN RETURN NULL; END IF;
   SELECT array_agg(n.id), max(n.updated_at) INTO ids, at
   FROM new_rows n JOIN old_rows o ON o.id = n.id
   WHERE n.email_confirmed AND (NOT o.email_confirmed OR n.points <> o.points);

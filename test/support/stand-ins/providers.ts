@@ -405,3 +405,36 @@ export async function startProviderStandIns(): Promise<ProviderStandIns> {
     close: () => new Promise<void>((r) => server.close(() => r())),
   };
 }
+
+/** Credentials and targets the stand-ins know (seedStandIns), as a connection's body gives them. */
+export const STAND_IN_CONNECTIONS = {
+  klaviyo: {
+    provider: 'klaviyo',
+    credentials: { apiKey: 'pk_0123456789abcdefghijKLMN' },
+    target: { listId: 'XyZ123' },
+  },
+  mailchimp: {
+    provider: 'mailchimp',
+    credentials: { apiKey: `${'0123456789abcdef'.repeat(2)}-us21` },
+    target: { audienceId: 'a1b2c3d4e5' },
+  },
+  hubspot: { provider: 'hubspot', credentials: { accessToken: 'pat-na1-11111111-2222-3333-4444-555555555555' } },
+} as const;
+
+/** Stand-ins that know STAND_IN_CONNECTIONS (Klaviyo's list "Newsletter", Mailchimp's audience "Customers"). */
+export async function seededStandIns(): Promise<ProviderStandIns> {
+  const stand = await startProviderStandIns();
+  stand.klaviyo.keys.add(STAND_IN_CONNECTIONS.klaviyo.credentials.apiKey);
+  stand.klaviyo.lists.set(STAND_IN_CONNECTIONS.klaviyo.target.listId, 'Newsletter');
+  stand.mailchimp.keys.add(STAND_IN_CONNECTIONS.mailchimp.credentials.apiKey);
+  stand.mailchimp.audiences.set(STAND_IN_CONNECTIONS.mailchimp.target.audienceId, 'Customers');
+  stand.hubspot.tokens.add(STAND_IN_CONNECTIONS.hubspot.credentials.accessToken);
+  return stand;
+}
+
+/** The app's integrations configuration pointing every provider at the stand-ins (a 2 s timeout). */
+export const standInConfig = (stand: ProviderStandIns, key = Buffer.alloc(32, 7).toString('base64')) => ({
+  key,
+  urls: { klaviyo: stand.url, mailchimp: stand.url, hubspot: stand.url },
+  timeoutMs: 2000,
+});
