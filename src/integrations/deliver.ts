@@ -11,6 +11,8 @@
  *   most MAX_ATTEMPTS times; any other `4xx` is failed with the provider's own words.
  * - A connection whose credentials no key of the deployment opens fails its rows with that
  *   sentence (saving them again is the fix).
+ * - An erasure (`erase`) deletes the person at the provider with the address its row kept, then
+ *   forgets the address (delivered, or failed for good).
  */
 import { sql } from 'drizzle-orm';
 import { type Db, num, query } from '../db/client.js';
@@ -24,6 +26,7 @@ import { sqlLandingUrl } from '../sql/contests.js';
 import { sqlPosition } from '../sql/positions.js';
 import {
   type Credentials,
+  erasePerson,
   type Person,
   type ProviderContext,
   type SyncOutcome,
@@ -37,6 +40,9 @@ const BATCH = 50;
 
 interface Claimed {
   id: string;
+  kind: 'person' | 'erase';
+  /** an erasure's address */
+  erase_email: string | null;
   attempts: number;
   provider: Provider;
   credentials: string;
@@ -88,9 +94,9 @@ export async function deliverIntegrations(db: Db, deps: Deps, now: Date): Promis
             where x.status = 'pending' and x.next_attempt_at <= ${at}::timestamptz
               and (x.locked_until is null or x.locked_until <= ${at}::timestamptz)
             order by x.next_attempt_at limit ${BATCH} for update skip locked)
-          returning d.id, d.integration_id, d.entry_id, d.attempts
+          returning d.id, d.integration_id, d.entry_id, d.attempts, d.kind, d.email
         )
-        select cl.id, cl.attempts, i.provider, i.credentials, i.target,
+        select cl.id, cl.kind, cl.email as erase_email, cl.attempts, i.provider, i.credentials, i.target,
           e.email, e.name, (e.consented_at is not null and c.consent_text is not null) as consented,
           e.custom_field_data, c.title as contest, ${sqlLandingUrl('c', deps.config.publicUrl)} as page_link,
           e.referral_code, ${sqlPosition('e')} as position, e.points,
@@ -107,6 +113,10 @@ export async function deliverIntegrations(db: Db, deps: Deps, now: Date): Promis
     let outcome: SyncOutcome;
     const plain = await box.open(r.credentials);
     if (plain === null) outcome = { result: 'failed', status: 0, message: Errors.integrationSealedElsewhere().message };
+    else if (r.kind === 'erase')
+      outcome = r.erase_email
+        ? await erasePerson(ctx, r.provider, JSON.parse(plain) as Credentials, r.target, r.erase_email)
+        : { result: 'delivered', status: 0 };
     else if (!r.email)
       outcome = { result: 'delivered', status: 0 }; // erased since: nothing to send
     else {
@@ -149,7 +159,9 @@ export async function deliverIntegrations(db: Db, deps: Deps, now: Date): Promis
     db,
     sql`update integration_deliveries d set status = x.status, locked_until = null, lease_token = null,
           next_attempt_at = coalesce(x.next::timestamptz, d.next_attempt_at), last_status = x.code::int,
-          last_error = x.error, delivered_at = case when x.status = 'delivered' then ${at}::timestamptz end
+          last_error = x.error, delivered_at = case when x.status = 'delivered' then ${at}::timestamptz end,
+          -- an erasure's address is kept only while it is still to be sent
+          email = case when x.status = 'pending' then d.email end
         from jsonb_to_recordset(${JSON.stringify(results)}::jsonb) as x(id uuid, status text, next text, code int, error text)
         where d.id = x.id and d.lease_token = ${lease}::uuid`,
   );

@@ -16,6 +16,7 @@
  *   /crm/v3/properties/contacts/groups`, 409 when it exists), then the contact properties,
  *   creating the missing ones.
  */
+import { createHash } from 'node:crypto';
 import type { Provider } from '../lib/integrations.js';
 
 export const KLAVIYO_REVISION = '2025-10-15';
@@ -430,4 +431,49 @@ export async function syncPerson(
     if (bad) return bad;
   }
   return { result: 'delivered', status: (last as { status: number | null }).status ?? 0 };
+}
+
+/** Deletes the person of `email` at the provider, as each one's privacy deletion does it. */
+export async function erasePerson(
+  ctx: ProviderContext,
+  provider: Provider,
+  credentials: Credentials,
+  target: Target,
+  email: string,
+): Promise<SyncOutcome> {
+  let r: { answer: Answer; retryAfter: string | null };
+  if (provider === 'klaviyo') {
+    const { apiKey } = credentials as { apiKey: string };
+    r = await callWithHeaders(ctx, provider, `${klaviyoBase(ctx)}/api/data-privacy-deletion-jobs`, {
+      method: 'POST',
+      headers: klaviyoHeaders(apiKey, true),
+      body: {
+        data: {
+          type: 'data-privacy-deletion-job',
+          attributes: { profile: { data: { type: 'profile', attributes: { email } } } },
+        },
+      },
+    });
+  } else if (provider === 'mailchimp') {
+    const { apiKey } = credentials as { apiKey: string };
+    const { audienceId } = target as { audienceId: string };
+    const hash = createHash('md5').update(email.toLowerCase()).digest('hex');
+    r = await callWithHeaders(
+      ctx,
+      provider,
+      `${mailchimpBase(ctx, apiKey)}/lists/${encodeURIComponent(audienceId)}/members/${hash}/actions/delete-permanent`,
+      { method: 'POST', headers: mailchimpHeaders(apiKey) },
+    );
+    // a person Mailchimp does not have is as deleted as can be
+    if (r.answer.status === 404) return { result: 'delivered', status: 404 };
+  } else {
+    const { accessToken } = credentials as { accessToken: string };
+    r = await callWithHeaders(ctx, provider, `${hubspotBase(ctx)}/crm/v3/objects/contacts/gdpr-delete`, {
+      method: 'POST',
+      headers: hubspotHeaders(accessToken, true),
+      body: { idProperty: 'email', objectId: email },
+    });
+    if (r.answer.status === 404) return { result: 'delivered', status: 404 };
+  }
+  return outcomeOf(provider, r.answer, r.retryAfter) ?? { result: 'delivered', status: r.answer.status ?? 0 };
 }

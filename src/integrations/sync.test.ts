@@ -199,4 +199,48 @@ describe('a confirmed person reaches each connected tool', () => {
     stand.klaviyo.keys.add(KLAVIYO_KEY);
     expect(stand.violations).toEqual([]);
   });
+
+  it('an erasure deletes the person at each tool, then the address is forgotten; an unconfirmed one owes nothing', async () => {
+    const ann = (await query<{ id: string }>(env.db, sql`select id from entries where email = 'ann@example.com'`))[0]!;
+    await runScheduledJobs(env.deps);
+    expect(stand.klaviyo.profiles.has('ann@example.com')).toBe(true);
+    const erased = await env.request('DELETE', `/api/v1/entries/${ann.id}`, { key: t.privateKey });
+    expect(erased.status, erased.text).toBe(200);
+    const owedErase = await query<{ provider: string; email: string | null }>(
+      env.db,
+      sql`select i.provider, d.email from integration_deliveries d join integrations i on i.id = d.integration_id
+          where d.kind = 'erase' order by i.provider`,
+    );
+    expect(owedErase).toEqual([
+      { provider: 'hubspot', email: 'ann@example.com' },
+      { provider: 'klaviyo', email: 'ann@example.com' },
+      { provider: 'mailchimp', email: 'ann@example.com' },
+    ]);
+    const run = await runScheduledJobs(env.deps);
+    expect(run.integrations).toEqual({ delivered: 3, retrying: 0, failed: 0 });
+    expect(stand.klaviyo.profiles.has('ann@example.com')).toBe(false);
+    expect(stand.mailchimp.members.has('ann@example.com')).toBe(false);
+    expect(stand.hubspot.contacts.has('ann@example.com')).toBe(false);
+    const kept = await query<{ n: string }>(
+      env.db,
+      sql`select count(*) as n from integration_deliveries where email is not null`,
+    );
+    expect(Number(kept[0]!.n)).toBe(0);
+    const del = stand.requests.find((r) => r.path === '/api/data-privacy-deletion-jobs')!;
+    expect(del.body).toEqual({
+      data: {
+        type: 'data-privacy-deletion-job',
+        attributes: { profile: { data: { type: 'profile', attributes: { email: 'ann@example.com' } } } },
+      },
+    });
+    // cy never confirmed: never sent, so nothing to delete
+    const cy = (await query<{ id: string }>(env.db, sql`select id from entries where email = 'cy@example.com'`))[0]!;
+    expect((await env.request('DELETE', `/api/v1/entries/${cy.id}`, { key: t.privateKey })).status).toBe(200);
+    const cyOwed = await query<{ n: string }>(
+      env.db,
+      sql`select count(*) as n from integration_deliveries where entry_id = ${cy.id}`,
+    );
+    expect(Number(cyOwed[0]!.n)).toBe(0);
+    expect(stand.violations).toEqual([]);
+  });
 });

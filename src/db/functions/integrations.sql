@@ -3,7 +3,9 @@
 -- (AFTER UPDATE ON entries) write a pending `person` delivery for every enabled connection of the
 -- entry's team that takes its contest, when an entry is confirmed (made confirmed, or its email
 -- confirmed), and when a confirmed entry's points change; a pending one already there takes it
--- (on conflict do nothing: the deliverer reads the person as they are when it sends).
+-- (on conflict do nothing: the deliverer reads the person as they are when it sends). An erasure
+-- of a confirmed entry writes an `erase` delivery with the address it had (the entry no longer
+-- has it; the deliverer forgets it once the provider deleted the person).
 -- Relied on by: the every-minute job's delivery (src/integrations/deliver.ts).
 
 -- ce:function
@@ -65,6 +67,14 @@ BEGIN
   FROM new_rows n JOIN old_rows o ON o.id = n.id
   WHERE n.email_confirmed AND (NOT o.email_confirmed OR n.points <> o.points);
   IF ids IS NOT NULL THEN PERFORM ce_integrations_owe(ids, at); END IF;
+  -- erased: each connection that took the person deletes them at the provider
+  INSERT INTO integration_deliveries (integration_id, entry_id, kind, email, next_attempt_at, created_at)
+  SELECT i.id, n.id, 'erase', o.email, n.updated_at, n.updated_at
+  FROM new_rows n JOIN old_rows o ON o.id = n.id
+  JOIN contests c ON c.id = n.contest_id
+  JOIN integrations i ON i.team_id = c.team_id AND i.enabled AND (i.contests IS NULL OR n.contest_id = ANY (i.contests))
+  WHERE n.erased_at IS NOT NULL AND o.erased_at IS NULL AND o.email_confirmed AND o.email IS NOT NULL
+  ON CONFLICT (integration_id, entry_id, kind) WHERE status = 'pending' DO NOTHING;
   RETURN NULL;
 END $function$;
 

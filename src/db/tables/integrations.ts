@@ -33,8 +33,9 @@ export const integrations = pgTable(
 );
 
 /**
- * What a connection owes its provider: a person to create or update (`person`), written by the
- * entries' triggers in the statement that confirmed the entry or moved its points
+ * What a connection owes its provider: a person to create or update (`person`), or to delete
+ * (`erase`), written by the entries' triggers in the statement that confirmed the entry, moved
+ * its points or erased it
  * (src/db/functions/integrations.sql). One pending row per connection and person: later changes
  * fold into it (the deliverer reads the person as they are when it sends), so a burst of changes
  * makes one call per person per run of the every-minute job.
@@ -49,7 +50,10 @@ export const integrationDeliveries = pgTable(
     entryId: uuid('entry_id')
       .notNull()
       .references(() => entries.id, { onDelete: 'cascade' }),
+    /** `person`: create or update them; `erase`: delete them at the provider (an erasure) */
     kind: text('kind').notNull().default('person'),
+    /** an erasure's address (the entry no longer has it), until the provider deleted the person */
+    email: text('email'),
     status: text('status').notNull().default('pending'),
     attempts: integer('attempts').notNull().default(0),
     nextAttemptAt: ts('next_attempt_at').notNull().defaultNow(),
@@ -67,7 +71,7 @@ export const integrationDeliveries = pgTable(
     index('integration_deliveries_due_idx').on(t.nextAttemptAt).where(sql`${t.status} = 'pending'`),
     index('integration_deliveries_integration_idx').on(t.integrationId, t.createdAt),
     index('integration_deliveries_entry_idx').on(t.entryId),
-    check('integration_deliveries_kind_ck', sql`${t.kind} in ('person')`),
+    check('integration_deliveries_kind_ck', sql`${t.kind} in ('person', 'erase')`),
     check('integration_deliveries_status_ck', sql`${t.status} in ('pending', 'delivered', 'failed')`),
   ],
 );

@@ -18,7 +18,9 @@
  *   "profile-subscription-bulk-create-job", attributes: {profiles: {data: [{type: "profile",
  *   attributes: {email, subscriptions: {email: {marketing: {consent: "SUBSCRIBED"}}}}}]},
  *   historical_import}, relationships: {list: {data: {type: "list", id}}}}}`: 202, no body. `POST
- *   /api/lists/{id}/relationships/profiles` `{data: [{type: "profile", id}]}`: 204.
+ *   /api/lists/{id}/relationships/profiles` `{data: [{type: "profile", id}]}`: 204. `POST
+ *   /api/data-privacy-deletion-jobs` `{data: {type: "data-privacy-deletion-job", attributes:
+ *   {profile: {data: {type: "profile", attributes: {email}}}}}}`: 202, no body.
  * - Mailchimp Marketing API 3.0 (mailchimp.com/developer): `Authorization: Basic` of any user and
  *   the key. `GET /3.0/lists/{list_id}` 200 `{id, name, …}`; `GET /3.0/lists/{list_id}/merge-fields`
  *   200 `{merge_fields: [{merge_id, tag, name, type, …}], list_id, total_items}`; `POST` of one
@@ -26,15 +28,20 @@
  *   errors `application/problem+json` `{type, title, status, detail, instance}`. `PUT
  *   /3.0/lists/{list_id}/members/{subscriber_hash}` (the MD5 of the lower-cased address, or the
  *   address itself) `{email_address, status_if_new (subscribed, unsubscribed, cleaned, pending,
- *   transactional), status?, merge_fields}`: 200 the member.
+ *   transactional), status?, merge_fields}`: 200 the member. `POST
+ *   /3.0/lists/{list_id}/members/{subscriber_hash}/actions/delete-permanent` (no body): 204; 404
+ *   for a member it does not have.
  * - HubSpot CRM v3 (developers.hubspot.com): `Authorization: Bearer <token>`. `POST
  *   /crm/v3/properties/contacts/groups` `{name, label}` 201, or 409 when it exists; `GET
  *   /crm/v3/properties/contacts` 200 `{results: [{name, label, type, fieldType, groupName, …}]}`;
  *   `POST /crm/v3/properties/contacts` `{name, label, type (string, number, …), fieldType (text,
  *   number, …), groupName}` 201, or 409; errors `{status: "error", message, correlationId, category}`.
  *   `POST /crm/v3/objects/contacts/batch/upsert` `{inputs: [{idProperty: "email", id, properties:
- *   {…strings}}]}`: 200 `{status: "COMPLETE", results: [{id, properties, new}]}`.
+ *   {…strings}}]}`: 200 `{status: "COMPLETE", results: [{id, properties, new}]}`. `POST
+ *   /crm/v3/objects/contacts/gdpr-delete` `{idProperty: "email", objectId}`: 204; 404 for a contact
+ *   it does not have.
  */
+import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -214,6 +221,20 @@ export async function startProviderStandIns(): Promise<ProviderStandIns> {
         res.writeHead(202);
         return res.end();
       }
+      if (req.method === 'POST' && url.pathname === '/api/data-privacy-deletion-jobs') {
+        const d = (body as { data?: any })?.data;
+        const email = d?.attributes?.profile?.data?.attributes?.email;
+        if (
+          d?.type !== 'data-privacy-deletion-job' ||
+          d.attributes.profile.data.type !== 'profile' ||
+          typeof email !== 'string'
+        )
+          return broken('deletion job: data.type and attributes.profile.data {type: "profile", attributes: {email}}');
+        klaviyo.profiles.delete(email);
+        klaviyo.subscribed.delete(email);
+        res.writeHead(202);
+        return res.end();
+      }
       const rel = /^\/api\/lists\/([^/]+)\/relationships\/profiles$/.exec(url.pathname);
       if (req.method === 'POST' && rel) {
         const data = (body as { data?: { type?: string; id?: string }[] })?.data;
@@ -251,6 +272,15 @@ export async function startProviderStandIns(): Promise<ProviderStandIns> {
           'API Key Invalid',
           "Your API key may be invalid, or you've attempted to access the wrong datacenter.",
         );
+      const gone = /^\/3\.0\/lists\/([^/]+)\/members\/([^/]+)\/actions\/delete-permanent$/.exec(url.pathname);
+      if (gone && req.method === 'POST') {
+        if (!/^[0-9a-f]{32}$/.test(gone[2]!)) return broken('subscriber_hash: the MD5 of the lower-cased address');
+        const email = [...mailchimp.members.keys()].find((e) => createHash('md5').update(e).digest('hex') === gone[2]);
+        if (!email) return problem(404, 'Resource Not Found', 'The requested resource could not be found.');
+        mailchimp.members.delete(email);
+        res.writeHead(204);
+        return res.end();
+      }
       const member = /^\/3\.0\/lists\/([^/]+)\/members\/([^/]+)$/.exec(url.pathname);
       if (member && req.method === 'PUT') {
         if (!mailchimp.audiences.has(decodeURIComponent(member[1]!)))
@@ -368,6 +398,14 @@ export async function startProviderStandIns(): Promise<ProviderStandIns> {
           return hErr(409, 'OBJECT_ALREADY_EXISTS', `Property ${b.name} already exists.`);
         hubspot.properties.set(b.name, b);
         return send(201, { ...b, archived: false });
+      }
+      if (url.pathname === '/crm/v3/objects/contacts/gdpr-delete' && req.method === 'POST') {
+        const b = body as { idProperty?: unknown; objectId?: unknown };
+        if (b?.idProperty !== 'email' || typeof b.objectId !== 'string')
+          return broken('gdpr-delete: idProperty "email" and objectId');
+        if (!hubspot.contacts.delete(b.objectId)) return hErr(404, 'OBJECT_NOT_FOUND', 'Object not found.');
+        res.writeHead(204);
+        return res.end();
       }
       if (url.pathname === '/crm/v3/objects/contacts/batch/upsert' && req.method === 'POST') {
         const inputs = (body as { inputs?: unknown })?.inputs;
