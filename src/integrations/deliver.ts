@@ -20,15 +20,14 @@ import type { Deps } from '../deps.js';
 import { Errors } from '../errors.js';
 import { MAX_ATTEMPTS, retryDelayMs } from '../events/deliver.js';
 import type { Provider } from '../lib/integrations.js';
-import type { SecretBox } from '../lib/secret-box.js';
-import { secretBox } from '../lib/secret-box.js';
 import { sqlLandingUrl } from '../sql/contests.js';
 import { sqlPosition } from '../sql/positions.js';
+import { credentialBox } from './integrations.js';
 import {
   type Credentials,
   erasePerson,
   type Person,
-  type ProviderContext,
+  providerContext,
   type SyncOutcome,
   syncPerson,
   type Target,
@@ -74,14 +73,9 @@ function referralLink(page: string, code: string): string {
 
 export async function deliverIntegrations(db: Db, deps: Deps, now: Date): Promise<IntegrationRun> {
   const out: IntegrationRun = { delivered: 0, retrying: 0, failed: 0 };
-  const key = deps.config.integrations?.key;
-  if (!key) return out;
-  const box: SecretBox = await secretBox(key, deps.config.integrations?.previousKey);
-  const ctx: ProviderContext = {
-    fetch: deps.fetch ?? ((input, init) => globalThis.fetch(input, init)),
-    urls: deps.config.integrations?.urls,
-    timeoutMs: deps.config.integrations?.timeoutMs,
-  };
+  if (!deps.config.integrations?.key) return out;
+  const box = await credentialBox(deps.config);
+  const ctx = providerContext(deps);
   const lease = crypto.randomUUID();
   const at = now.toISOString();
   const rows = await query<Claimed>(

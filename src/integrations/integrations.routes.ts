@@ -22,6 +22,7 @@ import {
   updateIntegration,
 } from './integrations.js';
 import { CreateIntegration, Integration, IntegrationTest, UpdateIntegration } from './integrations.schema.js';
+import { providerContext } from './providers.js';
 
 const NOT_FOUND = [Errors.integrationNotFound().message];
 const OFF = [Errors.integrationsOff().message];
@@ -156,12 +157,7 @@ export function integrationRoutes() {
     }),
     privateKey,
     async (c) => {
-      const deps = c.var.deps;
-      const ctx = {
-        fetch: deps.fetch ?? ((input: RequestInfo | URL, init?: RequestInit) => globalThis.fetch(input, init)),
-        urls: deps.config.integrations?.urls,
-        timeoutMs: deps.config.integrations?.timeoutMs,
-      };
+      const ctx = providerContext(c.var.deps);
       return ok(c, await runIntegrationTest(c.var.db(), c.var.auth.team, await box(c), ctx, c.req.param('id')));
     },
   );

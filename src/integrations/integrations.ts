@@ -14,7 +14,7 @@ import { isUuid } from '../lib/crypto.js';
 import type { Provider } from '../lib/integrations.js';
 import { type SecretBox, secretBox } from '../lib/secret-box.js';
 import { sqlOfTeam } from '../sql/scope.js';
-import type { CreateIntegrationBody, UpdateIntegrationBody } from './integrations.schema.js';
+import { type CreateIntegrationBody, KLAVIYO_KEY, type UpdateIntegrationBody } from './integrations.schema.js';
 import { type Credentials, type ProviderContext, type Target, testConnection } from './providers.js';
 
 interface Row {
@@ -110,7 +110,7 @@ export async function getIntegration(db: Db, team: Team, id: string) {
 function providersFitting(body: UpdateIntegrationBody): Provider[] {
   let fit: Provider[] = ['klaviyo', 'mailchimp', 'hubspot'];
   const c = body.credentials as Credentials | undefined;
-  if (c) fit = 'accessToken' in c ? ['hubspot'] : c.apiKey.startsWith('pk_') ? ['klaviyo'] : ['mailchimp'];
+  if (c) fit = 'accessToken' in c ? ['hubspot'] : KLAVIYO_KEY.test(c.apiKey) ? ['klaviyo'] : ['mailchimp'];
   const t = body.target as Record<string, string> | undefined;
   if (t) {
     const byTarget: Provider[] = 'listId' in t ? ['klaviyo'] : 'audienceId' in t ? ['mailchimp'] : ['hubspot'];

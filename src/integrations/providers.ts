@@ -17,6 +17,7 @@
  *   creating the missing ones.
  */
 import { createHash } from 'node:crypto';
+import type { Deps } from '../deps.js';
 import type { Provider } from '../lib/integrations.js';
 
 export const KLAVIYO_REVISION = '2025-10-15';
@@ -38,6 +39,15 @@ export const PERSON_PROPERTIES = [
 
 export type Credentials = { apiKey: string } | { accessToken: string };
 export type Target = { listId: string } | { audienceId: string } | Record<string, never>;
+
+/** The provider context of the app's dependencies: its fetch, and where each provider is. */
+export function providerContext(deps: Pick<Deps, 'fetch' | 'config'>): ProviderContext {
+  return {
+    fetch: deps.fetch ?? ((input, init) => globalThis.fetch(input, init)),
+    urls: deps.config.integrations?.urls,
+    timeoutMs: deps.config.integrations?.timeoutMs,
+  };
+}
 
 export interface ProviderContext {
   fetch: typeof fetch;
@@ -319,10 +329,8 @@ export async function syncPerson(
 ): Promise<SyncOutcome> {
   const props = properties(person);
   const steps: Array<() => Promise<{ a: Answer; retryAfter: string | null }>> = [];
-  let last: Answer = { status: null, error: 'nothing sent' };
   const send = async (url: string, init: { method: string; headers: Record<string, string>; body?: unknown }) => {
     const a = await callWithHeaders(ctx, provider, url, init);
-    last = a.answer;
     return { a: a.answer, retryAfter: a.retryAfter };
   };
   if (provider === 'klaviyo') {
@@ -425,12 +433,14 @@ export async function syncPerson(
       }),
     );
   }
+  let status = 0;
   for (const step of steps) {
     const { a, retryAfter } = await step();
     const bad = outcomeOf(provider, a, retryAfter);
     if (bad) return bad;
+    status = a.status ?? 0;
   }
-  return { result: 'delivered', status: (last as { status: number | null }).status ?? 0 };
+  return { result: 'delivered', status };
 }
 
 /** Deletes the person of `email` at the provider, as each one's privacy deletion does it. */
