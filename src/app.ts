@@ -23,6 +23,7 @@ import { entryRoutes } from './entries/entries.routes.js';
 import { ApiError } from './errors.js';
 import { kickEventDelivery } from './events/deliver.js';
 import { webhookEndpointRoutes } from './events/endpoints.routes.js';
+import { hookRoutes } from './events/hooks.routes.js';
 import { keyError } from './http/auth.js';
 import { bodySizeLimit } from './http/body-limit.js';
 import type { AppEnv } from './http/context.js';
@@ -166,6 +167,7 @@ export function createApp(deps: Deps) {
   app.route('/', instantWinRoutes());
   app.route('/', webhookRoutes());
   app.route('/', webhookEndpointRoutes());
+  app.route('/', hookRoutes());
   app.route('/', integrationRoutes());
   app.route('/', privacyRoutes());
   app.route('/', confirmRoutes());

@@ -84,6 +84,7 @@ export const Errors = {
     "This connection's credentials were sealed with another INTEGRATIONS_KEY: save them again",
   ),
   integrationProviderMismatch: def(400, "credentials and target must be of the connection's provider"),
+  integrationDeliverySuperseded: def(409, 'A newer delivery of this person is already waiting to be sent'),
 
   // bonus actions
   missingEntryOrBonusActionId: def(400, 'Missing entryId or bonusActionId'),
@@ -129,6 +130,7 @@ export const Errors = {
   deliveryNotFound: def(404, 'Delivery not found'),
   deliveryAlreadyDelivered: def(409, 'Delivery already delivered'),
   deliveryInProgress: def(409, 'Delivery in progress'),
+  hookNotFound: def(404, 'Hook not found'),
 
   // admin (docs/api.md)
   teamNotFound: def(404, 'Team not found'),

@@ -121,8 +121,11 @@ interface Fx {
   hooksKey: string;
   webhookEndpointId: string;
   deliveryId: string;
-  /** a Klaviyo connection of the team (its provider calls go to the stubbed fetch) */
+  /** a Klaviyo connection of the team (its provider calls go to the stubbed fetch), and a failed delivery of it */
   integrationId: string;
+  integrationDeliveryId: string;
+  /** a REST hook of the events' team */
+  hookId: string;
 }
 let fx: Fx;
 
@@ -662,6 +665,19 @@ const ENDPOINTS: Endpoint[] = [
     headers: hooks,
   },
   {
+    method: 'POST',
+    route: '/api/v1/hooks',
+    path: () => '/api/v1/hooks',
+    headers: hooks,
+    body: () => ({ url: 'https://hooks.example.test/zap/2', event: 'entry.confirmed' }),
+  },
+  {
+    method: 'DELETE',
+    route: '/api/v1/hooks/:id',
+    path: () => `/api/v1/hooks/${fx.hookId}`,
+    headers: hooks,
+  },
+  {
     method: 'DELETE',
     route: '/api/v1/webhook-endpoints/:id',
     path: () => `/api/v1/webhook-endpoints/${fx.webhookEndpointId}`,
@@ -690,6 +706,12 @@ const ENDPOINTS: Endpoint[] = [
     method: 'POST',
     route: '/api/v1/integrations/:id/test',
     path: () => `/api/v1/integrations/${fx.integrationId}/test`,
+    headers: priv,
+  },
+  {
+    method: 'POST',
+    route: '/api/v1/integrations/:id/deliveries/:deliveryId/retry',
+    path: () => `/api/v1/integrations/${fx.integrationId}/deliveries/${fx.integrationDeliveryId}/retry`,
     headers: priv,
   },
   {
@@ -991,6 +1013,18 @@ beforeAll(async () => {
     body: { provider: 'klaviyo', credentials: { apiKey: 'pk_0123456789abcdefghijKLMN' }, target: { listId: 'XyZ123' } },
   });
   expect(integration.status, JSON.stringify(integration.body)).toBe(201);
+  // a delivery the provider refused, for the retry (which only makes it due: no call)
+  const refused = await query<{ id: string }>(
+    env.db,
+    sql`insert into integration_deliveries (integration_id, entry_id, kind, status, last_status, last_error)
+        select ${integration.body.data.id}::uuid, e.id, 'person', 'failed', 401, 'Klaviyo answered 401'
+        from entries e join contests c on c.id = e.contest_id where c.team_id = ${t.teamId} limit 1 returning id`,
+  );
+  const hook = await env.request('POST', '/api/v1/hooks', {
+    key: hooksTeam.privateKey,
+    body: { url: 'https://hooks.example.test/zap/1', event: 'entry.created' },
+  });
+  expect(hook.status, JSON.stringify(hook.body)).toBe(201);
 
   // rewards: a pool no entry reaches, and one to delete
   const pool = await env.request('POST', `/api/v1/contests/${c.id}/rewards`, {
@@ -1047,6 +1081,8 @@ beforeAll(async () => {
     webhookEndpointId: endpoint.body.data.id,
     deliveryId: deliveries.body.data[0].id,
     integrationId: integration.body.data.id,
+    integrationDeliveryId: refused[0]!.id,
+    hookId: hook.body.data.id,
   };
   await env.settle();
   await installChangeCounter();

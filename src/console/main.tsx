@@ -18,6 +18,7 @@ import { ContestPage, ContestsPage } from './pages/contests.js';
 import { EntryPage } from './pages/entry.js';
 import { EndpointPage, EventsPage } from './pages/events.js';
 import { GamePage, GamesPage } from './pages/games.js';
+import { IntegrationPage, IntegrationsPage } from './pages/integrations.js';
 import { TeamPage, TeamsPage } from './pages/teams.js';
 import { match, navigate, useLocation } from './router.js';
 import { ErrorLine, Link } from './ui.js';
@@ -109,6 +110,7 @@ function Layout(props: { cred: Credential; onSignOut: () => void; children?: unk
               <Link href="/console/contests">Contests</Link>
               <Link href="/console/games">Games</Link>
               <Link href="/console/events">Events</Link>
+              <Link href="/console/integrations">Integrations</Link>
             </>
           ) : (
             <Link href="/console/teams">Teams and keys</Link>
@@ -174,6 +176,7 @@ function Page(props: { cred: Credential; path: string }) {
   }
   if (path === '/console/contests') return <ContestsPage cred={cred} />;
   if (path === '/console/events') return <EventsPage cred={cred} />;
+  if (path === '/console/integrations') return <IntegrationsPage cred={cred} />;
   if (path === '/console/games') return <GamesPage cred={cred} />;
   let m = match('/console/contests/:contestId', path);
   if (m) return <ContestPage cred={cred} contestId={m.contestId!} section="" />;
@@ -183,6 +186,8 @@ function Page(props: { cred: Credential; path: string }) {
   if (m) return <GamePage cred={cred} gameId={m.gameId!} />;
   m = match('/console/entries/:entryId', path);
   if (m) return <EntryPage cred={cred} entryId={m.entryId!} />;
+  m = match('/console/integrations/:integrationId', path);
+  if (m) return <IntegrationPage cred={cred} integrationId={m.integrationId!} />;
   m = match('/console/events/:endpointId', path);
   if (m) return <EndpointPage cred={cred} endpointId={m.endpointId!} />;
   if (path === '/console') return null;

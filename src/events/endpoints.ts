@@ -215,14 +215,20 @@ export async function rotateEndpointSecret(
 }
 
 /** Deletes the endpoint and its deliveries log; pending deliveries to it are dropped. */
-export async function deleteEndpoint(db: Db, team: Team, endpointId: string) {
-  if (!isUuid(endpointId)) throw Errors.webhookEndpointNotFound();
+/** Deletes an endpoint (or a hook: `notFound` says which was missing). */
+export async function deleteEndpoint(
+  db: Db,
+  team: Team,
+  endpointId: string,
+  notFound = Errors.webhookEndpointNotFound,
+) {
+  if (!isUuid(endpointId)) throw notFound();
   const row = await queryOne<{ id: string }>(
     db,
     sql`with ${team.cte} _ as (select 1)
         delete from webhook_endpoints w where w.id = ${endpointId} and ${sqlOfTeam(team, 'w')} returning w.id`,
   );
-  if (!row) throw Errors.webhookEndpointNotFound();
+  if (!row) throw notFound();
   return { id: row.id, deleted: true as const };
 }
 

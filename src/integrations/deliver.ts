@@ -12,10 +12,12 @@
  * - A connection whose credentials no key of the deployment opens fails its rows with that
  *   sentence (saving them again is the fix).
  * - An erasure (`erase`) deletes the person at the provider with the address its row kept, then
- *   forgets the address (delivered, or failed for good).
+ *   forgets the address once delivered (a failed one keeps it for its retry).
+ * - An event (`event`) goes after the person's own delivery of the same run
+ *   (src/integrations/tool-events.ts).
  */
 import { sql } from 'drizzle-orm';
-import { type Db, num, query } from '../db/client.js';
+import { type Db, iso, num, query } from '../db/client.js';
 import type { Deps } from '../deps.js';
 import { Errors } from '../errors.js';
 import { MAX_ATTEMPTS, retryDelayMs } from '../events/deliver.js';
@@ -32,14 +34,22 @@ import {
   syncPerson,
   type Target,
 } from './providers.js';
+import { sendEvent, type ToolEventType } from './tool-events.js';
 
 /** How long a claimed row stays reserved for its deliverer (longer than a batch's calls take). */
 const LEASE_MS = 5 * 60_000;
+const KIND_ORDER = { person: 0, event: 1, erase: 2 } as const;
 const BATCH = 50;
 
 interface Claimed {
   id: string;
-  kind: 'person' | 'erase';
+  kind: 'person' | 'erase' | 'event';
+  entry_id: string;
+  /** an `event` delivery's event */
+  event_id: string | null;
+  event_type: ToolEventType | null;
+  event_data: Record<string, unknown> | null;
+  event_at: Date | string | null;
   /** an erasure's address */
   erase_email: string | null;
   attempts: number;
@@ -88,9 +98,10 @@ export async function deliverIntegrations(db: Db, deps: Deps, now: Date): Promis
             where x.status = 'pending' and x.next_attempt_at <= ${at}::timestamptz
               and (x.locked_until is null or x.locked_until <= ${at}::timestamptz)
             order by x.next_attempt_at limit ${BATCH} for update skip locked)
-          returning d.id, d.integration_id, d.entry_id, d.attempts, d.kind, d.email
+          returning d.id, d.integration_id, d.entry_id, d.attempts, d.kind, d.email, d.event_id
         )
-        select cl.id, cl.kind, cl.email as erase_email, cl.attempts, i.provider, i.credentials, i.target,
+        select cl.id, cl.kind, cl.entry_id, cl.email as erase_email, cl.attempts, i.provider, i.credentials, i.target,
+          cl.event_id, ev.type as event_type, ev.data as event_data, ev.created_at as event_at,
           e.email, e.name, (e.consented_at is not null and c.consent_text is not null) as consented,
           e.custom_field_data, c.title as contest, ${sqlLandingUrl('c', deps.config.publicUrl)} as page_link,
           e.referral_code, ${sqlPosition('e')} as position, e.points,
@@ -99,9 +110,12 @@ export async function deliverIntegrations(db: Db, deps: Deps, now: Date): Promis
         from claimed cl
         join integrations i on i.id = cl.integration_id
         join entries e on e.id = cl.entry_id
-        join contests c on c.id = e.contest_id`,
+        join contests c on c.id = e.contest_id
+        left join events ev on ev.id = cl.event_id`,
   );
   if (rows.length === 0) return out;
+  // a person before their events (Mailchimp needs the member first), then erasures
+  rows.sort((a, b) => KIND_ORDER[a.kind] - KIND_ORDER[b.kind]);
   const results: { id: string; status: string; next: string | null; code: number | null; error: string | null }[] = [];
   for (const r of rows) {
     let outcome: SyncOutcome;
@@ -113,6 +127,18 @@ export async function deliverIntegrations(db: Db, deps: Deps, now: Date): Promis
         : { result: 'delivered', status: 0 };
     else if (!r.email)
       outcome = { result: 'delivered', status: 0 }; // erased since: nothing to send
+    else if (r.kind === 'event')
+      outcome = r.event_type
+        ? await sendEvent(ctx, r.provider, JSON.parse(plain) as Credentials, r.target, {
+            id: r.event_id!,
+            entryId: r.entry_id,
+            type: r.event_type,
+            data: r.event_data ?? {},
+            at: iso(r.event_at)!,
+            email: r.email,
+            contest: r.contest,
+          })
+        : { result: 'delivered', status: 0 }; // the event is gone (erased, or past retention)
     else {
       const page = r.page_link ?? deps.config.publicUrl;
       const person: Person = {
@@ -154,8 +180,8 @@ export async function deliverIntegrations(db: Db, deps: Deps, now: Date): Promis
     sql`update integration_deliveries d set status = x.status, locked_until = null, lease_token = null,
           next_attempt_at = coalesce(x.next::timestamptz, d.next_attempt_at), last_status = x.code::int,
           last_error = x.error, delivered_at = case when x.status = 'delivered' then ${at}::timestamptz end,
-          -- an erasure's address is kept only while it is still to be sent
-          email = case when x.status = 'pending' then d.email end
+          -- an erasure's address is kept until the provider deleted the person
+          email = case when x.status <> 'delivered' then d.email end
         from jsonb_to_recordset(${JSON.stringify(results)}::jsonb) as x(id uuid, status text, next text, code int, error text)
         where d.id = x.id and d.lease_token = ${lease}::uuid`,
   );

@@ -9,19 +9,28 @@ import * as v from 'valibot';
 import { Errors } from '../errors.js';
 import { requireKey } from '../http/auth.js';
 import type { AppContext, AppEnv } from '../http/context.js';
-import { ok } from '../http/envelope.js';
-import { apiErrors, Deleted, okJson, security } from '../http/schemas.js';
-import { jsonBody } from '../http/validate.js';
+import { ok, pagination } from '../http/envelope.js';
+import { apiErrors, Deleted, okJson, pageJson, security } from '../http/schemas.js';
+import { jsonBody, pageParams, queryParams } from '../http/validate.js';
 import {
   createIntegration,
   credentialBox,
   deleteIntegration,
   getIntegration,
+  listIntegrationDeliveries,
   listIntegrations,
+  retryIntegrationDelivery,
   runIntegrationTest,
   updateIntegration,
 } from './integrations.js';
-import { CreateIntegration, Integration, IntegrationTest, UpdateIntegration } from './integrations.schema.js';
+import {
+  CreateIntegration,
+  Integration,
+  IntegrationDeliveriesQuery,
+  IntegrationDelivery,
+  IntegrationTest,
+  UpdateIntegration,
+} from './integrations.schema.js';
 import { providerContext } from './providers.js';
 
 const NOT_FOUND = [Errors.integrationNotFound().message];
@@ -159,6 +168,74 @@ export function integrationRoutes() {
     async (c) => {
       const ctx = providerContext(c.var.deps);
       return ok(c, await runIntegrationTest(c.var.db(), c.var.auth.team, await box(c), ctx, c.req.param('id')));
+    },
+  );
+
+  r.get(
+    '/api/v1/integrations/:id/deliveries',
+    describeRoute({
+      tags,
+      operationId: 'listIntegrationDeliveries',
+      security: security.privateKey,
+      summary:
+        "A connection's deliveries, newest first (page, limit, status): what was sent, and what the provider said",
+      responses: {
+        200: pageJson('A page of deliveries', IntegrationDelivery),
+        ...apiErrors({ access: 'private' }, { 400: true, 404: NOT_FOUND, 503: OFF }),
+      },
+    }),
+    privateKey,
+    queryParams(IntegrationDeliveriesQuery),
+    async (c) => {
+      await box(c);
+      const q = c.req.valid('query');
+      const { page, limit, offset } = pageParams(q);
+      const { items, total } = await listIntegrationDeliveries(c.var.db(), c.var.auth.team, c.req.param('id'), {
+        limit,
+        offset,
+        status: q.status,
+      });
+      return ok(c, items, 200, { pagination: pagination(page, limit, total) });
+    },
+  );
+
+  r.post(
+    '/api/v1/integrations/:id/deliveries/:deliveryId/retry',
+    describeRoute({
+      tags,
+      operationId: 'retryIntegrationDelivery',
+      security: security.privateKey,
+      summary: 'Send a failed or waiting delivery again, with the next run of the every-minute job',
+      description: 'Never calls the provider on the request: answers the delivery, pending and due now.',
+      responses: {
+        200: okJson('The delivery, due now', IntegrationDelivery),
+        ...apiErrors(
+          { access: 'private' },
+          {
+            404: [...NOT_FOUND, Errors.deliveryNotFound().message],
+            409: [
+              Errors.deliveryAlreadyDelivered().message,
+              Errors.deliveryInProgress().message,
+              Errors.integrationDeliverySuperseded().message,
+            ],
+            503: OFF,
+          },
+        ),
+      },
+    }),
+    privateKey,
+    async (c) => {
+      await box(c);
+      return ok(
+        c,
+        await retryIntegrationDelivery(
+          c.var.db(),
+          c.var.auth.team,
+          c.req.param('id'),
+          c.req.param('deliveryId'),
+          now(c),
+        ),
+      );
     },
   );
   return r;

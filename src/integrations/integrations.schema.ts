@@ -1,6 +1,7 @@
 /** The other tools a team connects: the bodies and answers of /api/v1/integrations. */
 import * as v from 'valibot';
 import { timestamp, uuid } from '../http/schemas.js';
+import { pageQuerySchema } from '../http/validate.js';
 import { PROVIDERS } from '../lib/integrations.js';
 
 export const CONTESTS_MAX = 100;
@@ -118,5 +119,31 @@ export const IntegrationTest = v.strictObject({
     v.description(
       "what the test made at the provider: Mailchimp merge fields, HubSpot's property group and properties",
     ),
+  ),
+});
+
+const DELIVERY_STATUSES = ['pending', 'delivered', 'failed'] as const;
+
+export const IntegrationDelivery = v.strictObject({
+  id: uuid,
+  kind: v.pipe(
+    v.picklist(['person', 'event', 'erase']),
+    v.description('`person`: created or updated; `event`: something they did or won; `erase`: deleted (an erasure)'),
+  ),
+  entryId: uuid,
+  event: v.pipe(v.nullable(v.string()), v.description("an `event` delivery's event type (`entry.confirmed`, …)")),
+  status: v.picklist(DELIVERY_STATUSES),
+  attempts: v.number(),
+  providerStatus: v.pipe(v.nullable(v.number()), v.description("the provider's HTTP status of the last attempt")),
+  lastError: v.pipe(v.nullable(v.string()), v.description("the last failure, in the provider's own words")),
+  nextAttemptAt: v.pipe(v.nullable(timestamp), v.description('when the job sends it (pending only)')),
+  deliveredAt: v.nullable(timestamp),
+  createdAt: timestamp,
+});
+
+export const IntegrationDeliveriesQuery = v.object({
+  ...pageQuerySchema,
+  status: v.optional(
+    v.pipe(v.picklist(DELIVERY_STATUSES, 'Invalid status'), v.description('pending, delivered or failed')),
   ),
 });

@@ -236,7 +236,7 @@ describe('the connection test, at stand-ins of the providers', () => {
     expect(stand.violations).toEqual([]);
   });
 
-  it('HubSpot: the property group and seven properties created once, by Bearer token', async () => {
+  it('HubSpot: the property group and its thirteen properties (the person, the events) created once, by Bearer token', async () => {
     const first = await test(HUBSPOT);
     expect(first).toMatchObject({ passed: true, providerStatus: 200 });
     expect(first.created).toEqual([
@@ -248,7 +248,18 @@ describe('the connection test, at stand-ins of the providers', () => {
       'contest_engine_position',
       'contest_engine_points',
       'contest_engine_confirmed_referrals',
+      'contest_engine_last_event',
+      'contest_engine_last_event_at',
+      'contest_engine_last_reward',
+      'contest_engine_last_reward_code',
+      'contest_engine_won_draw',
+      'contest_engine_last_prize',
     ]);
+    expect(stand.hubspot.properties.get('contest_engine_last_event_at')).toMatchObject({
+      type: 'datetime',
+      fieldType: 'date',
+      groupName: 'contest_engine',
+    });
     const again = await test(HUBSPOT);
     expect(again).toEqual({
       passed: true,

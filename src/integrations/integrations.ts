@@ -6,13 +6,14 @@
  * only their last 4 characters.
  */
 import { sql } from 'drizzle-orm';
-import { type Db, iso, query, queryOne } from '../db/client.js';
+import { type Db, iso, pgError, query, queryOne } from '../db/client.js';
 import type { Team } from '../db/team.js';
 import type { AppConfig } from '../deps.js';
 import { Errors } from '../errors.js';
 import { isUuid } from '../lib/crypto.js';
 import type { Provider } from '../lib/integrations.js';
 import { type SecretBox, secretBox } from '../lib/secret-box.js';
+import { pageOf, sqlPaged } from '../sql/paged.js';
 import { sqlOfTeam } from '../sql/scope.js';
 import { type CreateIntegrationBody, KLAVIYO_KEY, type UpdateIntegrationBody } from './integrations.schema.js';
 import { type Credentials, type ProviderContext, type Target, testConnection } from './providers.js';
@@ -176,4 +177,108 @@ export async function runIntegrationTest(db: Db, team: Team, box: SecretBox, ctx
   const plain = await box.open(row.credentials);
   if (plain === null) throw Errors.integrationSealedElsewhere();
   return testConnection(ctx, row.provider, JSON.parse(plain) as Credentials, row.target as Target);
+}
+
+// ---------------------------------------------------------------- the deliveries' log
+
+interface DeliveryRow {
+  id: string;
+  kind: 'person' | 'erase' | 'event';
+  entry_id: string;
+  event_type: string | null;
+  status: 'pending' | 'delivered' | 'failed';
+  attempts: number;
+  last_status: number | null;
+  last_error: string | null;
+  next_attempt_at: Date | string;
+  delivered_at: Date | string | null;
+  created_at: Date | string;
+}
+
+const DELIVERY_COLUMNS = sql`d.id, d.kind, d.entry_id, ev.type as event_type, d.status, d.attempts, d.last_status,
+  d.last_error, d.next_attempt_at, d.delivered_at, d.created_at`;
+
+function deliveryJson(r: DeliveryRow) {
+  return {
+    id: r.id,
+    kind: r.kind,
+    entryId: r.entry_id,
+    event: r.event_type,
+    status: r.status,
+    attempts: r.attempts,
+    providerStatus: r.last_status || null,
+    lastError: r.last_error,
+    nextAttemptAt: r.status === 'pending' ? iso(r.next_attempt_at)! : null,
+    deliveredAt: iso(r.delivered_at),
+    createdAt: iso(r.created_at)!,
+  };
+}
+
+/** A connection's deliveries, newest first (a page of them, and how many there are). */
+export async function listIntegrationDeliveries(
+  db: Db,
+  team: Team,
+  id: string,
+  opts: { limit: number; offset: number; status?: DeliveryRow['status'] },
+) {
+  if (!isUuid(id)) throw Errors.integrationNotFound();
+  const status = opts.status ?? null;
+  const rows = await query<DeliveryRow & { found: boolean; total: number | string }>(
+    db,
+    sql`with ${team.cte} i as (select i.id from integrations i where i.id = ${id} and ${sqlOfTeam(team, 'i')}),
+        f as (select d.* from integration_deliveries d join i on d.integration_id = i.id
+              where ${status}::text is null or d.status = ${status}::text)
+        ${sqlPaged({
+          head: sql`exists (select 1 from i) as found`,
+          counted: sql`from f`,
+          page: sql`select ${DELIVERY_COLUMNS} from f d left join events ev on ev.id = d.event_id
+            order by d.created_at desc, d.id desc limit ${opts.limit} offset ${opts.offset}`,
+        })}`,
+  );
+  if (!rows[0]?.found) throw Errors.integrationNotFound();
+  return pageOf(rows, deliveryJson);
+}
+
+/**
+ * Sends a failed (or waiting) delivery again with the next run of the every-minute job: never
+ * on the request's path. Delivered: 409; claimed right now by the job: 409 Delivery in progress;
+ * a failed person's delivery whose person is already waiting in a newer one: 409.
+ */
+export async function retryIntegrationDelivery(db: Db, team: Team, id: string, deliveryId: string, now: Date) {
+  if (!isUuid(id)) throw Errors.integrationNotFound();
+  const at = now.toISOString();
+  const zero = '00000000-0000-0000-0000-000000000000';
+  let row: (DeliveryRow & { found: boolean; prior: string | null; locked: boolean; newer: boolean }) | undefined;
+  try {
+    row = await queryOne(
+      db,
+      sql`with ${team.cte} i as (select i.id from integrations i where i.id = ${id} and ${sqlOfTeam(team, 'i')}
+          ), d0 as (
+            select d.id, d.status, d.kind, d.entry_id, d.integration_id,
+              (d.locked_until is not null and d.locked_until > ${at}::timestamptz) as locked,
+              (d.status = 'failed' and d.kind <> 'event' and exists (select 1 from integration_deliveries p
+                 where p.integration_id = d.integration_id and p.entry_id = d.entry_id and p.kind = d.kind
+                   and p.status = 'pending')) as newer
+            from integration_deliveries d join i on d.integration_id = i.id
+            where d.id = ${isUuid(deliveryId) ? deliveryId : zero}::uuid
+          ), upd as (
+            update integration_deliveries d set status = 'pending', next_attempt_at = ${at}::timestamptz,
+              attempts = case when d.status = 'failed' then 0 else d.attempts end
+            from d0 where d.id = d0.id and d0.status <> 'delivered' and not d0.locked and not d0.newer
+            returning d.*
+          )
+          select exists (select 1 from i) as found, d0.status as prior, d0.locked, d0.newer, ${DELIVERY_COLUMNS}
+          from (select 1) one left join d0 on true left join upd d on true left join events ev on ev.id = d.event_id`,
+    );
+  } catch (e) {
+    // a pending delivery of the same person written at this very moment
+    if (pgError(e)?.code === '23505') throw Errors.integrationDeliverySuperseded();
+    throw e;
+  }
+  if (!row?.found) throw Errors.integrationNotFound();
+  if (!row.prior) throw Errors.deliveryNotFound();
+  if (row.prior === 'delivered') throw Errors.deliveryAlreadyDelivered();
+  if (row.locked) throw Errors.deliveryInProgress();
+  if (row.newer) throw Errors.integrationDeliverySuperseded();
+  return deliveryJson(row);
 }

@@ -19,23 +19,14 @@
 import { createHash } from 'node:crypto';
 import type { Deps } from '../deps.js';
 import type { Provider } from '../lib/integrations.js';
+import { HUBSPOT_EVENT_PROPERTIES, HUBSPOT_GROUP, HUBSPOT_TYPES, PERSON_PROPERTIES } from './properties.js';
 
 export const KLAVIYO_REVISION = '2025-10-15';
 export const PRODUCT = 'Contest Engine';
-/** HubSpot's property group, and the prefix of its property names */
-export const HUBSPOT_GROUP = 'contest_engine';
 const TIMEOUT_MS = 10_000;
 
-/** What each person carries to the tool: the properties a team's emails can use. */
-export const PERSON_PROPERTIES = [
-  { key: 'contest', label: 'Contest', type: 'text', mailchimpTag: 'CE_CONTEST' },
-  { key: 'referral_link', label: 'Referral link', type: 'url', mailchimpTag: 'CE_REFLINK' },
-  { key: 'referral_code', label: 'Referral code', type: 'text', mailchimpTag: 'CE_REFCODE' },
-  { key: 'page_link', label: 'Contest page', type: 'url', mailchimpTag: 'CE_PAGE' },
-  { key: 'position', label: 'Position', type: 'number', mailchimpTag: 'CE_POS' },
-  { key: 'points', label: 'Points', type: 'number', mailchimpTag: 'CE_POINTS' },
-  { key: 'confirmed_referrals', label: 'Confirmed referrals', type: 'number', mailchimpTag: 'CE_FRIENDS' },
-] as const;
+/** Mailchimp's subscriber hash: the MD5 of the lower-cased address (how a member is named in a path). */
+export const subscriberHash = (email: string) => createHash('md5').update(email.toLowerCase()).digest('hex');
 
 export type Credentials = { apiKey: string } | { accessToken: string };
 export type Target = { listId: string } | { audienceId: string } | Record<string, never>;
@@ -69,7 +60,7 @@ export interface TestOutcome {
 const NAMES: Record<Provider, string> = { klaviyo: 'Klaviyo', mailchimp: 'Mailchimp', hubspot: 'HubSpot' };
 
 /** A provider's answer: its status and its JSON body (null when it sent none), or the reason it gave none. */
-type Answer = { status: number; body: unknown } | { status: null; error: string };
+export type Answer = { status: number; body: unknown } | { status: null; error: string };
 
 async function call(
   ctx: ProviderContext,
@@ -81,7 +72,7 @@ async function call(
 }
 
 /** One call: its answer, and its Retry-After header (429). */
-async function callWithHeaders(
+export async function callWithHeaders(
   ctx: ProviderContext,
   provider: Provider,
   url: string,
@@ -177,8 +168,9 @@ export function hubspotHeaders(token: string, write = false): Record<string, str
   };
 }
 
-const klaviyoBase = (ctx: ProviderContext) => (ctx.urls?.klaviyo ?? 'https://a.klaviyo.com').replace(/\/+$/, '');
-const hubspotBase = (ctx: ProviderContext) => (ctx.urls?.hubspot ?? 'https://api.hubapi.com').replace(/\/+$/, '');
+export const klaviyoBase = (ctx: ProviderContext) => (ctx.urls?.klaviyo ?? 'https://a.klaviyo.com').replace(/\/+$/, '');
+export const hubspotBase = (ctx: ProviderContext) =>
+  (ctx.urls?.hubspot ?? 'https://api.hubapi.com').replace(/\/+$/, '');
 
 /** The connection test: one real call (and those that create what is missing). */
 export async function testConnection(
@@ -246,19 +238,13 @@ export async function testConnection(
   const props = await call(ctx, provider, base, { method: 'GET', headers: hubspotHeaders(accessToken) });
   if (!ok(props)) return failed(provider, props, created);
   const have = new Set(((props.body as { results?: { name: string }[] } | null)?.results ?? []).map((p) => p.name));
-  for (const p of PERSON_PROPERTIES) {
+  for (const p of [...PERSON_PROPERTIES, ...HUBSPOT_EVENT_PROPERTIES]) {
     const name = `${HUBSPOT_GROUP}_${p.key}`;
     if (have.has(name)) continue;
     const made = await call(ctx, provider, base, {
       method: 'POST',
       headers: hubspotHeaders(accessToken, true),
-      body: {
-        name,
-        label: p.label,
-        groupName: HUBSPOT_GROUP,
-        type: p.type === 'number' ? 'number' : 'string',
-        fieldType: p.type === 'number' ? 'number' : 'text',
-      },
+      body: { name, label: p.label, groupName: HUBSPOT_GROUP, ...HUBSPOT_TYPES[p.type] },
     });
     if (!ok(made) && made.status !== 409) return failed(provider, made, created);
     if (ok(made)) created.push(name);
@@ -307,7 +293,7 @@ function properties(p: Person): Record<(typeof PERSON_PROPERTIES)[number]['key']
 }
 
 /** 2xx delivered; 429 waits for Retry-After; 5xx and no answer retried; any other 4xx failed in the provider's words. */
-function outcomeOf(provider: Provider, a: Answer, retryAfter: string | null): SyncOutcome | null {
+export function outcomeOf(provider: Provider, a: Answer, retryAfter: string | null): SyncOutcome | null {
   const status = a.status;
   if (status !== null && status >= 200 && status < 300) return null;
   const message = providerMessage(provider, a);
@@ -406,7 +392,7 @@ export async function syncPerson(
     if (person.name) merge.FNAME = person.name;
     steps.push(() =>
       send(
-        `${mailchimpBase(ctx, apiKey)}/lists/${encodeURIComponent(audienceId)}/members/${encodeURIComponent(person.email.toLowerCase())}`,
+        `${mailchimpBase(ctx, apiKey)}/lists/${encodeURIComponent(audienceId)}/members/${subscriberHash(person.email)}`,
         {
           method: 'PUT',
           headers: mailchimpHeaders(apiKey, true),
@@ -467,11 +453,10 @@ export async function erasePerson(
   } else if (provider === 'mailchimp') {
     const { apiKey } = credentials as { apiKey: string };
     const { audienceId } = target as { audienceId: string };
-    const hash = createHash('md5').update(email.toLowerCase()).digest('hex');
     r = await callWithHeaders(
       ctx,
       provider,
-      `${mailchimpBase(ctx, apiKey)}/lists/${encodeURIComponent(audienceId)}/members/${hash}/actions/delete-permanent`,
+      `${mailchimpBase(ctx, apiKey)}/lists/${encodeURIComponent(audienceId)}/members/${subscriberHash(email)}/actions/delete-permanent`,
       { method: 'POST', headers: mailchimpHeaders(apiKey) },
     );
     // a person Mailchimp does not have is as deleted as can be

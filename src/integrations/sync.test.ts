@@ -52,11 +52,12 @@ afterAll(async () => {
   await stand?.close();
 });
 
-const owed = async () =>
+/** the people's deliveries (`person`), or those of another kind */
+const owed = async (kind = 'person') =>
   query<{ provider: string; status: string; attempts: number; last_error: string | null }>(
     env.db,
     sql`select i.provider, d.status, d.attempts, d.last_error from integration_deliveries d
-        join integrations i on i.id = d.integration_id order by i.provider, d.created_at`,
+        join integrations i on i.id = d.integration_id where d.kind = ${kind} order by i.provider, d.created_at`,
   );
 /** a keyless sign-up confirmed by its email's link */
 async function joinAndConfirm(email: string, extra: Record<string, unknown> = {}) {
@@ -90,9 +91,15 @@ describe('a confirmed person reaches each connected tool', () => {
       ['klaviyo', 'pending'],
       ['mailchimp', 'pending'],
     ]);
+    // and its event (joined), one per tool
+    expect((await owed('event')).map((d) => [d.provider, d.status])).toEqual([
+      ['hubspot', 'pending'],
+      ['klaviyo', 'pending'],
+      ['mailchimp', 'pending'],
+    ]);
     expect(stand.requests.length).toBe(before);
     const run = await runScheduledJobs(env.deps);
-    expect(run.integrations).toEqual({ delivered: 3, retrying: 0, failed: 0 });
+    expect(run.integrations).toEqual({ delivered: 6, retrying: 0, failed: 0 });
     expect((await owed()).map((d) => d.status)).toEqual(['delivered', 'delivered', 'delivered']);
 
     const page = `http://contests.test/c/${contestId}`;

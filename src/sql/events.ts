@@ -2,14 +2,16 @@
  * Outbound events, written by the SAME statement as the change that caused them.
  *
  * A write statement adds two CTEs with sqlEmitEvent(): one inserts the event (only when at least
- * one enabled endpoint of the team is subscribed to its type, so teams without endpoints pay
- * nothing but an index probe), the other fans it out to one delivery per such endpoint. A change
+ * one enabled endpoint of the team is subscribed to its type, or the team's connected tools take
+ * it: ce_event_wanted, so teams without either pay nothing but index probes), the other fans it
+ * out to one delivery per such endpoint (the tools' deliveries: the events' trigger,
+ * src/db/functions/integrations.sql). A change
  * that rolls back therefore sends nothing, and a committed one is never lost: the delivery rows
  * are committed with it and a deliverer (right after the response, or the every-minute cron)
  * sends them.
  *
  * Who is subscribed is the database function ce_subscribers (src/db/functions/events.sql),
- * which the reward triggers' events use too.
+ * which the reward triggers' events use too; who wants the event at all, ce_event_wanted.
  *
  * How to emit from a statement (any other helper's statement too):
  *
@@ -92,7 +94,7 @@ export function sqlEmitEvent(name: string, type: EventType, source: SQL, now: Da
       insert into events (team_id, contest_id, type, data, created_at)
       select s.team_id, s.contest_id, ${type}::text, s.data::jsonb, ${at}::timestamptz
       from (${source}) s
-      where exists (select 1 from ce_subscribers(s.team_id, ${type}::text))
+      where ce_event_wanted(s.team_id, ${type}::text)
       returning id, team_id, type
     ), ${deliveries} as (
       insert into event_deliveries (event_id, endpoint_id, next_attempt_at, created_at)

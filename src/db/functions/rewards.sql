@@ -105,11 +105,12 @@ BEGIN
 END $function$;
 
 -- ce:function
--- The events (when the team has an endpoint subscribed) and the emails of unlocks: `kind`
--- 'reward.unlocked' (a pool's unlock without a code yet gets its email with the code, later)
--- or 'reward.code_given' (a pending unlock got its code). Who is subscribed: ce_subscribers
--- (events.sql); the email's text: ce_email_compose (email-rendering.sql), as for every queued
--- email, where the person's name is never a link.
+-- The events (when the team has an endpoint subscribed, or a connection to a tool) and the
+-- emails of unlocks: `kind` 'reward.unlocked' (a pool's unlock without a code yet gets its email
+-- with the code, later) or 'reward.code_given' (a pending unlock got its code). Who wants an
+-- event: ce_event_wanted (integrations.sql); its deliveries go to ce_subscribers (events.sql).
+-- The email's text: ce_email_compose (email-rendering.sql), as for every queued email, where the
+-- person's name is never a link.
 CREATE OR REPLACE FUNCTION ce_reward_notify(p_unlocks uuid[], p_at timestamp with time zone, p_type text)
  RETURNS void
  LANGUAGE plpgsql
@@ -132,7 +133,7 @@ BEGIN
         'unlockedAt', to_char(s.unlocked_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')),
       p_at
     FROM s
-    WHERE EXISTS (SELECT 1 FROM ce_subscribers(s.team_id, p_type))
+    WHERE ce_event_wanted(s.team_id, p_type)
     RETURNING id, team_id, type
   ), evd AS (
     INSERT INTO event_deliveries (event_id, endpoint_id, next_attempt_at, created_at)

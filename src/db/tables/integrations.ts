@@ -2,6 +2,7 @@
 import { sql } from 'drizzle-orm';
 import { boolean, check, index, integer, jsonb, pgTable, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { PROVIDERS } from '../../lib/integrations.js';
+import { events } from './activity.js';
 import { createdAt, id, ts } from './columns.js';
 import { entries, teams } from './core.js';
 
@@ -50,8 +51,13 @@ export const integrationDeliveries = pgTable(
     entryId: uuid('entry_id')
       .notNull()
       .references(() => entries.id, { onDelete: 'cascade' }),
-    /** `person`: create or update them; `erase`: delete them at the provider (an erasure) */
+    /**
+     * `person`: create or update them; `erase`: delete them at the provider (an erasure);
+     * `event`: something the person did or won (`event_id`), as the tool names it
+     */
     kind: text('kind').notNull().default('person'),
+    /** an `event` delivery's event (its type and data say what to send) */
+    eventId: uuid('event_id').references(() => events.id, { onDelete: 'cascade' }),
     /** an erasure's address (the entry no longer has it), until the provider deleted the person */
     email: text('email'),
     status: text('status').notNull().default('pending'),
@@ -67,11 +73,15 @@ export const integrationDeliveries = pgTable(
   (t) => [
     uniqueIndex('integration_deliveries_pending_uq')
       .on(t.integrationId, t.entryId, t.kind)
-      .where(sql`${t.status} = 'pending'`),
+      .where(sql`${t.status} = 'pending' and ${t.kind} <> 'event'`),
+    // an event reaches each connection once per person it names
+    uniqueIndex('integration_deliveries_event_uq')
+      .on(t.integrationId, t.eventId, t.entryId)
+      .where(sql`${t.eventId} is not null`),
     index('integration_deliveries_due_idx').on(t.nextAttemptAt).where(sql`${t.status} = 'pending'`),
     index('integration_deliveries_integration_idx').on(t.integrationId, t.createdAt),
     index('integration_deliveries_entry_idx').on(t.entryId),
-    check('integration_deliveries_kind_ck', sql`${t.kind} in ('person', 'erase')`),
+    check('integration_deliveries_kind_ck', sql`${t.kind} in ('person', 'erase', 'event')`),
     check('integration_deliveries_status_ck', sql`${t.status} in ('pending', 'delivered', 'failed')`),
   ],
 );

@@ -20,7 +20,7 @@ const ARTIFACTS = join(root, 'test/artifacts/console');
 const AXE = readFileSync(join(root, 'node_modules/axe-core/axe.min.js'), 'utf8');
 
 /** What a user would see checked on every page: axe (serious/critical), both widths, a screenshot. */
-async function checkPage(page: Page, runtime: string, name: string, results: Record<string, number>) {
+export async function checkPage(page: Page, runtime: string, name: string, results: Record<string, number>) {
   await page.waitForLoadState('networkidle');
   const bad: string[] = [];
   for (const width of [1280, 390]) {
@@ -69,7 +69,7 @@ async function checkPage(page: Page, runtime: string, name: string, results: Rec
   expect(bad, `${runtime} ${name}: axe serious/critical`).toEqual([]);
 }
 
-async function api<T = any>(
+export async function api<T = any>(
   origin: string,
   method: string,
   path: string,

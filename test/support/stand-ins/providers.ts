@@ -20,17 +20,24 @@
  *   historical_import}, relationships: {list: {data: {type: "list", id}}}}}`: 202, no body. `POST
  *   /api/lists/{id}/relationships/profiles` `{data: [{type: "profile", id}]}`: 204. `POST
  *   /api/data-privacy-deletion-jobs` `{data: {type: "data-privacy-deletion-job", attributes:
- *   {profile: {data: {type: "profile", attributes: {email}}}}}}`: 202, no body.
+ *   {profile: {data: {type: "profile", attributes: {email}}}}}}`: 202, no body. `POST /api/events`
+ *   `{data: {type: "event", attributes: {properties (an object), time?, unique_id?, metric: {data:
+ *   {type: "metric", attributes: {name}}}, profile: {data: {type: "profile", attributes: {email}}}}}}`:
+ *   202, no body (the profile is made when missing; a repeated unique_id is one event).
  * - Mailchimp Marketing API 3.0 (mailchimp.com/developer): `Authorization: Basic` of any user and
  *   the key. `GET /3.0/lists/{list_id}` 200 `{id, name, …}`; `GET /3.0/lists/{list_id}/merge-fields`
  *   200 `{merge_fields: [{merge_id, tag, name, type, …}], list_id, total_items}`; `POST` of one
  *   `{tag (at most 10 of A-Z 0-9 _), name, type (text, number, url, …), required, public}` 200;
  *   errors `application/problem+json` `{type, title, status, detail, instance}`. `PUT
- *   /3.0/lists/{list_id}/members/{subscriber_hash}` (the MD5 of the lower-cased address, or the
- *   address itself) `{email_address, status_if_new (subscribed, unsubscribed, cleaned, pending,
+ *   /3.0/lists/{list_id}/members/{subscriber_hash}` (the MD5 of the lower-cased address; the API
+ *   takes the address too, this service always sends the hash, and the stand-in holds it to that) `{email_address, status_if_new (subscribed, unsubscribed, cleaned, pending,
  *   transactional), status?, merge_fields}`: 200 the member. `POST
  *   /3.0/lists/{list_id}/members/{subscriber_hash}/actions/delete-permanent` (no body): 204; 404
- *   for a member it does not have.
+ *   for a member it does not have. `POST /3.0/lists/{list_id}/members/{subscriber_hash}/events`
+ *   `{name (2-30 of letters, digits, _ and -), properties? (string values), is_syncing?,
+ *   occurred_at? (ISO 8601)}`: 204; `POST …/members/{subscriber_hash}/tags` `{tags: [{name (at most
+ *   100 characters), status: "active" | "inactive"}], is_syncing?}`: 204; each 404 for a member it
+ *   does not have.
  * - HubSpot CRM v3 (developers.hubspot.com): `Authorization: Bearer <token>`. `POST
  *   /crm/v3/properties/contacts/groups` `{name, label}` 201, or 409 when it exists; `GET
  *   /crm/v3/properties/contacts` 200 `{results: [{name, label, type, fieldType, groupName, …}]}`;
@@ -66,6 +73,8 @@ export interface ProviderStandIns {
     profiles: Map<string, { id: string; attributes: Record<string, unknown> }>;
     subscribed: Set<string>;
     members: Set<string>;
+    /** events by unique_id (or a made one): metric name, email, properties */
+    events: Map<string, { metric: string; email: string; properties: Record<string, unknown> }>;
   };
   mailchimp: {
     keys: Set<string>;
@@ -73,6 +82,9 @@ export interface ProviderStandIns {
     mergeFields: Map<string, Map<string, unknown>>;
     /** members by lower-cased email */
     members: Map<string, { status: string; merge_fields: Record<string, unknown> }>;
+    /** member events and active tags, by lower-cased email */
+    events: { email: string; name: string; properties: Record<string, string> }[];
+    tags: Map<string, Set<string>>;
   };
   hubspot: {
     tokens: Set<string>;
@@ -98,12 +110,15 @@ export async function startProviderStandIns(): Promise<ProviderStandIns> {
     profiles: new Map<string, { id: string; attributes: Record<string, unknown> }>(),
     subscribed: new Set<string>(),
     members: new Set<string>(),
+    events: new Map<string, { metric: string; email: string; properties: Record<string, unknown> }>(),
   };
   const mailchimp = {
     keys: new Set<string>(),
     audiences: new Map<string, string>(),
     mergeFields: new Map<string, Map<string, unknown>>(),
     members: new Map<string, { status: string; merge_fields: Record<string, unknown> }>(),
+    events: [] as { email: string; name: string; properties: Record<string, string> }[],
+    tags: new Map<string, Set<string>>(),
   };
   const hubspot = {
     tokens: new Set<string>(),
@@ -235,6 +250,34 @@ export async function startProviderStandIns(): Promise<ProviderStandIns> {
         res.writeHead(202);
         return res.end();
       }
+      if (req.method === 'POST' && url.pathname === '/api/events') {
+        const d = (body as { data?: any })?.data;
+        const a = d?.attributes;
+        const metric = a?.metric?.data;
+        const profile = a?.profile?.data;
+        if (d?.type !== 'event' || !a) return broken('event: data.type "event" and attributes required');
+        if (typeof a.properties !== 'object' || a.properties === null || Array.isArray(a.properties))
+          return broken('event: attributes.properties (an object) is required');
+        if (metric?.type !== 'metric' || typeof metric.attributes?.name !== 'string' || !metric.attributes.name)
+          return broken('event: attributes.metric.data {type: "metric", attributes: {name}} required');
+        if (profile?.type !== 'profile' || typeof profile.attributes?.email !== 'string')
+          return broken('event: attributes.profile.data {type: "profile", attributes: {email}} required');
+        if (a.time !== undefined && Number.isNaN(Date.parse(a.time))) return broken('event: time must be ISO 8601');
+        if (a.unique_id !== undefined && typeof a.unique_id !== 'string') return broken('event: unique_id is a string');
+        const email = profile.attributes.email as string;
+        if (!klaviyo.profiles.has(email))
+          klaviyo.profiles.set(email, {
+            id: `01K${Math.random().toString(36).slice(2, 12).toUpperCase()}`,
+            attributes: { email },
+          });
+        klaviyo.events.set(a.unique_id ?? crypto.randomUUID(), {
+          metric: metric.attributes.name,
+          email,
+          properties: a.properties,
+        });
+        res.writeHead(202);
+        return res.end();
+      }
       const rel = /^\/api\/lists\/([^/]+)\/relationships\/profiles$/.exec(url.pathname);
       if (req.method === 'POST' && rel) {
         const data = (body as { data?: { type?: string; id?: string }[] })?.data;
@@ -281,6 +324,43 @@ export async function startProviderStandIns(): Promise<ProviderStandIns> {
         res.writeHead(204);
         return res.end();
       }
+      const sub = /^\/3\.0\/lists\/([^/]+)\/members\/([^/]+)\/(events|tags)$/.exec(url.pathname);
+      if (sub && req.method === 'POST') {
+        if (headers['content-type'] !== 'application/json') return broken('content-type application/json required');
+        if (!/^[0-9a-f]{32}$/.test(sub[2]!)) return broken('subscriber_hash: the MD5 of the lower-cased address');
+        const email = [...mailchimp.members.keys()].find((e) => createHash('md5').update(e).digest('hex') === sub[2]);
+        if (!mailchimp.audiences.has(decodeURIComponent(sub[1]!)) || !email)
+          return problem(404, 'Resource Not Found', 'The requested resource could not be found.');
+        if (sub[3] === 'events') {
+          const b = body as { name?: unknown; properties?: unknown; occurred_at?: unknown; is_syncing?: unknown };
+          if (typeof b?.name !== 'string' || !/^[A-Za-z0-9_-]{2,30}$/.test(b.name))
+            return broken('event name: 2-30 of letters, digits, _ and -');
+          if (
+            b.properties !== undefined &&
+            (typeof b.properties !== 'object' ||
+              b.properties === null ||
+              Object.values(b.properties).some((v) => typeof v !== 'string'))
+          )
+            return broken('event properties: an object of strings');
+          if (b.occurred_at !== undefined && Number.isNaN(Date.parse(String(b.occurred_at))))
+            return broken('occurred_at must be ISO 8601');
+          mailchimp.events.push({ email, name: b.name, properties: (b.properties ?? {}) as Record<string, string> });
+        } else {
+          const tags = (body as { tags?: unknown })?.tags;
+          if (!Array.isArray(tags) || tags.length === 0) return broken('tags: a list of {name, status}');
+          const have = mailchimp.tags.get(email) ?? new Set<string>();
+          for (const t of tags as { name?: unknown; status?: unknown }[]) {
+            if (typeof t?.name !== 'string' || !t.name || t.name.length > 100)
+              return broken('tag name: 1 to 100 characters');
+            if (t.status !== 'active' && t.status !== 'inactive') return broken('tag status: active or inactive');
+            if (t.status === 'active') have.add(t.name);
+            else have.delete(t.name);
+          }
+          mailchimp.tags.set(email, have);
+        }
+        res.writeHead(204);
+        return res.end();
+      }
       const member = /^\/3\.0\/lists\/([^/]+)\/members\/([^/]+)$/.exec(url.pathname);
       if (member && req.method === 'PUT') {
         if (!mailchimp.audiences.has(decodeURIComponent(member[1]!)))
@@ -293,8 +373,8 @@ export async function startProviderStandIns(): Promise<ProviderStandIns> {
         };
         const statuses = ['subscribed', 'unsubscribed', 'cleaned', 'pending', 'transactional'];
         if (typeof b?.email_address !== 'string') return broken('email_address required');
-        if (decodeURIComponent(member[2]!) !== b.email_address.toLowerCase() && !/^[0-9a-f]{32}$/.test(member[2]!))
-          return broken('subscriber_hash must be the MD5 of the lower-cased address, or the address');
+        if (member[2] !== createHash('md5').update(b.email_address.toLowerCase()).digest('hex'))
+          return broken('subscriber_hash must be the MD5 of the lower-cased address');
         if (!statuses.includes(String(b.status_if_new))) return broken('status_if_new must be a documented status');
         if (b.status !== undefined && !statuses.includes(String(b.status)))
           return broken('status must be a documented status');
