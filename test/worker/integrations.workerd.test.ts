@@ -2,7 +2,7 @@
  * Connections to other tools on the Worker: the credential sealed with Web Crypto (AES-GCM) and
  * never answered back, read again for the connection test, whose provider call goes through the
  * Worker's fetch (to the local stand-in of Klaviyo, test/worker/support/fake-resend.ts); a confirmed
- * person sent by the Worker's cron.
+ * person and their event sent by the Worker's cron.
  */
 
 import { createExecutionContext, createScheduledController, env, waitOnExecutionContext } from 'cloudflare:test';
@@ -63,10 +63,17 @@ describe.skipIf(!hasPostgres)('integrations on the Worker', () => {
     expect(await mine()).toEqual([]);
     await runCron();
     const sent = await mine();
+    // the person, then their event (joined): the event's trigger on the Worker's Postgres too
     expect(sent.map((r) => [r.path, r.status])).toEqual([
       ['/api/profile-import', 200],
       ['/api/lists/XyZ123/relationships/profiles', 200],
+      ['/api/events', 200],
     ]);
+    expect(sent[2].body.data.attributes).toMatchObject({
+      metric: { data: { type: 'metric', attributes: { name: 'Joined contest' } } },
+      profile: { data: { type: 'profile', attributes: { email } } },
+      properties: { contest: 'Edge sync' },
+    });
     expect(sent[0].body.data.attributes).toMatchObject({
       email,
       properties: { contest_engine_contest: 'Edge sync', contest_engine_points: 0 },
