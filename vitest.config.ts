@@ -12,6 +12,7 @@ import { defineConfig } from 'vitest/config';
  */
 const BACKEND_INDEPENDENT = [
   'test/browser/**',
+  'test/zapier.test.ts',
   'test/typed-client.test.ts',
   'test/openapi.test.ts',
   'src/meta/docs-page.test.ts',
