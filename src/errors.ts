@@ -85,6 +85,8 @@ export const Errors = {
   ),
   integrationProviderMismatch: def(400, "credentials and target must be of the connection's provider"),
   integrationDeliverySuperseded: def(409, 'A newer delivery of this person is already waiting to be sent'),
+  integrationDisabled: def(409, 'This connection is disabled: enable it first'),
+  backfillRunning: def(409, "This connection's last backfill is still sending: wait for it to finish"),
 
   // bonus actions
   missingEntryOrBonusActionId: def(400, 'Missing entryId or bonusActionId'),

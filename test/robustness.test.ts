@@ -708,10 +708,17 @@ const ENDPOINTS: Endpoint[] = [
     path: () => `/api/v1/integrations/${fx.integrationId}/test`,
     headers: priv,
   },
+  // the retry before the backfill, which would owe the same person anew
   {
     method: 'POST',
     route: '/api/v1/integrations/:id/deliveries/:deliveryId/retry',
     path: () => `/api/v1/integrations/${fx.integrationId}/deliveries/${fx.integrationDeliveryId}/retry`,
+    headers: priv,
+  },
+  {
+    method: 'POST',
+    route: '/api/v1/integrations/:id/backfill',
+    path: () => `/api/v1/integrations/${fx.integrationId}/backfill`,
     headers: priv,
   },
   {

@@ -12,6 +12,7 @@ import type { AppContext, AppEnv } from '../http/context.js';
 import { ok, pagination } from '../http/envelope.js';
 import { apiErrors, Deleted, okJson, pageJson, security } from '../http/schemas.js';
 import { jsonBody, pageParams, queryParams } from '../http/validate.js';
+import { latestBackfill, startBackfill } from './backfill.js';
 import {
   createIntegration,
   credentialBox,
@@ -24,6 +25,7 @@ import {
   updateIntegration,
 } from './integrations.js';
 import {
+  Backfill,
   CreateIntegration,
   Integration,
   IntegrationDeliveriesQuery,
@@ -236,6 +238,52 @@ export function integrationRoutes() {
           now(c),
         ),
       );
+    },
+  );
+
+  r.post(
+    '/api/v1/integrations/:id/backfill',
+    describeRoute({
+      tags,
+      operationId: 'startIntegrationBackfill',
+      security: security.privateKey,
+      summary:
+        "Send the existing entries: every confirmed person of the connection's contests, in bulk, by the every-minute job",
+      responses: {
+        202: okJson('The backfill, owed', Backfill),
+        ...apiErrors(
+          { access: 'private' },
+          {
+            404: NOT_FOUND,
+            409: [Errors.integrationDisabled().message, Errors.backfillRunning().message],
+            503: OFF,
+          },
+        ),
+      },
+    }),
+    privateKey,
+    async (c) => {
+      await box(c);
+      return ok(c, await startBackfill(c.var.db(), c.var.auth.team, c.req.param('id'), now(c)), 202);
+    },
+  );
+
+  r.get(
+    '/api/v1/integrations/:id/backfill',
+    describeRoute({
+      tags,
+      operationId: 'getIntegrationBackfill',
+      security: security.privateKey,
+      summary: "The connection's latest backfill and its progress (null: none yet)",
+      responses: {
+        200: okJson('The latest backfill', v.nullable(Backfill)),
+        ...apiErrors({ access: 'private' }, { 404: NOT_FOUND, 503: OFF }),
+      },
+    }),
+    privateKey,
+    async (c) => {
+      await box(c);
+      return ok(c, await latestBackfill(c.var.db(), c.var.auth.team, c.req.param('id')));
     },
   );
   return r;

@@ -147,3 +147,16 @@ export const IntegrationDeliveriesQuery = v.object({
     v.pipe(v.picklist(DELIVERY_STATUSES, 'Invalid status'), v.description('pending, delivered or failed')),
   ),
 });
+
+export const Backfill = v.strictObject({
+  id: uuid,
+  total: v.pipe(
+    v.number(),
+    v.description('the confirmed people it owed (those already waiting are sent by their own delivery)'),
+  ),
+  delivered: v.number(),
+  pending: v.number(),
+  failed: v.number(),
+  done: v.pipe(v.boolean(), v.description('nothing of it is waiting any more')),
+  startedAt: timestamp,
+});

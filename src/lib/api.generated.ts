@@ -1097,6 +1097,24 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/integrations/{id}/backfill": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The connection's latest backfill and its progress (null: none yet) */
+        get: operations["getIntegrationBackfill"];
+        put?: never;
+        /** Send the existing entries: every confirmed person of the connection's contests, in bulk, by the every-minute job */
+        post: operations["startIntegrationBackfill"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/contests/{contestId}/entries/export": {
         parameters: {
             query?: never;
@@ -13649,6 +13667,274 @@ export interface operations {
                 };
             };
             /** @description `Delivery already delivered`, `Delivery in progress`, `A newer delivery of this person is already waiting to be sent` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `Too many requests`; `Retry-After` says when to try again */
+            429: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `Internal server error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `Integrations are off on this deployment: set INTEGRATIONS_KEY (32 random bytes in base64, `openssl rand -base64 32`)` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+        };
+    };
+    getIntegrationBackfill: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The latest backfill */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @description the confirmed people it owed (those already waiting are sent by their own delivery) */
+                            total: number;
+                            delivered: number;
+                            pending: number;
+                            failed: number;
+                            /** @description nothing of it is waiting any more */
+                            done: boolean;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 date-time (UTC)
+                             */
+                            startedAt: string;
+                        } | null;
+                    };
+                };
+            };
+            /** @description `Missing or invalid API key` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `This endpoint requires a private API key` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `Integration not found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `Too many requests`; `Retry-After` says when to try again */
+            429: {
+                headers: {
+                    /** @description seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `Internal server error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `Integrations are off on this deployment: set INTEGRATIONS_KEY (32 random bytes in base64, `openssl rand -base64 32`)` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+        };
+    };
+    startIntegrationBackfill: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The backfill, owed */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @description the confirmed people it owed (those already waiting are sent by their own delivery) */
+                            total: number;
+                            delivered: number;
+                            pending: number;
+                            failed: number;
+                            /** @description nothing of it is waiting any more */
+                            done: boolean;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 date-time (UTC)
+                             */
+                            startedAt: string;
+                        };
+                    };
+                };
+            };
+            /** @description `Missing or invalid API key` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `This endpoint requires a private API key` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `Integration not found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: false;
+                        /** @description the exact message; clients may match on it */
+                        error: string;
+                    };
+                };
+            };
+            /** @description `This connection is disabled: enable it first`, `This connection's last backfill is still sending: wait for it to finish` */
             409: {
                 headers: {
                     [name: string]: unknown;

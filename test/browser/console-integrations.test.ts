@@ -3,8 +3,8 @@
  * Chromium against `npm start` (Node, PGlite) whose providers are the local stand-ins
  * (KLAVIYO_API_URL …) and whose every-minute job runs every second (JOBS_INTERVAL_MS): a key of
  * the wrong shape refused in a sentence, a refused key failing the connection test in Klaviyo's
- * words, the right one passing; the person at the stand-in and in the deliveries log; axe at 1280
- * and 390 px on both pages. Skipped, loudly, without Chromium.
+ * words, the right one passing; the person at the stand-in and in the deliveries log; the existing
+ * entries sent again with their progress; axe at 1280 and 390 px on both pages. Skipped, loudly, without Chromium.
  */
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -104,6 +104,9 @@ describe.skipIf(!CHROMIUM)('Integrations in the console, in Chromium', () => {
         .poll(async () => (await page.locator('tbody tr').allTextContents()).map((t) => t.replace(/\s+/g, ' ')))
         .toEqual([expect.stringMatching(/delivered/), expect.stringMatching(/delivered/)]);
       expect(await page.locator('tbody').textContent()).toContain('entry.created');
+      // the existing entries sent again, with progress
+      await page.getByRole('button', { name: 'Send the existing entries' }).click();
+      await expect.poll(() => page.locator('#backfill-progress').textContent()).toMatch(/^Sent: 1 of 1 delivered/);
       await checkPage(page, 'node', 'integration-deliveries', axe);
       expect(stand.violations).toEqual([]);
       expect(

@@ -234,7 +234,13 @@ export function IntegrationPage(props: { cred: Team; integrationId: string }) {
     [props.integrationId, page, status],
     { live: true },
   );
+  const backfill = useLoad(
+    async () => must(api.GET('/api/v1/integrations/{id}/backfill', { params: { path: { id: props.integrationId } } })),
+    [props.integrationId],
+    { live: true },
+  );
   const i = one.data?.data;
+  const b = backfill.data?.data;
   return (
     <>
       <p>
@@ -246,6 +252,33 @@ export function IntegrationPage(props: { cred: Team; integrationId: string }) {
         own words; fix the cause, then retry.
       </p>
       <ErrorLine error={one.error} />
+      <section aria-labelledby="backfill-h">
+        <h2 id="backfill-h">Existing entries</h2>
+        <p class="help">
+          A new connection receives the people who confirm from now on. Send those confirmed before (of the contests it
+          takes) once: in bulk, by the every-minute job.
+        </p>
+        {b ? (
+          <p role="status" id="backfill-progress">
+            {b.done ? 'Sent: ' : 'Sending: '}
+            {b.delivered} of {b.total} delivered{b.pending ? `, ${b.pending} waiting` : ''}
+            {b.failed ? `, ${b.failed} failed` : ''} (started {when(b.startedAt)})
+          </p>
+        ) : null}
+        <Action
+          label="Send the existing entries"
+          disabled={!!b && !b.done}
+          run={async () => {
+            await must(
+              api.POST('/api/v1/integrations/{id}/backfill', { params: { path: { id: props.integrationId } } }),
+            );
+            backfill.reload();
+            log.reload();
+          }}
+        />
+        <ErrorLine error={backfill.error} />
+      </section>
+      <h2>Deliveries</h2>
       <form class="inline" onSubmit={(e: Event) => e.preventDefault()}>
         <label for="del-status">Show</label>
         <select

@@ -33,6 +33,21 @@ export const integrations = pgTable(
   ],
 );
 
+/** A "send the existing entries" of a connection: every confirmed person of its contests, owed at once. */
+export const integrationBackfills = pgTable(
+  'integration_backfills',
+  {
+    id: id(),
+    integrationId: uuid('integration_id')
+      .notNull()
+      .references(() => integrations.id, { onDelete: 'cascade' }),
+    /** the people it owed (those already waiting in a delivery of their own are sent by it) */
+    total: integer('total').notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [index('integration_backfills_integration_idx').on(t.integrationId, t.createdAt)],
+);
+
 /**
  * What a connection owes its provider: a person to create or update (`person`), or to delete
  * (`erase`), written by the entries' triggers in the statement that confirmed the entry, moved
@@ -56,6 +71,8 @@ export const integrationDeliveries = pgTable(
      * `event`: something the person did or won (`event_id`), as the tool names it
      */
     kind: text('kind').notNull().default('person'),
+    /** the backfill that owed it, if one did (its progress is counted from its deliveries) */
+    backfillId: uuid('backfill_id').references(() => integrationBackfills.id, { onDelete: 'set null' }),
     /** an `event` delivery's event (its type and data say what to send) */
     eventId: uuid('event_id').references(() => events.id, { onDelete: 'cascade' }),
     /** an erasure's address (the entry no longer has it), until the provider deleted the person */
@@ -81,6 +98,7 @@ export const integrationDeliveries = pgTable(
     index('integration_deliveries_due_idx').on(t.nextAttemptAt).where(sql`${t.status} = 'pending'`),
     index('integration_deliveries_integration_idx').on(t.integrationId, t.createdAt),
     index('integration_deliveries_entry_idx').on(t.entryId),
+    index('integration_deliveries_backfill_idx').on(t.backfillId, t.status).where(sql`${t.backfillId} is not null`),
     check('integration_deliveries_kind_ck', sql`${t.kind} in ('person', 'erase', 'event')`),
     check('integration_deliveries_status_ck', sql`${t.status} in ('pending', 'delivered', 'failed')`),
   ],

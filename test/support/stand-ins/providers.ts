@@ -23,7 +23,11 @@
  *   {profile: {data: {type: "profile", attributes: {email}}}}}}`: 202, no body. `POST /api/events`
  *   `{data: {type: "event", attributes: {properties (an object), time?, unique_id?, metric: {data:
  *   {type: "metric", attributes: {name}}}, profile: {data: {type: "profile", attributes: {email}}}}}}`:
- *   202, no body (the profile is made when missing; a repeated unique_id is one event).
+ *   202, no body (the profile is made when missing; a repeated unique_id is one event). `POST
+ *   /api/profile-bulk-import-jobs` `{data: {type: "profile-bulk-import-job", attributes: {profiles:
+ *   {data: [profile, …at most 10,000]}}, relationships?: {lists: {data: [{type: "list", id}]}}}}`:
+ *   202 `{data: {type: "profile-bulk-import-job", id, attributes: {status: "queued", …}}}` (the
+ *   stand-in imports at once); at most 1,000 profiles in a subscription job.
  * - Mailchimp Marketing API 3.0 (mailchimp.com/developer): `Authorization: Basic` of any user and
  *   the key. `GET /3.0/lists/{list_id}` 200 `{id, name, …}`; `GET /3.0/lists/{list_id}/merge-fields`
  *   200 `{merge_fields: [{merge_id, tag, name, type, …}], list_id, total_items}`; `POST` of one
@@ -37,7 +41,9 @@
  *   `{name (2-30 of letters, digits, _ and -), properties? (string values), is_syncing?,
  *   occurred_at? (ISO 8601)}`: 204; `POST …/members/{subscriber_hash}/tags` `{tags: [{name (at most
  *   100 characters), status: "active" | "inactive"}], is_syncing?}`: 204; each 404 for a member it
- *   does not have.
+ *   does not have. `POST /3.0/batches` `{operations: [{method, path (relative to /3.0), params?,
+ *   body? (a JSON string), operation_id?}]}`: 200 `{id, status: "pending", total_operations, …}`
+ *   (the stand-in runs the member PUTs at once, held to the same shape as above).
  * - HubSpot CRM v3 (developers.hubspot.com): `Authorization: Bearer <token>`. `POST
  *   /crm/v3/properties/contacts/groups` `{name, label}` 201, or 409 when it exists; `GET
  *   /crm/v3/properties/contacts` 200 `{results: [{name, label, type, fieldType, groupName, …}]}`;
@@ -75,6 +81,8 @@ export interface ProviderStandIns {
     members: Set<string>;
     /** events by unique_id (or a made one): metric name, email, properties */
     events: Map<string, { metric: string; email: string; properties: Record<string, unknown> }>;
+    /** bulk import jobs received */
+    bulkJobs: number;
   };
   mailchimp: {
     keys: Set<string>;
@@ -82,6 +90,8 @@ export interface ProviderStandIns {
     mergeFields: Map<string, Map<string, unknown>>;
     /** members by lower-cased email */
     members: Map<string, { status: string; merge_fields: Record<string, unknown> }>;
+    /** batches received */
+    batches: number;
     /** member events and active tags, by lower-cased email */
     events: { email: string; name: string; properties: Record<string, string> }[];
     tags: Map<string, Set<string>>;
@@ -111,6 +121,7 @@ export async function startProviderStandIns(): Promise<ProviderStandIns> {
     subscribed: new Set<string>(),
     members: new Set<string>(),
     events: new Map<string, { metric: string; email: string; properties: Record<string, unknown> }>(),
+    bulkJobs: 0,
   };
   const mailchimp = {
     keys: new Set<string>(),
@@ -119,6 +130,7 @@ export async function startProviderStandIns(): Promise<ProviderStandIns> {
     members: new Map<string, { status: string; merge_fields: Record<string, unknown> }>(),
     events: [] as { email: string; name: string; properties: Record<string, string> }[],
     tags: new Map<string, Set<string>>(),
+    batches: 0,
   };
   const hubspot = {
     tokens: new Set<string>(),
@@ -221,7 +233,9 @@ export async function startProviderStandIns(): Promise<ProviderStandIns> {
         const profiles = d?.attributes?.profiles?.data;
         const listId = d?.relationships?.list?.data;
         if (d?.type !== 'profile-subscription-bulk-create-job' || !Array.isArray(profiles) || listId?.type !== 'list')
-          return broken('subscription job: type, attributes.profiles.data and relationships.list.data required');
+          return broken(
+            'subscription job: type, attributes.profiles.data (at most 1,000) and relationships.list.data required',
+          );
         if (!klaviyo.lists.has(listId.id))
           return kErr(404, 'not_found', 'Not found.', `A list with id ${listId.id} does not exist.`);
         for (const p of profiles) {
@@ -249,6 +263,39 @@ export async function startProviderStandIns(): Promise<ProviderStandIns> {
         klaviyo.subscribed.delete(email);
         res.writeHead(202);
         return res.end();
+      }
+      if (req.method === 'POST' && url.pathname === '/api/profile-bulk-import-jobs') {
+        const d = (body as { data?: any })?.data;
+        const profiles = d?.attributes?.profiles?.data;
+        if (d?.type !== 'profile-bulk-import-job' || !Array.isArray(profiles) || profiles.length === 0)
+          return broken('bulk import: data.type "profile-bulk-import-job" and attributes.profiles.data required');
+        if (profiles.length > 10_000) return broken('bulk import: at most 10,000 profiles');
+        const lists = d.relationships?.lists?.data;
+        if (lists !== undefined && (!Array.isArray(lists) || lists.some((l: any) => l?.type !== 'list')))
+          return broken('bulk import: relationships.lists.data is a list of {type: "list", id}');
+        for (const l of lists ?? [])
+          if (!klaviyo.lists.has(l.id))
+            return kErr(404, 'not_found', 'Not found.', `A list with id ${l.id} does not exist.`);
+        for (const p of profiles) {
+          if (p?.type !== 'profile' || typeof p.attributes?.email !== 'string')
+            return broken('bulk import: each profile {type: "profile", attributes: {email, …}}');
+          const old = klaviyo.profiles.get(p.attributes.email);
+          const id = old?.id ?? `01K${Math.random().toString(36).slice(2, 12).toUpperCase()}`;
+          klaviyo.profiles.set(p.attributes.email, { id, attributes: { ...old?.attributes, ...p.attributes } });
+          if (lists?.length) klaviyo.members.add(id);
+        }
+        klaviyo.bulkJobs++;
+        return send(
+          202,
+          {
+            data: {
+              type: 'profile-bulk-import-job',
+              id: crypto.randomUUID(),
+              attributes: { status: 'queued', total_count: profiles.length },
+            },
+          },
+          JSON_API,
+        );
       }
       if (req.method === 'POST' && url.pathname === '/api/events') {
         const d = (body as { data?: any })?.data;
@@ -361,31 +408,63 @@ export async function startProviderStandIns(): Promise<ProviderStandIns> {
         res.writeHead(204);
         return res.end();
       }
-      const member = /^\/3\.0\/lists\/([^/]+)\/members\/([^/]+)$/.exec(url.pathname);
-      if (member && req.method === 'PUT') {
+      /** A member's PUT (alone, or as an operation of a batch): the answer, or what breaks the shape. */
+      const putMember = (
+        path: string,
+        raw: unknown,
+      ): { broken: string } | { status: number; json: Record<string, unknown> } => {
+        const member = /^\/3\.0\/lists\/([^/]+)\/members\/([^/]+)$/.exec(path)!;
         if (!mailchimp.audiences.has(decodeURIComponent(member[1]!)))
-          return problem(404, 'Resource Not Found', 'The requested resource could not be found.');
-        const b = body as {
-          email_address?: unknown;
-          status_if_new?: unknown;
-          status?: unknown;
-          merge_fields?: unknown;
-        };
+          return { status: 404, json: { title: 'Resource Not Found' } };
+        const b = raw as { email_address?: unknown; status_if_new?: unknown; status?: unknown; merge_fields?: unknown };
         const statuses = ['subscribed', 'unsubscribed', 'cleaned', 'pending', 'transactional'];
-        if (typeof b?.email_address !== 'string') return broken('email_address required');
+        if (typeof b?.email_address !== 'string') return { broken: 'email_address required' };
         if (member[2] !== createHash('md5').update(b.email_address.toLowerCase()).digest('hex'))
-          return broken('subscriber_hash must be the MD5 of the lower-cased address');
-        if (!statuses.includes(String(b.status_if_new))) return broken('status_if_new must be a documented status');
+          return { broken: 'subscriber_hash must be the MD5 of the lower-cased address' };
+        if (!statuses.includes(String(b.status_if_new))) return { broken: 'status_if_new must be a documented status' };
         if (b.status !== undefined && !statuses.includes(String(b.status)))
-          return broken('status must be a documented status');
+          return { broken: 'status must be a documented status' };
         if (b.merge_fields !== undefined && (typeof b.merge_fields !== 'object' || b.merge_fields === null))
-          return broken('merge_fields must be an object');
+          return { broken: 'merge_fields must be an object' };
         const email = b.email_address.toLowerCase();
         const old = mailchimp.members.get(email);
         const status = String(b.status ?? old?.status ?? b.status_if_new);
         const made = { status, merge_fields: { ...old?.merge_fields, ...(b.merge_fields as Record<string, unknown>) } };
         mailchimp.members.set(email, made);
-        return send(200, { id: email, email_address: b.email_address, ...made });
+        return { status: 200, json: { id: email, email_address: b.email_address, ...made } };
+      };
+      if (/^\/3\.0\/lists\/[^/]+\/members\/[^/]+$/.test(url.pathname) && req.method === 'PUT') {
+        const r = putMember(url.pathname, body);
+        if ('broken' in r) return broken(r.broken);
+        if (r.status === 404) return problem(404, 'Resource Not Found', 'The requested resource could not be found.');
+        return send(r.status, r.json);
+      }
+      if (url.pathname === '/3.0/batches' && req.method === 'POST') {
+        if (headers['content-type'] !== 'application/json') return broken('content-type application/json required');
+        const ops = (body as { operations?: unknown })?.operations;
+        if (!Array.isArray(ops) || ops.length === 0) return broken('batch: operations, a list of {method, path, body}');
+        for (const op of ops as { method?: unknown; path?: unknown; body?: unknown; operation_id?: unknown }[]) {
+          if (!['GET', 'POST', 'PUT', 'PATCH', 'DELETE'].includes(String(op?.method)))
+            return broken('batch operation: method GET, POST, PUT, PATCH or DELETE');
+          if (typeof op.path !== 'string' || !op.path.startsWith('/')) return broken('batch operation: path');
+          if (op.body !== undefined && typeof op.body !== 'string')
+            return broken('batch operation: body is a JSON string');
+          if (op.operation_id !== undefined && typeof op.operation_id !== 'string')
+            return broken('batch operation: operation_id is a string');
+          if (op.method !== 'PUT' || !/^\/lists\/[^/]+\/members\/[^/]+$/.test(op.path))
+            return broken('batch operation: the stand-in runs member PUTs only');
+          const r = putMember(`/3.0${op.path}`, JSON.parse(String(op.body ?? '{}')));
+          if ('broken' in r) return broken(`batch operation: ${r.broken}`);
+        }
+        mailchimp.batches++;
+        return send(200, {
+          id: Math.random().toString(36).slice(2, 12),
+          status: 'pending',
+          total_operations: ops.length,
+          finished_operations: 0,
+          errored_operations: 0,
+          submitted_at: new Date().toISOString(),
+        });
       }
       const m = /^\/3\.0\/lists\/([^/]+)(\/merge-fields)?$/.exec(url.pathname);
       const audience = m ? decodeURIComponent(m[1]!) : '';
