@@ -10,6 +10,7 @@ import type { Team } from '../db/team.js';
 import type { RandomSource } from '../deps.js';
 import { Errors } from '../errors.js';
 import { isUuid, toBase64 } from '../lib/crypto.js';
+import { sqlArray } from '../sql/arrays.js';
 import { EVENT_TYPES, type EventType } from '../sql/events.js';
 import { pageOf, sqlPaged } from '../sql/paged.js';
 import { sqlOfTeam } from '../sql/scope.js';
@@ -89,10 +90,6 @@ export function endpointJson(r: EndpointRow) {
   };
 }
 
-/** A text[] parameter (null stays null), through JSON so that every driver passes it the same way. */
-const sqlTextArray = (xs: string[] | null) =>
-  xs === null ? sql`null::text[]` : sql`array(select jsonb_array_elements_text(${JSON.stringify(xs)}::jsonb))`;
-
 const dedupe = (xs: string[] | null | undefined) => (xs ? [...new Set(xs)] : null);
 
 async function checkUrl(raw: string, ctx: Pick<DeliveryContext, 'allowHttp' | 'resolveHost'>): Promise<string> {
@@ -115,7 +112,7 @@ export async function createEndpoint(
     db,
     sql`with ${team.cte} _ as (select 1)
         insert into webhook_endpoints (team_id, url, events, description, enabled, secret, created_at, updated_at)
-        values (${team.id}, ${url}, ${sqlTextArray(events)}, ${input.description ?? null}::text,
+        values (${team.id}, ${url}, ${sqlArray(events, 'text')}, ${input.description ?? null}::text,
           true, ${secret}, ${at}::timestamptz, ${at}::timestamptz)
         returning id, url, events, description, enabled, created_at`,
   );
@@ -151,7 +148,7 @@ export async function updateEndpoint(
     sql`with ${team.cte} _ as (select 1)
         update webhook_endpoints w set
           url = coalesce(${url}::text, w.url),
-          events = case when ${has('events')}::boolean then ${sqlTextArray(dedupe(input.events))} else w.events end,
+          events = case when ${has('events')}::boolean then ${sqlArray(dedupe(input.events), 'text')} else w.events end,
           enabled = coalesce(${input.enabled ?? null}::boolean, w.enabled),
           description = case when ${has('description')}::boolean then ${input.description ?? null}::text else w.description end,
           updated_at = ${ctx.now.toISOString()}::timestamptz

@@ -13,6 +13,7 @@ import { Errors } from '../errors.js';
 import { isUuid } from '../lib/crypto.js';
 import type { Provider } from '../lib/integrations.js';
 import { type SecretBox, secretBox } from '../lib/secret-box.js';
+import { sqlArray } from '../sql/arrays.js';
 import { pageOf, sqlPaged } from '../sql/paged.js';
 import { sqlOfTeam } from '../sql/scope.js';
 import { type CreateIntegrationBody, KLAVIYO_KEY, type UpdateIntegrationBody } from './integrations.schema.js';
@@ -58,7 +59,7 @@ const secretOf = (c: Credentials) => ('apiKey' in c ? c.apiKey : c.accessToken);
 const sqlForeignContests = (team: Team, ids: string[] | null) =>
   ids === null
     ? sql`(select 0)`
-    : sql`(select count(*) from unnest(${`{${ids.join(',')}}`}::uuid[]) x(id)
+    : sql`(select count(*) from unnest(${sqlArray(ids, 'uuid')}) x(id)
            where not exists (select 1 from contests c where c.id = x.id and c.team_id = ${team.id}))`;
 
 const foreignContests = () => Errors.validation('contests must be contests of this team');
@@ -72,7 +73,7 @@ export async function createIntegration(db: Db, team: Team, box: SecretBox, body
         ), ins as (
           insert into integrations (team_id, provider, credentials, credential_hint, target, contests, enabled, created_at, updated_at)
           select ${team.id}, ${body.provider}, ${sealed}, ${secretOf(body.credentials).slice(-4)},
-            ${JSON.stringify(body.target ?? {})}::jsonb, ${ids === null ? null : `{${ids.join(',')}}`}::uuid[],
+            ${JSON.stringify(body.target ?? {})}::jsonb, ${sqlArray(ids, 'uuid')},
             ${body.enabled ?? true}, ${now.toISOString()}::timestamptz, ${now.toISOString()}::timestamptz
           where (select n from bad) = 0
           returning *
@@ -144,11 +145,11 @@ export async function updateIntegration(
             credentials = coalesce(${sealed}::text, i.credentials),
             credential_hint = coalesce(${hint}::text, i.credential_hint),
             target = coalesce(${body.target === undefined ? null : JSON.stringify(body.target)}::jsonb, i.target),
-            contests = case when ${setContests}::boolean then ${ids === null ? null : `{${ids.join(',')}}`}::uuid[] else i.contests end,
+            contests = case when ${setContests}::boolean then ${sqlArray(ids, 'uuid')} else i.contests end,
             enabled = coalesce(${body.enabled ?? null}::boolean, i.enabled),
             updated_at = ${now.toISOString()}::timestamptz
           from cur
-          where i.id = cur.id and cur.provider = any(${`{${fit.join(',')}}`}::text[]) and (select n from bad) = 0
+          where i.id = cur.id and cur.provider = any(${sqlArray(fit, 'text')}) and (select n from bad) = 0
           returning i.*
         )
         select (select provider from cur) as found, (select n from bad) as foreign, ${COLUMNS}

@@ -15,6 +15,7 @@ import {
 } from '../../test/support/stand-ins/providers.js';
 import { query } from '../db/client.js';
 import { runScheduledJobs } from '../jobs.js';
+import { sqlArray } from '../sql/arrays.js';
 import { EVENT_TYPES } from '../sql/events.js';
 import { TOOL_EVENTS } from './tool-events.js';
 
@@ -75,7 +76,7 @@ describe('events reach each tool as it names them', () => {
   it('the event types the tools take are the database rule, and each has a name per tool', async () => {
     const taken = await query<{ type: string }>(
       env.db,
-      sql`select t as type from unnest(${`{${EVENT_TYPES.join(',')}}`}::text[]) t where ce_integrations_take(t)`,
+      sql`select t as type from unnest(${sqlArray(EVENT_TYPES, 'text')}) t where ce_integrations_take(t)`,
     );
     expect(taken.map((r) => r.type).sort()).toEqual(Object.keys(TOOL_EVENTS).sort());
     for (const n of Object.values(TOOL_EVENTS)) expect(n.mailchimp).toMatch(/^[a-z_]{2,30}$/);

@@ -17,6 +17,7 @@ import { sql } from 'drizzle-orm';
 import type { Db } from '../db/client.js';
 import { query } from '../db/client.js';
 import type { Logger, Mailer, OutgoingEmail } from '../deps.js';
+import { sqlArray } from '../sql/arrays.js';
 import { isPermanentMailError, mailErrorMessage } from './errors.js';
 
 export interface DeliveryOptions {
@@ -98,7 +99,7 @@ async function markSent(db: Db, ids: string[], now: string): Promise<void> {
            set status = 'sent', sent_at = ${now}::timestamptz, attempts = attempts + 1,
                locked_until = null, last_error = null,
                subject = ce_scrub_credentials(subject), text = ce_scrub_credentials(text), html = ce_scrub_credentials(html)
-         where id = any(${`{${ids.join(',')}}`}::uuid[]) and status = 'pending'`;
+         where id = any(${sqlArray(ids, 'uuid')}) and status = 'pending'`;
   // not fenced by the lease: whoever sent it, it was sent
   for (let attempt = 1; ; attempt++) {
     try {

@@ -10,6 +10,7 @@ import { type Db, num, query, queryOne } from '../db/client.js';
 import type { Team } from '../db/team.js';
 import { Errors } from '../errors.js';
 import { isUuid } from '../lib/crypto.js';
+import { sqlArray } from '../sql/arrays.js';
 import { sqlIso } from '../sql/events.js';
 import { sqlNotErased, sqlOfTeam } from '../sql/scope.js';
 import { CODES_PER_POOL, type CreateRewardInput, type UpdateRewardInput } from './rewards.schema.js';
@@ -26,11 +27,6 @@ function sqlRewardJson(r: string): SQL {
     'unlocked', (select count(*) from reward_unlocks u where u.reward_id = ${a}.id),
     'waitingForCode', (select count(*) from reward_unlocks u where u.reward_id = ${a}.id and u.code_pending and u.entry_id is not null),
     'createdAt', ${sqlIso(sql`${a}.created_at`)}, 'updatedAt', ${sqlIso(sql`${a}.updated_at`)})`;
-}
-
-/** A Postgres text[] literal of `items` (one parameter, whatever the count). */
-function textArray(items: readonly string[]): string {
-  return `{${items.map((s) => `"${s.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`).join(',')}}`;
 }
 
 /** Codes of a request without repeats, in their order; how many repeats were dropped. */
@@ -64,7 +60,7 @@ export async function createReward(db: Db, team: Team, contestId: string, input:
         ), k as (
           insert into reward_codes (reward_id, seq, code, created_at)
           select ins.id, x.seq, x.code, ${at}::timestamptz
-          from ins, unnest(${textArray(codes)}::text[]) with ordinality as x(code, seq)
+          from ins, unnest(${sqlArray(codes, 'text')}) with ordinality as x(code, seq)
           returning 1
         )
         select exists (select 1 from c) as contest_found, (select count(*) from k) as added,
@@ -196,7 +192,7 @@ export async function addCodes(db: Db, team: Team, contestId: string, rewardId: 
         ), k as (
           insert into reward_codes (reward_id, seq, code, created_at)
           select hw.id, hw.base + x.n, x.code, ${at}::timestamptz
-          from hw, unnest(${textArray(codes)}::text[]) with ordinality as x(code, n)
+          from hw, unnest(${sqlArray(codes, 'text')}) with ordinality as x(code, n)
           on conflict (reward_id, code) do nothing
           returning 1
         )

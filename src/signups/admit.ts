@@ -12,6 +12,7 @@ import { type Db, isUniqueViolation, queryOne } from '../db/client.js';
 import type { Team } from '../db/team.js';
 import { Errors } from '../errors.js';
 import { isUuid } from '../lib/crypto.js';
+import { arrayLiteral } from '../sql/arrays.js';
 import { sqlEmitEvent, sqlEntryEventData, sqlEventDeliveries } from '../sql/events.js';
 import { sqlQueueEmail } from '../sql/outbox.js';
 import { sqlCounts } from '../sql/positions.js';
@@ -33,7 +34,7 @@ export async function admit(
   if (!isUuid(contestId)) throw Errors.contestNotFound();
   const at = now.toISOString();
   // a Postgres array literal: the ids are checked uuids, and one parameter keeps the statement's text fixed
-  const ids = 'entryIds' in whom ? `{${whom.entryIds.filter(isUuid).join(',')}}` : null;
+  const ids = 'entryIds' in whom ? arrayLiteral(whom.entryIds.filter(isUuid)) : null;
   const limit = 'count' in whom ? whom.count : ADMIT_MAX;
   const mail = admittedContent(contestId)({ title: sql`c.title`, name: sql`upd.name`, link: sql`c.landing_url` });
   for (let attempt = 0; attempt < 3; attempt++) {
