@@ -108,8 +108,10 @@ function signupParts(
   publicUrl: string,
 ): EntryCreateExtension<SignupRow> {
   const open = sqlContestOpen(at, 'c');
-  const fieldsError = sql`ce_signup_fields_error(c.signup_fields, ${customFields === null ? null : JSON.stringify(customFields)}::jsonb,
-              ${SIGNUP_FIELD_TEXT_MAX}::int, ${EMAIL_MAX}::int)`;
+  // the answers checked once per sign-up: what refuses it (fields_error) and what closes it (isOpen)
+  const fieldsCheck = sql` cross join lateral (select ce_signup_fields_error(c.signup_fields,
+              ${customFields === null ? null : JSON.stringify(customFields)}::jsonb, ${SIGNUP_FIELD_TEXT_MAX}::int,
+              ${EMAIL_MAX}::int) as error) sf`;
   const link = signup.statusLink.mail({
     title: sql`c.title`,
     name: signup.visitor ? sql`null::text` : sql`sl.name`,
@@ -126,11 +128,12 @@ function signupParts(
       if (row.fields_error) throw Errors.validation(row.fields_error);
     },
     isOpen: sql`(${open} and c.public_signup and (c.bot_check = 'off' or ${signup.botChecked}::boolean)
-              and (c.consent_text is null or ${signup.consent}::boolean) and ${fieldsError} is null)`,
+              and (c.consent_text is null or ${signup.consent}::boolean) and sf.error is null)`,
+    contestJoin: fieldsCheck,
     contestColumns: sql`, not c.public_signup as signup_closed,
               (c.public_signup and c.bot_check = 'turnstile' and not ${signup.botChecked}::boolean) as bot_check_failed,
               (c.public_signup and c.consent_text is not null and not ${signup.consent}::boolean) as consent_missing,
-              case when c.public_signup then ${fieldsError} end as fields_error,
+              case when c.public_signup then sf.error end as fields_error,
               c.consent_text, ${sqlAllowedReturn(signup.returnPage, 'c')} as return_url,
               coalesce(${sqlAllowedReturn(signup.returnPage, 'c')}, ${sqlLandingUrl('c', publicUrl)}) as landing_url`,
     insertColumns: sql`, consented_at, consent_text_sha256, channel, return_url`,

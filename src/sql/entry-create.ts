@@ -75,6 +75,8 @@ export interface EntryCreateExtension<Row extends object = NoColumns> {
   isOpen: SQL;
   /** more columns of `c`, each after a comma */
   contestColumns: SQL;
+  /** joined to the contest row in `c` (a lateral computed once, that isOpen and contestColumns name) */
+  contestJoin?: SQL;
   /** more columns of the entries insert, and their values (each after a comma) */
   insertColumns: SQL;
   insertValues: SQL;
@@ -187,7 +189,7 @@ export async function runEntryCreate<Row extends object = NoColumns>(
             select c.id, c.team_id, c.title, ${ext.requireConfirmation},
               c.referral_advocate_points, c.referral_friend_points, ${ext.isOpen} as is_open,
               c.referral_credit_on, c.risk_mode, c.risk_max_entries_per_ip_per_hour, c.risk_max_referrals_per_hour${ext.contestColumns}
-            from contests c where c.id = ${contest.id} and c.team_id = ${contest.team.id}
+            from contests c${ext.contestJoin ?? sql``} where c.id = ${contest.id} and c.team_id = ${contest.team.id}
           ), existing as (
             -- two arms, each answered by its own partial unique index whatever the values: as one
             -- OR over the parameters, a cached generic plan (node-postgres prepares statements)
