@@ -5,6 +5,7 @@
  * request leaves behind runs after the answer, on its own handle, and is not counted.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { sql } from 'drizzle-orm';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey, createBonusAction } from '../src/admin/admin.js';
@@ -289,6 +290,54 @@ describe.skipIf(!hasRealPostgres)('round trips per request (node-postgres)', () 
     });
     await one('erase', 'DELETE', `/api/v1/entries/${eraseMe.body.data.entryId}`, priv, 200);
     await one('endpoint delete', 'DELETE', `/api/v1/webhook-endpoints/${epId}`, priv, 200);
+    const hook = await one(
+      'hook subscribe',
+      'POST',
+      '/api/v1/hooks',
+      { ...priv, body: { url: 'https://hooks.example.test/zap', event: 'entry.confirmed' } },
+      201,
+    );
+    await one('hook unsubscribe', 'DELETE', `/api/v1/hooks/${hook.body.data.id}`, priv, 200);
+    // the other tools: every route one statement (the connection test's provider calls come after it)
+    env.deps.config.integrations = { key: Buffer.alloc(32, 5).toString('base64') };
+    env.deps.fetch = async () => new Response(JSON.stringify({ data: { attributes: { name: 'List' } } }));
+    const conn = await one(
+      'integration create',
+      'POST',
+      '/api/v1/integrations',
+      {
+        ...priv,
+        body: { provider: 'klaviyo', credentials: { apiKey: 'pk_0123456789abcdefghijKLMN' }, target: { listId: 'L1' } },
+      },
+      201,
+    );
+    const connId = conn.body.data.id;
+    await one('integrations list', 'GET', '/api/v1/integrations', priv, 200);
+    await one('integration get', 'GET', `/api/v1/integrations/${connId}`, priv, 200);
+    await one(
+      'integration update',
+      'PATCH',
+      `/api/v1/integrations/${connId}`,
+      { ...priv, body: { enabled: true } },
+      200,
+    );
+    await one('integration test', 'POST', `/api/v1/integrations/${connId}/test`, priv, 200);
+    await one('integration backfill', 'POST', `/api/v1/integrations/${connId}/backfill`, priv, 202);
+    await one('integration backfill progress', 'GET', `/api/v1/integrations/${connId}/backfill`, priv, 200);
+    // a delivery the provider refused, to retry
+    await env.db.execute(
+      sql`insert into integration_deliveries (integration_id, entry_id, kind, status)
+          select ${connId}::uuid, e.id, 'person', 'failed' from entries e where e.contest_id = ${c.id} limit 1`,
+    );
+    const owed = await one('integration deliveries', 'GET', `/api/v1/integrations/${connId}/deliveries`, priv, 200);
+    await one(
+      'integration delivery retry',
+      'POST',
+      `/api/v1/integrations/${connId}/deliveries/${owed.body.data[0].id}/retry`,
+      priv,
+      200,
+    );
+    await one('integration delete', 'DELETE', `/api/v1/integrations/${connId}`, priv, 200);
     // refusals of the key answer after one statement too, and change nothing
     await one('revoked/unknown key', 'GET', `/api/v1/contests/${c.id}`, { key: `pk_${'A'.repeat(40)}` }, 401);
     await one(
