@@ -196,6 +196,8 @@ export function integrationRoutes() {
         limit,
         offset,
         status: q.status,
+        kind: q.kind,
+        entryId: q.entryId,
       });
       return ok(c, items, 200, { pagination: pagination(page, limit, total) });
     },

@@ -146,6 +146,16 @@ export const IntegrationDeliveriesQuery = v.object({
   status: v.optional(
     v.pipe(v.picklist(DELIVERY_STATUSES, 'Invalid status'), v.description('pending, delivered or failed')),
   ),
+  kind: v.optional(
+    v.pipe(v.picklist(['person', 'event', 'erase'], 'Invalid kind'), v.description('person, event or erase')),
+  ),
+  entryId: v.optional(
+    v.pipe(
+      v.string(),
+      v.uuid('Invalid entryId'),
+      v.description("one person's deliveries (an erased entry's too: what each tool was asked to delete)"),
+    ),
+  ),
 });
 
 export const Backfill = v.strictObject({

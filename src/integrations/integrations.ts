@@ -220,15 +220,18 @@ export async function listIntegrationDeliveries(
   db: Db,
   team: Team,
   id: string,
-  opts: { limit: number; offset: number; status?: DeliveryRow['status'] },
+  opts: { limit: number; offset: number; status?: DeliveryRow['status']; kind?: DeliveryRow['kind']; entryId?: string },
 ) {
   if (!isUuid(id)) throw Errors.integrationNotFound();
   const status = opts.status ?? null;
+  const kind = opts.kind ?? null;
+  const entryId = opts.entryId ?? null;
   const rows = await query<DeliveryRow & { found: boolean; total: number | string }>(
     db,
     sql`with ${team.cte} i as (select i.id from integrations i where i.id = ${id} and ${sqlOfTeam(team, 'i')}),
         f as (select d.* from integration_deliveries d join i on d.integration_id = i.id
-              where ${status}::text is null or d.status = ${status}::text)
+              where (${status}::text is null or d.status = ${status}::text) and (${kind}::text is null or d.kind = ${kind}::text)
+                and (${entryId}::uuid is null or d.entry_id = ${entryId}::uuid))
         ${sqlPaged({
           head: sql`exists (select 1 from i) as found`,
           counted: sql`from f`,

@@ -233,6 +233,15 @@ describe('a confirmed person reaches each connected tool', () => {
       sql`select count(*) as n from integration_deliveries where email is not null`,
     );
     expect(Number(kept[0]!.n)).toBe(0);
+    // recorded: each connection's log shows what it was asked to delete, by the erased entry's id
+    for (const conn of (await env.request('GET', '/api/v1/integrations', { key: t.privateKey })).body.data) {
+      const log = await env.request('GET', `/api/v1/integrations/${conn.id}/deliveries?kind=erase&entryId=${ann.id}`, {
+        key: t.privateKey,
+      });
+      expect(log.body.data.map((d: { kind: string; status: string }) => [d.kind, d.status])).toEqual([
+        ['erase', 'delivered'],
+      ]);
+    }
     const del = stand.requests.find((r) => r.path === '/api/data-privacy-deletion-jobs')!;
     expect(del.body).toEqual({
       data: {

@@ -13415,6 +13415,10 @@ export interface operations {
                 limit?: number;
                 /** @description pending, delivered or failed */
                 status?: "pending" | "delivered" | "failed";
+                /** @description person, event or erase */
+                kind?: "person" | "event" | "erase";
+                /** @description one person's deliveries (an erased entry's too: what each tool was asked to delete) */
+                entryId?: string;
             };
             header?: never;
             path: {
