@@ -64,11 +64,11 @@ export default defineConfig({
                   TURNSTILE_SECRET_KEY: 'turnstile-secret',
                   TURNSTILE_SITE_KEY: 'site-key-1',
                   TURNSTILE_VERIFY_URL: `${ctx?.resendUrl ?? 'http://127.0.0.1:1'}/siteverify`,
-                  // the other tools' credentials are sealed with it; Klaviyo's lists are the fake server's
+                  // the other tools' credentials are sealed with it; their APIs are the local stand-ins
                   INTEGRATIONS_KEY: 'd29ya2VyZC10ZXN0LWludGVncmF0aW9ucy1rZXktMzI=',
-                  KLAVIYO_API_URL: ctx?.resendUrl ?? 'http://127.0.0.1:1',
-                  MAILCHIMP_API_URL: 'http://127.0.0.1:1',
-                  HUBSPOT_API_URL: 'http://127.0.0.1:1',
+                  KLAVIYO_API_URL: ctx?.providersUrl ?? 'http://127.0.0.1:1',
+                  MAILCHIMP_API_URL: ctx?.providersUrl ?? 'http://127.0.0.1:1',
+                  HUBSPOT_API_URL: ctx?.providersUrl ?? 'http://127.0.0.1:1',
                   WORKERD_ENABLED: ctx ? '1' : '',
                   // outbound events go to the local fake server (http://127.0.0.1:...) in these tests
                   ALLOW_HTTP_WEBHOOKS: '1',

@@ -57,6 +57,9 @@
 import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { STAND_IN_CONNECTIONS } from './connections.js';
+
+export { STAND_IN_CONNECTIONS };
 
 export interface Captured {
   method: string;
@@ -168,6 +171,23 @@ export async function startProviderStandIns(): Promise<ProviderStandIns> {
       send(400, { error: `stand-in: ${why}` });
     };
 
+    // what the stand-ins hold, for tests that cannot reach this process's memory (workerd's)
+    if (req.method === 'GET' && url.pathname === '/__state') {
+      requests.pop();
+      const plain = (m: Map<string, unknown>) => Object.fromEntries(m);
+      return send(200, {
+        requests,
+        violations,
+        klaviyo: {
+          profiles: plain(klaviyo.profiles),
+          subscribed: [...klaviyo.subscribed],
+          members: [...klaviyo.members],
+          events: [...klaviyo.events.values()],
+        },
+        mailchimp: { members: plain(mailchimp.members), events: mailchimp.events },
+        hubspot: { contacts: plain(hubspot.contacts) },
+      });
+    }
     const f = faults.find((x) => url.pathname.startsWith(x.prefix) && x.left > 0);
     if (f) {
       f.left--;
@@ -602,21 +622,6 @@ export async function startProviderStandIns(): Promise<ProviderStandIns> {
     close: () => new Promise<void>((r) => server.close(() => r())),
   };
 }
-
-/** Credentials and targets the stand-ins know (seedStandIns), as a connection's body gives them. */
-export const STAND_IN_CONNECTIONS = {
-  klaviyo: {
-    provider: 'klaviyo',
-    credentials: { apiKey: 'pk_0123456789abcdefghijKLMN' },
-    target: { listId: 'XyZ123' },
-  },
-  mailchimp: {
-    provider: 'mailchimp',
-    credentials: { apiKey: `${'0123456789abcdef'.repeat(2)}-us21` },
-    target: { audienceId: 'a1b2c3d4e5' },
-  },
-  hubspot: { provider: 'hubspot', credentials: { accessToken: 'pat-na1-11111111-2222-3333-4444-555555555555' } },
-} as const;
 
 /** Stand-ins that know STAND_IN_CONNECTIONS (Klaviyo's list "Newsletter", Mailchimp's audience "Customers"). */
 export async function seededStandIns(): Promise<ProviderStandIns> {

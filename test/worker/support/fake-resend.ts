@@ -28,7 +28,6 @@ export interface FakeResend {
 export async function startFakeResend(): Promise<FakeResend> {
   const requests: RecordedRequest[] = [];
   const delivered: RecordedRequest[] = [];
-  const klaviyo: RecordedRequest[] = [];
   const byKey = new Map<string, { id: string; payload: string }>();
   let n = 0;
   const server = createServer((req, res) => {
@@ -39,56 +38,12 @@ export async function startFakeResend(): Promise<FakeResend> {
       const send = (status: number, body: unknown) => {
         res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
       };
-      if (req.method === 'GET' && req.url === '/__requests') return send(200, { requests, delivered, klaviyo });
+      if (req.method === 'GET' && req.url === '/__requests') return send(200, { requests, delivered });
       // also a stand-in for Cloudflare Turnstile's siteverify: token "pass" with the test secret passes
       if (req.method === 'POST' && req.url === '/siteverify') {
         const form = new URLSearchParams(raw);
         const success = form.get('secret') === 'turnstile-secret' && form.get('response') === 'pass';
         return send(200, { success, 'error-codes': success ? [] : ['invalid-input-response'] });
-      }
-      // and for Klaviyo's GET /api/lists/{id} (the connection test of test/worker/integrations.workerd.test.ts),
-      // held to its documented headers
-      if (req.method === 'GET' && req.url?.startsWith('/api/lists/')) {
-        const h = req.headers;
-        const documented =
-          h.authorization === 'Klaviyo-API-Key pk_workerdworkerdworkerd42' &&
-          /^\d{4}-\d{2}-\d{2}$/.test(String(h.revision)) &&
-          h.accept === 'application/vnd.api+json';
-        if (!documented)
-          return send(400, { errors: [{ status: 400, code: 'stand_in', detail: 'undocumented request' }] });
-        const id = req.url.slice('/api/lists/'.length);
-        if (id !== 'XyZ123')
-          return send(404, {
-            errors: [{ status: 404, code: 'not_found', detail: `A list with id ${id} does not exist.` }],
-          });
-        return send(200, { data: { type: 'list', id, attributes: { name: 'Workerd list' } } });
-      }
-      // Klaviyo's writes of a confirmed person (test/worker/integrations.workerd.test.ts), recorded in `klaviyo`
-      if (req.method === 'POST' && req.url?.startsWith('/api/')) {
-        let kb: any = null;
-        try {
-          kb = JSON.parse(raw);
-        } catch {
-          /* refused below */
-        }
-        const documented =
-          req.headers.authorization === 'Klaviyo-API-Key pk_workerdworkerdworkerd42' &&
-          /^\d{4}-\d{2}-\d{2}$/.test(String(req.headers.revision)) &&
-          req.headers['content-type'] === 'application/vnd.api+json' &&
-          kb !== null;
-        klaviyo.push({
-          method: req.method,
-          path: req.url,
-          headers: req.headers,
-          body: kb,
-          status: documented ? 200 : 400,
-        });
-        if (!documented)
-          return send(400, { errors: [{ status: 400, code: 'stand_in', detail: 'undocumented request' }] });
-        if (req.url === '/api/profile-import')
-          return send(201, { data: { type: 'profile', id: '01KWORKERD', attributes: kb.data?.attributes } });
-        res.writeHead(req.url === '/api/profile-subscription-bulk-create-jobs' ? 202 : 204);
-        return void res.end();
       }
       let body: any = null;
       try {

@@ -2,7 +2,7 @@
  * Once per workerd run (Node side): a fresh database on the local Postgres, migrated with the
  * node-postgres migrator, the local Neon SQL-over-HTTP endpoint the Worker's driver posts to (its
  * default path), the WebSocket-to-TCP proxy the driver's Pool goes through (DB_TRANSPORT=ws), and
- * a fake Resend API. Their addresses reach the Worker as bindings (vitest.workers.config.ts).
+ * a fake Resend API, and the stand-ins of the other tools' APIs. Their addresses reach the Worker as bindings (vitest.workers.config.ts).
  * No Postgres reachable: everything is provided as null and the suites skip, loudly.
  */
 import pg from 'pg';
@@ -10,6 +10,7 @@ import type { TestProject } from 'vitest/node';
 import { startNeonHttp } from '../../../scripts/neon-http.js';
 import { startWsProxy } from '../../../scripts/ws-proxy.js';
 import { openPg } from '../../../src/db/drivers/pg.js';
+import { seededStandIns } from '../../support/stand-ins/providers.js';
 import { startFakeResend } from './fake-resend.js';
 
 export interface WorkerdContext {
@@ -18,6 +19,8 @@ export interface WorkerdContext {
   httpEndpoint: string;
   wsProxy: string;
   resendUrl: string;
+  /** the stand-ins of Klaviyo, Mailchimp and HubSpot (test/support/stand-ins/providers.ts) */
+  providersUrl: string;
 }
 
 declare module 'vitest' {
@@ -58,11 +61,13 @@ export default async function setup(project: TestProject) {
   const http = await startNeonHttp({ log: (m) => console.warn(`[neon-http] ${m}`) });
   const proxy = await startWsProxy({ log: (m) => console.warn(`[ws-proxy] ${m}`) });
   const resend = await startFakeResend();
+  const providers = await seededStandIns();
   project.provide('workerd', {
     databaseUrl,
     httpEndpoint: http.endpoint,
     wsProxy: proxy.address,
     resendUrl: resend.url,
+    providersUrl: providers.url,
   });
   console.log(
     `\n*** workerd suites: real Worker + Neon driver → HTTP endpoint ${http.endpoint} (ws proxy ${proxy.address} for DB_TRANSPORT=ws) → ${new URL(base).host}/${name} ***\n`,
@@ -75,6 +80,7 @@ export default async function setup(project: TestProject) {
     await http.close();
     await proxy.close();
     await resend.close();
+    await providers.close();
     await admin.query(`drop database if exists ${name} with (force)`);
     await admin.end();
   };

@@ -114,9 +114,9 @@ export async function sqlRows<T = Record<string, unknown>>(statement: SQL): Prom
 }
 
 /** What the fake Resend API (Node side) has received. */
-export async function resendLog(): Promise<{ requests: any[]; delivered: any[]; klaviyo: any[] }> {
+export async function resendLog(): Promise<{ requests: any[]; delivered: any[] }> {
   const res = await fetch(`${wenv.RESEND_API_URL}/__requests`);
-  return (await res.json()) as { requests: any[]; delivered: any[]; klaviyo: any[] };
+  return (await res.json()) as { requests: any[]; delivered: any[] };
 }
 
 /** Polls until `check` returns a value (background work such as ctx.waitUntil delivery). */
