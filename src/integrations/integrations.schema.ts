@@ -1,7 +1,8 @@
 /** The other tools a team connects: the bodies and answers of /api/v1/integrations. */
 import * as v from 'valibot';
+import { DELIVERY_STATUSES } from '../events/endpoints.js';
+import { deliveriesQuery } from '../events/endpoints.schema.js';
 import { timestamp, uuid } from '../http/schemas.js';
-import { pageQuerySchema } from '../http/validate.js';
 import { PROVIDERS } from '../lib/integrations.js';
 
 export const CONTESTS_MAX = 100;
@@ -122,8 +123,6 @@ export const IntegrationTest = v.strictObject({
   ),
 });
 
-const DELIVERY_STATUSES = ['pending', 'delivered', 'failed'] as const;
-
 export const IntegrationDelivery = v.strictObject({
   id: uuid,
   kind: v.pipe(
@@ -141,11 +140,9 @@ export const IntegrationDelivery = v.strictObject({
   createdAt: timestamp,
 });
 
+/** The outbound events' deliveries query (page, limit, status), and a connection's own filters. */
 export const IntegrationDeliveriesQuery = v.object({
-  ...pageQuerySchema,
-  status: v.optional(
-    v.pipe(v.picklist(DELIVERY_STATUSES, 'Invalid status'), v.description('pending, delivered or failed')),
-  ),
+  ...deliveriesQuery.entries,
   kind: v.optional(
     v.pipe(v.picklist(['person', 'event', 'erase'], 'Invalid kind'), v.description('person, event or erase')),
   ),
