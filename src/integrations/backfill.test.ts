@@ -145,6 +145,27 @@ describe('sending the existing entries', () => {
     expect((await backfill('hubspot', 'GET')).body.data).toMatchObject({ delivered: PEOPLE - 1, done: true });
   });
 
+  it('a burst of 11,900 points changes (100 for each of 119 people) is one row per person and tool, sent in a few bulk calls, the last values', async () => {
+    const before = stand.requests.length;
+    for (let i = 0; i < 100; i++)
+      await query(env.db, sql`update entries set points = points + 1, updated_at = now() where email_confirmed`);
+    const owed = await query<{ n: string }>(
+      env.db,
+      sql`select count(*) as n from integration_deliveries where status = 'pending' and kind = 'person'`,
+    );
+    expect(Number(owed[0]!.n)).toBe(3 * (PEOPLE - 1));
+    const run = await runScheduledJobs(env.deps);
+    expect(run.integrations).toEqual({ delivered: 3 * (PEOPLE - 1), retrying: 0, failed: 0 });
+    // Klaviyo: two import jobs and a subscription job; Mailchimp: one batch; HubSpot: two upserts
+    expect(stand.requests.length - before).toBe(6);
+    expect(stand.hubspot.contacts.get('p7@example.com')?.contest_engine_points).toBe('100');
+    expect(stand.mailchimp.members.get('p7@example.com')?.merge_fields.CE_POINTS).toBe(100);
+    expect((stand.klaviyo.profiles.get('p7@example.com')?.attributes.properties as any).contest_engine_points).toBe(
+      100,
+    );
+    expect(stand.violations).toEqual([]);
+  });
+
   it('refuses a disabled connection and another team, and owes nothing then', async () => {
     await env.request('PATCH', `/api/v1/integrations/${ids.mailchimp}`, {
       key: t.privateKey,
