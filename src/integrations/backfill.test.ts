@@ -160,9 +160,9 @@ describe('sending the existing entries', () => {
     expect(stand.requests.length - before).toBe(6);
     expect(stand.hubspot.contacts.get('p7@example.com')?.contest_engine_points).toBe('100');
     expect(stand.mailchimp.members.get('p7@example.com')?.merge_fields.CE_POINTS).toBe(100);
-    expect((stand.klaviyo.profiles.get('p7@example.com')?.attributes.properties as any).contest_engine_points).toBe(
-      100,
-    );
+    expect(stand.klaviyo.profiles.get('p7@example.com')?.attributes).toMatchObject({
+      properties: { contest_engine_points: 100 },
+    });
     expect(stand.violations).toEqual([]);
   });
 
