@@ -48,7 +48,7 @@ function Off(props: { message: string }) {
   return (
     <div class="secret" role="status">
       <p>
-        <strong>Integrations are off on this deployment.</strong> {props.message}
+        <strong>{props.message}</strong>
       </p>
       <p>
         On Node: <code>INTEGRATIONS_KEY=… npm start</code>. On Workers:{' '}

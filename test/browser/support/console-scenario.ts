@@ -3,7 +3,8 @@
  * against `npm start`, console-worker.test.ts against `npm run dev`; two files, so the two runs go
  * side by side): sign in with the admin token, create a team and its keys, sign in with the
  * private key, see entries made through the API appear, find one by search, approve a flagged one,
- * adjust points, run a draw from commit to reveal, retry a failed delivery, download the CSV.
+ * adjust points, run a draw from commit to reveal, retry a failed delivery, download the CSV, see
+ * the Integrations section say how to turn it on.
  * axe-core runs on every page (0 serious or critical violations), at 1280 and 390 px, and each
  * page's screenshot is written to test/artifacts/console/.
  */
@@ -782,6 +783,15 @@ export async function scenario(browser: Browser, origin: string, runtime: string
     await page.getByRole('link', { name: 'Console wheel' }).waitFor();
     await checkPage(page, runtime, 'games', axeResults);
 
+    // ---- Integrations on a deployment without INTEGRATIONS_KEY: the section says how to set it
+    await page.getByRole('link', { name: 'Integrations' }).click();
+    await expect
+      .poll(() => page.getByRole('status').first().textContent())
+      .toContain('Integrations are off on this deployment: set INTEGRATIONS_KEY');
+    expect(await page.locator('main').textContent()).toContain('wrangler secret put INTEGRATIONS_KEY');
+    expect(await page.getByRole('button', { name: 'Connect and test' }).count()).toBe(0);
+    await checkPage(page, runtime, 'integrations-off', axeResults);
+
     // ---- sign out forgets everything the console kept in the tab, the preview's public key too
     expect(await page.evaluate(() => Object.keys(sessionStorage).sort())).toEqual([
       'contest-engine-console',
@@ -794,7 +804,10 @@ export async function scenario(browser: Browser, origin: string, runtime: string
     // nothing but the app's own origin, no page error, no CSP violation
     expect(requests.filter((u) => new URL(u).origin !== origin && !u.startsWith('blob:'))).toEqual([]);
     expect(
-      problems.filter((p) => !/Failed to load resource: the server responded with a status of (401|400|409)/.test(p)),
+      // (503: the integrations' answer on a deployment without INTEGRATIONS_KEY)
+      problems.filter(
+        (p) => !/Failed to load resource: the server responded with a status of (401|400|409|503)/.test(p),
+      ),
     ).toEqual([]);
     console.log(`console ${runtime}: axe serious/critical per page ${JSON.stringify(axeResults)}`);
   } finally {
