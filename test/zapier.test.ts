@@ -146,7 +146,12 @@ describe('the Zapier app', () => {
     ).toEqual([]);
     // the sample list, from the API
     const list = await appTester(trigger.performList, { authData, inputData: { contestId } });
-    expect(list).toEqual([expect.objectContaining({ entryId: made.body.data.entryId, email: 'zoe@example.com' })]);
+    // the sample has the fields the event has
+    expect(list).toEqual([
+      expect.objectContaining({ contestId, entryId: made.body.data.entryId, email: 'zoe@example.com', name: 'Zoe' }),
+    ]);
+    const eventKeys = Object.keys(items[0]).filter((k) => !['referredBy'].includes(k));
+    for (const k of eventKeys) expect(Object.keys(list[0]), k).toContain(k);
     const gone = await appTester(trigger.performUnsubscribe, { authData, subscribeData: hook, inputData: {} });
     expect(gone).toEqual({ id: hook.id, deleted: true });
     expect((await api(origin, 'GET', '/api/v1/webhook-endpoints', { key: authData.apiKey })).body.data).toEqual([]);

@@ -26,17 +26,18 @@ async function sampleContest(z, bundle) {
 }
 
 /** An entry (as the entries list gives it) in the shape its event carries. */
-const entryItem = (type) => (e) => ({
+const entryItem = (type, contestId) => (e) => ({
   id: `sample-${e.id}`,
   type,
   createdAt: e.createdAt,
-  contestId: e.contestId,
+  contestId,
   entryId: e.id,
   email: e.email,
   name: e.name,
   phone: e.phone ?? null,
   points: e.points,
   emailConfirmed: e.emailConfirmed,
+  disqualified: e.disqualified,
   referralCode: e.referralCode,
 });
 
@@ -46,7 +47,7 @@ async function entriesSample(z, bundle, type, query) {
   const page = await call(z, bundle, 'GET', `/api/v1/contests/${encodeURIComponent(contestId)}/entries`, {
     params: { limit: 3, ...query },
   });
-  return page.data.map(entryItem(type));
+  return page.data.map(entryItem(type, contestId));
 }
 
 async function unlocksSample(z, bundle) {
