@@ -47,6 +47,8 @@ beforeAll(async () => {
   );
   // an unconfirmed one is never sent
   await query(env.db, sql`update entries set email_confirmed = false where email = 'p1@example.com'`);
+  // a disqualified one has no position: sent without it (Klaviyo's bulk import cannot set a null)
+  await query(env.db, sql`update entries set disqualified = true where email = 'p4@example.com'`);
   for (const [name, body] of Object.entries(STAND_IN_CONNECTIONS)) {
     const r = await env.request('POST', '/api/v1/integrations', { key: t.privateKey, body });
     expect(r.status, r.text).toBe(201);
@@ -118,6 +120,9 @@ describe('sending the existing entries', () => {
       first_name: 'P7',
       properties: { contest_engine_contest: 'Old list', contest_engine_points: 0 },
     });
+    const p4 = stand.klaviyo.profiles.get('p4@example.com')?.attributes.properties as Record<string, unknown>;
+    expect(p4).not.toHaveProperty('contest_engine_position');
+    expect(p4).toMatchObject({ contest_engine_points: 0 });
     expect(stand.mailchimp.members.size).toBe(PEOPLE - 1);
     expect(stand.mailchimp.members.get(consented[0]!.email)?.status).toBe('subscribed');
     expect(stand.mailchimp.members.get('p2@example.com')?.status).toBe('transactional');

@@ -66,10 +66,13 @@ const klaviyoProfile = (p: Person) => ({
   attributes: {
     email: p.email,
     ...(p.name ? { first_name: p.name } : {}),
-    properties: {
-      ...Object.fromEntries(Object.entries(properties(p)).map(([k, v]) => [`${HUBSPOT_GROUP}_${k}`, v])),
-      ...(p.customFields ?? {}),
-    },
+    // no nulls: the bulk import cannot set one (it keeps the value the profile had)
+    properties: Object.fromEntries(
+      Object.entries({
+        ...Object.fromEntries(Object.entries(properties(p)).map(([k, v]) => [`${HUBSPOT_GROUP}_${k}`, v])),
+        ...(p.customFields ?? {}),
+      }).filter(([, v]) => v !== null && v !== undefined),
+    ),
   },
 });
 

@@ -27,7 +27,8 @@
  *   /api/profile-bulk-import-jobs` `{data: {type: "profile-bulk-import-job", attributes: {profiles:
  *   {data: [profile, …at most 10,000]}}, relationships?: {lists: {data: [{type: "list", id}]}}}}`:
  *   202 `{data: {type: "profile-bulk-import-job", id, attributes: {status: "queued", …}}}` (the
- *   stand-in imports at once); at most 1,000 profiles in a subscription job.
+ *   stand-in imports at once; a property set to null is refused: the bulk import cannot clear a
+ *   field); at most 1,000 profiles in a subscription job.
  * - Mailchimp Marketing API 3.0 (mailchimp.com/developer): `Authorization: Basic` of any user and
  *   the key. `GET /3.0/lists/{list_id}` 200 `{id, name, …}`; `GET /3.0/lists/{list_id}/merge-fields`
  *   200 `{merge_fields: [{merge_id, tag, name, type, …}], list_id, total_items}`; `POST` of one
@@ -299,6 +300,8 @@ export async function startProviderStandIns(): Promise<ProviderStandIns> {
         for (const p of profiles) {
           if (p?.type !== 'profile' || typeof p.attributes?.email !== 'string')
             return broken('bulk import: each profile {type: "profile", attributes: {email, …}}');
+          if (Object.values(p.attributes.properties ?? {}).some((v) => v === null))
+            return broken('bulk import: a property set to null (the bulk import cannot clear a field)');
           const old = klaviyo.profiles.get(p.attributes.email);
           const id = old?.id ?? `01K${Math.random().toString(36).slice(2, 12).toUpperCase()}`;
           klaviyo.profiles.set(p.attributes.email, { id, attributes: { ...old?.attributes, ...p.attributes } });
