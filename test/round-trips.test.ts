@@ -327,7 +327,10 @@ describe.skipIf(!hasRealPostgres)('round trips per request (node-postgres)', () 
     // a delivery the provider refused, to retry
     await env.db.execute(
       sql`insert into integration_deliveries (integration_id, entry_id, kind, status)
-          select ${connId}::uuid, e.id, 'person', 'failed' from entries e where e.contest_id = ${c.id} limit 1`,
+          select ${connId}::uuid, e.id, 'person', 'failed' from entries e where e.contest_id = ${c.id}
+            -- a person the backfill above did not owe anew (else the retry answers 409: a newer one waits)
+            and not exists (select 1 from integration_deliveries p where p.entry_id = e.id and p.status = 'pending')
+          limit 1`,
     );
     const owed = await one('integration deliveries', 'GET', `/api/v1/integrations/${connId}/deliveries`, priv, 200);
     await one(
