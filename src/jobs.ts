@@ -1,8 +1,8 @@
 /**
  * The every-minute jobs, the same on both runtimes (the Worker's cron, the Node runner's timer):
  * expire unclaimed instant-win plays (their stock goes back), give reward codes to unlocks still
- * waiting for one, then deliver due emails (new ones
- * and retries), then due outbound events, then what the connections owe the other tools, then delete event deliveries past their 30 days, fold
+ * waiting for one, then deliver due emails (new ones and retries), then due outbound events, then
+ * what the connections owe the other tools, then delete event deliveries past their 30 days, fold
  * positions and share-link visits, and delete visits past VISIT_RETENTION_DAYS. Each runs even
  * when the other fails; failures are logged and the next minute tries again.
  */

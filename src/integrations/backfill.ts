@@ -51,19 +51,21 @@ export async function startBackfill(db: Db, team: Team, id: string, now: Date) {
   const row = await queryOne<BackfillRow & { found: boolean; enabled: boolean | null; running: boolean }>(
     db,
     sql`with ${team.cte} i as (
-          select i.id, i.team_id, i.contests, i.enabled from integrations i where i.id = ${id} and ${sqlOfTeam(team, 'i')}
+          select i.id, i.team_id, i.enabled from integrations i where i.id = ${id} and ${sqlOfTeam(team, 'i')}
         ), running as (
           select 1 from integration_backfills b join i on b.integration_id = i.id
           where exists (select 1 from integration_deliveries d where d.backfill_id = b.id and d.status = 'pending')
         ), go as (
           select i.id from i where i.enabled and not exists (select 1 from running)
+        ), taken as (
+          -- the contests whose people the connection takes (the one rule: ce_integrations_of)
+          select c.id from go join contests c on c.team_id = (select team_id from i)
+          where go.id in (select ce_integrations_of(c.id))
         ), people as (
-          select e.id from go, i
-          join contests c on c.team_id = i.team_id and (i.contests is null or c.id = any (i.contests))
-          join entries e on e.contest_id = c.id
+          select e.id from taken t join entries e on e.contest_id = t.id
           where e.email_confirmed and e.email is not null and e.erased_at is null
-            and not exists (select 1 from integration_deliveries x where x.integration_id = i.id and x.entry_id = e.id
-                              and x.kind = 'person' and x.status = 'pending')
+            and not exists (select 1 from integration_deliveries x where x.integration_id = (select id from go)
+                              and x.entry_id = e.id and x.kind = 'person' and x.status = 'pending')
         ), b as (
           insert into integration_backfills (integration_id, total, created_at)
           select go.id, (select count(*) from people), ${at}::timestamptz from go

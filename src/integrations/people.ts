@@ -15,16 +15,16 @@
 import type { Provider } from '../lib/integrations.js';
 import { HUBSPOT_GROUP, PERSON_PROPERTIES } from './properties.js';
 import {
-  type Answer,
   type Credentials,
-  callWithHeaders,
+  callInOrder,
   hubspotBase,
   hubspotHeaders,
   klaviyoBase,
   klaviyoHeaders,
   mailchimpBase,
   mailchimpHeaders,
-  outcomeOf,
+  mailchimpMemberPath,
+  type ProviderCall,
   type ProviderContext,
   type SyncOutcome,
   subscriberHash,
@@ -121,27 +121,6 @@ function hubspotInput(p: Person) {
 const chunks = <T>(xs: T[], n: number): T[][] =>
   Array.from({ length: Math.ceil(xs.length / n) }, (_, i) => xs.slice(i * n, i * n + n));
 
-type Call = { url: string; method: string; headers: Record<string, string>; body?: unknown };
-
-/** Makes the calls in order, the first that fails deciding; a call may be made of the previous answer. */
-async function run(
-  ctx: ProviderContext,
-  provider: Provider,
-  calls: (Call | ((prev: Answer) => Call))[],
-): Promise<SyncOutcome> {
-  let status = 0;
-  let prev: Answer = { status: null, error: '' };
-  for (const c of calls) {
-    const call = typeof c === 'function' ? c(prev) : c;
-    const { answer, retryAfter } = await callWithHeaders(ctx, provider, call.url, call);
-    const bad = outcomeOf(provider, answer, retryAfter);
-    if (bad) return bad;
-    prev = answer;
-    status = answer.status ?? 0;
-  }
-  return { result: 'delivered', status };
-}
-
 const profileId = (body: unknown) => (body as { data?: { id?: string } } | null)?.data?.id;
 
 /** Creates or updates the person at the provider, subscribed only with their consent. */
@@ -156,7 +135,7 @@ export async function syncPerson(
     const { apiKey } = credentials as { apiKey: string };
     const { listId } = target as { listId: string };
     const base = klaviyoBase(ctx);
-    return run(ctx, provider, [
+    return callInOrder(ctx, provider, [
       {
         url: `${base}/api/profile-import`,
         method: 'POST',
@@ -183,9 +162,9 @@ export async function syncPerson(
   if (provider === 'mailchimp') {
     const { apiKey } = credentials as { apiKey: string };
     const { audienceId } = target as { audienceId: string };
-    return run(ctx, provider, [
+    return callInOrder(ctx, provider, [
       {
-        url: `${mailchimpBase(ctx, apiKey)}/lists/${encodeURIComponent(audienceId)}/members/${subscriberHash(person.email)}`,
+        url: `${mailchimpBase(ctx, apiKey)}${mailchimpMemberPath(audienceId, person.email)}`,
         method: 'PUT',
         headers: mailchimpHeaders(apiKey, true),
         body: mailchimpMember(person),
@@ -193,7 +172,7 @@ export async function syncPerson(
     ]);
   }
   const { accessToken } = credentials as { accessToken: string };
-  return run(ctx, provider, [
+  return callInOrder(ctx, provider, [
     {
       url: `${hubspotBase(ctx)}/crm/v3/objects/contacts/batch/upsert`,
       method: 'POST',
@@ -211,7 +190,7 @@ export async function syncPeople(
   target: Target,
   people: Person[],
 ): Promise<SyncOutcome> {
-  const calls: Call[] = [];
+  const calls: ProviderCall[] = [];
   if (provider === 'klaviyo') {
     const { apiKey } = credentials as { apiKey: string };
     const { listId } = target as { listId: string };
@@ -246,7 +225,7 @@ export async function syncPeople(
         body: {
           operations: g.map((p) => ({
             method: 'PUT',
-            path: `/lists/${encodeURIComponent(audienceId)}/members/${subscriberHash(p.email)}`,
+            path: mailchimpMemberPath(audienceId, p.email),
             operation_id: subscriberHash(p.email),
             body: JSON.stringify(mailchimpMember(p)),
           })),
@@ -262,7 +241,7 @@ export async function syncPeople(
         body: { inputs: g.map(hubspotInput) },
       });
   }
-  return run(ctx, provider, calls);
+  return callInOrder(ctx, provider, calls);
 }
 
 /** Deletes the person of `email` at the provider, as each one's privacy deletion does it. */
@@ -273,7 +252,7 @@ export async function erasePerson(
   target: Target,
   email: string,
 ): Promise<SyncOutcome> {
-  let call: Call;
+  let call: ProviderCall;
   if (provider === 'klaviyo') {
     const { apiKey } = credentials as { apiKey: string };
     call = {
@@ -291,7 +270,7 @@ export async function erasePerson(
     const { apiKey } = credentials as { apiKey: string };
     const { audienceId } = target as { audienceId: string };
     call = {
-      url: `${mailchimpBase(ctx, apiKey)}/lists/${encodeURIComponent(audienceId)}/members/${subscriberHash(email)}/actions/delete-permanent`,
+      url: `${mailchimpBase(ctx, apiKey)}${mailchimpMemberPath(audienceId, email)}/actions/delete-permanent`,
       method: 'POST',
       headers: mailchimpHeaders(apiKey),
     };
@@ -304,8 +283,6 @@ export async function erasePerson(
       body: { idProperty: 'email', objectId: email },
     };
   }
-  const { answer, retryAfter } = await callWithHeaders(ctx, provider, call.url, call);
   // a person the tool does not have is as deleted as can be (Klaviyo's job answers 202 either way)
-  if (provider !== 'klaviyo' && answer.status === 404) return { result: 'delivered', status: 404 };
-  return outcomeOf(provider, answer, retryAfter) ?? { result: 'delivered', status: answer.status ?? 0 };
+  return callInOrder(ctx, provider, [call], { result: 'delivered', status: 404 });
 }

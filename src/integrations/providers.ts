@@ -28,6 +28,10 @@ const TIMEOUT_MS = 10_000;
 /** Mailchimp's subscriber hash: the MD5 of the lower-cased address (how a member is named in a path). */
 export const subscriberHash = (email: string) => createHash('md5').update(email.toLowerCase()).digest('hex');
 
+/** A member's path in an audience, relative to the API's base (`/lists/{id}/members/{hash}`). */
+export const mailchimpMemberPath = (audienceId: string, email: string) =>
+  `/lists/${encodeURIComponent(audienceId)}/members/${subscriberHash(email)}`;
+
 export type Credentials = { apiKey: string } | { accessToken: string };
 export type Target = { listId: string } | { audienceId: string } | Record<string, never>;
 
@@ -274,4 +278,32 @@ export function outcomeOf(provider: Provider, a: Answer, retryAfter: string | nu
     return { result: 'retry', status: 429, message, retryAfterMs: Number.isFinite(s) && s > 0 ? s * 1000 : 60_000 };
   }
   return { result: 'failed', status, message };
+}
+
+/** A call to a provider, as callInOrder makes it. */
+export type ProviderCall = { url: string; method: string; headers: Record<string, string>; body?: unknown };
+
+/**
+ * Makes the calls in order, the first that fails deciding (outcomeOf); a call may be made of the
+ * previous answer. `notFound`: what a 404 means instead of a failure (a person the tool does not
+ * have is as deleted as can be; a member it does not have yet is tried again).
+ */
+export async function callInOrder(
+  ctx: ProviderContext,
+  provider: Provider,
+  calls: (ProviderCall | ((prev: Answer) => ProviderCall))[],
+  notFound?: SyncOutcome,
+): Promise<SyncOutcome> {
+  let status = 0;
+  let prev: Answer = { status: null, error: '' };
+  for (const c of calls) {
+    const call = typeof c === 'function' ? c(prev) : c;
+    const { answer, retryAfter } = await callWithHeaders(ctx, provider, call.url, call);
+    if (notFound && answer.status === 404) return notFound;
+    const bad = outcomeOf(provider, answer, retryAfter);
+    if (bad) return bad;
+    prev = answer;
+    status = answer.status ?? 0;
+  }
+  return { result: 'delivered', status };
 }

@@ -18,17 +18,17 @@ import type { Provider } from '../lib/integrations.js';
 import { HUBSPOT_GROUP } from './properties.js';
 import {
   type Credentials,
-  callWithHeaders,
+  callInOrder,
   hubspotBase,
   hubspotHeaders,
   klaviyoBase,
   klaviyoHeaders,
   mailchimpBase,
   mailchimpHeaders,
-  outcomeOf,
+  mailchimpMemberPath,
+  type ProviderCall,
   type ProviderContext,
   type SyncOutcome,
-  subscriberHash,
   type Target,
 } from './providers.js';
 
@@ -115,7 +115,7 @@ export async function sendEvent(
   e: ToolEvent,
 ): Promise<SyncOutcome> {
   const name = TOOL_EVENTS[e.type];
-  const calls: { url: string; method: string; headers: Record<string, string>; body: unknown }[] = [];
+  const calls: ProviderCall[] = [];
   if (provider === 'klaviyo') {
     const { apiKey } = credentials as { apiKey: string };
     calls.push({
@@ -138,7 +138,7 @@ export async function sendEvent(
   } else if (provider === 'mailchimp') {
     const { apiKey } = credentials as { apiKey: string };
     const { audienceId } = target as { audienceId: string };
-    const member = `${mailchimpBase(ctx, apiKey)}/lists/${encodeURIComponent(audienceId)}/members/${subscriberHash(e.email)}`;
+    const member = `${mailchimpBase(ctx, apiKey)}${mailchimpMemberPath(audienceId, e.email)}`;
     calls.push({
       url: `${member}/events`,
       method: 'POST',
@@ -162,15 +162,13 @@ export async function sendEvent(
       body: { inputs: [{ idProperty: 'email', id: e.email, properties: hubspotProperties(e) }] },
     });
   }
-  let status = 0;
-  for (const c of calls) {
-    const { answer, retryAfter } = await callWithHeaders(ctx, provider, c.url, c);
-    // a member Mailchimp does not have yet: the person's own delivery makes them; try again
-    if (provider === 'mailchimp' && answer.status === 404)
-      return { result: 'retry', status: 404, message: 'Mailchimp does not have this member yet' };
-    const bad = outcomeOf(provider, answer, retryAfter);
-    if (bad) return bad;
-    status = answer.status ?? 0;
-  }
-  return { result: 'delivered', status };
+  // a member Mailchimp does not have yet: the person's own delivery makes them; try again
+  return callInOrder(
+    ctx,
+    provider,
+    calls,
+    provider === 'mailchimp'
+      ? { result: 'retry', status: 404, message: 'Mailchimp does not have this member yet' }
+      : undefined,
+  );
 }

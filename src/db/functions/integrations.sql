@@ -38,8 +38,8 @@ AS $function$
 $function$;
 
 -- ce:function
--- The people (entry ids) an event of the tools' types is about: the entry; the advocate of a
--- referral; each winner of a draw that was not replaced.
+-- The people (entry ids) an event of the tools' types (ce_integrations_take) is about: the
+-- advocate of a referral; each winner of a draw that was not replaced; else the entry it names.
 CREATE OR REPLACE FUNCTION ce_event_people(p_type text, p_data jsonb)
  RETURNS SETOF uuid
  LANGUAGE sql
@@ -51,7 +51,7 @@ AS $function$
   WHERE r ->> 'entryId' IS NOT NULL AND NOT coalesce((r ->> 'replaced')::boolean, false)
   UNION ALL
   SELECT (p_data ->> 'entryId')::uuid
-  WHERE p_type IN ('entry.created', 'entry.confirmed', 'reward.unlocked', 'reward.code_given', 'instant_win.claimed') AND p_data ->> 'entryId' IS NOT NULL
+  WHERE p_type NOT IN ('referral.credited', 'draw.revealed') AND p_data ->> 'entryId' IS NOT NULL
 $function$;
 
 -- ce:function
