@@ -139,6 +139,9 @@ CREATE OR REPLACE TRIGGER entries_integrations_update AFTER UPDATE ON entries RE
 
 
 -- ce:function
+-- Events recorded: for those the tools take, an `event` delivery per connection and confirmed
+-- person an event names (once: on conflict do nothing), and the person owed too (Mailchimp needs
+-- the member before their event).
 CREATE OR REPLACE FUNCTION events_integrations()
  RETURNS trigger
  LANGUAGE plpgsql
